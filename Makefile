@@ -1,0 +1,96 @@
+# spank-mooncake: libmooncake_recipe, the mooncake-recipe tool and the
+# spank_mooncake.so SPANK plugin.
+#
+#   make            build everything into build/
+#   make check      unit tests (Check), plugin tests (stub SPANK), artifact
+#                   checks, recipe corpus, then integration tests on a local
+#                   Slurm cluster (tests/cluster/); needs root for the cluster
+#   make check-unit the fast part of `make check` (no cluster)
+#   make sanitize   unit suite and corpus under ASan + UBSan
+#   make demo       local cluster + the example TRT-LLM job, shown step by step
+#   make bench      parse/validate/render timings and memory
+#   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
+
+CC ?= gcc
+B := build
+PKGS := yaml-0.1 jansson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -ljansson)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+	-Wstrict-prototypes -Wmissing-prototypes -Wvla
+HARDEN := -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+OPT ?= -O2 -g
+CFLAGS ?=
+CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -D_GNU_SOURCE \
+	-DMCR_VERSION='"$(VERSION)"' -Iinclude -Ilib $(PKG_CFLAGS) -MMD -MP
+LDHARDEN := -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,--as-needed
+LDFLAGS ?=
+LDFLAGS += $(LDHARDEN)
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+SPANK_SRC := $(wildcard spank/*.c)
+SPANK_OBJ := $(SPANK_SRC:%.c=$(B)/%.o)
+
+LIB_A := $(B)/libmooncake_recipe.a
+LIB_SO := $(B)/libmooncake_recipe.so
+CLI := $(B)/mooncake-recipe
+PLUGIN := $(B)/spank_mooncake.so
+
+.PHONY: all check check-unit check-plugin check-artifact check-corpus \
+	check-cluster sanitize demo bench install clean
+all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libmooncake_recipe.so.0 $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(CLI): $(B)/tools/mooncake-recipe.o $(LIB_A)
+	$(CC) $(LDFLAGS) -pie -o $@ $^ $(PKG_LIBS)
+
+# The plugin carries the library inside and exports only plugin_* and
+# slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,
+# slurm_*) resolve against libslurmfull in the process that loads it.
+$(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
+		-o $@ $(SPANK_OBJ) $(LIB_A) $(PKG_LIBS)
+
+-include $(LIB_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(B)/tools/mooncake-recipe.d
+
+include tests/tests.mk
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(SLURM_PLUGINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/spank-mooncake
+	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/mooncake-recipe
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libmooncake_recipe.so.0
+	ln -sf libmooncake_recipe.so.0 $(DESTDIR)$(LIBDIR)/libmooncake_recipe.so
+	install -m 0644 include/mooncake_recipe.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_mooncake.so
+	install -m 0644 doc/mooncake-recipe.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 doc/spank_mooncake.8 $(DESTDIR)$(MANDIR)/man8/
+	printf 'required %s/spank_mooncake.so\n' '$(SLURM_PLUGINDIR)' \
+		> $(DESTDIR)$(DATADIR)/spank-mooncake/mooncake.conf
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,290 @@
+/*
+ * mooncake_recipe.h - public interface of libmooncake_recipe.
+ *
+ * The library reads an srtctl-style recipe (YAML, schema 2), validates what
+ * Mooncake needs from it, layers the Mooncake Store client config of each
+ * role, and computes the master's command line and each role's worker
+ * environment. It is the single code path shared by the SPANK plugin
+ * (spank_mooncake.so), the command-line tool (mooncake-recipe) and the tests.
+ *
+ * Section numbers (§) refer to the behavioural spec "srtctl Mooncake Store
+ * pool handling" (doc/recipe-reference.md summarises it for users).
+ *
+ * Conventions
+ *  - Functions return 0 on success and -1 on failure; on failure the
+ *    struct mcr_error they were given holds one complete message that starts
+ *    with "mooncake: " and names the recipe file, line and column, the key
+ *    path, the bad value and what to do.
+ *  - Strings returned to the caller are heap-allocated and owned by the
+ *    caller unless documented otherwise; free lists with the matching
+ *    *_free function.
+ *  - No function prints, exits or keeps global state; all are safe to call
+ *    from any SPANK context (none of them changes privileges).
+ */
+#ifndef MOONCAKE_RECIPE_H_
+#define MOONCAKE_RECIPE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The three ports of the master (§4.2). */
+#define MCR_MASTER_PORT 8700         /* RPC: master_server_address */
+#define MCR_METADATA_PORT 8701       /* HTTP metadata server (/metadata, /health) */
+#define MCR_METRICS_PORT 8702        /* admin/metrics HTTP (/health, /metrics) */
+
+enum mcr_error_kind {
+	MCR_OK = 0,
+	MCR_EINVAL = 1, /* the recipe (or an argument) is wrong: the user must fix it */
+	MCR_EIO = 2,    /* a file could not be read or written, out of memory */
+	MCR_ESTATE = 3, /* the job's master or directory is not in a usable state */
+};
+
+struct mcr_error {
+	enum mcr_error_kind kind;
+	char msg[4096]; /* "mooncake: <file>:<line>:<col>: <key path>: ..." */
+};
+
+/* Roles of a disaggregated serving job (§1.4), in srtctl's order. */
+enum mcr_role {
+	MCR_ROLE_PREFILL = 0,
+	MCR_ROLE_DECODE = 1,
+	MCR_ROLE_AGG = 2,
+	MCR_ROLE_COUNT = 3,
+	MCR_ROLE_NONE = -1,
+};
+
+enum mcr_engine {
+	MCR_ENGINE_SGLANG = 0, /* also the default when a recipe has no engine */
+	MCR_ENGINE_VLLM,
+	MCR_ENGINE_TRTLLM,
+	MCR_ENGINE_OTHER, /* mocker, atom, tilert, tokenspeed: no Mooncake support */
+};
+
+/* "prefill", "decode", "agg"; NULL for anything else. */
+const char *mcr_role_name(enum mcr_role role);
+/* Inverse of mcr_role_name; MCR_ROLE_NONE when name is not a role. */
+enum mcr_role mcr_role_from_name(const char *name);
+/* "sglang", "vllm", "trtllm" or "other". */
+const char *mcr_engine_name(enum mcr_engine engine);
+
+/* ------------------------------------------------------------------ */
+/* Recipes                                                             */
+/* ------------------------------------------------------------------ */
+
+struct mcr_recipe;
+
+/*
+ * Load a recipe from a file and validate every rule of §1 and §3 (first
+ * failure wins). The YAML is typed as PyYAML safe_load types it (YAML 1.1:
+ * `yes` is a bool, `1e9` a string, `0x10` an int). `display_name` is what
+ * messages call the file (NULL: the path as given).
+ * Errors: MCR_EIO when the file cannot be read, MCR_EINVAL when the recipe
+ * is malformed or breaks a rule.
+ */
+int mcr_recipe_load_file(const char *path, const char *display_name,
+			 struct mcr_recipe **out, struct mcr_error *err);
+/* Same, from a buffer of `len` bytes. */
+int mcr_recipe_load_buffer(const char *text, size_t len,
+			   const char *display_name, struct mcr_recipe **out,
+			   struct mcr_error *err);
+void mcr_recipe_free(struct mcr_recipe *recipe);
+
+enum mcr_engine mcr_recipe_engine(const struct mcr_recipe *recipe);
+/* True when a mooncake-master is declared or implied (engine.mooncake_kv_store set). */
+bool mcr_recipe_has_master(const struct mcr_recipe *recipe);
+/* The `external: host:port` of the master (vLLM/SGLang only), or NULL. */
+const char *mcr_recipe_external_master(const struct mcr_recipe *recipe);
+/* True when roles.<role> exists in the recipe. */
+bool mcr_recipe_has_role(const struct mcr_recipe *recipe, enum mcr_role role);
+/* True when the role's workers read a client config file (TRT-LLM connector
+ * roles, every vLLM role) with a master; false otherwise. */
+bool mcr_recipe_role_reads_config(const struct mcr_recipe *recipe,
+				  enum mcr_role role);
+/* output.log_dir of the recipe, or NULL (borrowed). */
+const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
+/* Declared roles as "prefill, decode" (caller frees). */
+char *mcr_recipe_role_list(const struct mcr_recipe *recipe);
+
+/*
+ * Decide the role of an srun step.
+ *   requested   the --mooncake-role value, or NULL
+ *   inherited   true when the recipe reached this srun from sbatch/salloc
+ *               (#SBATCH --mooncake-recipe) rather than from its own command line
+ * Result in *role:
+ *   the requested role (an error if the recipe does not declare it, or if it
+ *   is not prefill/decode/agg); without a request, the single role of a
+ *   one-role recipe when the recipe was given on this srun's command line;
+ *   MCR_ROLE_NONE for a step without a role under an inherited recipe (the
+ *   step gets nothing); otherwise an error that lists the roles.
+ */
+int mcr_recipe_resolve_role(const struct mcr_recipe *recipe,
+			    const char *requested, bool inherited,
+			    enum mcr_role *role, struct mcr_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Client-config files (§2)                                            */
+/* ------------------------------------------------------------------ */
+
+struct mcr_file {
+	char *name; /* file name, no directory: "mooncake_store_config_prefill.json" */
+	char *text; /* exact bytes (Python json.dumps(indent=2) format, no trailing newline) */
+};
+
+struct mcr_file_list {
+	struct mcr_file *files;
+	size_t count;
+};
+
+/*
+ * The client-config files of the recipe for a master at `master_address`
+ * ("host:port", e.g. "10.1.1.1:8700"):
+ *   TRT-LLM  one mooncake_store_config_<role>.json per connector role (§2.1)
+ *   vLLM     one shared mooncake_store_config.json (§2.2)
+ *   SGLang, or no master: none (count 0).
+ * The model_key default is engine.served_model_name, else the last path
+ * component of model.path (hf: prefix removed).
+ */
+int mcr_client_configs(const struct mcr_recipe *recipe,
+		       const char *master_address, struct mcr_file_list *out,
+		       struct mcr_error *err);
+void mcr_file_list_free(struct mcr_file_list *list);
+
+/* File name of the client config that `role` reads, or NULL when it reads
+ * none (borrowed, static storage). For vLLM with device_names_by_gpu use
+ * mcr_vllm_gpu_config. */
+const char *mcr_client_config_name(const struct mcr_recipe *recipe,
+				   enum mcr_role role);
+
+/*
+ * vLLM with options.device_names_by_gpu (§2.2): the per-GPU client config for
+ * a process that uses the physical GPUs `gpu_ids` (`count` entries, any
+ * order). The name is mooncake_store_config_gpu<ids joined by '-'>.json (ids
+ * sorted) and the payload is the shared one plus device_name = the HCA names
+ * of those GPUs (comma-joined, duplicates removed). A GPU outside the list is
+ * an MCR_EINVAL error naming the uncovered GPUs.
+ */
+int mcr_vllm_gpu_config(const struct mcr_recipe *recipe,
+			const char *master_address, const int *gpu_ids,
+			size_t count, struct mcr_file *out,
+			struct mcr_error *err);
+void mcr_file_free(struct mcr_file *file);
+
+/*
+ * Write each file into `dir` atomically (temporary file in the same
+ * directory, fsync, rename): a reader never sees a half-written file.
+ * `dir` must exist. Mode 0644 minus the caller's umask.
+ */
+int mcr_write_files(const char *dir, const struct mcr_file_list *list,
+		    struct mcr_error *err);
+/* One file, same guarantees. */
+int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
+			  size_t len, struct mcr_error *err);
+
+/* ------------------------------------------------------------------ */
+/* The master (§4)                                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * argv of the master (NULL-terminated, caller frees with mcr_strv_free):
+ * `binary` --port=8700 --enable_http_metadata_server=true
+ * --http_metadata_server_port=8701 --eviction_high_watermark_ratio=0.9
+ * --default_kv_lease_ttl=10000 --rpc_thread_num=16
+ * --enable_metric_reporting=true --metrics_port=8702, then the service's
+ * `args` verbatim. When the service sets `command`, argv is command + args
+ * (`binary` unused).
+ */
+int mcr_master_argv(const struct mcr_recipe *recipe, const char *binary,
+		    char ***argv, struct mcr_error *err);
+void mcr_strv_free(char **strv);
+/* Number of entries before the terminating NULL. */
+size_t mcr_strv_len(char *const *strv);
+
+/* ------------------------------------------------------------------ */
+/* Worker environment (§5)                                             */
+/* ------------------------------------------------------------------ */
+
+struct mcr_env_var {
+	char *name;
+	char *value;
+};
+
+struct mcr_env {
+	struct mcr_env_var *vars; /* in the order they must be applied */
+	size_t count;
+};
+
+struct mcr_env_input {
+	const char *master_address;   /* "host:port" of the master (NULL: no master) */
+	const char *metadata_host;    /* host of the HTTP metadata server */
+	const char *config_dir;       /* directory holding the client configs */
+	const char *config_name;      /* file for this task (NULL: the role's default) */
+	const char *local_hostname;   /* this node's address for MOONCAKE_LOCAL_HOSTNAME */
+};
+
+/*
+ * The environment a task of `role` gets, later entries winning:
+ *   roles.<role>.env, top-level `environment`; then, when the recipe has a
+ *   master: MOONCAKE_LOCAL_HOSTNAME (unless already set by the recipe),
+ *   engine.mooncake_kv_store.env, MOONCAKE_MASTER=<master_address>,
+ *   MOONCAKE_TE_META_DATA_SERVER=http://<metadata_host>:8701/metadata,
+ *   MOONCAKE_CONFIG_PATH=<config_dir>/<file> for roles that read a file.
+ * Values are strings as YAML gave them (numbers and bools in their YAML
+ * spelling converted as Python's str() would: 1 -> "1", true -> "True").
+ */
+int mcr_worker_env(const struct mcr_recipe *recipe, enum mcr_role role,
+		   const struct mcr_env_input *in, struct mcr_env *out,
+		   struct mcr_error *err);
+void mcr_env_free(struct mcr_env *env);
+/* Value of `name` in env, or NULL (borrowed). */
+const char *mcr_env_get(const struct mcr_env *env, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Helpers shared with the plugin                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Expand a Slurm hostlist such as "n[1-3,7],gpu-[01-02]" into host names,
+ * in order ("n1","n2","n3","n7","gpu-01","gpu-02"); zero padding is kept.
+ * At most `max_hosts` names (a larger list is an error). NULL-terminated
+ * array, free with mcr_strv_free.
+ */
+int mcr_hostlist_expand(const char *hostlist, size_t max_hosts, char ***hosts,
+			struct mcr_error *err);
+
+/*
+ * Size parsing as TRT-LLM's parse_size(strict_units=True) (§6) for a string:
+ * "16GiB" -> 17179869184. Returns 0 and sets *bytes, or -1 with a message
+ * naming `key` when the text is not a byte count or a binary-unit size.
+ */
+int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
+			struct mcr_error *err);
+
+/*
+ * The job directory: `template` with "{job_id}", "{user}" and
+ * "{submit_dir}" replaced; a relative result is taken relative to
+ * `submit_dir`. Returns a heap string or NULL with err set (MCR_EINVAL for
+ * an unknown placeholder).
+ */
+char *mcr_expand_dir_template(const char *template, const char *job_id,
+			      const char *user, const char *submit_dir,
+			      struct mcr_error *err);
+/* Default template when neither the recipe (output.log_dir) nor the admin
+ * sets one: like srtctl, "<submit dir>/outputs/<job id>/logs". */
+#define MCR_DEFAULT_JOB_DIR "{submit_dir}/outputs/{job_id}/logs"
+
+/* mkdir -p with `mode` for the directories it creates. */
+int mcr_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);
+
+/* Set err to a formatted message (prefix "mooncake: " added); returns -1. */
+int mcr_error_set(struct mcr_error *err, enum mcr_error_kind kind,
+		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MOONCAKE_RECIPE_H_ */

@@ -1,0 +1,191 @@
+/*
+ * size.c - TRT-LLM's parse_size(strict_units=True) (§6) and Python's int()
+ * as the rendered-payload rules need them (§3.1).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+#define SIZE_HINT "must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused"
+
+struct unit {
+	const char *name;
+	double scale;
+};
+
+static const struct unit UNITS[] = {
+	{ "", 1.0 },
+	{ "b", 1.0 },
+	{ "kib", 1024.0 },
+	{ "mib", 1024.0 * 1024 },
+	{ "gib", 1024.0 * 1024 * 1024 },
+	{ "tib", 1024.0 * 1024 * 1024 * 1024 },
+};
+
+/* Python's str.strip() whitespace for ASCII text */
+static bool py_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f' || c == '\x1c' || c == '\x1d' || c == '\x1e' ||
+	       c == '\x1f';
+}
+
+/* truncate toward zero, as Python int(float) */
+static int trunc_to_ll(double v, long long *out)
+{
+	double t = trunc(v);
+
+	if (!(t >= -9.2233720368547758e18 && t < 9.2233720368547758e18))
+		return -1;
+	*out = (long long)t;
+	return 0;
+}
+
+static int parse_text(const char *text, long long *bytes)
+{
+	/* ^\s*([0-9]+(\.[0-9]+)?)\s*([a-zA-Z]*)\s*$ */
+	const char *p = text, *num, *unit;
+	size_t nlen, ulen;
+	char numbuf[64], unitbuf[16];
+	double scale = -1.0;
+
+	while (py_space(*p))
+		p++;
+	num = p;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (p == num)
+		return -1;
+	if (*p == '.') {
+		const char *frac = ++p;
+
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p == frac)
+			return -1;
+	}
+	nlen = (size_t)(p - num);
+	while (py_space(*p))
+		p++;
+	unit = p;
+	while (isalpha((unsigned char)*p))
+		p++;
+	ulen = (size_t)(p - unit);
+	while (py_space(*p))
+		p++;
+	if (*p || nlen >= sizeof(numbuf) || ulen >= sizeof(unitbuf))
+		return -1;
+	memcpy(numbuf, num, nlen);
+	numbuf[nlen] = '\0';
+	memcpy(unitbuf, unit, ulen);
+	unitbuf[ulen] = '\0';
+	for (size_t i = 0; i < sizeof(UNITS) / sizeof(UNITS[0]); i++)
+		if (strcasecmp(unitbuf, UNITS[i].name) == 0)
+			scale = UNITS[i].scale;
+	if (scale < 0)
+		return -1;
+	return trunc_to_ll(strtod(numbuf, NULL) * scale, bytes);
+}
+
+int mcr_size_of_node(const char *key, const struct mcr_node *n,
+		     long long *bytes, char *msg, size_t msg_size)
+{
+	char *r;
+
+	switch (n->type) {
+	case MCR_T_INT:
+		*bytes = n->i;
+		return 0;
+	case MCR_T_FLOAT:
+		if (!isfinite(n->f)) {
+			r = mcr_repr(n);
+			snprintf(msg, msg_size, "%s must be a finite size, got %s",
+				 key, r ? r : "?");
+			free(r);
+			return -1;
+		}
+		if (trunc_to_ll(n->f, bytes) == 0)
+			return 0;
+		break;
+	case MCR_T_STR:
+		if (parse_text(n->s, bytes) == 0)
+			return 0;
+		r = mcr_repr(n);
+		snprintf(msg, msg_size, "%s %s " SIZE_HINT, key, r ? r : "?");
+		free(r);
+		return -1;
+	default:
+		break;
+	}
+	r = mcr_repr(n);
+	snprintf(msg, msg_size,
+		 "%s must be a byte count or a size such as '16GiB', got %s",
+		 key, r ? r : "?");
+	free(r);
+	return -1;
+}
+
+int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
+			struct mcr_error *err)
+{
+	if (parse_text(text, bytes) == 0)
+		return 0;
+	return mcr_error_set(err, MCR_EINVAL, "%s '%s' " SIZE_HINT, key, text);
+}
+
+/* int(str): optional whitespace, optional sign, digits with single '_'
+ * between digits, optional whitespace */
+static bool py_int_text(const char *s, long long *out)
+{
+	const char *p = s;
+	bool neg = false, digit = false, under = false;
+	unsigned long long v = 0;
+
+	while (py_space(*p))
+		p++;
+	if (*p == '+' || *p == '-')
+		neg = *p++ == '-';
+	for (; *p; p++) {
+		if (isdigit((unsigned char)*p)) {
+			if (v > (ULLONG_MAX - 9) / 10)
+				return false;
+			v = v * 10 + (unsigned long long)(*p - '0');
+			digit = true;
+			under = false;
+		} else if (*p == '_' && digit && !under) {
+			under = true;
+		} else {
+			break;
+		}
+	}
+	if (!digit || under)
+		return false;
+	while (py_space(*p))
+		p++;
+	if (*p || v > (unsigned long long)LLONG_MAX)
+		return false;
+	*out = neg ? -(long long)v : (long long)v;
+	return true;
+}
+
+bool mcr_py_int(const struct mcr_node *n, long long *out)
+{
+	switch (n->type) {
+	case MCR_T_INT:
+		*out = n->i;
+		return true;
+	case MCR_T_FLOAT:
+		return isfinite(n->f) && trunc_to_ll(n->f, out) == 0;
+	case MCR_T_STR:
+		return py_int_text(n->s, out);
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,185 @@
+/*
+ * mooncake-recipe - check a recipe and render what the plugin would write.
+ * A thin main over libmooncake_recipe: every rule lives in lib/.
+ *
+ * Exit status: 0 success, 1 the recipe is invalid, 2 usage or I/O error.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mooncake_recipe.h"
+
+#ifndef MCR_VERSION
+#define MCR_VERSION "0"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mooncake-recipe check RECIPE\n"
+		"       mooncake-recipe render RECIPE --infra-addr ADDR --out DIR\n"
+		"       mooncake-recipe env RECIPE --role ROLE --infra-addr ADDR --config-dir DIR\n"
+		"                           [--local-hostname ADDR]\n"
+		"       mooncake-recipe master-argv RECIPE [--binary PATH]\n"
+		"       mooncake-recipe --version\n"
+		"\n"
+		"check        validate RECIPE as srtctl would (schema 2, Mooncake rules)\n"
+		"render       write the client-config files of RECIPE into DIR for a master\n"
+		"             on ADDR (port 8700) and print each path\n"
+		"env          print the environment a task of ROLE gets (NAME=value lines)\n"
+		"master-argv  print the master's command line, one argument per line\n"
+		"\n"
+		"Exit status: 0 ok, 1 the recipe is invalid, 2 usage or I/O error.\n");
+}
+
+static int fail(const struct mcr_error *err)
+{
+	fprintf(stderr, "%s\n", err->msg);
+	return err->kind == MCR_EINVAL ? 1 : 2;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "infra-addr", required_argument, NULL, 'a' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "role", required_argument, NULL, 'r' },
+		{ "config-dir", required_argument, NULL, 'c' },
+		{ "local-hostname", required_argument, NULL, 'l' },
+		{ "binary", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *infra = NULL, *out = NULL, *role_name = NULL, *config_dir = NULL;
+	const char *local = NULL, *binary = "mooncake_master", *cmd, *path;
+	struct mcr_recipe *recipe = NULL;
+	struct mcr_error err = { 0 };
+	char *master = NULL;
+	int c, rc = 2;
+
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("mooncake-recipe %s\n", MCR_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind < 2) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[optind];
+	path = argv[optind + 1];
+	optind += 2;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			infra = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'r':
+			role_name = optarg;
+			break;
+		case 'c':
+			config_dir = optarg;
+			break;
+		case 'l':
+			local = optarg;
+			break;
+		case 'b':
+			binary = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "mooncake: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(cmd, "check") && strcmp(cmd, "render") && strcmp(cmd, "env") &&
+	    strcmp(cmd, "master-argv")) {
+		fprintf(stderr, "mooncake: unknown command '%s'\n", cmd);
+		usage(stderr);
+		return 2;
+	}
+	if ((!strcmp(cmd, "render") && (!infra || !out)) ||
+	    (!strcmp(cmd, "env") && (!infra || !role_name || !config_dir))) {
+		fprintf(stderr, "mooncake: %s needs %s\n", cmd,
+			!strcmp(cmd, "render") ? "--infra-addr and --out" :
+						 "--role, --infra-addr and --config-dir");
+		usage(stderr);
+		return 2;
+	}
+	if (mcr_recipe_load_file(path, NULL, &recipe, &err))
+		return fail(&err);
+	if (infra && !(master = malloc(strlen(infra) + 8))) {
+		fprintf(stderr, "mooncake: out of memory\n");
+		goto out;
+	}
+	if (master)
+		sprintf(master, "%s:%d", infra, MCR_MASTER_PORT);
+
+	if (!strcmp(cmd, "check")) {
+		rc = 0;
+	} else if (!strcmp(cmd, "render")) {
+		struct mcr_file_list files;
+
+		if (mcr_client_configs(recipe, master, &files, &err) ||
+		    mcr_mkdir_p(out, 0755, &err) || mcr_write_files(out, &files, &err)) {
+			mcr_file_list_free(&files);
+			rc = fail(&err);
+			goto out;
+		}
+		for (size_t i = 0; i < files.count; i++)
+			printf("%s/%s\n", out, files.files[i].name);
+		mcr_file_list_free(&files);
+		rc = 0;
+	} else if (!strcmp(cmd, "env")) {
+		struct mcr_env env;
+		struct mcr_env_input in = { master, infra, config_dir, NULL,
+					    local ? local : infra };
+		enum mcr_role role;
+
+		if (mcr_recipe_resolve_role(recipe, role_name, false, &role, &err) ||
+		    mcr_worker_env(recipe, role, &in, &env, &err)) {
+			rc = fail(&err);
+			goto out;
+		}
+		for (size_t i = 0; i < env.count; i++)
+			printf("%s=%s\n", env.vars[i].name, env.vars[i].value);
+		mcr_env_free(&env);
+		rc = 0;
+	} else {
+		char **v;
+
+		if (mcr_master_argv(recipe, binary, &v, &err)) {
+			rc = fail(&err);
+			goto out;
+		}
+		for (char **p = v; *p; p++)
+			printf("%s\n", *p);
+		mcr_strv_free(v);
+		rc = 0;
+	}
+out:
+	free(master);
+	mcr_recipe_free(recipe);
+	return rc;
+}
