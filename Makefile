@@ -55,7 +55,8 @@ all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^

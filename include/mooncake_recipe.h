@@ -104,6 +104,9 @@ bool mcr_recipe_has_role(const struct mcr_recipe *recipe, enum mcr_role role);
  * roles, every vLLM role) with a master; false otherwise. */
 bool mcr_recipe_role_reads_config(const struct mcr_recipe *recipe,
 				  enum mcr_role role);
+/* True for vLLM with a non-empty device_names_by_gpu: each task reads the
+ * per-GPU file of its own GPUs (mcr_vllm_gpu_config). */
+bool mcr_recipe_per_gpu_configs(const struct mcr_recipe *recipe);
 /* output.log_dir of the recipe, or NULL (borrowed). */
 const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
 /* Declared roles as "prefill, decode" (caller frees). */
@@ -205,6 +208,7 @@ size_t mcr_strv_len(char *const *strv);
 
 /* ------------------------------------------------------------------ */
 /* Worker environment (§5)                                             */
+/* (struct mcr_env is also the master's extra environment, below)      */
 /* ------------------------------------------------------------------ */
 
 struct mcr_env_var {
@@ -239,6 +243,13 @@ int mcr_worker_env(const struct mcr_recipe *recipe, enum mcr_role role,
 		   const struct mcr_env_input *in, struct mcr_env *out,
 		   struct mcr_error *err);
 void mcr_env_free(struct mcr_env *env);
+/*
+ * The variables the recipe gives the master process (§4.3): the
+ * mooncake-master service's `env`. (The engine block's env is for workers
+ * only.) Empty for a recipe without a master.
+ */
+int mcr_master_env(const struct mcr_recipe *recipe, struct mcr_env *out,
+		   struct mcr_error *err);
 /* Value of `name` in env, or NULL (borrowed). */
 const char *mcr_env_get(const struct mcr_env *env, const char *name);
 
@@ -275,6 +286,28 @@ char *mcr_expand_dir_template(const char *template, const char *job_id,
 /* Default template when neither the recipe (output.log_dir) nor the admin
  * sets one: like srtctl, "<submit dir>/outputs/<job id>/logs". */
 #define MCR_DEFAULT_JOB_DIR "{submit_dir}/outputs/{job_id}/logs"
+
+/* ------------------------------------------------------------------ */
+/* Readiness probes (DESIGN "The master")                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * TCP connect to host:port (host: IPv4 dotted quad or name) within
+ * `timeout_ms` milliseconds. 0 when the port accepts; -1 otherwise with the
+ * reason ("connection refused", "timed out", ...) in `why`.
+ */
+int mcr_tcp_probe(const char *host, int port, int timeout_ms, char *why,
+		  size_t why_size);
+
+/*
+ * One HTTP/1.0 request (`method` GET or PUT, `body` for PUT or NULL) within
+ * `timeout_ms`. 0 when a response arrived: *status holds its code and
+ * `resp` (size resp_size, NUL-terminated) the start of its body. -1 when no
+ * response came, with the reason in `why`.
+ */
+int mcr_http(const char *host, int port, const char *method, const char *path,
+	     const char *body, int timeout_ms, int *status, char *resp,
+	     size_t resp_size, char *why, size_t why_size);
 
 /* mkdir -p with `mode` for the directories it creates. */
 int mcr_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);

@@ -491,6 +491,17 @@ void mcr_env_free(struct mcr_env *env)
 	env->count = 0;
 }
 
+int mcr_master_env(const struct mcr_recipe *r, struct mcr_env *out,
+		   struct mcr_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (r->service && env_merge(out, mcr_map_get(r->service, "env"))) {
+		mcr_env_free(out);
+		return mcr_err_nomem(err);
+	}
+	return 0;
+}
+
 /* host part of "host:port" */
 static char *host_of(const char *address)
 {

@@ -329,6 +329,12 @@ bool mcr_recipe_role_reads_config(const struct mcr_recipe *r, enum mcr_role role
 	return r->engine == MCR_ENGINE_VLLM;
 }
 
+bool mcr_recipe_per_gpu_configs(const struct mcr_recipe *r)
+{
+	return r->has_master && r->engine == MCR_ENGINE_VLLM &&
+	       mcr_is_seq(r->device_names_by_gpu) && r->device_names_by_gpu->n > 0;
+}
+
 const char *mcr_recipe_log_dir(const struct mcr_recipe *r)
 {
 	return r->log_dir;

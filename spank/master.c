@@ -1,0 +1,553 @@
+/*
+ * master.c - one mooncake_master per job, as a job step of its own.
+ *
+ * The first srun of a job that needs the master starts it on the infra
+ * node with
+ *   srun --jobid=J --overlap -N1 -n1 -w <infra> --job-name=mooncake-master
+ *        --output=<dir>/mooncake_master.log mooncake_master --port=8700 ...
+ * detached from itself (own session, no inherited descriptors), so the
+ * master outlives the srun that started it and Slurm ends it with the job.
+ * Concurrent sruns elect one starter with an O_EXCL lock file in the job's
+ * directory; the others wait for the state file (<dir>/mooncake_master.json)
+ * to say ready or failed.
+ *
+ * Ready means: the master step is alive, TCP 8700 accepts, GET /health
+ * answers 200 on 8701 and 8702, and (for every srun after the starter) the
+ * metadata server holds this job's random token, so a foreign listener on
+ * the ports is never taken for the job's master.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+extern char **environ;
+
+#define POLL_MS 250
+#define PROGRESS_EVERY_S 5
+#define PROBE_TIMEOUT_MS 1000
+#define LOG_TAIL_LINES 20
+#define TOKEN_KEY "spank_mooncake/job/"
+
+struct ctl {
+	const struct mcp_config *config;
+	const struct mcr_recipe *recipe;
+	const struct mcp_job *job;
+	char lock[PATH_MAX], log[PATH_MAX];
+	char key_path[128]; /* /metadata?key=... */
+	double t0;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* Last lines of the master's log, indented, for error messages. */
+static void log_tail(const char *path, char *out, size_t size)
+{
+	char buf[4096];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t end;
+	ssize_t n;
+	int lines = 0;
+	char *p, *start;
+	size_t o = 0;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	end = lseek(fd, 0, SEEK_END);
+	if (end > (off_t)sizeof(buf) - 1)
+		lseek(fd, end - (off_t)sizeof(buf) + 1, SEEK_SET);
+	else
+		lseek(fd, 0, SEEK_SET);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	start = buf;
+	for (p = buf + n; p > buf; p--) {
+		if (p[-1] == '\n' && ++lines == LOG_TAIL_LINES) {
+			start = p;
+			break;
+		}
+	}
+	for (char *line = strtok_r(start, "\n", &p); line && o + 8 < size;
+	     line = strtok_r(NULL, "\n", &p)) {
+		int w = snprintf(out + o, size - o, "\n    %s", line);
+
+		if (w < 0 || (size_t)w >= size - o)
+			break;
+		o += (size_t)w;
+	}
+}
+
+static void describe_status(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exit status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, size, "status 0x%x", status);
+}
+
+/* 0: ready; -1: not (yet) ready, reason in why. With `token`, the metadata
+ * server must also hold this job's token. */
+static int probe_ready(const struct ctl *c, const char *token, char *why,
+		       size_t why_size)
+{
+	const char *addr = c->job->infra_addr;
+	char reason[256], body[256];
+	int status;
+
+	if (mcr_tcp_probe(addr, MCR_MASTER_PORT, PROBE_TIMEOUT_MS, reason, sizeof(reason))) {
+		snprintf(why, why_size, "port %d (RPC) does not accept: %s", MCR_MASTER_PORT, reason);
+		return -1;
+	}
+	for (int port = MCR_METADATA_PORT; port <= MCR_METRICS_PORT; port++) {
+		const char *what = port == MCR_METADATA_PORT ? "metadata" : "metrics";
+
+		if (mcr_http(addr, port, "GET", "/health", NULL, PROBE_TIMEOUT_MS,
+			     &status, body, sizeof(body), reason, sizeof(reason))) {
+			snprintf(why, why_size, "port %d (%s) GET /health: %s", port, what, reason);
+			return -1;
+		}
+		if (status != 200 || (port == MCR_METADATA_PORT && strncmp(body, "OK", 2) != 0)) {
+			snprintf(why, why_size, "port %d (%s) GET /health answered %d", port, what, status);
+			return -1;
+		}
+	}
+	if (!token)
+		return 0;
+	if (mcr_http(addr, MCR_METADATA_PORT, "GET", c->key_path, NULL, PROBE_TIMEOUT_MS,
+		     &status, body, sizeof(body), reason, sizeof(reason))) {
+		snprintf(why, why_size, "port %d GET %s: %s", MCR_METADATA_PORT, c->key_path, reason);
+		return -1;
+	}
+	if (status != 200 || strcmp(body, token) != 0) {
+		snprintf(why, why_size,
+			 "a master answers on %s, but it is not the one this job started (its metadata server does not know this job)",
+			 addr);
+		return -1;
+	}
+	return 0;
+}
+
+static void progress(const struct ctl *c, double *next, const char *why)
+{
+	double t = now_s();
+
+	if (t < *next)
+		return;
+	*next = t + PROGRESS_EVERY_S;
+	slurm_info(MCP_NAME ": waiting for mooncake_master on %s (%s): %s (%.0f s of %d s)",
+		   c->job->infra_node, c->job->infra_addr, why, t - c->t0,
+		   c->config->ready_timeout);
+}
+
+static bool pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+static void fill_state(const struct ctl *c, struct mcp_master_state *st,
+		       const char *state)
+{
+	snprintf(st->state, sizeof(st->state), "%s", state);
+	snprintf(st->infra_node, sizeof(st->infra_node), "%s", c->job->infra_node);
+	snprintf(st->infra_addr, sizeof(st->infra_addr), "%s", c->job->infra_addr);
+}
+
+/* Record a failure for the other sruns of the job, then report it. */
+static int fail_state(const struct ctl *c, struct mcp_master_state *st,
+		      struct mcr_error *err)
+{
+	struct mcr_error ignored;
+
+	fill_state(c, st, "failed");
+	snprintf(st->message, sizeof(st->message), "%s", err->msg);
+	mcp_state_write(c->job->dir, st, &ignored);
+	return -1;
+}
+
+static bool skip_env(const char *e)
+{
+	static const char *const prefixes[] = {
+		/* the child srun must not start another master */
+		"_SLURM_SPANK_OPTION_" MCP_NAME "_",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
+		/* a step time limit would end the pool before the job */
+		"SLURM_TIMELIMIT=",
+		/* the master's RPC transport is its own business (spec/mooncake §1.3) */
+		"MC_RPC_PROTOCOL=",
+		NULL,
+	};
+
+	for (const char *const *p = prefixes; *p; p++)
+		if (strncmp(e, *p, strlen(*p)) == 0)
+			return true;
+	return false;
+}
+
+/* environ minus skip_env(), then the service's own env (NULL-terminated) */
+static char **master_env(const struct mcr_recipe *recipe, struct mcr_error *err)
+{
+	struct mcr_env extra = { 0 };
+	size_t n = 0, k = 0;
+	char **env;
+
+	if (mcr_master_env(recipe, &extra, err))
+		return NULL;
+	for (char **e = environ; e && *e; e++)
+		n++;
+	env = calloc(n + extra.count + 1, sizeof(*env));
+	if (!env)
+		goto nomem;
+	for (char **e = environ; e && *e; e++) {
+		size_t len = strcspn(*e, "=");
+		bool replaced = false;
+
+		for (size_t i = 0; i < extra.count; i++)
+			replaced |= strlen(extra.vars[i].name) == len &&
+				    strncmp(extra.vars[i].name, *e, len) == 0;
+		if (replaced || skip_env(*e))
+			continue;
+		if (!(env[k++] = strdup(*e)))
+			goto nomem;
+	}
+	for (size_t i = 0; i < extra.count; i++)
+		if (asprintf(&env[k++], "%s=%s", extra.vars[i].name,
+			     extra.vars[i].value) < 0) {
+			env[k - 1] = NULL;
+			goto nomem;
+		}
+	mcr_env_free(&extra);
+	return env;
+nomem:
+	mcr_env_free(&extra);
+	mcr_strv_free(env);
+	mcr_error_set(err, MCR_EIO, "out of memory");
+	return NULL;
+}
+
+static int spawn_master(const struct ctl *c, pid_t *pid, struct mcr_error *err)
+{
+	char **margv = NULL, **argv = NULL, **env = NULL;
+	char jobid[64], output[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], node[300];
+	posix_spawnattr_t attr;
+	posix_spawn_file_actions_t fa;
+	sigset_t none, all;
+	size_t n = 0, mlen;
+	int rc = -1, logfd;
+
+	if (mcr_master_argv(c->recipe, c->config->master, &margv, err))
+		return -1;
+	/* a fresh log for this job's master; srun's own messages go there too */
+	logfd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (logfd < 0) {
+		mcr_error_set(err, MCR_EIO, "cannot create %s: %s", c->log, strerror(errno));
+		mcr_strv_free(margv);
+		return -1;
+	}
+	close(logfd);
+	snprintf(jobid, sizeof(jobid), "--jobid=%s", c->job->job_id);
+	snprintf(output, sizeof(output), "--output=%s", c->log);
+	snprintf(chdir_opt, sizeof(chdir_opt), "--chdir=%s", c->job->dir);
+	snprintf(node, sizeof(node), "--nodelist=%s", c->job->infra_node);
+	{
+		const char *fixed[] = {
+			c->config->srun, jobid, "--overlap", "--nodes=1", "--ntasks=1",
+			"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
+			"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
+			"--kill-on-bad-exit=0", "--job-name=mooncake-master", node, output,
+			chdir_opt, NULL,
+		};
+		size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 1;
+
+		mlen = mcr_strv_len(margv);
+		argv = calloc(nf + mlen + 1, sizeof(*argv));
+		if (!argv)
+			goto nomem;
+		for (size_t i = 0; i < nf; i++)
+			if (!(argv[n++] = strdup(fixed[i])))
+				goto nomem;
+		for (size_t i = 0; i < mlen; i++)
+			if (!(argv[n++] = strdup(margv[i])))
+				goto nomem;
+	}
+	env = master_env(c->recipe, err);
+	if (!env) {
+		rc = -1;
+		goto out;
+	}
+
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_init(&attr);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+					       POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, c->log, O_WRONLY | O_APPEND, 0);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	rc = posix_spawnp(pid, argv[0], &fa, &attr, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (rc != 0) {
+		mcr_error_set(err, MCR_ESTATE,
+			      "cannot run %s to start the master step: %s; set srun= in plugstack.conf",
+			      argv[0], strerror(rc));
+		rc = -1;
+	}
+	goto out;
+nomem:
+	mcr_error_set(err, MCR_EIO, "out of memory");
+	rc = -1;
+out:
+	mcr_strv_free(margv);
+	mcr_strv_free(argv);
+	mcr_strv_free(env);
+	return rc;
+}
+
+/* Stop the master step we started (srun forwards SIGTERM to the task). */
+static void stop_child(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 40; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return;
+		sleep_ms(POLL_MS);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+static int make_token(char *buf, size_t size)
+{
+	unsigned char r[16];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	for (size_t i = 0; i < sizeof(r) && 2 * i + 2 < size; i++)
+		snprintf(buf + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+static int start_master(struct ctl *c, struct mcr_error *err)
+{
+	struct mcp_master_state st = { 0 };
+	double deadline = c->t0 + c->config->ready_timeout, next = c->t0 + 1;
+	char why[512] = "starting", tail[3000], status_s[64];
+	pid_t pid = -1;
+	int status;
+
+	fill_state(c, &st, "starting");
+	gethostname(st.starter_host, sizeof(st.starter_host) - 1);
+	st.starter_pid = (long)getpid();
+	st.started_at = (long long)time(NULL);
+	if (make_token(st.token, sizeof(st.token)))
+		return mcr_error_set(err, MCR_EIO, "cannot make a random token");
+	/* a listener before our master exists belongs to someone else */
+	for (int port = MCR_MASTER_PORT; port <= MCR_METRICS_PORT; port++) {
+		char reason[128];
+
+		if (mcr_tcp_probe(c->job->infra_addr, port, PROBE_TIMEOUT_MS, reason,
+				  sizeof(reason)) == 0) {
+			mcr_error_set(err, MCR_ESTATE,
+				      "port %d on the infra node %s (%s) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there; free the port (a master left from another job?) or run the job on other nodes",
+				      port, c->job->infra_node, c->job->infra_addr);
+			return fail_state(c, &st, err);
+		}
+	}
+	if (mcp_state_write(c->job->dir, &st, err) || spawn_master(c, &pid, err))
+		return fail_state(c, &st, err);
+	st.srun_pid = (long)pid;
+	if (mcp_state_write(c->job->dir, &st, err)) {
+		stop_child(pid);
+		return fail_state(c, &st, err);
+	}
+	slurm_info(MCP_NAME ": starting mooncake_master on %s (%s) as step mooncake-master of job %s; log: %s",
+		   c->job->infra_node, c->job->infra_addr, c->job->job_id, c->log);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid) {
+			describe_status(status, status_s, sizeof(status_s));
+			log_tail(c->log, tail, sizeof(tail));
+			mcr_error_set(err, MCR_ESTATE,
+				      "mooncake_master on %s exited during start-up (%s, before %s); last lines of %s:%s",
+				      c->job->infra_node, status_s, why, c->log,
+				      tail[0] ? tail : " (empty)");
+			return fail_state(c, &st, err);
+		}
+		if (probe_ready(c, NULL, why, sizeof(why)) == 0) {
+			int hs;
+			char body[64], reason[128];
+
+			if (mcr_http(c->job->infra_addr, MCR_METADATA_PORT, "PUT", c->key_path,
+				     st.token, PROBE_TIMEOUT_MS, &hs, body, sizeof(body),
+				     reason, sizeof(reason)) == 0 && hs == 200 &&
+			    probe_ready(c, st.token, why, sizeof(why)) == 0)
+				break;
+		}
+		if (now_s() >= deadline) {
+			log_tail(c->log, tail, sizeof(tail));
+			stop_child(pid);
+			mcr_error_set(err, MCR_ESTATE,
+				      "mooncake_master on %s (%s) was not ready after %d s: %s; it was stopped. Raise ready_timeout= in plugstack.conf if the node is slow; last lines of %s:%s",
+				      c->job->infra_node, c->job->infra_addr,
+				      c->config->ready_timeout, why, c->log,
+				      tail[0] ? tail : " (empty)");
+			return fail_state(c, &st, err);
+		}
+		progress(c, &next, why);
+		sleep_ms(POLL_MS);
+	}
+	fill_state(c, &st, "ready");
+	st.ready_at = (long long)time(NULL);
+	if (mcp_state_write(c->job->dir, &st, err))
+		return -1;
+	slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
+		   c->job->infra_node, c->job->infra_addr, MCR_MASTER_PORT,
+		   now_s() - c->t0);
+	return 0;
+}
+
+/* The lock holder is gone when it ran on this host and neither it nor the
+ * srun it spawned is alive, or (another host) its lock is older than the
+ * readiness timeout with no master ready. */
+static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
+			 bool have_state)
+{
+	char host[256] = "", lhost[256] = "";
+	long lpid = 0;
+	struct stat sb;
+	FILE *f;
+
+	gethostname(host, sizeof(host) - 1);
+	f = fopen(c->lock, "re");
+	if (f) {
+		if (fscanf(f, "%ld %255s", &lpid, lhost) != 2)
+			lpid = 0;
+		fclose(f);
+	}
+	if (lpid && strcmp(lhost, host) == 0)
+		return !pid_alive(lpid) && !(have_state && pid_alive(st->srun_pid));
+	if (stat(c->lock, &sb) != 0)
+		return true;
+	return time(NULL) - sb.st_mtime > c->config->ready_timeout + 30;
+}
+
+/* Another srun holds the lock: wait for its verdict. 0 ready, -1 error,
+ * 1 the lock was stale and has been removed (try again). */
+static int wait_for_starter(struct ctl *c, struct mcr_error *err)
+{
+	double deadline = c->t0 + c->config->ready_timeout + 10, next = c->t0 + 1;
+	char why[512] = "another srun of this job is starting it";
+
+	for (;;) {
+		struct mcp_master_state st;
+		struct mcr_error serr = { 0 };
+		bool have = mcp_state_read(c->job->dir, &st, &serr) == 0;
+
+		if (have && strcmp(st.state, "failed") == 0)
+			return mcr_error_set(err, MCR_ESTATE,
+					     "the job's mooncake_master could not be started (another srun of this job tried): %s",
+					     strncmp(st.message, "mooncake: ", 10) == 0 ?
+						     st.message + 10 : st.message);
+		if (have && strcmp(st.state, "ready") == 0) {
+			struct ctl cc = *c;
+			struct mcp_job job = *c->job;
+
+			/* the state names the infra node that the starter used */
+			job.infra_node = st.infra_node;
+			job.infra_addr = st.infra_addr;
+			cc.job = &job;
+			if (probe_ready(&cc, st.token, why, sizeof(why)) == 0)
+				return 0;
+			return mcr_error_set(err, MCR_ESTATE,
+					     "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. It is not restarted behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
+					     st.infra_node, st.infra_addr, why, c->log);
+		}
+		if (starter_gone(c, &st, have)) {
+			slurm_info(MCP_NAME ": the srun that was starting the master is gone; taking over");
+			unlink(c->lock);
+			return 1;
+		}
+		if (now_s() >= deadline)
+			return mcr_error_set(err, MCR_ESTATE,
+					     "timed out after %d s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
+					     c->config->ready_timeout, have ? st.state : "unknown",
+					     c->log);
+		progress(c, &next, why);
+		sleep_ms(POLL_MS);
+	}
+}
+
+int mcp_ensure_master(const struct mcp_config *config,
+		      const struct mcr_recipe *recipe, const struct mcp_job *job,
+		      struct mcr_error *err)
+{
+	struct ctl c = { .config = config, .recipe = recipe, .job = job };
+	char host[256] = "";
+
+	c.t0 = now_s();
+	snprintf(c.lock, sizeof(c.lock), "%s/%s", job->dir, MCP_LOCK_FILE);
+	snprintf(c.log, sizeof(c.log), "%s/%s", job->dir, MCP_LOG_FILE);
+	snprintf(c.key_path, sizeof(c.key_path), "/metadata?key=" TOKEN_KEY "%s",
+		 job->job_id);
+	gethostname(host, sizeof(host) - 1);
+	for (int attempt = 0; attempt < 3; attempt++) {
+		int fd = open(c.lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		int rc;
+
+		if (fd >= 0) {
+			dprintf(fd, "%ld %s\n", (long)getpid(), host);
+			close(fd);
+			return start_master(&c, err);
+		}
+		if (errno != EEXIST)
+			return mcr_error_set(err, MCR_EIO,
+					     "cannot create %s: %s; the job's directory must be writable by you",
+					     c.lock, strerror(errno));
+		rc = wait_for_starter(&c, err);
+		if (rc <= 0)
+			return rc;
+	}
+	return mcr_error_set(err, MCR_ESTATE,
+			     "could not elect an srun to start the master (%s keeps reappearing)",
+			     c.lock);
+}

@@ -1,0 +1,128 @@
+/*
+ * plugin.h - what the files of spank_mooncake.so share.
+ *
+ * One dispatcher (dispatch.c) calls one function per context and callback:
+ *   mcp_alloc_*  sbatch/salloc (alloc.c)
+ *   mcp_srun_*   srun, the local context (srun.c, master.c)
+ *   mcp_stepd_*  slurmstepd, the remote context (slurmstepd.c)
+ * Each process keeps one struct mcp_context for the life of its plugin
+ * stack (a SPANK plugin has no other place for state between callbacks); it
+ * is freed and zeroed in slurm_spank_exit.
+ */
+#ifndef MCP_PLUGIN_H_
+#define MCP_PLUGIN_H_
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <slurm/spank.h>
+
+#include "mooncake_recipe.h"
+
+#define MCP_NAME "mooncake"
+
+/* plugstack.conf arguments (key=value), see doc/spank_mooncake.8 */
+struct mcp_config {
+	char master[PATH_MAX];   /* master=      binary run on the infra node */
+	char srun[PATH_MAX];     /* srun=        binary that launches the master step */
+	char job_dir[PATH_MAX];  /* job_dir=     template of the job's directory */
+	int ready_timeout;       /* ready_timeout= seconds to wait for the master */
+	char interface[64];      /* interface=   NIC for MOONCAKE_LOCAL_HOSTNAME */
+};
+
+struct mcp_context {
+	struct mcp_config config;
+	bool config_ok;
+	char config_error[1024];    /* deferred to task_init in slurmstepd */
+	char *recipe_arg;           /* --mooncake-recipe as given */
+	char *role_arg;             /* --mooncake-role as given */
+	struct mcr_recipe *recipe;  /* loaded in init_post_opt (srun, sbatch) */
+	enum mcr_role role;
+	bool active;                /* this srun step has a role and a recipe */
+};
+
+extern struct mcp_context mcp_ctx;
+
+/* args.c */
+int mcp_register_options(spank_t sp);
+int mcp_parse_config(struct mcp_config *config, int ac, char **av,
+		     char *errbuf, size_t errsize);
+/* True when the recipe reached this process from sbatch/salloc (the
+ * SLURM_SPANK_ copy of the option in the environment) rather than from the
+ * command line. `getenv_fn` reads the environment of the context. */
+bool mcp_recipe_inherited(const char *recipe_arg,
+			  const char *(*getenv_fn)(void *, const char *, char *, size_t),
+			  void *arg);
+void mcp_context_free(void);
+
+/* common.c: what several contexts do the same way */
+/* Load and validate the recipe (as the calling user) and decide the role
+ * (mcr_recipe_resolve_role). */
+int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
+	     struct mcr_recipe **recipe, enum mcr_role *role,
+	     struct mcr_error *err);
+/* The job's Mooncake directory: output.log_dir of the recipe, else the
+ * job_dir= template; placeholders expanded, relative to submit_dir. */
+char *mcp_job_dir(const struct mcp_config *config,
+		  const struct mcr_recipe *recipe, const char *job_id,
+		  uid_t uid, const char *submit_dir, struct mcr_error *err);
+
+/* The state file of the job's master (<job dir>/mooncake_master.json). */
+struct mcp_master_state {
+	char state[16];        /* "starting", "ready", "failed" */
+	char infra_node[256];
+	char infra_addr[64];
+	char token[64];
+	char message[4096];    /* why it failed (a struct mcr_error message) */
+	char starter_host[256];
+	long starter_pid;
+	long srun_pid;
+	long long started_at, ready_at;
+};
+#define MCP_STATE_FILE "mooncake_master.json"
+#define MCP_LOCK_FILE "mooncake_master.lock"
+#define MCP_LOG_FILE "mooncake_master.log"
+int mcp_state_read(const char *dir, struct mcp_master_state *st,
+		   struct mcr_error *err);
+int mcp_state_write(const char *dir, const struct mcp_master_state *st,
+		    struct mcr_error *err);
+
+/* alloc.c */
+int mcp_alloc_post_opt(spank_t sp);
+
+/* srun.c */
+int mcp_srun_post_opt(spank_t sp);
+int mcp_srun_user_init(spank_t sp);
+
+/* master.c: make sure the job's master runs (srun, local_user_init) */
+struct mcp_job {
+	const char *job_id;
+	const char *dir;        /* the job's Mooncake directory */
+	const char *infra_node; /* first node of the job */
+	const char *infra_addr; /* its IPv4 address */
+};
+int mcp_ensure_master(const struct mcp_config *config,
+		      const struct mcr_recipe *recipe, const struct mcp_job *job,
+		      struct mcr_error *err);
+
+/* slurmstepd.c */
+int mcp_stepd_init(spank_t sp, int ac, char **av);
+int mcp_stepd_task_init(spank_t sp);
+
+/* slurm_query.c: what only slurmctld knows (srun context). */
+int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err);
+int mcp_node_address(const char *node, char *addr, size_t size,
+		     struct mcr_error *err);
+
+/* net.c */
+/* IPv4 of `host` (a name or a dotted quad). */
+int mcp_resolve_ipv4(const char *host, char *addr, size_t size,
+		     struct mcr_error *err);
+/* This host's address for MOONCAKE_LOCAL_HOSTNAME: the IPv4 of `iface`
+ * when given, else the source address of the route toward `peer`. */
+int mcp_local_address(const char *iface, const char *peer, char *addr,
+		      size_t size, struct mcr_error *err);
+
+#endif /* MCP_PLUGIN_H_ */

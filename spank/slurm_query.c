@@ -1,0 +1,58 @@
+/*
+ * slurm_query.c - what only slurmctld knows, asked from srun: the job's
+ * nodes (a standalone srun has no SLURM_JOB_NODELIST of its own) and a
+ * node's NodeAddr. The functions are the libslurm API that srun itself is
+ * linked with (libslurmfull); the plugin tests replace this file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+
+#include "plugin.h"
+
+int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
+{
+	job_info_msg_t *msg = NULL;
+	int rc = -1;
+
+	*nodelist = NULL;
+	if (slurm_load_job(&msg, job_id, SHOW_ALL) != 0 || !msg) {
+		return mcr_error_set(err, MCR_ESTATE,
+				     "cannot ask Slurm for the nodes of job %u: %s",
+				     job_id, slurm_strerror(slurm_get_errno()));
+	}
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		slurm_job_info_t *j = &msg->job_array[i];
+
+		if (j->job_id == job_id && j->nodes && *j->nodes) {
+			*nodelist = strdup(j->nodes);
+			if (*nodelist)
+				rc = 0;
+			break;
+		}
+	}
+	if (rc && !*nodelist)
+		mcr_error_set(err, MCR_ESTATE, "Slurm reports no nodes for job %u", job_id);
+	slurm_free_job_info_msg(msg);
+	return rc;
+}
+
+int mcp_node_address(const char *node, char *addr, size_t size,
+		     struct mcr_error *err)
+{
+	node_info_msg_t *msg = NULL;
+	const char *node_addr = node;
+	int rc;
+
+	/* a failed lookup falls back to the node name itself */
+	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) == 0 && msg &&
+	    msg->record_count > 0 && msg->node_array[0].node_addr &&
+	    *msg->node_array[0].node_addr)
+		node_addr = msg->node_array[0].node_addr;
+	rc = mcp_resolve_ipv4(node_addr, addr, size, err);
+	if (msg)
+		slurm_free_node_info_msg(msg);
+	return rc;
+}

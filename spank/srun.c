@@ -1,0 +1,131 @@
+/*
+ * srun.c - the local context: srun on the submit host, as the user.
+ *
+ * init_post_opt   load and validate the recipe, decide the step's role:
+ *                 errors show before any allocation or step exists
+ * local_user_init the job exists now: find the infra node, write the
+ *                 client configs into the job's directory, make sure the
+ *                 job's master runs (master.c)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+static const char *srun_getenv(void *arg, const char *name, char *buf, size_t size)
+{
+	(void)arg;
+	(void)buf;
+	(void)size;
+	return getenv(name);
+}
+
+int mcp_srun_post_opt(spank_t sp)
+{
+	struct mcr_error err = { 0 };
+	bool inherited;
+
+	(void)sp;
+	if (!mcp_ctx.recipe_arg)
+		return 0;
+	inherited = mcp_recipe_inherited(mcp_ctx.recipe_arg, srun_getenv, NULL);
+	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg, inherited,
+		     &mcp_ctx.recipe, &mcp_ctx.role, &err)) {
+		slurm_error("%s", err.msg);
+		return -1;
+	}
+	mcp_ctx.active = mcp_ctx.role != MCR_ROLE_NONE;
+	if (mcp_ctx.active)
+		slurm_verbose(MCP_NAME ": %s: role %s", mcp_ctx.recipe_arg,
+			      mcr_role_name(mcp_ctx.role));
+	return 0;
+}
+
+/* the job id under which the job's master runs (a heterogeneous job has
+ * one master, keyed by the leader's id) */
+static int job_id_of(spank_t sp, uint32_t *job_id, char *buf, size_t size)
+{
+	const char *het = getenv("SLURM_HET_JOB_ID");
+	spank_err_t rc;
+
+	if (het && *het) {
+		*job_id = (uint32_t)strtoul(het, NULL, 10);
+	} else if ((rc = spank_get_item(sp, S_JOB_ID, job_id)) != ESPANK_SUCCESS) {
+		slurm_error(MCP_NAME ": cannot get the job id: %s", spank_strerror(rc));
+		return -1;
+	}
+	snprintf(buf, size, "%u", *job_id);
+	return 0;
+}
+
+int mcp_srun_user_init(spank_t sp)
+{
+	struct mcr_error err = { 0 };
+	struct mcr_file_list files = { 0 };
+	char job_id_s[32], cwd[PATH_MAX], infra_addr[64] = "";
+	char *dir = NULL, *nodelist = NULL, **hosts = NULL, *master_addr = NULL;
+	const char *submit_dir;
+	uint32_t job_id;
+	uid_t uid;
+	int rv = -1;
+	spank_err_t rc;
+
+	if (!mcp_ctx.active)
+		return 0;
+	if (job_id_of(sp, &job_id, job_id_s, sizeof(job_id_s)))
+		return -1;
+	if ((rc = spank_get_item(sp, S_JOB_UID, &uid)) != ESPANK_SUCCESS) {
+		slurm_error(MCP_NAME ": cannot get the job's user: %s", spank_strerror(rc));
+		return -1;
+	}
+	submit_dir = getenv("SLURM_SUBMIT_DIR");
+	if (!submit_dir || !*submit_dir) {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			slurm_error(MCP_NAME ": cannot get the current directory");
+			return -1;
+		}
+		submit_dir = cwd;
+	}
+	dir = mcp_job_dir(&mcp_ctx.config, mcp_ctx.recipe, job_id_s, uid, submit_dir, &err);
+	if (!dir || mcr_mkdir_p(dir, 0755, &err))
+		goto fail;
+
+	if (mcr_recipe_has_master(mcp_ctx.recipe) &&
+	    !mcr_recipe_external_master(mcp_ctx.recipe)) {
+		struct mcp_job job = { job_id_s, dir, NULL, infra_addr };
+
+		if (mcp_job_nodes(job_id, &nodelist, &err) ||
+		    mcr_hostlist_expand(nodelist, 65536, &hosts, &err) ||
+		    mcp_node_address(hosts[0], infra_addr, sizeof(infra_addr), &err))
+			goto fail;
+		job.infra_node = hosts[0];
+		if (asprintf(&master_addr, "%s:%d", infra_addr, MCR_MASTER_PORT) < 0) {
+			master_addr = NULL;
+			mcr_error_set(&err, MCR_EIO, "out of memory");
+			goto fail;
+		}
+		/* files first: the master and the workers find them ready (§2.1) */
+		if (mcr_client_configs(mcp_ctx.recipe, master_addr, &files, &err) ||
+		    mcr_write_files(dir, &files, &err) ||
+		    mcp_ensure_master(&mcp_ctx.config, mcp_ctx.recipe, &job, &err))
+			goto fail;
+	} else if (mcr_client_configs(mcp_ctx.recipe, NULL, &files, &err) ||
+		   mcr_write_files(dir, &files, &err)) {
+		goto fail;
+	}
+	for (size_t i = 0; i < files.count; i++)
+		slurm_verbose(MCP_NAME ": wrote %s/%s", dir, files.files[i].name);
+	rv = 0;
+	goto out;
+fail:
+	slurm_error("%s", err.msg);
+out:
+	mcr_file_list_free(&files);
+	mcr_strv_free(hosts);
+	free(nodelist);
+	free(master_addr);
+	free(dir);
+	return rv;
+}

@@ -1,0 +1,42 @@
+#!/bin/bash
+# TRT-LLM end to end (issue #2): an sbatch -N3 job starts a prefill srun on
+# n2 and a decode srun on n3 at the same time with the PR's example recipe;
+# one mooncake-master step runs on n1; each task's MOONCAKE_CONFIG_PATH names
+# its role's file whose master_server_address is its MOONCAKE_MASTER; a real
+# Mooncake client in the prefill task puts a value the decode task reads.
+. "$(dirname "$0")/lib.sh"
+W=$(workdir trtllm)
+trtllm_test_recipe "$W/recipe.yaml"
+cat >"$W/job.sh" <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=recipe.yaml --mooncake-role=prefill \\
+	bash -c 'python3 $CLIENT env && python3 $CLIENT put pool-key hello-from-prefill $W/done' >$W/prefill.out 2>&1 &
+srun -N1 -n1 -w n3 --mooncake-recipe=recipe.yaml --mooncake-role=decode \\
+	bash -c 'python3 $CLIENT env && python3 $CLIENT get pool-key hello-from-prefill $W/done' >$W/decode.out 2>&1 &
+for i in \$(seq 300); do grep -q PUT $W/prefill.out 2>/dev/null && break; sleep 0.2; done
+squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$W/steps.out
+wait
+EOS
+cd "$W" || exit 1
+jid=$(sbatch --parsable -N3 -o "$W/job.out" "$W/job.sh")
+wait_job "$jid" 180
+dir=$W/outputs/$jid/logs
+check "prefill task ran on n2 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_prefill.json" \
+	grep -qx "n2 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_prefill.json" "$W/prefill.out"
+check "decode task ran on n3 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.json" \
+	grep -qx "n3 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.json" "$W/decode.out"
+for role in prefill decode; do
+	m=$(sed -n 's/^n[0-9] MOONCAKE_MASTER=//p' "$W/$role.out")
+	f=$(sed -n 's/^n[0-9] FILE_MASTER=//p' "$W/$role.out")
+	check "$role: master_server_address in the file ($f) equals MOONCAKE_MASTER ($m)" \
+		test -n "$m" -a "$m" = "$f"
+done
+check "prefill's file has role both" grep -qx "n2 FILE_ROLE=both" "$W/prefill.out"
+check "decode's file has role capacity" grep -qx "n3 FILE_ROLE=capacity" "$W/decode.out"
+check "squeue --steps shows exactly one mooncake-master step, on n1 ($(tr '\n' ';' <"$W/steps.out"))" \
+	test "$(grep -c '^mooncake-master ' "$W/steps.out")" = 1 -a "$(grep '^mooncake-master ' "$W/steps.out" | cut -d' ' -f2)" = n1
+check "the prefill client put the value (rc=0)" grep -q "^n2 PUT pool-key rc=0" "$W/prefill.out"
+check "the decode client read back what prefill put" grep -qx "n3 GOT pool-key=hello-from-prefill" "$W/decode.out"
+check "the master's log is in the job's directory" grep -q "Master service started" "$dir/mooncake_master.log"
+check "no mooncake_master process is left after the job" test "$(masters_left)" = 0
+[ -n "${MCK_VERBOSE:-}" ] && tail -n +1 "$W"/*.out
