@@ -1,1 +1,81 @@
+# tests.mk - test targets, included by the top Makefile.
+#
+# Layers (DESIGN "Tests, in layers"):
+#   unit      Check suites on lib/ (tests/unit/*.c; every `Suite *x_suite(void)`
+#             found there is run)
+#   plugin    Check suites driving the plugin's callbacks against a stub SPANK
+#             API (tests/plugin/)
+#   artifact  the built .so: exports, undefined symbols, dlopen metadata
+#   corpus    tests/recipes/: recipes through mooncake-recipe check/render
+#   cluster   integration on a real local Slurm cluster (tests/cluster/)
 
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(B)/tests/unit_tests
+PLUGIN_TEST_SRC := $(wildcard tests/plugin/*.c)
+PLUGIN_TEST_BIN := $(B)/tests/plugin_tests
+# the plugin's objects minus the libslurm queries, which the tests fake
+PLUGIN_TEST_OBJ := $(filter-out $(B)/spank/slurm_query.o,$(SPANK_OBJ))
+TEST_CFLAGS := $(CFLAGS) $(CHECK_CFLAGS) -Itests/unit -Ispank -DMCK_TOP='"$(CURDIR)"' \
+	-Wno-missing-prototypes
+SLURM_LIBDIR ?= $(firstword $(wildcard /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm))
+
+$(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
+	@mkdir -p $(dir $@)
+	@sed -n 's/^Suite \*\([a-z0-9_]*\)_suite(void)$$/SUITE(\1)/p' $(UNIT_SRC) >$@.tmp && mv $@.tmp $@
+
+$(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A)
+	@echo "  LD      $@"
+	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) -o $@ tests/unit/main.c $(UNIT_SRC) \
+		$(LIB_A) $(PKG_LIBS) $(CHECK_LIBS)
+
+$(PLUGIN_TEST_BIN): $(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
+	@echo "  LD      $@"
+	@$(CC) $(TEST_CFLAGS) -I/usr/include $(LDFLAGS) -o $@ $(PLUGIN_TEST_SRC) \
+		$(PLUGIN_TEST_OBJ) $(LIB_A) $(PKG_LIBS) $(CHECK_LIBS)
+
+$(B)/tests/dlopen_plugin: tests/artifact/dlopen_plugin.c
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS) -o $@ $< -ldl
+
+check-unit: $(UNIT_BIN) $(CLI)
+	$(UNIT_BIN)
+
+check-plugin: $(PLUGIN_TEST_BIN)
+	$(PLUGIN_TEST_BIN)
+
+check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin
+	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
+
+check-corpus: $(CLI)
+	tests/recipes/run.sh $(CLI)
+
+# Root only: starts munge, slurmctld and three slurmd (see tests/cluster/).
+check-cluster: all
+	tests/setup.sh
+	tests/cluster/run.sh
+
+check: all check-unit check-plugin check-artifact check-corpus check-cluster
+
+# The unit suite, the plugin tests and the corpus under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in a build tree of their own.
+sanitize:
+	$(MAKE) B=build-san OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined" build-san/mooncake-recipe \
+		build-san/tests/unit_tests build-san/tests/plugin_tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		build-san/tests/unit_tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		build-san/tests/plugin_tests
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/recipes/run.sh build-san/mooncake-recipe
+
+demo: all
+	tests/setup.sh
+	tests/demo.sh
+
+bench: $(B)/tests/bench
+	$(B)/tests/bench
+
+$(B)/tests/bench: tests/bench/bench.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS) -DMCK_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(LIB_A) $(PKG_LIBS)

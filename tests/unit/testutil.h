@@ -1,0 +1,83 @@
+/* testutil.h - helpers shared by the unit suites. */
+#ifndef MCK_TESTUTIL_H_
+#define MCK_TESTUTIL_H_
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "mooncake_recipe.h"
+
+#ifndef MCK_TOP
+#define MCK_TOP "."
+#endif
+
+/* Load `yaml` (named "r.yaml" in messages); fail the test on an error. */
+static inline struct mcr_recipe *load_ok(const char *yaml)
+{
+	struct mcr_recipe *r = NULL;
+	struct mcr_error err = { 0 };
+
+	if (mcr_recipe_load_buffer(yaml, strlen(yaml), "r.yaml", &r, &err))
+		ck_abort_msg("expected the recipe to load, got: %s", err.msg);
+	return r;
+}
+
+/* Load `yaml` expecting a failure; returns the message (static storage). */
+static inline const char *load_err(const char *yaml)
+{
+	static struct mcr_error err;
+	struct mcr_recipe *r = NULL;
+
+	memset(&err, 0, sizeof(err));
+	if (mcr_recipe_load_buffer(yaml, strlen(yaml), "r.yaml", &r, &err) == 0) {
+		mcr_recipe_free(r);
+		ck_abort_msg("expected the recipe to be refused:\n%s", yaml);
+	}
+	ck_assert_str_eq(strncmp(err.msg, "mooncake: ", 10) == 0 ? "prefix ok" : err.msg, "prefix ok");
+	return err.msg;
+}
+
+/* Assert that `msg` contains `needle`. */
+#define ck_assert_contains(msg, needle)                                           \
+	ck_assert_msg(strstr((msg), (needle)) != NULL, "'%s' not found in: %s", \
+		      (needle), (msg))
+
+/* Whole file into a NUL-terminated heap buffer (NULL if unreadable). */
+static inline char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)n + 1)) != NULL) {
+		if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		} else {
+			buf[n] = '\0';
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* A YAML value parsed as PyYAML would type it: the node of key `v` in
+ * "v: <text>" (the document stays alive in *doc). */
+static inline const struct mcr_node *typed(const char *text, struct mcr_doc **doc)
+{
+	char buf[512];
+	struct mcr_error err = { 0 };
+
+	snprintf(buf, sizeof(buf), "v: %s\n", text);
+	if (mcr_doc_parse(buf, strlen(buf), "t.yaml", doc, &err))
+		ck_abort_msg("cannot parse %s: %s", text, err.msg);
+	return mcr_map_get((*doc)->root, "v");
+}
+
+#endif
