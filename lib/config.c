@@ -27,8 +27,11 @@ int mcr_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode,
 	if (r->served_model_name &&
 	    mcr_payload_set(out, "model_key", NULL, r->served_model_name))
 		return -1;
-	if (mcr_payload_merge_map(out, r->store_config) ||
-	    mcr_payload_merge_map(out, msc) ||
+	char src[64];
+
+	snprintf(src, sizeof(src), "roles.%s.mooncake_store_config", mcr_role_name(mode));
+	if (mcr_payload_merge_map(out, r->store_config, r->store_config_where) ||
+	    mcr_payload_merge_map(out, msc, src) ||
 	    mcr_payload_set(out, "master_server_address", NULL, master_address))
 		return -1;
 	return 0;
@@ -38,7 +41,7 @@ int mcr_vllm_payload(const struct mcr_recipe *r, const char *master_address,
 		     struct mcr_payload *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (mcr_payload_merge_map(out, r->store_config) ||
+	if (mcr_payload_merge_map(out, r->store_config, r->store_config_where) ||
 	    mcr_payload_set(out, "master_server_address", NULL, master_address))
 		return -1;
 	return 0;

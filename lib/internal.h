@@ -113,6 +113,7 @@ struct mcr_payload_entry {
 	char *key;
 	const struct mcr_node *val; /* the value, or NULL: the string `text` */
 	char *text;
+	char *src; /* key path of the map the value came from, or NULL (a default) */
 };
 struct mcr_payload {
 	struct mcr_payload_entry *e;
@@ -122,8 +123,9 @@ struct mcr_payload {
 int mcr_payload_set(struct mcr_payload *p, const char *key,
 		    const struct mcr_node *val, const char *text);
 /* Set every key of a YAML map in order (non-string keys as json.dumps
- * converts them). */
-int mcr_payload_merge_map(struct mcr_payload *p, const struct mcr_node *map);
+ * converts them); `src` is the map's key path, for messages. */
+int mcr_payload_merge_map(struct mcr_payload *p, const struct mcr_node *map,
+			  const char *src);
 const struct mcr_payload_entry *mcr_payload_get(const struct mcr_payload *p,
 						const char *key);
 void mcr_payload_free(struct mcr_payload *p);
@@ -156,7 +158,7 @@ struct mcr_recipe {
 	const struct mcr_node *service;     /* the enabled mooncake-master entry, or NULL */
 	const struct mcr_node *kv_block;    /* engine.mooncake_kv_store, or NULL */
 	const struct mcr_node *store_config; /* options.store_config / block store_config */
-	const char *store_config_where;     /* how messages name it */
+	char store_config_where[320];       /* its key path, for messages */
 	const struct mcr_node *kv_env;      /* engine.mooncake_kv_store.env */
 	const struct mcr_node *master_args; /* service args / master_extra_args */
 	const struct mcr_node *master_command; /* service command, or NULL */

@@ -221,12 +221,15 @@ int mcr_payload_set(struct mcr_payload *p, const char *key,
 		p->n++;
 	}
 	free(e->text);
+	free(e->src);
+	e->src = NULL;
 	e->text = t;
 	e->val = val;
 	return 0;
 }
 
-int mcr_payload_merge_map(struct mcr_payload *p, const struct mcr_node *map)
+int mcr_payload_merge_map(struct mcr_payload *p, const struct mcr_node *map,
+			  const char *src)
 {
 	if (!mcr_is_map(map))
 		return 0;
@@ -234,6 +237,12 @@ int mcr_payload_merge_map(struct mcr_payload *p, const struct mcr_node *map)
 		char *key = json_key(map->keys[i]);
 		int rc = key ? mcr_payload_set(p, key, map->items[i], NULL) : -1;
 
+		if (rc == 0 && src) {
+			struct mcr_payload_entry *e = (struct mcr_payload_entry *)mcr_payload_get(p, key);
+
+			if (!(e->src = strdup(src)))
+				rc = -1;
+		}
 		free(key);
 		if (rc)
 			return -1;
@@ -255,6 +264,7 @@ void mcr_payload_free(struct mcr_payload *p)
 	for (size_t i = 0; i < p->n; i++) {
 		free(p->e[i].key);
 		free(p->e[i].text);
+		free(p->e[i].src);
 	}
 	free(p->e);
 	memset(p, 0, sizeof(*p));

@@ -166,7 +166,13 @@ int mcr_recipe_build(struct mcr_doc *doc, struct mcr_recipe *r,
 		r->has_master = true;
 		if (mcr_truthy(sc))
 			r->store_config = sc;
-		r->store_config_where = "mooncake-master options.store_config";
+		{
+			const struct mcr_node *name = mcr_map_get(r->service, "name");
+
+			snprintf(r->store_config_where, sizeof(r->store_config_where),
+				 "services[%s].options.store_config",
+				 mcr_is_str(name) ? name->s : "mooncake-master");
+		}
 		if (mcr_map_index(options, "device_names_by_gpu") != (size_t)-1)
 			r->device_names_by_gpu = mcr_map_get(options, "device_names_by_gpu");
 		r->master_args = mcr_map_get(r->service, "args");
@@ -180,7 +186,8 @@ int mcr_recipe_build(struct mcr_doc *doc, struct mcr_recipe *r,
 
 			if (mcr_truthy(sc))
 				r->store_config = sc;
-			r->store_config_where = "engine.mooncake_kv_store.store_config";
+			snprintf(r->store_config_where, sizeof(r->store_config_where),
+				 "engine.mooncake_kv_store.store_config");
 			r->master_args = mcr_map_get(r->kv_block, "master_extra_args");
 			r->device_names_by_gpu = mcr_map_get(r->kv_block, "device_names_by_gpu");
 			r->kv_env = mcr_map_get(r->kv_block, "env");

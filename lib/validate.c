@@ -915,12 +915,17 @@ static int check_payload(struct vctx *v, int mode, const struct mcr_payload *p)
 	const struct mcr_payload_entry *e;
 	char msg[1024];
 
-#define PFAIL(node, ...)                                                        \
-	do {                                                                    \
-		char _b[1024];                                                  \
-		snprintf(_b, sizeof(_b), __VA_ARGS__);                          \
-		return FAIL(v, node, "Mooncake client config for roles.%s: %s", \
-			    m, _b);                                             \
+/* the message, then where the value was set (when the recipe set it) */
+#define PFAIL(node, ...)                                                            \
+	do {                                                                        \
+		char _b[1024];                                                      \
+		snprintf(_b, sizeof(_b), __VA_ARGS__);                              \
+		if (e->src)                                                         \
+			return FAIL(v, node,                                        \
+				    "Mooncake client config for roles.%s: %s (set at %s.%s)", \
+				    m, _b, e->src, e->key);                         \
+		return FAIL(v, node, "Mooncake client config for roles.%s: %s", m, \
+			    _b);                                                    \
 	} while (0)
 
 	if ((e = mcr_payload_get(p, "model_key"))) {
@@ -1069,20 +1074,27 @@ static int check_trtllm_master(struct vctx *v)
 
 		if (!(r->connector_modes & MCR_ROLE_BIT(role)))
 			continue;
+		bool no_key;
+
 		if (mcr_trtllm_payload(r, (enum mcr_role)role, "<infra_ip>:8700", &p)) {
 			mcr_payload_free(&p);
 			return mcr_err_nomem(v->err);
 		}
-		if (!mcr_payload_get(&p, "model_key")) {
+		/* srtctl validates with a placeholder for the default model_key
+		 * (§1.3), so the rules of §3.1 come first */
+		no_key = !mcr_payload_get(&p, "model_key");
+		if (no_key && mcr_payload_set(&p, "model_key", NULL, "<model directory name>")) {
 			mcr_payload_free(&p);
-			return FAIL(v, r->root,
-				    "Mooncake client config for roles.%s: the pool's model_key has no default because the recipe has neither engine.served_model_name nor model.path; set one of them, or model_key in options.store_config",
-				    mcr_role_name((enum mcr_role)role));
+			return mcr_err_nomem(v->err);
 		}
 		rc = check_payload(v, role, &p);
 		mcr_payload_free(&p);
 		if (rc)
 			return rc;
+		if (no_key)
+			return FAIL(v, mcr_map_get(r->root, "model") ? mcr_map_get(r->root, "model") : r->root,
+				    "Mooncake client config for roles.%s: the pool's model_key has no default because the recipe has neither engine.served_model_name nor model.path; set one of them, or model_key in options.store_config",
+				    mcr_role_name((enum mcr_role)role));
 	}
 	return 0;
 }

@@ -1,0 +1,187 @@
+/* stub.c - the SPANK and libslurm functions the plugin calls, recorded. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plugin.h"
+#include "stub.h"
+
+struct stub stub;
+
+void stub_reset(spank_context_t context)
+{
+	for (int i = 0; stub.env[i]; i++)
+		free(stub.env[i]);
+	memset(&stub, 0, sizeof(stub));
+	stub.context = context;
+	stub.job_id = 4301;
+	stub.step_id = 0;
+	stub.uid = getuid();
+	stub.nodes = "n[1-3]";
+}
+
+static int env_index(const char *name)
+{
+	size_t len = strlen(name);
+
+	for (int i = 0; stub.env[i]; i++)
+		if (strncmp(stub.env[i], name, len) == 0 && stub.env[i][len] == '=')
+			return i;
+	return -1;
+}
+
+void stub_setenv(const char *name, const char *value)
+{
+	int i = env_index(name), n = 0;
+	char *e = NULL;
+
+	if (asprintf(&e, "%s=%s", name, value) < 0)
+		abort();
+	if (i >= 0) {
+		free(stub.env[i]);
+		stub.env[i] = e;
+		return;
+	}
+	while (stub.env[n])
+		n++;
+	stub.env[n] = e;
+}
+
+const char *stub_getenv(const char *name)
+{
+	int i = env_index(name);
+
+	return i < 0 ? NULL : stub.env[i] + strlen(name) + 1;
+}
+
+int stub_option(const char *name, const char *value, int remote)
+{
+	for (int i = 0; i < stub.nopts; i++)
+		if (strcmp(stub.opts[i]->name, name) == 0)
+			return stub.opts[i]->cb(stub.opts[i]->val, value, remote);
+	return -99;
+}
+
+spank_context_t spank_context(void)
+{
+	return stub.context;
+}
+
+int spank_remote(spank_t sp)
+{
+	(void)sp;
+	return stub.context == S_CTX_REMOTE;
+}
+
+const char *spank_strerror(spank_err_t err)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), "spank error %d", (int)err);
+	return buf;
+}
+
+spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
+{
+	(void)sp;
+	if (stub.nopts == 8)
+		return ESPANK_ERROR;
+	stub.opts[stub.nopts++] = opt;
+	return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
+{
+	va_list ap;
+	spank_err_t rc = ESPANK_SUCCESS;
+
+	(void)sp;
+	va_start(ap, item);
+	switch (item) {
+	case S_JOB_ID:
+		*va_arg(ap, uint32_t *) = stub.job_id;
+		break;
+	case S_JOB_STEPID:
+		*va_arg(ap, uint32_t *) = stub.step_id;
+		break;
+	case S_JOB_UID:
+		*va_arg(ap, uid_t *) = stub.uid;
+		break;
+	default:
+		rc = ESPANK_NOT_AVAIL;
+	}
+	va_end(ap);
+	return rc;
+}
+
+spank_err_t spank_getenv(spank_t sp, const char *var, char *buf, int len)
+{
+	const char *v;
+
+	(void)sp;
+	if (stub.context != S_CTX_REMOTE)
+		return ESPANK_NOT_REMOTE;
+	v = stub_getenv(var);
+	if (!v)
+		return ESPANK_ENV_NOEXIST;
+	if ((int)strlen(v) >= len)
+		return ESPANK_NOSPACE;
+	strcpy(buf, v);
+	return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overwrite)
+{
+	(void)sp;
+	if (stub.context != S_CTX_REMOTE)
+		return ESPANK_NOT_REMOTE;
+	if (!overwrite && stub_getenv(var))
+		return ESPANK_ENV_EXISTS;
+	stub_setenv(var, val);
+	return ESPANK_SUCCESS;
+}
+
+static void record(const char *level, const char *fmt, va_list ap)
+{
+	size_t n = strlen(stub.log);
+
+	n += (size_t)snprintf(stub.log + n, sizeof(stub.log) - n, "%s: ", level);
+	if (n < sizeof(stub.log))
+		n += (size_t)vsnprintf(stub.log + n, sizeof(stub.log) - n, fmt, ap);
+	if (n < sizeof(stub.log) - 1)
+		strcat(stub.log, "\n");
+}
+
+#define LOGGER(fn, level, counter)                \
+	void fn(const char *fmt, ...)             \
+	{                                         \
+		va_list ap;                       \
+		counter;                          \
+		va_start(ap, fmt);                \
+		record(level, fmt, ap);           \
+		va_end(ap);                       \
+	}
+LOGGER(slurm_error, "error", stub.errors++)
+LOGGER(slurm_info, "info", (void)0)
+LOGGER(slurm_verbose, "verbose", (void)0)
+LOGGER(slurm_debug, "debug", (void)0)
+LOGGER(slurm_spank_log, "log", (void)0)
+
+/* slurm_query.c stand-ins: slurmctld's answers */
+int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
+{
+	if (!stub.nodes)
+		return mcr_error_set(err, MCR_ESTATE, "cannot ask Slurm for the nodes of job %u", job_id);
+	*nodelist = strdup(stub.nodes);
+	return 0;
+}
+
+int mcp_node_address(const char *node, char *addr, size_t size, struct mcr_error *err)
+{
+	(void)node;
+	(void)err;
+	snprintf(addr, size, "127.0.0.1");
+	return 0;
+}

@@ -1,0 +1,32 @@
+/* stub.h - a contract-compatible stand-in for the SPANK API that Slurm
+ * gives the plugin (spank.h as of 22.05), so the callbacks can be driven per
+ * context in a test process. Fast, not the only proof: tests/cluster/ runs
+ * the same plugin under real srun, sbatch and slurmstepd. */
+#ifndef MCK_STUB_H_
+#define MCK_STUB_H_
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <slurm/spank.h>
+
+struct stub {
+	spank_context_t context;
+	uint32_t job_id, step_id;
+	uid_t uid;
+	char *env[128];           /* the step's environment (remote) */
+	struct spank_option *opts[8];
+	int nopts;
+	char log[16384];          /* everything slurm_error/info/... printed */
+	int errors;               /* slurm_error calls */
+	const char *nodes;        /* what slurmctld reports for the job */
+};
+extern struct stub stub;
+
+void stub_reset(spank_context_t context);
+void stub_setenv(const char *name, const char *value); /* step env */
+const char *stub_getenv(const char *name);
+/* Run the registered option callback `name` as Slurm would. */
+int stub_option(const char *name, const char *value, int remote);
+
+#endif

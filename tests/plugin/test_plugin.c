@@ -1,0 +1,468 @@
+/*
+ * test_plugin.c - the plugin's callbacks driven per context against the
+ * SPANK stub (stub.c): what srun, sbatch and slurmstepd would see.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "plugin.h"
+#include "stub.h"
+
+#define TRT MCK_TOP "/examples/trtllm-serve-disagg-mooncake.yaml"
+
+static const char SGLANG[] =
+	"schema: 2\n"
+	"engine: sglang\n"
+	"roles:\n"
+	"  prefill: {args: {disaggregation-transfer-backend: mooncake}, env: {MOONCAKE_PROTOCOL: tcp}}\n"
+	"  decode: {args: {disaggregation-transfer-backend: mooncake}}\n"
+	"services:\n"
+	"  - {name: mooncake-master, type: mooncake-master}\n";
+
+static const char BAD[] =
+	"schema: 2\n"
+	"engine: {type: trtllm}\n"
+	"roles:\n"
+	"  prefill: {args: {kv_connector_config: {connector: mooncake-store}},\n"
+	"            mooncake_store_config: {global_segment_size: 16GB}}\n"
+	"services:\n"
+	"  - {name: mooncake-master, type: mooncake-master}\n";
+
+static char dir[256];
+
+/* a fresh working directory (the submit directory) per test */
+static void in_tmpdir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/mck-plugin.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chdir(dir), 0);
+	unsetenv("SLURM_SUBMIT_DIR");
+	unsetenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe");
+}
+
+static void write_file(const char *name, const char *text)
+{
+	FILE *f = fopen(name, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool exists(const char *fmt, const char *arg)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), fmt, arg);
+	return stat(path, &st) == 0;
+}
+
+/* slurm_spank_init with plugstack arguments (NULL-terminated) */
+static int init(spank_context_t ctx, char **av)
+{
+	int ac = 0;
+
+	while (av && av[ac])
+		ac++;
+	stub_reset(ctx);
+	return slurm_spank_init(NULL, ac, av);
+}
+
+#define ck_log_contains(needle) \
+	ck_assert_msg(strstr(stub.log, (needle)) != NULL, "'%s' not in log:\n%s", (needle), stub.log)
+
+/* ---- srun (local) ------------------------------------------------- */
+
+START_TEST(srun_without_option_does_nothing)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub.nopts, 2);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_exit(NULL, 0, NULL), 0);
+	ck_assert(!exists("%s/outputs", dir));
+	ck_assert_str_eq(stub.log, "");
+}
+END_TEST
+
+START_TEST(srun_bad_recipe_fails_before_anything)
+{
+	in_tmpdir();
+	write_file("bad.yaml", BAD);
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", "bad.yaml", 0), 0);
+	ck_assert_int_eq(stub_option("mooncake-role", "prefill", 0), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("error: mooncake: bad.yaml:5:");
+	ck_log_contains("roles.prefill.mooncake_store_config.global_segment_size");
+	ck_log_contains("'GB' is refused");
+	ck_assert_int_eq(stub.errors, 1);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert(!exists("%s/outputs", dir));
+}
+END_TEST
+
+START_TEST(srun_missing_recipe_file)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", "nope.yaml", 0), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: cannot read the recipe nope.yaml: No such file or directory");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(srun_several_roles_need_a_role)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", TRT, 0), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("several roles (prefill, decode)");
+	ck_log_contains("--mooncake-role=ROLE");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(srun_role_the_recipe_lacks)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "agg", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode");
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "donor", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("--mooncake-role=donor is not a role");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(srun_inherited_recipe_without_role_gets_nothing)
+{
+	in_tmpdir();
+	setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", TRT, 1);
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", TRT, 0), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert(!exists("%s/outputs", dir));
+	ck_assert_int_eq(stub.errors, 0);
+}
+END_TEST
+
+START_TEST(srun_empty_option_value)
+{
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", "", 0), -1);
+	ck_log_contains("--mooncake-recipe needs a value");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* A master that another srun recorded as failed fails this srun at once,
+ * with the recorded message and without starting anything. */
+START_TEST(srun_recorded_failure_fails_at_once)
+{
+	char logdir[512];
+	struct mcp_master_state st = { 0 };
+	struct mcr_error err = { 0 };
+
+	in_tmpdir();
+	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
+	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
+	write_file("outputs/4301/logs/mooncake_master.lock", "1 elsewhere\n");
+	snprintf(st.state, sizeof(st.state), "failed");
+	snprintf(st.message, sizeof(st.message), "mooncake: mooncake_master on n1 exited during start-up (exit status 1)");
+	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "decode", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("could not be started (another srun of this job tried): mooncake_master on n1 exited during start-up (exit status 1)");
+	/* the client configs were written before the master was looked at */
+	ck_assert(exists("%s/outputs/4301/logs/mooncake_store_config_decode.json", dir));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* A master recorded ready that no longer answers: an error that says so,
+ * never a silent restart. */
+START_TEST(srun_ready_master_that_died)
+{
+	char logdir[512];
+	struct mcp_master_state st = { 0 };
+	struct mcr_error err = { 0 };
+
+	in_tmpdir();
+	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
+	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
+	write_file("outputs/4301/logs/mooncake_master.lock", "1 elsewhere\n");
+	snprintf(st.state, sizeof(st.state), "ready");
+	snprintf(st.infra_node, sizeof(st.infra_node), "n1");
+	/* TEST-NET-1: nothing answers there */
+	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.254");
+	snprintf(st.token, sizeof(st.token), "abc");
+	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "prefill", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("was ready, but has stopped");
+	ck_log_contains("mooncake_master.log");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* The starter sees its master step exit during start-up and reports the
+ * status and the log, well before the readiness timeout. */
+START_TEST(srun_master_that_exits_at_start)
+{
+	char *av[] = { "srun=/bin/false", "ready_timeout=30", NULL };
+	char path[512];
+	struct mcp_master_state st;
+	struct mcr_error err = { 0 };
+
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_LOCAL, av), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "prefill", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("exited during start-up (exit status 1");
+	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
+	ck_assert_int_eq(mcp_state_read(path, &st, &err), 0);
+	ck_assert_str_eq(st.state, "failed");
+	ck_assert_str_eq(st.infra_node, "n1");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* ---- sbatch / salloc (allocator) ---------------------------------- */
+
+START_TEST(alloc_refuses_bad_recipe)
+{
+	in_tmpdir();
+	write_file("bad.yaml", BAD);
+	ck_assert_int_eq(init(S_CTX_ALLOCATOR, NULL), 0);
+	ck_assert_int_eq(stub.nopts, 2);
+	stub_option("mooncake-recipe", "bad.yaml", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("'GB' is refused");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(alloc_accepts_recipe_without_role)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_ALLOCATOR, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert_int_eq(init(S_CTX_ALLOCATOR, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "agg", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("the recipe has no roles.agg");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(plugstack_arguments)
+{
+	char *unknown[] = { "ready_timeout=10", "colour=blue", NULL };
+	char *badtime[] = { "ready_timeout=0", NULL };
+	char *ok[] = { "master=/opt/mc/bin/mooncake_master", "srun=/usr/bin/srun",
+		       "job_dir=/scratch/{user}/{job_id}", "ready_timeout=300",
+		       "interface=ib0", NULL };
+
+	ck_assert_int_eq(init(S_CTX_LOCAL, unknown), -1);
+	ck_log_contains("unknown argument 'colour=blue'");
+	ck_assert_int_eq(init(S_CTX_ALLOCATOR, badtime), -1);
+	ck_log_contains("ready_timeout=0 must be a number of seconds");
+	ck_assert_int_eq(init(S_CTX_LOCAL, ok), 0);
+	ck_assert_str_eq(mcp_ctx.config.master, "/opt/mc/bin/mooncake_master");
+	ck_assert_str_eq(mcp_ctx.config.job_dir, "/scratch/{user}/{job_id}");
+	ck_assert_int_eq(mcp_ctx.config.ready_timeout, 300);
+	ck_assert_str_eq(mcp_ctx.config.interface, "ib0");
+	slurm_spank_exit(NULL, 0, NULL);
+	/* slurmd and the job-script contexts never fail */
+	ck_assert_int_eq(init(S_CTX_SLURMD, unknown), 0);
+}
+END_TEST
+
+/* ---- slurmstepd (remote) ------------------------------------------ */
+
+/* a remote step of job 4301 whose srun ran in `dir` and recorded a ready
+ * master on n1 */
+static void remote_step(uint32_t step_id, const char *recipe, const char *role,
+			bool with_state, char **av)
+{
+	char logdir[512];
+	struct mcr_error err = { 0 };
+
+	if (with_state) {
+		struct mcp_master_state st = { 0 };
+
+		snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
+		ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
+		snprintf(st.state, sizeof(st.state), "ready");
+		snprintf(st.infra_node, sizeof(st.infra_node), "n1");
+		snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.1");
+		ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
+	}
+	ck_assert_int_eq(init(S_CTX_REMOTE, av), 0);
+	stub.step_id = step_id;
+	stub_setenv("SLURM_SUBMIT_DIR", dir);
+	ck_assert_int_eq(stub_option("mooncake-recipe", recipe, 1), 0);
+	if (role)
+		ck_assert_int_eq(stub_option("mooncake-role", role, 1), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+}
+
+START_TEST(stepd_task_gets_role_env)
+{
+	char want[512];
+
+	in_tmpdir();
+	remote_step(3, TRT, "decode", true, NULL);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	snprintf(want, sizeof(want), "%s/outputs/4301/logs/mooncake_store_config_decode.json", dir);
+	ck_assert_str_eq(stub_getenv("MOONCAKE_CONFIG_PATH"), want);
+	ck_assert_str_eq(stub_getenv("MOONCAKE_MASTER"), "127.0.0.1:8700");
+	ck_assert_str_eq(stub_getenv("MOONCAKE_TE_META_DATA_SERVER"), "http://127.0.0.1:8701/metadata");
+	ck_assert_str_eq(stub_getenv("MOONCAKE_LOCAL_HOSTNAME"), "127.0.0.1");
+	/* the role's own env reaches its tasks */
+	ck_assert_str_eq(stub_getenv("TLLM_LOG_LEVEL"), "INFO");
+	ck_assert_int_eq(stub.errors, 0);
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(stepd_batch_step_gets_nothing)
+{
+	uint32_t steps[] = { SLURM_BATCH_SCRIPT, SLURM_EXTERN_CONT, SLURM_INTERACTIVE_STEP };
+
+	in_tmpdir();
+	for (size_t i = 0; i < 3; i++) {
+		remote_step(steps[i], TRT, "decode", true, NULL);
+		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+		ck_assert_ptr_null(stub_getenv("MOONCAKE_CONFIG_PATH"));
+		ck_assert_ptr_null(stub_getenv("MOONCAKE_MASTER"));
+		slurm_spank_exit(NULL, 0, NULL);
+	}
+	/* even a bad plugstack line never fails the batch step (node drain) */
+	{
+		char *bad[] = { "colour=blue", NULL };
+
+		remote_step(SLURM_BATCH_SCRIPT, TRT, "decode", false, bad);
+		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+		slurm_spank_exit(NULL, 0, NULL);
+	}
+}
+END_TEST
+
+START_TEST(stepd_inherited_recipe_without_role)
+{
+	in_tmpdir();
+	remote_step(2, TRT, NULL, true, NULL);
+	stub_setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", TRT);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_ptr_null(stub_getenv("MOONCAKE_MASTER"));
+	ck_assert_int_eq(stub.errors, 0);
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(stepd_errors_return_minus_one)
+{
+	char *bad[] = { "colour=blue", NULL };
+
+	in_tmpdir();
+	/* a plugstack problem is raised in task_init, not in init */
+	remote_step(1, TRT, "decode", true, bad);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains("unknown argument 'colour=blue'");
+	slurm_spank_exit(NULL, 0, NULL);
+	/* no state file: srun never started the master */
+	in_tmpdir();
+	remote_step(1, TRT, "decode", false, NULL);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake_master.json: no such file; srun writes it");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(stepd_sglang_gets_variables_no_path)
+{
+	in_tmpdir();
+	write_file("sglang.yaml", SGLANG);
+	remote_step(1, "sglang.yaml", "prefill", true, NULL);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_ptr_null(stub_getenv("MOONCAKE_CONFIG_PATH"));
+	ck_assert_str_eq(stub_getenv("MOONCAKE_MASTER"), "127.0.0.1:8700");
+	ck_assert_str_eq(stub_getenv("MOONCAKE_PROTOCOL"), "tcp");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+static Suite *plugin_suite(void)
+{
+	Suite *s = suite_create("plugin");
+	TCase *srun = tcase_create("srun"), *alloc = tcase_create("sbatch"),
+	      *stepd = tcase_create("slurmstepd");
+
+	tcase_set_timeout(srun, 60);
+	tcase_add_test(srun, srun_without_option_does_nothing);
+	tcase_add_test(srun, srun_bad_recipe_fails_before_anything);
+	tcase_add_test(srun, srun_missing_recipe_file);
+	tcase_add_test(srun, srun_several_roles_need_a_role);
+	tcase_add_test(srun, srun_role_the_recipe_lacks);
+	tcase_add_test(srun, srun_inherited_recipe_without_role_gets_nothing);
+	tcase_add_test(srun, srun_empty_option_value);
+	tcase_add_test(srun, srun_recorded_failure_fails_at_once);
+	tcase_add_test(srun, srun_ready_master_that_died);
+	tcase_add_test(srun, srun_master_that_exits_at_start);
+	tcase_add_test(srun, plugstack_arguments);
+	tcase_add_test(alloc, alloc_refuses_bad_recipe);
+	tcase_add_test(alloc, alloc_accepts_recipe_without_role);
+	tcase_add_test(stepd, stepd_task_gets_role_env);
+	tcase_add_test(stepd, stepd_batch_step_gets_nothing);
+	tcase_add_test(stepd, stepd_inherited_recipe_without_role);
+	tcase_add_test(stepd, stepd_errors_return_minus_one);
+	tcase_add_test(stepd, stepd_sglang_gets_variables_no_path);
+	suite_add_tcase(s, srun);
+	suite_add_tcase(s, alloc);
+	suite_add_tcase(s, stepd);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(plugin_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
