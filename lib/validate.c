@@ -833,15 +833,19 @@ static int check_no_master(struct vctx *v)
 				    mode, mode);
 		workers = mcr_map_get(r->role_node[role], "workers");
 		{
-			char *dir = mcr_pystr(run_dir);
+			char *dir = mcr_pystr(run_dir), why[96];
 			bool shared = workers && workers->type == MCR_T_INT && workers->i > 1;
 
+			if (shared)
+				snprintf(why, sizeof(why), "roles.%s.workers is %lld", mode, workers->i);
 			for (int j = 0; j < role && dir && !shared; j++)
-				shared = run_dirs[j] && strcmp(run_dirs[j], dir) == 0;
+				if ((shared = run_dirs[j] && strcmp(run_dirs[j], dir) == 0))
+					snprintf(why, sizeof(why), "roles.%s uses it too",
+						 mcr_role_name((enum mcr_role)j));
 			if (shared) {
 				int rc = FAIL(v, run_dir,
-					      "roles.%s.args.kv_connector_config.mooncake_store.run_dir '%s' would be shared by several servers, and TRT-LLM lets one live server own a run_dir. Give each role its own run_dir and one worker, or declare a mooncake-master service.",
-					      mode, dir ? dir : "?");
+					      "roles.%s.args.kv_connector_config.mooncake_store.run_dir '%s' would be shared by several servers (%s), and TRT-LLM lets one live server own a run_dir. Give each role its own run_dir and one worker, or declare a mooncake-master service.",
+					      mode, dir ? dir : "?", why);
 
 				free(dir);
 				for (int j = 0; j < role; j++)
@@ -871,10 +875,15 @@ static int check_block_only(struct vctx *v, const struct mcr_node *map,
 	for (size_t k = 0; k < 4; k++) {
 		size_t i = mcr_map_index(map, BLOCK_ONLY[k]);
 
-		if (i != (size_t)-1)
-			return FAIL(v, map->keys[i],
-				    "%s: %s belongs to the mooncake_store block and the client config ignores it: %s%s",
-				    where, BLOCK_ONLY[k], BLOCK_WHY[k], BLOCK_HINT[k]);
+		if (i != (size_t)-1) {
+			char *val = rep(map->items[i]);
+			int rc = FAIL(v, map->keys[i],
+				      "%s: %s (set to %s) belongs to the mooncake_store block and the client config ignores it: %s%s",
+				      where, BLOCK_ONLY[k], val, BLOCK_WHY[k], BLOCK_HINT[k]);
+
+			free(val);
+			return rc;
+		}
 	}
 	return 0;
 }
@@ -882,29 +891,37 @@ static int check_block_only(struct vctx *v, const struct mcr_node *map,
 static int check_pool_wide(struct vctx *v, const struct mcr_node *map,
 			   const char *role)
 {
-	struct mcr_buf b = { 0 };
+	struct mcr_buf b = { 0 }, g = { 0 };
 	const struct mcr_node *first = NULL;
-	char *keys;
+	char *keys, *got;
 	int rc;
 
 	for (const char *const *k = POOL_WIDE; *k; k++) {
 		size_t i = mcr_map_index(map, *k);
+		char *val;
 
 		if (i == (size_t)-1)
 			continue;
-		if (!first)
+		if (!first) {
 			first = map->keys[i];
-		else
+		} else {
 			mcr_buf_puts(&b, ", ");
+			mcr_buf_puts(&g, ", ");
+		}
 		mcr_buf_puts(&b, *k);
+		val = rep(map->items[i]);
+		mcr_buf_printf(&g, "%s: %s", *k, val);
+		free(val);
 	}
 	if (!first)
 		return 0;
 	keys = mcr_buf_take(&b);
+	got = mcr_buf_take(&g);
 	rc = FAIL(v, first,
-		  "roles.%s.mooncake_store_config: %s must be the same for every server of the pool; set it in the mooncake-master service's options.store_config",
-		  role, keys ? keys : "?");
+		  "roles.%s.mooncake_store_config: %s must be the same for every server of the pool (the role sets %s); set it in the mooncake-master service's options.store_config and remove it from the role",
+		  role, keys ? keys : "?", got ? got : "?");
 	free(keys);
+	free(got);
 	return rc;
 }
 
@@ -939,10 +956,26 @@ static int check_payload(struct vctx *v, int mode, const struct mcr_payload *p)
 				s++;
 			ok = ok && *s;
 		} else {
-			ok = e->text[0] != '\0';
+			const char *s = e->text;
+
+			while (isspace((unsigned char)*s))
+				s++;
+			ok = *s != '\0';
+		}
+		if (!ok && !e->val) {
+			/* the default: engine.served_model_name, else model.path */
+			const struct mcr_node *sn = mcr_map_get(v->r->engine_node, "served_model_name");
+
+			if (mcr_is_str(sn) && sn->s[0])
+				return FAIL(v, sn,
+					    "engine.served_model_name: '%s' is blank, and it is the pool's model_key (Mooncake client config for roles.%s: model_key must be a non-empty string); set it to the model's name or remove it",
+					    e->text, m);
+			return FAIL(v, mcr_map_get(mcr_map_get(v->r->root, "model"), "path"),
+				    "model.path: its last path component '%s' is blank, and it is the pool's model_key (Mooncake client config for roles.%s: model_key must be a non-empty string); set engine.served_model_name, or model_key in the mooncake-master service's options.store_config",
+				    e->text, m);
 		}
 		if (!ok) {
-			char *s = e->val ? rep(e->val) : strdup("''");
+			char *s = rep(e->val);
 
 			snprintf(msg, sizeof(msg),
 				 "model_key must be a non-empty string, got %s: TRT-LLM keys the pool by it. Leave it unset to use the served model name",
@@ -1054,7 +1087,7 @@ static int check_trtllm_master(struct vctx *v)
 			return rc;
 		}
 	}
-	if (r->store_config && check_block_only(v, r->store_config, "mooncake-master options.store_config"))
+	if (r->store_config && check_block_only(v, r->store_config, r->store_config_where))
 		return -1;
 	for (size_t i = 0; mcr_is_map(r->roles) && i < r->roles->n; i++) {
 		const struct mcr_node *msc = mcr_map_get(r->roles->items[i], "mooncake_store_config");

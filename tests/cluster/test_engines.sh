@@ -1,0 +1,120 @@
+#!/bin/bash
+# vLLM and SGLang on the cluster (issue #3): every vLLM task gets the one
+# shared file (and, with device_names_by_gpu, the file of its own GPUs);
+# SGLang tasks get the variables and no MOONCAKE_CONFIG_PATH and share a
+# pool through them; an external master (vLLM) is used, never started.
+. "$(dirname "$0")/lib.sh"
+W=$(workdir engines)
+cd "$W" || exit 1
+KVT='{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'
+cat >vllm.yaml <<EOF2
+schema: 2
+model: {path: "hf:Qwen/Qwen3-0.6B"}
+engine: vllm
+resources: {gpus_per_node: 4}
+roles:
+  prefill: {args: {kv-transfer-config: '$KVT'}}
+  decode: {args: {kv-transfer-config: '$KVT'}, env: {VLLM_ROLE_HINT: decode}}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    options:
+      store_config:
+        protocol: tcp
+        metadata_server: P2PHANDSHAKE
+        global_segment_size: 33554432
+        local_buffer_size: 16777216
+EOF2
+sed 's/^      store_config:/      device_names_by_gpu: [mlx5_0, mlx5_0, mlx5_1, mlx5_1]\n      store_config:/' vllm.yaml >vllm-gpu.yaml
+cat >sglang.yaml <<'EOF2'
+schema: 2
+model: {path: "hf:Qwen/Qwen3-0.6B"}
+engine: sglang
+roles:
+  prefill:
+    args: {disaggregation-transfer-backend: mooncake}
+    env: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "33554432"}
+  decode:
+    args: {disaggregation-transfer-backend: mooncake}
+    env: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "67108864"}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+EOF2
+sed -e 's/^    type: mooncake-master$/    type: mooncake-master\n    external: 127.0.0.1:8700/' vllm.yaml >vllm-ext.yaml
+
+# pair RECIPE PREFIX [SRUN OPTIONS]: prefill on n2 puts, decode on n3 gets
+pair() {
+	local recipe=$1 p=$2
+	shift 2
+	cat >"$p.sh" <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 $* --mooncake-recipe=$recipe --mooncake-role=prefill \\
+	bash -c 'python3 $CLIENT env && python3 $CLIENT put k-$p v-$p $W/$p.done' >$p-prefill.out 2>&1 &
+srun -N1 -n1 -w n3 $* --mooncake-recipe=$recipe --mooncake-role=decode \\
+	bash -c 'python3 $CLIENT env && python3 $CLIENT get k-$p v-$p $W/$p.done' >$p-decode.out 2>&1 &
+for i in \$(seq 300); do grep -q PUT $p-prefill.out 2>/dev/null && break; sleep 0.2; done
+squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$p-steps.out
+wait
+EOS
+	jid=$(sbatch --parsable -N3 -o "$W/$p.job.out" "$p.sh")
+	wait_job "$jid" 180
+	echo "$jid"
+}
+
+jid=$(pair vllm.yaml vllm)
+f=$W/outputs/$jid/logs/mooncake_store_config.json
+check "vLLM: prefill and decode tasks both point at the shared $f" \
+	bash -c "grep -qx 'n2 MOONCAKE_CONFIG_PATH=$f' vllm-prefill.out && grep -qx 'n3 MOONCAKE_CONFIG_PATH=$f' vllm-decode.out"
+check "vLLM: the shared file is the service's store_config plus master_server_address" \
+	test "$(cat "$f")" = '{
+  "protocol": "tcp",
+  "metadata_server": "P2PHANDSHAKE",
+  "global_segment_size": 33554432,
+  "local_buffer_size": 16777216,
+  "master_server_address": "127.0.0.1:8700"
+}'
+check "vLLM: no per-role files" test "$(ls "$W/outputs/$jid/logs/" | grep -c 'mooncake_store_config')" = 1
+check "vLLM: put by prefill, read by decode through the shared file" grep -qx "n3 GOT k-vllm=v-vllm" vllm-decode.out
+check "vLLM: one mooncake-master step on n1" test "$(grep -c '^mooncake-master n1$' vllm-steps.out)" = 1
+
+jid=$(pair sglang.yaml sglang)
+check "SGLang: the tasks got Mooncake variables but no MOONCAKE_CONFIG_PATH" \
+	bash -c "grep -q MOONCAKE_MASTER sglang-prefill.out && grep -q MOONCAKE_MASTER sglang-decode.out && ! grep -q MOONCAKE_CONFIG_PATH sglang-prefill.out sglang-decode.out"
+check "SGLang: MOONCAKE_MASTER and the metadata server set" \
+	bash -c "grep -qx 'n2 MOONCAKE_MASTER=127.0.0.1:8700' sglang-prefill.out && grep -qx 'n3 MOONCAKE_TE_META_DATA_SERVER=http://127.0.0.1:8701/metadata' sglang-decode.out"
+check "SGLang: each role's MOONCAKE_* env reached its tasks" \
+	bash -c "grep -qx 'n2 MOONCAKE_GLOBAL_SEGMENT_SIZE=33554432' sglang-prefill.out && grep -qx 'n3 MOONCAKE_GLOBAL_SEGMENT_SIZE=67108864' sglang-decode.out"
+check "SGLang: no client-config file written (only the master's files)" \
+	test "$(ls "$W/outputs/$jid/logs/" | xargs)" = "mooncake_master.json mooncake_master.lock mooncake_master.log"
+check "SGLang: put by prefill, read by decode through the variables" grep -qx "n3 GOT k-sglang=v-sglang" sglang-decode.out
+
+# an external master: started here, as another team's master would be
+"$MOONCAKE_VENV/bin/mooncake_master" --port=8700 --enable_http_metadata_server=true \
+	--http_metadata_server_port=8701 --metrics_port=8702 >ext-master.log 2>&1 &
+ext=$!
+for i in $(seq 50); do curl -fs 127.0.0.1:8702/health >/dev/null 2>&1 && break; sleep 0.2; done
+jid=$(pair vllm-ext.yaml ext)
+check "external vLLM master: no mooncake-master step started" test "$(grep -c '^mooncake-master' ext-steps.out)" = 0
+check "external vLLM master: tasks point at it" grep -qx "n2 MOONCAKE_MASTER=127.0.0.1:8700" ext-prefill.out
+check "external vLLM master: the shared file names it" grep -q '"master_server_address": "127.0.0.1:8700"' "$W/outputs/$jid/logs/mooncake_store_config.json"
+check "external vLLM master: the pool works through it" grep -qx "n3 GOT k-ext=v-ext" ext-decode.out
+kill "$ext"; wait "$ext" 2>/dev/null
+
+# device_names_by_gpu: two steps of two GPUs each on one node, at the same
+# time (each holds its GPUs a while), so they get GPUs 0,1 and 2,3
+cat >gpu.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 --exact --gres=gpu:2 --mooncake-recipe=vllm-gpu.yaml --mooncake-role=prefill bash -c "python3 $CLIENT env; sleep 4" >gpu-a.out 2>&1 &
+srun -N1 -n1 --exact --gres=gpu:2 --mooncake-recipe=vllm-gpu.yaml --mooncake-role=decode bash -c "python3 $CLIENT env; sleep 4" >gpu-b.out 2>&1 &
+wait
+EOS
+jid=$(sbatch --parsable -N1 -n2 --gres=gpu:4 -o "$W/gpu.job.out" gpu.sh)
+wait_job "$jid" 120
+d=$W/outputs/$jid/logs
+paths=$(sed -n 's/^n[0-9] MOONCAKE_CONFIG_PATH=//p' gpu-a.out gpu-b.out | sort | xargs)
+check "per-GPU: the two steps got the files of their own GPUs ($paths)" \
+	test "$paths" = "$d/mooncake_store_config_gpu0-1.json $d/mooncake_store_config_gpu2-3.json"
+check "per-GPU: GPUs 0-1 use mlx5_0, GPUs 2-3 mlx5_1" \
+	bash -c "grep -q '\"device_name\": \"mlx5_0\"' $d/mooncake_store_config_gpu0-1.json && grep -q '\"device_name\": \"mlx5_1\"' $d/mooncake_store_config_gpu2-3.json"
+check "no mooncake_master process is left" test "$(masters_left)" = 0
