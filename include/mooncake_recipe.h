@@ -107,6 +107,9 @@ bool mcr_recipe_role_reads_config(const struct mcr_recipe *recipe,
 /* True for vLLM with a non-empty device_names_by_gpu: each task reads the
  * per-GPU file of its own GPUs (mcr_vllm_gpu_config). */
 bool mcr_recipe_per_gpu_configs(const struct mcr_recipe *recipe);
+/* readiness.timeout_seconds of the mooncake-master service, rounded up, or
+ * 0 when the recipe does not set it (the plugstack ready_timeout= applies). */
+int mcr_recipe_ready_timeout(const struct mcr_recipe *recipe);
 /* output.log_dir of the recipe, or NULL (borrowed). */
 const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
 /* Declared roles as "prefill, decode" (caller frees). */

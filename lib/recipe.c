@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -340,6 +341,18 @@ bool mcr_recipe_per_gpu_configs(const struct mcr_recipe *r)
 {
 	return r->has_master && r->engine == MCR_ENGINE_VLLM &&
 	       mcr_is_seq(r->device_names_by_gpu) && r->device_names_by_gpu->n > 0;
+}
+
+int mcr_recipe_ready_timeout(const struct mcr_recipe *r)
+{
+	const struct mcr_node *t = mcr_map_get(mcr_map_get(r->service, "readiness"),
+					       "timeout_seconds");
+
+	if (t && t->type == MCR_T_INT && t->i > 0)
+		return t->i > 86400 ? 86400 : (int)t->i;
+	if (t && t->type == MCR_T_FLOAT && t->f > 0)
+		return t->f > 86400 ? 86400 : (int)ceil(t->f);
+	return 0;
 }
 
 const char *mcr_recipe_log_dir(const struct mcr_recipe *r)

@@ -45,6 +45,7 @@ struct ctl {
 	const struct mcp_job *job;
 	char lock[PATH_MAX], log[PATH_MAX];
 	char key_path[128]; /* /metadata?key=... */
+	int timeout;        /* seconds to wait for readiness */
 	double t0;
 };
 
@@ -168,8 +169,7 @@ static void progress(const struct ctl *c, double *next, const char *why)
 		return;
 	*next = t + PROGRESS_EVERY_S;
 	slurm_info(MCP_NAME ": waiting for mooncake_master on %s (%s): %s (%.0f s of %d s)",
-		   c->job->infra_node, c->job->infra_addr, why, t - c->t0,
-		   c->config->ready_timeout);
+		   c->job->infra_node, c->job->infra_addr, why, t - c->t0, c->timeout);
 }
 
 static bool pid_alive(long pid)
@@ -283,7 +283,7 @@ static int spawn_master(const struct ctl *c, pid_t *pid, struct mcr_error *err)
 	snprintf(node, sizeof(node), "--nodelist=%s", c->job->infra_node);
 	{
 		const char *fixed[] = {
-			c->config->srun, jobid, "--overlap", "--nodes=1", "--ntasks=1",
+			c->config->srun, "--quiet", jobid, "--overlap", "--nodes=1", "--ntasks=1",
 			"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
 			"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
 			"--kill-on-bad-exit=0", "--job-name=mooncake-master", node, output,
@@ -369,7 +369,7 @@ static int make_token(char *buf, size_t size)
 static int start_master(struct ctl *c, struct mcr_error *err)
 {
 	struct mcp_master_state st = { 0 };
-	double deadline = c->t0 + c->config->ready_timeout, next = c->t0 + 1;
+	double deadline = c->t0 + c->timeout, next = c->t0 + 1;
 	char why[512] = "starting", tail[3000], status_s[64];
 	pid_t pid = -1;
 	int status;
@@ -408,8 +408,8 @@ static int start_master(struct ctl *c, struct mcr_error *err)
 			describe_status(status, status_s, sizeof(status_s));
 			log_tail(c->log, tail, sizeof(tail));
 			mcr_error_set(err, MCR_ESTATE,
-				      "mooncake_master on %s exited during start-up (%s, before %s); last lines of %s:%s",
-				      c->job->infra_node, status_s, why, c->log,
+				      "mooncake_master on %s exited during start-up (%s) before it was ready; last lines of %s:%s",
+				      c->job->infra_node, status_s, c->log,
 				      tail[0] ? tail : " (empty)");
 			return fail_state(c, &st, err);
 		}
@@ -427,9 +427,9 @@ static int start_master(struct ctl *c, struct mcr_error *err)
 			log_tail(c->log, tail, sizeof(tail));
 			stop_child(pid);
 			mcr_error_set(err, MCR_ESTATE,
-				      "mooncake_master on %s (%s) was not ready after %d s: %s; it was stopped. Raise ready_timeout= in plugstack.conf if the node is slow; last lines of %s:%s",
+				      "mooncake_master on %s (%s) was not ready after %d s: %s; it was stopped. If the node is just slow, raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf); last lines of %s:%s",
 				      c->job->infra_node, c->job->infra_addr,
-				      c->config->ready_timeout, why, c->log,
+				      c->timeout, why, c->log,
 				      tail[0] ? tail : " (empty)");
 			return fail_state(c, &st, err);
 		}
@@ -468,14 +468,14 @@ static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
 		return !pid_alive(lpid) && !(have_state && pid_alive(st->srun_pid));
 	if (stat(c->lock, &sb) != 0)
 		return true;
-	return time(NULL) - sb.st_mtime > c->config->ready_timeout + 30;
+	return time(NULL) - sb.st_mtime > c->timeout + 30;
 }
 
 /* Another srun holds the lock: wait for its verdict. 0 ready, -1 error,
  * 1 the lock was stale and has been removed (try again). */
 static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 {
-	double deadline = c->t0 + c->config->ready_timeout + 10, next = c->t0 + 1;
+	double deadline = c->t0 + c->timeout + 10, next = c->t0 + 1;
 	char why[512] = "another srun of this job is starting it";
 
 	for (;;) {
@@ -510,7 +510,7 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 		if (now_s() >= deadline)
 			return mcr_error_set(err, MCR_ESTATE,
 					     "timed out after %d s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
-					     c->config->ready_timeout, have ? st.state : "unknown",
+					     c->timeout, have ? st.state : "unknown",
 					     c->log);
 		progress(c, &next, why);
 		sleep_ms(POLL_MS);
@@ -525,6 +525,9 @@ int mcp_ensure_master(const struct mcp_config *config,
 	char host[256] = "";
 
 	c.t0 = now_s();
+	c.timeout = mcr_recipe_ready_timeout(recipe);
+	if (c.timeout <= 0)
+		c.timeout = config->ready_timeout;
 	snprintf(c.lock, sizeof(c.lock), "%s/%s", job->dir, MCP_LOCK_FILE);
 	snprintf(c.log, sizeof(c.log), "%s/%s", job->dir, MCP_LOG_FILE);
 	snprintf(c.key_path, sizeof(c.key_path), "/metadata?key=" TOKEN_KEY "%s",

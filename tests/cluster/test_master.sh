@@ -1,0 +1,122 @@
+#!/bin/bash
+# The master under concurrency and faults (issue #4): one master for any
+# number of concurrent sruns; a dead starter's lock does not block; a
+# foreign listener is not taken for the master; a master that exits during
+# start-up fails every waiting srun at once with its status and log; the
+# timeout names the port that never answered; a master that was ready and
+# died fails the next srun with a message that says so.
+. "$(dirname "$0")/lib.sh"
+W=$(workdir master)
+cd "$W" || exit 1
+trtllm_test_recipe r.yaml
+# run_job NAME [sbatch options]: submit NAME.sh (already written), wait
+run_job() {
+	local name=$1 jid
+	shift
+	jid=$(sbatch --parsable -o "$W/$name.job.out" "$@" "$name.sh")
+	wait_job "$jid" 240
+	echo "$jid"
+}
+
+# --- A: six sruns at once, then a later one
+cat >many.sh <<'EOS'
+#!/bin/bash
+for i in 1 2 3; do
+	srun -N1 -n1 --exact -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 3 >many-p$i.out 2>&1 &
+	srun -N1 -n1 --exact -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode sleep 3 >many-d$i.out 2>&1 &
+done
+sleep 2
+squeue --steps -h -j $SLURM_JOB_ID -o '%j %N' >many-steps.out
+wait
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >many-later.out 2>&1
+squeue --steps -h -j $SLURM_JOB_ID -o '%j %N' >>many-steps.out
+EOS
+jid=$(run_job many -N3 -n6)
+log=$W/outputs/$jid/logs/mooncake_master.log
+check "six concurrent sruns: all succeeded" bash -c "! grep -l 'error' many-[pd]*.out"
+check "six concurrent sruns: exactly one of them started the master" \
+	test "$(cat many-[pd]*.out | grep -c 'starting mooncake_master')" = 1
+check "six concurrent sruns: one mooncake-master step, on n1 (twice listed: during and after)" \
+	test "$(grep -c '^mooncake-master n1$' many-steps.out)" = 2
+check "six concurrent sruns: one master process ran (one start in its log)" \
+	test "$(grep -c 'Master service started' "$log")" = 1
+check "a later srun reuses the running master quietly" \
+	bash -c "grep -qx '127.0.0.1:8700' many-later.out && ! grep -q 'starting' many-later.out"
+
+# --- B: a starter that died before the master came up leaves a lock behind
+cat >stale.sh <<'EOS'
+#!/bin/bash
+mkdir -p outputs/$SLURM_JOB_ID/logs
+echo "2147480000 $(hostname)" >outputs/$SLURM_JOB_ID/logs/mooncake_master.lock
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >stale.out 2>&1
+EOS
+jid=$(run_job stale -N3)
+check "a dead starter's lock does not block: the next srun takes over" \
+	bash -c "grep -q 'taking over' stale.out && grep -qx '127.0.0.1:8700' stale.out"
+
+# --- C: a foreign listener on 8701
+python3 -c 'import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", 8701)); s.listen(); time.sleep(120)' &
+squatter=$!
+sleep 1
+cat >foreign.sh <<'EOS'
+#!/bin/bash
+SECONDS=0
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill echo TASK-RAN >foreign.out 2>&1
+echo "rc=$? after=$SECONDS" >>foreign.out
+EOS
+jid=$(run_job foreign -N3)
+kill "$squatter"
+wait "$squatter" 2>/dev/null
+check "a foreign listener on 8701 is not taken for the master: $(grep mooncake: foreign.out | head -c 250)" \
+	grep -q "port 8701 on the infra node n1 (127.0.0.1) is already in use by another process" foreign.out
+check "... the srun fails (non-zero, no task ran) within seconds: $(tail -1 foreign.out)" \
+	bash -c "! grep -q TASK-RAN foreign.out && grep -Eq 'rc=[1-9][0-9]* after=[0-9]$' foreign.out"
+
+# --- D: a master that exits during start-up (an unknown flag in args)
+sed 's/^    type: mooncake-master$/    type: mooncake-master\n    args: ["--no_such_flag=1"]/' r.yaml >badflag.yaml
+cat >badflag.sh <<'EOS'
+#!/bin/bash
+SECONDS=0
+srun -N1 -n1 --exact -w n2 --mooncake-recipe=badflag.yaml --mooncake-role=prefill echo TASK-RAN >badflag-p.out 2>&1 &
+srun -N1 -n1 --exact -w n3 --mooncake-recipe=badflag.yaml --mooncake-role=decode echo TASK-RAN >badflag-d.out 2>&1 &
+wait
+echo "after=$SECONDS" >badflag.time
+EOS
+jid=$(run_job badflag -N3)
+check "startup failure: both sruns failed, no task ran" bash -c "! grep -q TASK-RAN badflag-p.out badflag-d.out && grep -q 'mooncake:' badflag-p.out && grep -q 'mooncake:' badflag-d.out"
+check "startup failure: reported with the exit status and the log's last lines" \
+	bash -c "cat badflag-p.out badflag-d.out | grep -q 'exited during start-up (exit status 1' && cat badflag-p.out badflag-d.out | grep -q 'unknown command line flag .no_such_flag'"
+check "startup failure: the other srun failed at once with the same cause" \
+	bash -c "cat badflag-p.out badflag-d.out | grep -q 'could not be started (another srun of this job tried)'"
+check "startup failure: both failed long before the 120 s timeout ($(cat badflag.time))" \
+	bash -c "[ \$(sed 's/after=//' badflag.time) -lt 30 ]"
+
+# --- E: the timeout names the port that never answered
+sed 's/^    type: mooncake-master$/    type: mooncake-master\n    command: [sleep, "60"]\n    readiness: {port: 8700, timeout_seconds: 3}/' r.yaml >slow.yaml
+cat >slow.sh <<'EOS'
+#!/bin/bash
+SECONDS=0
+srun -N1 -n1 -w n2 --mooncake-recipe=slow.yaml --mooncake-role=prefill echo TASK-RAN >slow.out 2>&1
+echo "after=$SECONDS" >slow.time
+squeue --steps -h -j $SLURM_JOB_ID -o '%j %N' >slow-steps.out
+EOS
+jid=$(run_job slow -N3)
+check "timeout: says which port never answered: $(grep -o 'was not ready.*answered\|was not ready[^;]*' slow.out | head -1)" \
+	grep -q "was not ready after 3 s: port 8700 (RPC) does not accept: Connection refused; it was stopped" slow.out
+check "timeout: the half-started master step was stopped" bash -c "! grep -q mooncake-master slow-steps.out"
+check "timeout: bounded ($(cat slow.time))" bash -c "[ \$(sed 's/after=//' slow.time) -lt 20 ]"
+
+# --- F: a master that was ready and died
+cat >died.sh <<'EOS'
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill true
+step=$(squeue --steps -h -j $SLURM_JOB_ID -o '%i %j' | awk '$2 == "mooncake-master" {print $1}')
+scancel "$step"
+sleep 3
+srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode echo TASK-RAN >died.out 2>&1
+echo "rc=$?" >>died.out
+EOS
+jid=$(run_job died -N3)
+check "a master that was ready and died fails the next srun: $(grep -o 'was ready, but.*' died.out | head -c 200)" \
+	bash -c "grep -q 'was ready, but has stopped' died.out && grep -q 'outputs/$jid/logs/mooncake_master.log' died.out && ! grep -q TASK-RAN died.out && grep -q 'rc=1' died.out"
+check "no mooncake_master process is left" test "$(masters_left)" = 0
