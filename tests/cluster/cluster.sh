@@ -150,6 +150,9 @@ cmd_up() {
 		munge -n -S "$D/munge/munge.sock" 2>/dev/null | unmunge -S "$D/munge/munge.sock" >/dev/null 2>&1 && break
 		sleep 0.1
 	done
+	# MCK_DAEMON_ENV marks the daemons' own environment: tests check that it
+	# never reaches a job's processes
+	export MCK_DAEMON_ENV=slurm-daemon
 	slurmctld -i
 	for i in $(seq 50); do pid_of "$D/run/slurmctld.pid" slurmctld >/dev/null && break; sleep 0.1; done
 	pid_of "$D/run/slurmctld.pid" slurmctld >/dev/null || { tail -n 20 "$D/log/slurmctld.log" >&2; die "slurmctld did not start"; }

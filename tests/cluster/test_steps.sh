@@ -1,0 +1,93 @@
+#!/bin/bash
+# Steps, scripts and cleanup (issue #4): the batch script never gets the
+# Mooncake variables; #SBATCH --mooncake-recipe reaches the sruns; a step
+# without a role gets nothing; a role the recipe lacks fails; nothing is left
+# after scancel, after salloc exits, after the starting srun is killed; a
+# recipe broken after submission never fails the batch step or drains a
+# node; a bad plugstack argument fails loudly without draining.
+. "$(dirname "$0")/lib.sh"
+W=$(workdir steps)
+cd "$W" || exit 1
+trtllm_test_recipe r.yaml
+drained() { sinfo -h -N -o '%t' | grep -c -E 'drain|drng|down|fail'; }
+
+cat >script.sh <<'EOS'
+#!/bin/bash
+#SBATCH --mooncake-recipe=r.yaml
+env | grep '^MOONCAKE_' >batch-env.out
+srun -N1 -n1 -w n2 --mooncake-role=prefill printenv MOONCAKE_CONFIG_PATH >inherit.out 2>&1
+srun -N1 -n1 -w n3 env >norole.out 2>&1
+srun -N1 -n1 -w n3 --mooncake-role=agg echo TASK-RAN >agg.out 2>&1
+echo "rc=$?" >>agg.out
+EOS
+jid=$(sbatch --parsable -N3 -o "$W/script.job.out" script.sh)
+wait_job "$jid" 120
+check "the batch script itself got no MOONCAKE_ variable" test ! -s batch-env.out -a -e batch-env.out
+check "#SBATCH --mooncake-recipe reaches an srun that names a role" \
+	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_prefill.json" inherit.out
+check "an srun without a role under the inherited recipe gets nothing" \
+	bash -c "grep -q '^SLURMD_NODENAME=n3' norole.out && ! grep -q '^MOONCAKE_' norole.out"
+check "an explicit role the recipe lacks fails that srun: $(grep -o 'mooncake: .*' agg.out | head -1 | head -c 200)" \
+	bash -c "grep -q -- '--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode' agg.out && grep -q 'rc=1' agg.out && ! grep -q TASK-RAN agg.out"
+
+# scancel while the master runs
+cat >cancel.sh <<'EOS'
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 120
+EOS
+jid=$(sbatch --parsable -N3 -o "$W/cancel.job.out" cancel.sh)
+for i in $(seq 100); do pgrep -x mooncake_master >/dev/null && break; sleep 0.2; done
+check "the master runs while the job runs" bash -c "pgrep -x mooncake_master >/dev/null"
+scancel "$jid"
+wait_job "$jid" 60
+check "no master after scancel" test "$(masters_left)" = 0
+
+# salloc: the master ends when salloc exits
+salloc -N3 bash -c 'srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER' >salloc.out 2>&1
+check "salloc: the step got the master" grep -qx '127.0.0.1:8700' salloc.out
+check "no master after salloc exits" test "$(masters_left)" = 0
+
+# the srun that started the master is killed: the master stays for the
+# job's other steps and goes with the job
+cat >killed.sh <<'EOS'
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 120 >killed-1.out 2>&1 &
+starter=$!
+for i in $(seq 100); do grep -q 'ready on' killed-1.out 2>/dev/null && break; sleep 0.2; done
+kill -9 $starter
+sleep 2
+srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >killed-2.out 2>&1
+EOS
+jid=$(sbatch --parsable -N3 -o "$W/killed.job.out" killed.sh)
+wait_job "$jid" 120
+check "after its starting srun was killed, the master still serves the job's next step" grep -qx '127.0.0.1:8700' killed-2.out
+check "no master after that job ended" test "$(masters_left)" = 0
+
+# a recipe that breaks after submission: the batch step runs, the node is
+# not drained, the srun that needs the recipe fails with the message
+cp r.yaml late.yaml
+cat >late.sh <<'EOS'
+#!/bin/bash
+#SBATCH --mooncake-recipe=late.yaml
+echo BATCH-RAN
+srun -N1 -n1 -w n2 --mooncake-role=prefill echo TASK-RAN
+echo "srun rc=$?"
+EOS
+jid=$(sbatch --parsable -N3 --begin=now+3 -o "$W/late.job.out" late.sh)
+echo "schema: 2
+roles: [broken" >late.yaml
+wait_job "$jid" 120
+check "a recipe broken after submission: the batch script ran" grep -q BATCH-RAN late.job.out
+check "... the srun failed with the mooncake: message" \
+	bash -c "grep -q 'mooncake: late.yaml:3:1: not valid YAML' late.job.out && grep -q 'srun rc=1' late.job.out && ! grep -q TASK-RAN late.job.out"
+check "... and no node is drained or down" test "$(drained)" = 0
+
+# a bad plugstack argument: loud in srun/sbatch, no node drained
+MCK_PLUGIN_ARGS="colour=blue" "$CLUSTER" up >/dev/null 2>&1
+srun -N1 true >plugstack.out 2>&1
+rc=$?
+check "an unknown plugstack argument fails srun with a message (rc=$rc)" \
+	grep -q "mooncake: plugstack.conf: unknown argument 'colour=blue'" plugstack.out
+"$CLUSTER" up >/dev/null 2>&1
+check "... and no node is drained or down" test "$(drained)" = 0
+check "no mooncake_master process is left" test "$(masters_left)" = 0

@@ -1,0 +1,55 @@
+#!/bin/bash
+# The master's process as a user's job sees it (issue #4): it runs as the
+# job's user, with the job's environment (not the daemons'), without
+# descriptors inherited from srun, its output in <job dir>/mooncake_master.log;
+# the job directory is created with the user's permissions, and a directory
+# the user cannot write is refused with a clear message.
+. "$(dirname "$0")/lib.sh"
+U=mcktest
+id "$U" >/dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/bash "$U"
+uid=$(id -u "$U")
+W=$(workdir user)
+chown "$U:" "$W"
+cd "$W" || exit 1
+trtllm_test_recipe r.yaml
+mkdir -p "$W/readonly" && chmod 755 "$W/readonly"
+sed 's|^name: |output:\n  log_dir: '"$W"'/readonly/logs\nname: |' r.yaml >ro.yaml
+chown "$U:" r.yaml ro.yaml
+cat >job.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 15 >user.out 2>&1 &
+for i in \$(seq 100); do grep -q 'ready on' user.out 2>/dev/null && break; sleep 0.2; done
+pid=\$(pgrep -x -u $uid mooncake_master)
+grep '^Uid:' /proc/\$pid/status >master-uid.out
+tr '\0' '\n' </proc/\$pid/environ >master-env.out
+ls -l /proc/\$pid/fd | awk '{print \$9, \$10, \$11}' >master-fd.out
+# the srun that runs the master step: started by the plugin in its own session
+spid=\$(pgrep -o -u $uid -f -- '--job-name=mooncake-master')
+ls -l /proc/\$spid/fd | awk '{print \$9, \$10, \$11}' >srun-fd.out
+ps -o pid=,sid=,args= -p \$spid >srun-ps.out
+wait
+srun -N1 -n1 -w n3 --mooncake-recipe=ro.yaml --mooncake-role=decode echo TASK-RAN >ro.out 2>&1
+echo "rc=\$?" >>ro.out
+EOS
+chown "$U:" job.sh
+jid=$(su -s /bin/bash "$U" -c "cd $W && export SLURM_CONF=$SLURM_CONF PATH=$PATH MCK_JOB_MARKER=from-the-job && sbatch --parsable -N3 -o $W/job.out job.sh")
+wait_job "$jid" 120
+dir=$W/outputs/$jid/logs
+check "the master ran as the job's user ($(cat master-uid.out))" \
+	bash -c "read -r _ a b c d <master-uid.out && [ \$a = $uid ] && [ \$b = $uid ] && [ \$c = $uid ]"
+check "the master has the job's environment" grep -qx 'MCK_JOB_MARKER=from-the-job' master-env.out
+check "the master has none of the daemons' environment" bash -c "! grep -q '^MCK_DAEMON_ENV=' master-env.out"
+check "the --mooncake-* options do not reach the master step's environment" \
+	bash -c "! grep -q 'SPANK_OPTION_mooncake' master-env.out"
+check "the master step's srun: stdin /dev/null, stdout and stderr the log ($(head -3 srun-fd.out | xargs))" \
+	bash -c "grep -qx '0 -> /dev/null' srun-fd.out && grep -qx '1 -> $dir/mooncake_master.log' srun-fd.out && grep -qx '2 -> $dir/mooncake_master.log' srun-fd.out"
+check "the master step's srun runs in a session of its own ($(cat srun-ps.out | cut -c1-60))" \
+	bash -c "read -r pid sid rest <srun-ps.out && [ \$pid = \$sid ]"
+check "neither the master nor its srun holds a descriptor of the srun that started them" \
+	bash -c "! grep -q '$W/user.out' master-fd.out srun-fd.out"
+check "the job directory and its files belong to the user" \
+	bash -c "[ \$(stat -c %U $dir) = $U ] && [ \$(stat -c %U $dir/mooncake_master.log) = $U ] && [ \$(stat -c %U $dir/mooncake_store_config_prefill.json) = $U ]"
+check "the master's output is in its log" grep -q 'Master service started' "$dir/mooncake_master.log"
+check "a job directory the user cannot write is refused: $(grep -o 'mooncake: .*' ro.out | head -1)" \
+	bash -c "grep -q 'mooncake: cannot create the directory $W/readonly/logs: Permission denied' ro.out && grep -q 'rc=1' ro.out && ! grep -q TASK-RAN ro.out"
+check "no mooncake_master process is left" test "$(masters_left)" = 0
