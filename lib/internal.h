@@ -29,9 +29,9 @@ struct mcr_node {
 	enum mcr_type type;
 	int line, col;      /* 1-based position in the file */
 	bool b;             /* MCR_T_BOOL */
-	long long i;        /* MCR_T_INT */
+	long long i;        /* MCR_T_INT (clamped when beyond 64 bits; then s holds the digits) */
 	double f;           /* MCR_T_FLOAT */
-	char *s;            /* MCR_T_STR: the value (no NUL inside) */
+	char *s;            /* MCR_T_STR: the value (no NUL inside); big MCR_T_INT: digits */
 	size_t n;           /* MCR_T_SEQ: items; MCR_T_MAP: pairs */
 	struct mcr_node **items; /* MCR_T_SEQ items; MCR_T_MAP values */
 	struct mcr_node **keys;  /* MCR_T_MAP keys (any scalar type) */

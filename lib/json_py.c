@@ -29,7 +29,7 @@ static char *json_key(const struct mcr_node *k)
 	case MCR_T_BOOL:
 		return strdup(k->b ? "true" : "false");
 	case MCR_T_INT:
-		return mcr_asprintf("%lld", k->i);
+		return k->s ? strdup(k->s) : mcr_asprintf("%lld", k->i);
 	case MCR_T_FLOAT:
 		if (isnan(k->f))
 			return strdup("NaN");
@@ -129,7 +129,10 @@ static void put_node(struct mcr_buf *b, const struct mcr_node *n, int level)
 		mcr_buf_puts(b, n->b ? "true" : "false");
 		break;
 	case MCR_T_INT:
-		mcr_buf_printf(b, "%lld", n->i);
+		if (n->s)
+			mcr_buf_puts(b, n->s);
+		else
+			mcr_buf_printf(b, "%lld", n->i);
 		break;
 	case MCR_T_FLOAT:
 		if (isnan(n->f))

@@ -37,15 +37,17 @@ static bool py_space(char c)
 	       c == '\x1f';
 }
 
-/* truncate toward zero, as Python int(float) */
-static int trunc_to_ll(double v, long long *out)
+/* truncate toward zero, as Python int(float); Python's ints have no bound,
+ * ours saturate at 64 bits, which no size check can tell apart */
+static long long trunc_to_ll(double v)
 {
 	double t = trunc(v);
 
-	if (!(t >= -9.2233720368547758e18 && t < 9.2233720368547758e18))
-		return -1;
-	*out = (long long)t;
-	return 0;
+	if (t >= 9.2233720368547758e18)
+		return LLONG_MAX;
+	if (t <= -9.2233720368547758e18)
+		return LLONG_MIN;
+	return (long long)t;
 }
 
 static int parse_text(const char *text, long long *bytes)
@@ -91,7 +93,8 @@ static int parse_text(const char *text, long long *bytes)
 			scale = UNITS[i].scale;
 	if (scale < 0)
 		return -1;
-	return trunc_to_ll(strtod(numbuf, NULL) * scale, bytes);
+	*bytes = trunc_to_ll(strtod(numbuf, NULL) * scale);
+	return 0;
 }
 
 int mcr_size_of_node(const char *key, const struct mcr_node *n,
@@ -111,9 +114,8 @@ int mcr_size_of_node(const char *key, const struct mcr_node *n,
 			free(r);
 			return -1;
 		}
-		if (trunc_to_ll(n->f, bytes) == 0)
-			return 0;
-		break;
+		*bytes = trunc_to_ll(n->f);
+		return 0;
 	case MCR_T_STR:
 		if (parse_text(n->s, bytes) == 0)
 			return 0;
@@ -154,8 +156,9 @@ static bool py_int_text(const char *s, long long *out)
 		neg = *p++ == '-';
 	for (; *p; p++) {
 		if (isdigit((unsigned char)*p)) {
+			/* Python's int is unbounded: saturate */
 			if (v > (ULLONG_MAX - 9) / 10)
-				return false;
+				v = ULLONG_MAX / 10;
 			v = v * 10 + (unsigned long long)(*p - '0');
 			digit = true;
 			under = false;
@@ -169,9 +172,12 @@ static bool py_int_text(const char *s, long long *out)
 		return false;
 	while (py_space(*p))
 		p++;
-	if (*p || v > (unsigned long long)LLONG_MAX)
+	if (*p)
 		return false;
-	*out = neg ? -(long long)v : (long long)v;
+	if (v > (unsigned long long)LLONG_MAX)
+		*out = neg ? LLONG_MIN : LLONG_MAX;
+	else
+		*out = neg ? -(long long)v : (long long)v;
 	return true;
 }
 
@@ -182,7 +188,10 @@ bool mcr_py_int(const struct mcr_node *n, long long *out)
 		*out = n->i;
 		return true;
 	case MCR_T_FLOAT:
-		return isfinite(n->f) && trunc_to_ll(n->f, out) == 0;
+		if (!isfinite(n->f))
+			return false;
+		*out = trunc_to_ll(n->f);
+		return true;
 	case MCR_T_STR:
 		return py_int_text(n->s, out);
 	default:

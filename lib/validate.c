@@ -844,7 +844,7 @@ static int check_no_master(struct vctx *v)
 						 mcr_role_name((enum mcr_role)j));
 			if (shared) {
 				int rc = FAIL(v, run_dir,
-					      "roles.%s.args.kv_connector_config.mooncake_store.run_dir '%s' would be shared by several servers (%s), and TRT-LLM lets one live server own a run_dir. Give each role its own run_dir and one worker, or declare a mooncake-master service.",
+					      "roles.%s.args.kv_connector_config.mooncake_store.run_dir '%s' would be shared by several servers, and TRT-LLM lets one live server own a run_dir. Give each role its own run_dir and one worker, or declare a mooncake-master service. (%s.)",
 					      mode, dir ? dir : "?", why);
 
 				free(dir);
@@ -878,8 +878,8 @@ static int check_block_only(struct vctx *v, const struct mcr_node *map,
 		if (i != (size_t)-1) {
 			char *val = rep(map->items[i]);
 			int rc = FAIL(v, map->keys[i],
-				      "%s: %s (set to %s) belongs to the mooncake_store block and the client config ignores it: %s%s",
-				      where, BLOCK_ONLY[k], val, BLOCK_WHY[k], BLOCK_HINT[k]);
+				      "%s: %s belongs to the mooncake_store block and the client config ignores it: %s%s (it is set to %s)",
+				      where, BLOCK_ONLY[k], BLOCK_WHY[k], BLOCK_HINT[k], val);
 
 			free(val);
 			return rc;
@@ -918,7 +918,7 @@ static int check_pool_wide(struct vctx *v, const struct mcr_node *map,
 	keys = mcr_buf_take(&b);
 	got = mcr_buf_take(&g);
 	rc = FAIL(v, first,
-		  "roles.%s.mooncake_store_config: %s must be the same for every server of the pool (the role sets %s); set it in the mooncake-master service's options.store_config and remove it from the role",
+		  "roles.%s.mooncake_store_config: %s must be the same for every server of the pool; set it in the mooncake-master service's options.store_config and remove it from the role (it sets %s)",
 		  role, keys ? keys : "?", got ? got : "?");
 	free(keys);
 	free(got);
@@ -1087,7 +1087,10 @@ static int check_trtllm_master(struct vctx *v)
 			return rc;
 		}
 	}
-	if (r->store_config && check_block_only(v, r->store_config, r->store_config_where))
+	if (r->store_config &&
+	    check_block_only(v, r->store_config,
+			     r->service ? "mooncake-master options.store_config" :
+					  "engine.mooncake_kv_store.store_config"))
 		return -1;
 	for (size_t i = 0; mcr_is_map(r->roles) && i < r->roles->n; i++) {
 		const struct mcr_node *msc = mcr_map_get(r->roles->items[i], "mooncake_store_config");

@@ -156,7 +156,8 @@ static char *strip_underscores(const char *text)
 	return out;
 }
 
-/* PyYAML construct_yaml_int. 0 ok, -1 not an int (or out of range). */
+/* PyYAML construct_yaml_int. 0 ok, 1 a decimal int beyond 64 bits (*out
+ * clamped), -1 not an int (or out of range in another base). */
 static int construct_int(const char *text, long long *out, bool *range)
 {
 	char *v = strip_underscores(text), *p, *end;
@@ -219,6 +220,10 @@ static int construct_int(const char *text, long long *out, bool *range)
 			goto out;
 		if (errno == ERANGE || u > (unsigned long long)LLONG_MAX + (sign < 0)) {
 			*range = true;
+			/* a decimal integer beyond 64 bits is still an int to
+			 * Python: the caller keeps its digits */
+			rc = base == 10 ? 1 : -1;
+			*out = sign < 0 ? LLONG_MIN : LLONG_MAX;
 			goto out;
 		}
 		*out = sign < 0 ? (long long)(0 - u) : (long long)u;
@@ -297,6 +302,21 @@ static bool bool_value(const char *text, bool *out)
 	return false;
 }
 
+/* An int beyond 64 bits: n->i is clamped, n->s keeps its decimal digits
+ * (sign, no '_', no '+') for repr and JSON, as Python prints it. */
+static int big_int(struct loader *ld, struct mcr_node *n, const char *text)
+{
+	char *digits = strip_underscores(text), *p;
+
+	if (!digits)
+		return mcr_err_nomem(ld->err);
+	p = digits[0] == '+' ? digits + 1 : digits;
+	n->type = MCR_T_INT;
+	n->s = strdup(p);
+	free(digits);
+	return n->s ? 0 : mcr_err_nomem(ld->err);
+}
+
 static int set_scalar(struct loader *ld, struct mcr_node *n, const char *text,
 		      const char *tag, bool plain, const char *raw_tag)
 {
@@ -313,7 +333,11 @@ static int set_scalar(struct loader *ld, struct mcr_node *n, const char *text,
 			return 0;
 		}
 		if (regexec(&ld->re_int, text, 0, NULL, 0) == 0) {
-			if (construct_int(text, &n->i, &range) == 0) {
+			int rc = construct_int(text, &n->i, &range);
+
+			if (rc == 1)
+				return big_int(ld, n, text);
+			if (rc == 0) {
 				n->type = MCR_T_INT;
 				return 0;
 			}
@@ -343,8 +367,12 @@ static int set_scalar(struct loader *ld, struct mcr_node *n, const char *text,
 		if (bool_value(text, &n->b))
 			return 0;
 	} else if (strcmp(tag, "int") == 0) {
+		int rc = construct_int(text, &n->i, &range);
+
 		n->type = MCR_T_INT;
-		if (construct_int(text, &n->i, &range) == 0)
+		if (rc == 1)
+			return big_int(ld, n, text);
+		if (rc == 0)
 			return 0;
 	} else if (strcmp(tag, "float") == 0) {
 		n->type = MCR_T_FLOAT;
@@ -397,7 +425,8 @@ static bool key_equal(const struct mcr_node *a, const struct mcr_node *b)
 	if (a->type == MCR_T_NULL || b->type == MCR_T_NULL)
 		return a->type == b->type;
 	if (a->type == MCR_T_INT && b->type == MCR_T_INT)
-		return a->i == b->i;
+		return a->s || b->s ? a->s && b->s && strcmp(a->s, b->s) == 0 :
+				      a->i == b->i;
 	if (is_numeric(a) && is_numeric(b))
 		return numeric(a) == numeric(b);
 	return false;
@@ -992,7 +1021,10 @@ static void repr_into(struct mcr_buf *b, const struct mcr_node *n, bool quote,
 		mcr_buf_puts(b, n->b ? "True" : "False");
 		break;
 	case MCR_T_INT:
-		mcr_buf_printf(b, "%lld", n->i);
+		if (n->s)
+			mcr_buf_puts(b, n->s);
+		else
+			mcr_buf_printf(b, "%lld", n->i);
 		break;
 	case MCR_T_FLOAT:
 		mcr_float_repr(n->f, num, sizeof(num));

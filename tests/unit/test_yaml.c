@@ -55,6 +55,10 @@ static const struct typing TYPING[] = {
 	{ "0.1", MCR_T_FLOAT, "0.1" },
 	{ "\" Capacity \"", MCR_T_STR, "' Capacity '" },
 	{ "it's", MCR_T_STR, "\"it's\"" },
+	/* Python ints have no bound: beyond 64 bits the digits are kept */
+	{ "12345678901234567890", MCR_T_INT, "12345678901234567890" },
+	{ "-9_223_372_036_854_775_809", MCR_T_INT, "-9223372036854775809" },
+	{ "+99999999999999999999", MCR_T_INT, "99999999999999999999" },
 };
 
 START_TEST(test_typing)
@@ -126,7 +130,7 @@ START_TEST(test_loader_errors)
 	ck_assert_contains(load_err("a: !!binary aGk=\n"), "tag");
 	ck_assert_contains(load_err("a: !foo x\n"), "'!foo' is not supported");
 	ck_assert_contains(load_err("? [1, 2]\n: x\n"), "unhashable key");
-	ck_assert_contains(load_err("a: 99999999999999999999\n"), "out of range");
+	ck_assert_contains(load_err("a: 0x1ffffffffffffffffff\n"), "out of range");
 	ck_assert_contains(load_err(""), "the recipe is empty");
 	ck_assert_contains(load_err("- a\n- b\n"), "must be a mapping");
 }
