@@ -17,10 +17,6 @@
 
 #define MCR_MAX_RECIPE_BYTES (16u << 20)
 
-static const char *const ENGINE_TYPES[] = {
-	"trtllm", "sglang", "vllm", "mocker", "atom", "tilert", "tokenspeed", NULL
-};
-
 #define CONNECTOR_MODULE "tensorrt_llm._torch.pyexecutor.connectors.mooncake_store"
 
 static bool is_mooncake_master(const struct mcr_node *entry)
@@ -92,6 +88,7 @@ int mcr_recipe_build(struct mcr_doc *doc, struct mcr_recipe *r,
 
 	/* engine: a type string or a mapping with `type` (omitted = SGLang) */
 	engine = mcr_map_get(root, "engine");
+	/* a malformed engine is reported by validation, after the schema gate */
 	r->engine_type = "sglang";
 	if (engine && engine->type == MCR_T_STR) {
 		r->engine_type = engine->s;
@@ -99,35 +96,9 @@ int mcr_recipe_build(struct mcr_doc *doc, struct mcr_recipe *r,
 		const struct mcr_node *type = mcr_map_get(engine, "type");
 
 		r->engine_node = engine;
-		if (!mcr_is_str(type)) {
-			char *v = mcr_repr(type);
-			int rc = mcr_err_at(err, MCR_EINVAL, doc, type ? type : engine,
-					    "engine.type: %s is not an engine name; set engine.type to one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed",
-					    type ? v : "a missing key");
-
-			free(v);
-			return rc;
-		}
-		r->engine_type = type->s;
+		r->engine_type = mcr_is_str(type) ? type->s : "";
 	} else if (engine && engine->type != MCR_T_NULL) {
-		char *v = mcr_repr(engine);
-		int rc = mcr_err_at(err, MCR_EINVAL, doc, engine,
-				    "engine: %s is neither an engine name nor a mapping with `type`; write e.g. `engine: trtllm` or `engine: {type: trtllm}`",
-				    v ? v : "?");
-
-		free(v);
-		return rc;
-	}
-	{
-		bool known = false;
-
-		for (const char *const *t = ENGINE_TYPES; *t; t++)
-			known |= strcmp(*t, r->engine_type) == 0;
-		if (!known)
-			return mcr_err_at(err, MCR_EINVAL, doc,
-					  r->engine_node ? mcr_map_get(r->engine_node, "type") : engine,
-					  "engine: '%s' is not an engine; use one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed",
-					  r->engine_type);
+		r->engine_type = "";
 	}
 	if (strcmp(r->engine_type, "trtllm") == 0)
 		r->engine = MCR_ENGINE_TRTLLM;
@@ -420,9 +391,13 @@ int mcr_recipe_resolve_role(const struct mcr_recipe *r, const char *requested,
 		rc = 0;
 		goto out;
 	}
-	mcr_err_at(err, MCR_EINVAL, r->doc, r->roles,
-		   "the recipe has %s roles (%s): say which one this srun runs with --mooncake-role=ROLE",
-		   count ? "several" : "no", list);
+	if (count)
+		mcr_err_at(err, MCR_EINVAL, r->doc, r->roles,
+			   "the recipe has several roles (%s): say which one this srun runs with --mooncake-role=ROLE",
+			   list);
+	else
+		mcr_err_at(err, MCR_EINVAL, r->doc, r->roles,
+			   "the recipe declares no roles: add roles.prefill, roles.decode or roles.agg");
 out:
 	free(list);
 	return rc;

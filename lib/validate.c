@@ -298,11 +298,38 @@ static const char *const SERVICE_FIELDS[] = {
 	"build_timeout_seconds", "metrics", NULL
 };
 
+static const char *const ENGINE_TYPES[] = {
+	"trtllm", "sglang", "vllm", "mocker", "atom", "tilert", "tokenspeed", NULL
+};
+
 static int check_engine(struct vctx *v)
 {
 	struct mcr_recipe *r = v->r;
-	const struct mcr_node *e = r->engine_node;
+	const struct mcr_node *e = r->engine_node, *engine = mcr_map_get(r->root, "engine");
 
+	if (e && !mcr_is_str(mcr_map_get(e, "type"))) {
+		const struct mcr_node *type = mcr_map_get(e, "type");
+		char *s = rep(type);
+		int rc = FAIL(v, type ? type : e,
+			      "engine.type: %s is not an engine name; set engine.type to one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed",
+			      type ? s : "a missing key");
+
+		free(s);
+		return rc;
+	}
+	if (engine && !e && engine->type != MCR_T_STR && engine->type != MCR_T_NULL) {
+		char *s = rep(engine);
+		int rc = FAIL(v, engine,
+			      "engine: %s is neither an engine name nor a mapping with `type`; write e.g. `engine: trtllm` or `engine: {type: trtllm}`",
+			      s);
+
+		free(s);
+		return rc;
+	}
+	if (!in_list(r->engine_type, ENGINE_TYPES))
+		return FAIL(v, e ? mcr_map_get(e, "type") : engine,
+			    "engine: '%s' is not an engine; use one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed",
+			    r->engine_type);
 	if (!e)
 		return 0;
 	for (size_t i = 0; i < e->n; i++) {
@@ -326,7 +353,7 @@ static int check_engine(struct vctx *v)
 			char eng[64];
 
 			snprintf(eng, sizeof(eng), "%.*s", (int)(kl - 7), ks);
-			per_role |= in_list(eng, (const char *const[]){ "trtllm", "sglang", "vllm", "mocker", "atom", "tilert", "tokenspeed", NULL });
+			per_role |= in_list(eng, ENGINE_TYPES);
 		}
 		if (per_role)
 			return FAIL(v, k,
@@ -414,11 +441,11 @@ static int check_kv_store(struct vctx *v)
 				    entry_name(r->service));
 		if (dev != (size_t)-1 && r->engine != MCR_ENGINE_VLLM)
 			return FAIL(v, options->keys[dev],
-				    "services[%s].options.device_names_by_gpu: only vLLM reads it (engine.mooncake_kv_store.device_names_by_gpu: Unknown field); for %s set device_name in %s",
-				    entry_name(r->service), r->engine_type,
+				    "services[%s].options.device_names_by_gpu: only vLLM reads it (engine.mooncake_kv_store.device_names_by_gpu: Unknown field); %s",
+				    entry_name(r->service),
 				    r->engine == MCR_ENGINE_TRTLLM ?
-					    "options.store_config or roles.<role>.mooncake_store_config" :
-					    "MOONCAKE_DEVICE in roles.<role>.env");
+					    "for TRT-LLM set device_name in options.store_config or roles.<role>.mooncake_store_config" :
+					    "for SGLang set MOONCAKE_DEVICE in roles.<role>.env");
 	}
 	if (r->device_names_by_gpu &&
 	    check_str_list(v, r->device_names_by_gpu,
@@ -918,8 +945,9 @@ static int check_pool_wide(struct vctx *v, const struct mcr_node *map,
 	keys = mcr_buf_take(&b);
 	got = mcr_buf_take(&g);
 	rc = FAIL(v, first,
-		  "roles.%s.mooncake_store_config: %s must be the same for every server of the pool; set it in the mooncake-master service's options.store_config and remove it from the role (it sets %s)",
-		  role, keys ? keys : "?", got ? got : "?");
+		  "roles.%s.mooncake_store_config: %s must be the same for every server of the pool; set %s in the mooncake-master service's options.store_config and remove %s from the role (it sets %s)",
+		  role, keys ? keys : "?", strchr(keys ? keys : "", ',') ? "them" : "it",
+		  strchr(keys ? keys : "", ',') ? "them" : "it", got ? got : "?");
 	free(keys);
 	free(got);
 	return rc;
@@ -1013,7 +1041,7 @@ static int check_payload(struct vctx *v, int mode, const struct mcr_payload *p)
 		char *s = rep(e->val);
 
 		snprintf(msg, sizeof(msg),
-			 "stage_through_host must be true or false, not the string %s (TRT-LLM takes its truthiness, so any non-empty string means true); write it unquoted",
+			 "stage_through_host must be true or false, not the string %s (TRT-LLM takes its truthiness, so the string 'false' would mean true); write true or false unquoted",
 			 s ? s : "?");
 		free(s);
 		PFAIL(e->val, "%s", msg);
@@ -1210,7 +1238,12 @@ static int check_vllm_sglang(struct vctx *v)
 static int check_master_args(struct vctx *v)
 {
 	const struct mcr_node *args = v->r->master_args;
-	static const char *const moved[] = { "--port", "--rpc_port", "--http_metadata_server_port", "--metrics_port", "-port", "-rpc_port", "-http_metadata_server_port", "-metrics_port", NULL };
+	static const char *const moved[] = {
+		"--port", "--rpc_port", "--http_metadata_server_port", "--metrics_port",
+		"--enable_http_metadata_server", "--noenable_http_metadata_server",
+		"-port", "-rpc_port", "-http_metadata_server_port", "-metrics_port",
+		"-enable_http_metadata_server", "-noenable_http_metadata_server", NULL
+	};
 
 	for (size_t i = 0; mcr_is_seq(args) && i < args->n; i++) {
 		const char *a = args->items[i]->s;
@@ -1219,10 +1252,33 @@ static int check_master_args(struct vctx *v)
 		for (const char *const *m = moved; *m; m++)
 			if (strlen(*m) == len && strncmp(a, *m, len) == 0)
 				return FAIL(v, args->items[i],
-					    "%s: '%s' would move one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (metadata) and 8702 (metrics): remove it",
+					    "%s: '%s' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it",
 					    v->r->kv_block ? "engine.mooncake_kv_store.master_extra_args" : "mooncake-master args",
 					    a);
 	}
+	return 0;
+}
+
+/* output.log_dir: the plugin expands its placeholders for every job */
+static int check_log_dir(struct vctx *v)
+{
+	const struct mcr_node *n = mcr_map_get(mcr_map_get(v->r->root, "output"), "log_dir");
+	struct mcr_error e = { 0 };
+	char *dir;
+
+	if (!n || n->type == MCR_T_NULL)
+		return 0;
+	if (!mcr_is_str(n) || !n->s[0]) {
+		char *s = rep(n);
+		int rc = FAIL(v, n, "output.log_dir: must be a directory path, got %s", s);
+
+		free(s);
+		return rc;
+	}
+	dir = mcr_expand_dir_template(n->s, "1", "user", "/submit", &e);
+	free(dir);
+	if (!dir)
+		return FAIL(v, n, "output.log_dir: %s", e.msg + strlen("mooncake: "));
 	return 0;
 }
 
@@ -1230,7 +1286,7 @@ int mcr_recipe_validate(struct mcr_recipe *r, struct mcr_error *err)
 {
 	struct vctx v = { r, err, r->doc->name };
 
-	if (check_schema(&v) || check_one_master(&v) || check_engine(&v) ||
+	if (check_schema(&v) || check_log_dir(&v) || check_one_master(&v) || check_engine(&v) ||
 	    check_kv_store(&v) || check_services(&v) || check_roles(&v) ||
 	    check_c1(&v))
 		return -1;

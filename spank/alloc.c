@@ -11,7 +11,7 @@ int mcp_alloc_post_opt(spank_t sp)
 
 	(void)sp;
 	if (!mcp_ctx.recipe_arg)
-		return 0;
+		return mcp_role_without_recipe();
 	/* the job's steps choose their roles; only an explicit one is checked */
 	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg, true, &mcp_ctx.recipe,
 		     &role, &err)) {

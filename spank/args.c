@@ -152,6 +152,15 @@ bool mcp_recipe_inherited(const char *recipe_arg,
 	return v && recipe_arg && strcmp(v, recipe_arg) == 0;
 }
 
+int mcp_role_without_recipe(void)
+{
+	if (!mcp_ctx.role_arg)
+		return 0;
+	slurm_error(MCP_NAME ": --mooncake-role=%s needs a recipe: add --mooncake-recipe=PATH (here or on sbatch/salloc)",
+		    mcp_ctx.role_arg);
+	return -1;
+}
+
 void mcp_context_free(void)
 {
 	free(mcp_ctx.recipe_arg);

@@ -366,13 +366,75 @@ static int make_token(char *buf, size_t size)
 	return 0;
 }
 
+/* Wait until the master answers, then store this job's token in its
+ * metadata server and record the ready state. `child` is the master step's
+ * srun when this process started it (0 when it adopts one another srun
+ * started, st->srun_pid on this host). */
+static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
+		       struct mcr_error *err)
+{
+	double deadline = c->t0 + c->timeout, next = c->t0 + 1;
+	char why[512] = "starting", tail[3000], status_s[64];
+	int status;
+
+	for (;;) {
+		bool gone = false;
+
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			describe_status(status, status_s, sizeof(status_s));
+			gone = true;
+		} else if (child <= 0 && !pid_alive(st->srun_pid)) {
+			snprintf(status_s, sizeof(status_s), "its srun, pid %ld, is gone", st->srun_pid);
+			gone = true;
+		}
+		if (gone) {
+			log_tail(c->log, tail, sizeof(tail));
+			mcr_error_set(err, MCR_ESTATE,
+				      "mooncake_master on %s exited during start-up (%s) before it was ready; last lines of %s:%s",
+				      c->job->infra_node, status_s, c->log,
+				      tail[0] ? tail : " (empty)");
+			return fail_state(c, st, err);
+		}
+		if (probe_ready(c, NULL, why, sizeof(why)) == 0) {
+			int hs;
+			char body[64], reason[128];
+
+			if (mcr_http(c->job->infra_addr, MCR_METADATA_PORT, "PUT", c->key_path,
+				     st->token, PROBE_TIMEOUT_MS, &hs, body, sizeof(body),
+				     reason, sizeof(reason)) == 0 && hs == 200 &&
+			    probe_ready(c, st->token, why, sizeof(why)) == 0)
+				break;
+		}
+		if (now_s() >= deadline) {
+			log_tail(c->log, tail, sizeof(tail));
+			if (child > 0)
+				stop_child(child);
+			else
+				kill((pid_t)st->srun_pid, SIGTERM);
+			mcr_error_set(err, MCR_ESTATE,
+				      "mooncake_master on %s (%s) was not ready after %d s: %s; it was stopped. If the node is just slow, raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf); last lines of %s:%s",
+				      c->job->infra_node, c->job->infra_addr,
+				      c->timeout, why, c->log,
+				      tail[0] ? tail : " (empty)");
+			return fail_state(c, st, err);
+		}
+		progress(c, &next, why);
+		sleep_ms(POLL_MS);
+	}
+	fill_state(c, st, "ready");
+	st->ready_at = (long long)time(NULL);
+	if (mcp_state_write(c->job->dir, st, err))
+		return -1;
+	slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
+		   c->job->infra_node, c->job->infra_addr, MCR_MASTER_PORT,
+		   now_s() - c->t0);
+	return 0;
+}
+
 static int start_master(struct ctl *c, struct mcr_error *err)
 {
 	struct mcp_master_state st = { 0 };
-	double deadline = c->t0 + c->timeout, next = c->t0 + 1;
-	char why[512] = "starting", tail[3000], status_s[64];
 	pid_t pid = -1;
-	int status;
 
 	fill_state(c, &st, "starting");
 	gethostname(st.starter_host, sizeof(st.starter_host) - 1);
@@ -380,6 +442,9 @@ static int start_master(struct ctl *c, struct mcr_error *err)
 	st.started_at = (long long)time(NULL);
 	if (make_token(st.token, sizeof(st.token)))
 		return mcr_error_set(err, MCR_EIO, "cannot make a random token");
+	/* first thing under the lock: the other sruns see this attempt */
+	if (mcp_state_write(c->job->dir, &st, err))
+		return fail_state(c, &st, err);
 	/* a listener before our master exists belongs to someone else */
 	for (int port = MCR_MASTER_PORT; port <= MCR_METRICS_PORT; port++) {
 		char reason[128];
@@ -392,7 +457,7 @@ static int start_master(struct ctl *c, struct mcr_error *err)
 			return fail_state(c, &st, err);
 		}
 	}
-	if (mcp_state_write(c->job->dir, &st, err) || spawn_master(c, &pid, err))
+	if (spawn_master(c, &pid, err))
 		return fail_state(c, &st, err);
 	st.srun_pid = (long)pid;
 	if (mcp_state_write(c->job->dir, &st, err)) {
@@ -401,93 +466,93 @@ static int start_master(struct ctl *c, struct mcr_error *err)
 	}
 	slurm_info(MCP_NAME ": starting mooncake_master on %s (%s) as step mooncake-master of job %s; log: %s",
 		   c->job->infra_node, c->job->infra_addr, c->job->job_id, c->log);
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
+	return await_ready(c, &st, pid, err);
+}
 
-		if (w == pid) {
-			describe_status(status, status_s, sizeof(status_s));
-			log_tail(c->log, tail, sizeof(tail));
-			mcr_error_set(err, MCR_ESTATE,
-				      "mooncake_master on %s exited during start-up (%s) before it was ready; last lines of %s:%s",
-				      c->job->infra_node, status_s, c->log,
-				      tail[0] ? tail : " (empty)");
-			return fail_state(c, &st, err);
-		}
-		if (probe_ready(c, NULL, why, sizeof(why)) == 0) {
-			int hs;
-			char body[64], reason[128];
+/* The lock's holder: pid and host ("" when unreadable). */
+static void lock_holder(const struct ctl *c, long *pid, char *host, size_t size)
+{
+	char fmt[32];
+	FILE *f = fopen(c->lock, "re");
 
-			if (mcr_http(c->job->infra_addr, MCR_METADATA_PORT, "PUT", c->key_path,
-				     st.token, PROBE_TIMEOUT_MS, &hs, body, sizeof(body),
-				     reason, sizeof(reason)) == 0 && hs == 200 &&
-			    probe_ready(c, st.token, why, sizeof(why)) == 0)
-				break;
-		}
-		if (now_s() >= deadline) {
-			log_tail(c->log, tail, sizeof(tail));
-			stop_child(pid);
-			mcr_error_set(err, MCR_ESTATE,
-				      "mooncake_master on %s (%s) was not ready after %d s: %s; it was stopped. If the node is just slow, raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf); last lines of %s:%s",
-				      c->job->infra_node, c->job->infra_addr,
-				      c->timeout, why, c->log,
-				      tail[0] ? tail : " (empty)");
-			return fail_state(c, &st, err);
-		}
-		progress(c, &next, why);
-		sleep_ms(POLL_MS);
+	*pid = 0;
+	host[0] = '\0';
+	snprintf(fmt, sizeof(fmt), "%%ld %%%zus", size - 1);
+	if (f) {
+		if (fscanf(f, fmt, pid, host) != 2)
+			*pid = 0;
+		fclose(f);
 	}
-	fill_state(c, &st, "ready");
-	st.ready_at = (long long)time(NULL);
-	if (mcp_state_write(c->job->dir, &st, err))
-		return -1;
-	slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
-		   c->job->infra_node, c->job->infra_addr, MCR_MASTER_PORT,
-		   now_s() - c->t0);
-	return 0;
+}
+
+static bool on_this_host(const char *host)
+{
+	char me[256] = "";
+
+	gethostname(me, sizeof(me) - 1);
+	return host[0] && strcmp(host, me) == 0;
 }
 
 /* The lock holder is gone when it ran on this host and neither it nor the
  * srun it spawned is alive, or (another host) its lock is older than the
- * readiness timeout with no master ready. */
+ * readiness timeout (its own bound) with no master ready. */
 static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
 			 bool have_state)
 {
-	char host[256] = "", lhost[256] = "";
-	long lpid = 0;
+	char lhost[256];
+	long lpid;
 	struct stat sb;
-	FILE *f;
 
-	gethostname(host, sizeof(host) - 1);
-	f = fopen(c->lock, "re");
-	if (f) {
-		if (fscanf(f, "%ld %255s", &lpid, lhost) != 2)
-			lpid = 0;
-		fclose(f);
-	}
-	if (lpid && strcmp(lhost, host) == 0)
+	lock_holder(c, &lpid, lhost, sizeof(lhost));
+	if (lpid && on_this_host(lhost))
 		return !pid_alive(lpid) && !(have_state && pid_alive(st->srun_pid));
 	if (stat(c->lock, &sb) != 0)
 		return true;
-	return time(NULL) - sb.st_mtime > c->timeout + 30;
+	return time(NULL) - sb.st_mtime > c->timeout + 5;
+}
+
+/* A lock newer than the state file: a new attempt has begun and has not
+ * written its state yet. */
+static bool newer_lock(const struct ctl *c)
+{
+	char state[PATH_MAX + 32];
+	struct stat l, st;
+
+	snprintf(state, sizeof(state), "%s/%s", c->job->dir, MCP_STATE_FILE);
+	if (stat(c->lock, &l) != 0 || stat(state, &st) != 0)
+		return false;
+	return l.st_mtim.tv_sec > st.st_mtim.tv_sec ||
+	       (l.st_mtim.tv_sec == st.st_mtim.tv_sec && l.st_mtim.tv_nsec > st.st_mtim.tv_nsec);
 }
 
 /* Another srun holds the lock: wait for its verdict. 0 ready, -1 error,
- * 1 the lock was stale and has been removed (try again). */
+ * 1 start afresh (the lock was stale, or the failure it records predates
+ * this srun), after removing the lock. */
 static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 {
-	double deadline = c->t0 + c->timeout + 10, next = c->t0 + 1;
+	double deadline = c->t0 + c->timeout + 15, next = c->t0 + 1;
 	char why[512] = "another srun of this job is starting it";
+	bool first = true;
 
 	for (;;) {
 		struct mcp_master_state st;
 		struct mcr_error serr = { 0 };
 		bool have = mcp_state_read(c->job->dir, &st, &serr) == 0;
 
-		if (have && strcmp(st.state, "failed") == 0)
-			return mcr_error_set(err, MCR_ESTATE,
-					     "the job's mooncake_master could not be started (another srun of this job tried): %s",
-					     strncmp(st.message, "mooncake: ", 10) == 0 ?
-						     st.message + 10 : st.message);
+		if (have && strcmp(st.state, "failed") == 0 && !newer_lock(c)) {
+			const char *msg = strncmp(st.message, "mooncake: ", 10) == 0 ?
+						  st.message + 10 : st.message;
+
+			if (!first)
+				return mcr_error_set(err, MCR_ESTATE,
+						     "the job's mooncake_master could not be started (another srun of this job tried): %s",
+						     msg);
+			/* an earlier srun's attempt failed (the recipe may be
+			 * fixed by now): this srun tries again */
+			slurm_info(MCP_NAME ": an earlier attempt to start the master failed; trying again");
+			unlink(c->lock);
+			return 1;
+		}
 		if (have && strcmp(st.state, "ready") == 0) {
 			struct ctl cc = *c;
 			struct mcp_job job = *c->job;
@@ -502,6 +567,14 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 					     "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. It is not restarted behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
 					     st.infra_node, st.infra_addr, why, c->log);
 		}
+		if (have && strcmp(st.state, "starting") == 0 && st.srun_pid > 0 &&
+		    on_this_host(st.starter_host) && !pid_alive(st.starter_pid) &&
+		    pid_alive(st.srun_pid)) {
+			/* the starter died after launching the master step:
+			 * finish its work (readiness, token, state) */
+			slurm_info(MCP_NAME ": the srun that started the master is gone; checking the master it launched");
+			return await_ready(c, &st, 0, err);
+		}
 		if (starter_gone(c, &st, have)) {
 			slurm_info(MCP_NAME ": the srun that was starting the master is gone; taking over");
 			unlink(c->lock);
@@ -512,6 +585,7 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 					     "timed out after %d s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
 					     c->timeout, have ? st.state : "unknown",
 					     c->log);
+		first = false;
 		progress(c, &next, why);
 		sleep_ms(POLL_MS);
 	}

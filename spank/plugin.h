@@ -55,6 +55,8 @@ int mcp_parse_config(struct mcp_config *config, int ac, char **av,
 bool mcp_recipe_inherited(const char *recipe_arg,
 			  const char *(*getenv_fn)(void *, const char *, char *, size_t),
 			  void *arg);
+/* --mooncake-role given without a recipe: -1 with a message, else 0. */
+int mcp_role_without_recipe(void);
 void mcp_context_free(void);
 
 /* common.c: what several contexts do the same way */

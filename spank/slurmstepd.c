@@ -40,24 +40,64 @@ static const char *stepd_getenv(void *arg, const char *name, char *buf, size_t s
 		       buf : NULL;
 }
 
-/* CUDA_VISIBLE_DEVICES as Slurm sets it for this task: "0,1" -> {0, 1} */
-static int task_gpus(spank_t sp, int *ids, size_t max, size_t *count,
-		     struct mcr_error *err)
+static int parse_ids(const char *list, int *ids, size_t max, size_t *count,
+		     const char *var, struct mcr_error *err)
 {
 	char buf[1024], *save = NULL, *tok;
 
 	*count = 0;
-	if (!stepd_getenv(sp, "CUDA_VISIBLE_DEVICES", buf, sizeof(buf)))
-		return 0;
+	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *end;
 		long v = strtol(tok, &end, 10);
 
 		if (end == tok || *end || v < 0 || v > 4096 || *count == max)
 			return mcr_error_set(err, MCR_ESTATE,
-					     "CUDA_VISIBLE_DEVICES='%s' does not list GPU indexes; device_names_by_gpu needs the task's physical GPU numbers",
-					     tok);
+					     "%s='%s' does not list GPU indexes; device_names_by_gpu needs the task's physical GPU numbers",
+					     var, list);
 		ids[(*count)++] = (int)v;
+	}
+	return 0;
+}
+
+/*
+ * The physical GPUs of this task. CUDA_VISIBLE_DEVICES is what the task
+ * uses; without device constraints Slurm sets it to physical indexes (all of
+ * them among SLURM_STEP_GPUS), with ConstrainDevices it is renumbered from 0
+ * and entry i stands for the i-th GPU of SLURM_STEP_GPUS.
+ */
+static int task_gpus(spank_t sp, int *ids, size_t max, size_t *count,
+		     struct mcr_error *err)
+{
+	char cvd[1024], step[1024];
+	int step_ids[256];
+	size_t nstep = 0;
+	bool all_physical = true;
+
+	*count = 0;
+	if (!stepd_getenv(sp, "CUDA_VISIBLE_DEVICES", cvd, sizeof(cvd)) || !cvd[0])
+		return 0;
+	if (parse_ids(cvd, ids, max, count, "CUDA_VISIBLE_DEVICES", err))
+		return -1;
+	if (!stepd_getenv(sp, "SLURM_STEP_GPUS", step, sizeof(step)) || !step[0])
+		return 0;
+	if (parse_ids(step, step_ids, 256, &nstep, "SLURM_STEP_GPUS", err))
+		return -1;
+	for (size_t i = 0; i < *count; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < nstep; j++)
+			found |= ids[i] == step_ids[j];
+		all_physical &= found;
+	}
+	if (all_physical)
+		return 0;
+	for (size_t i = 0; i < *count; i++) {
+		if ((size_t)ids[i] >= nstep)
+			return mcr_error_set(err, MCR_ESTATE,
+					     "CUDA_VISIBLE_DEVICES='%s' does not match SLURM_STEP_GPUS='%s'; cannot tell the task's physical GPUs for device_names_by_gpu",
+					     cvd, step);
+		ids[i] = step_ids[ids[i]];
 	}
 	return 0;
 }

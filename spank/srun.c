@@ -29,7 +29,7 @@ int mcp_srun_post_opt(spank_t sp)
 
 	(void)sp;
 	if (!mcp_ctx.recipe_arg)
-		return 0;
+		return mcp_role_without_recipe();
 	inherited = mcp_recipe_inherited(mcp_ctx.recipe_arg, srun_getenv, NULL);
 	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg, inherited,
 		     &mcp_ctx.recipe, &mcp_ctx.role, &err)) {

@@ -81,6 +81,8 @@ srun -N1 -n1 --exact -w n2 --mooncake-recipe=badflag.yaml --mooncake-role=prefil
 srun -N1 -n1 --exact -w n3 --mooncake-recipe=badflag.yaml --mooncake-role=decode echo TASK-RAN >badflag-d.out 2>&1 &
 wait
 echo "after=$SECONDS" >badflag.time
+# the user fixes the recipe: a later srun of the same job tries again
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >badflag-retry.out 2>&1
 EOS
 jid=$(run_job badflag -N3)
 check "startup failure: both sruns failed, no task ran" bash -c "! grep -q TASK-RAN badflag-p.out badflag-d.out && grep -q 'mooncake:' badflag-p.out && grep -q 'mooncake:' badflag-d.out"
@@ -90,6 +92,8 @@ check "startup failure: the other srun failed at once with the same cause" \
 	bash -c "cat badflag-p.out badflag-d.out | grep -q 'could not be started (another srun of this job tried)'"
 check "startup failure: both failed long before the 120 s timeout ($(cat badflag.time))" \
 	bash -c "[ \$(sed 's/after=//' badflag.time) -lt 30 ]"
+check "startup failure: a later srun with a fixed recipe starts the master" \
+	bash -c "grep -q 'earlier attempt to start the master failed; trying again' badflag-retry.out && grep -qx '127.0.0.1:8700' badflag-retry.out"
 
 # --- E: the timeout names the port that never answered
 sed 's/^    type: mooncake-master$/    type: mooncake-master\n    command: [sleep, "60"]\n    readiness: {port: 8700, timeout_seconds: 3}/' r.yaml >slow.yaml

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -35,6 +36,17 @@ static const char BAD[] =
 	"            mooncake_store_config: {global_segment_size: 16GB}}\n"
 	"services:\n"
 	"  - {name: mooncake-master, type: mooncake-master}\n";
+
+static const char VLLM_GPU[] =
+	"schema: 2\n"
+	"engine: vllm\n"
+	"resources: {gpus_per_node: 4}\n"
+	"roles:\n"
+	"  prefill: {args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}}\n"
+	"services:\n"
+	"  - name: mooncake-master\n"
+	"    type: mooncake-master\n"
+	"    options: {device_names_by_gpu: [mlx5_0, mlx5_0, mlx5_1, mlx5_1], store_config: {protocol: rdma}}\n";
 
 static char dir[256];
 
@@ -167,6 +179,20 @@ START_TEST(srun_inherited_recipe_without_role_gets_nothing)
 }
 END_TEST
 
+START_TEST(role_without_recipe_is_refused)
+{
+	spank_context_t ctx[] = { S_CTX_LOCAL, S_CTX_ALLOCATOR };
+
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(init(ctx[i], NULL), 0);
+		ck_assert_int_eq(stub_option("mooncake-role", "prefill", 0), 0);
+		ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+		ck_log_contains("--mooncake-role=prefill needs a recipe: add --mooncake-recipe=PATH");
+		slurm_spank_exit(NULL, 0, NULL);
+	}
+}
+END_TEST
+
 START_TEST(srun_empty_option_value)
 {
 	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
@@ -176,10 +202,49 @@ START_TEST(srun_empty_option_value)
 }
 END_TEST
 
-/* A master that another srun recorded as failed fails this srun at once,
- * with the recorded message and without starting anything. */
-START_TEST(srun_recorded_failure_fails_at_once)
+/* Another srun is starting the master and fails while this srun waits:
+ * this srun fails at once with that srun's message. */
+START_TEST(srun_concurrent_failure_fails_at_once)
 {
+	char logdir[512];
+	struct mcp_master_state st = { 0 };
+	struct mcr_error err = { 0 };
+	pid_t pid;
+
+	in_tmpdir();
+	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
+	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
+	write_file("outputs/4301/logs/mooncake_master.lock", "1 elsewhere\n");
+	snprintf(st.state, sizeof(st.state), "starting");
+	snprintf(st.starter_host, sizeof(st.starter_host), "elsewhere");
+	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* the other srun's verdict, half a second later */
+		usleep(500000);
+		snprintf(st.state, sizeof(st.state), "failed");
+		snprintf(st.message, sizeof(st.message), "mooncake: mooncake_master on n1 exited during start-up (exit status 1)");
+		_exit(mcp_state_write(logdir, &st, &err) ? 1 : 0);
+	}
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "decode", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("could not be started (another srun of this job tried): mooncake_master on n1 exited during start-up (exit status 1)");
+	/* the client configs were written before the master was looked at */
+	ck_assert(exists("%s/outputs/4301/logs/mooncake_store_config_decode.json", dir));
+	slurm_spank_exit(NULL, 0, NULL);
+	waitpid(pid, NULL, 0);
+}
+END_TEST
+
+/* A failure recorded before this srun came (the user may have fixed the
+ * recipe since): this srun tries again instead of repeating old news. */
+START_TEST(srun_earlier_failure_is_retried)
+{
+	char *av[] = { "srun=/bin/false", NULL };
 	char logdir[512];
 	struct mcp_master_state st = { 0 };
 	struct mcr_error err = { 0 };
@@ -189,16 +254,16 @@ START_TEST(srun_recorded_failure_fails_at_once)
 	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
 	write_file("outputs/4301/logs/mooncake_master.lock", "1 elsewhere\n");
 	snprintf(st.state, sizeof(st.state), "failed");
-	snprintf(st.message, sizeof(st.message), "mooncake: mooncake_master on n1 exited during start-up (exit status 1)");
+	snprintf(st.message, sizeof(st.message), "mooncake: OLD FAILURE");
 	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
-	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(init(S_CTX_LOCAL, av), 0);
 	stub_option("mooncake-recipe", TRT, 0);
 	stub_option("mooncake-role", "decode", 0);
 	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("could not be started (another srun of this job tried): mooncake_master on n1 exited during start-up (exit status 1)");
-	/* the client configs were written before the master was looked at */
-	ck_assert(exists("%s/outputs/4301/logs/mooncake_store_config_decode.json", dir));
+	ck_log_contains("an earlier attempt to start the master failed; trying again");
+	ck_log_contains("exited during start-up (exit status 1)");
+	ck_assert_msg(!strstr(stub.log, "OLD FAILURE"), "old failure repeated:\n%s", stub.log);
 	slurm_spank_exit(NULL, 0, NULL);
 }
 END_TEST
@@ -425,6 +490,47 @@ START_TEST(stepd_sglang_gets_variables_no_path)
 }
 END_TEST
 
+/* vLLM device_names_by_gpu: the task's file follows its physical GPUs,
+ * also when ConstrainDevices renumbers CUDA_VISIBLE_DEVICES from 0 */
+START_TEST(stepd_vllm_per_gpu_file)
+{
+	char want[512], path[512];
+	char *text;
+	FILE *f;
+
+	in_tmpdir();
+	write_file("vllm.yaml", VLLM_GPU);
+	remote_step(1, "vllm.yaml", "prefill", true, NULL);
+	stub_setenv("CUDA_VISIBLE_DEVICES", "0,1");
+	stub_setenv("SLURM_STEP_GPUS", "2,3");
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	snprintf(want, sizeof(want), "%s/outputs/4301/logs/mooncake_store_config_gpu2-3.json", dir);
+	ck_assert_str_eq(stub_getenv("MOONCAKE_CONFIG_PATH"), want);
+	f = fopen(want, "r");
+	ck_assert_ptr_nonnull(f);
+	text = calloc(1, 4096);
+	ck_assert_uint_gt(fread(text, 1, 4095, f), 0);
+	fclose(f);
+	ck_assert_str_eq(text, "{\n  \"protocol\": \"rdma\",\n  \"master_server_address\": \"127.0.0.1:8700\",\n  \"device_name\": \"mlx5_1\"\n}");
+	free(text);
+	slurm_spank_exit(NULL, 0, NULL);
+	/* unconstrained: CUDA_VISIBLE_DEVICES holds physical ids already */
+	remote_step(1, "vllm.yaml", "prefill", false, NULL);
+	stub_setenv("CUDA_VISIBLE_DEVICES", "1,2");
+	stub_setenv("SLURM_STEP_GPUS", "1,2");
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	snprintf(path, sizeof(path), "%s/outputs/4301/logs/mooncake_store_config_gpu1-2.json", dir);
+	ck_assert_str_eq(stub_getenv("MOONCAKE_CONFIG_PATH"), path);
+	slurm_spank_exit(NULL, 0, NULL);
+	/* a GPU outside the list */
+	remote_step(1, "vllm.yaml", "prefill", false, NULL);
+	stub_setenv("CUDA_VISIBLE_DEVICES", "5");
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains("does not cover physical GPUs [5]");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 static Suite *plugin_suite(void)
 {
 	Suite *s = suite_create("plugin");
@@ -439,7 +545,9 @@ static Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_role_the_recipe_lacks);
 	tcase_add_test(srun, srun_inherited_recipe_without_role_gets_nothing);
 	tcase_add_test(srun, srun_empty_option_value);
-	tcase_add_test(srun, srun_recorded_failure_fails_at_once);
+	tcase_add_test(srun, role_without_recipe_is_refused);
+	tcase_add_test(srun, srun_concurrent_failure_fails_at_once);
+	tcase_add_test(srun, srun_earlier_failure_is_retried);
 	tcase_add_test(srun, srun_ready_master_that_died);
 	tcase_add_test(srun, srun_master_that_exits_at_start);
 	tcase_add_test(srun, plugstack_arguments);
@@ -450,6 +558,7 @@ static Suite *plugin_suite(void)
 	tcase_add_test(stepd, stepd_inherited_recipe_without_role);
 	tcase_add_test(stepd, stepd_errors_return_minus_one);
 	tcase_add_test(stepd, stepd_sglang_gets_variables_no_path);
+	tcase_add_test(stepd, stepd_vllm_per_gpu_file);
 	suite_add_tcase(s, srun);
 	suite_add_tcase(s, alloc);
 	suite_add_tcase(s, stepd);
