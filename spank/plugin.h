@@ -41,6 +41,7 @@ struct mcp_context {
 	struct mcr_recipe *recipe;  /* loaded in init_post_opt (srun, sbatch) */
 	enum mcr_role role;
 	bool active;                /* this srun step has a role and a recipe */
+	bool prepared;              /* srun: the job's files and master are done */
 };
 
 extern struct mcp_context mcp_ctx;

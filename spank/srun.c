@@ -2,10 +2,17 @@
  * srun.c - the local context: srun on the submit host, as the user.
  *
  * init_post_opt   load and validate the recipe, decide the step's role:
- *                 errors show before any allocation or step exists
- * local_user_init the job exists now: find the infra node, write the
- *                 client configs into the job's directory, make sure the
- *                 job's master runs (master.c)
+ *                 errors show before any allocation or step exists. Inside
+ *                 an allocation (SLURM_JOB_ID set), also prepare the job
+ *                 (below) here, before srun creates the step: Slurm 22.05
+ *                 leaves the step of an srun whose local_user_init fails
+ *                 allocated for the rest of the job, so the job's later
+ *                 sruns on those nodes would wait forever.
+ * local_user_init a standalone srun's job exists only now: prepare it here
+ *                 (a failure ends srun and with it the job it created).
+ *
+ * Preparing the job: find the infra node, write the client configs into
+ * the job's directory, make sure the job's master runs (master.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +20,8 @@
 #include <unistd.h>
 
 #include "plugin.h"
+
+static int prepare_job(uint32_t job_id, uid_t uid);
 
 static const char *srun_getenv(void *arg, const char *name, char *buf, size_t size)
 {
@@ -37,49 +46,55 @@ int mcp_srun_post_opt(spank_t sp)
 		return -1;
 	}
 	mcp_ctx.active = mcp_ctx.role != MCR_ROLE_NONE;
-	if (mcp_ctx.active)
-		slurm_verbose(MCP_NAME ": %s: role %s", mcp_ctx.recipe_arg,
-			      mcr_role_name(mcp_ctx.role));
-	return 0;
-}
+	if (!mcp_ctx.active)
+		return 0;
+	slurm_verbose(MCP_NAME ": %s: role %s", mcp_ctx.recipe_arg,
+		      mcr_role_name(mcp_ctx.role));
+	/* inside an allocation: the job is known, prepare it before the step
+	 * exists (the job id of a heterogeneous job is its leader's) */
+	{
+		const char *id = getenv("SLURM_HET_JOB_ID");
 
-/* the job id under which the job's master runs (a heterogeneous job has
- * one master, keyed by the leader's id) */
-static int job_id_of(spank_t sp, uint32_t *job_id, char *buf, size_t size)
-{
-	const char *het = getenv("SLURM_HET_JOB_ID");
-	spank_err_t rc;
-
-	if (het && *het) {
-		*job_id = (uint32_t)strtoul(het, NULL, 10);
-	} else if ((rc = spank_get_item(sp, S_JOB_ID, job_id)) != ESPANK_SUCCESS) {
-		slurm_error(MCP_NAME ": cannot get the job id: %s", spank_strerror(rc));
-		return -1;
+		if (!id || !*id)
+			id = getenv("SLURM_JOB_ID");
+		if (id && *id) {
+			mcp_ctx.prepared = true;
+			return prepare_job((uint32_t)strtoul(id, NULL, 10), getuid());
+		}
 	}
-	snprintf(buf, size, "%u", *job_id);
 	return 0;
 }
 
 int mcp_srun_user_init(spank_t sp)
+{
+	uint32_t job_id;
+	uid_t uid;
+	spank_err_t rc;
+
+	if (!mcp_ctx.active || mcp_ctx.prepared)
+		return 0;
+	if ((rc = spank_get_item(sp, S_JOB_ID, &job_id)) != ESPANK_SUCCESS) {
+		slurm_error(MCP_NAME ": cannot get the job id: %s", spank_strerror(rc));
+		return -1;
+	}
+	if ((rc = spank_get_item(sp, S_JOB_UID, &uid)) != ESPANK_SUCCESS) {
+		slurm_error(MCP_NAME ": cannot get the job's user: %s", spank_strerror(rc));
+		return -1;
+	}
+	mcp_ctx.prepared = true;
+	return prepare_job(job_id, uid);
+}
+
+static int prepare_job(uint32_t job_id, uid_t uid)
 {
 	struct mcr_error err = { 0 };
 	struct mcr_file_list files = { 0 };
 	char job_id_s[32], cwd[PATH_MAX], infra_addr[64] = "";
 	char *dir = NULL, *nodelist = NULL, **hosts = NULL, *master_addr = NULL;
 	const char *submit_dir;
-	uint32_t job_id;
-	uid_t uid;
 	int rv = -1;
-	spank_err_t rc;
 
-	if (!mcp_ctx.active)
-		return 0;
-	if (job_id_of(sp, &job_id, job_id_s, sizeof(job_id_s)))
-		return -1;
-	if ((rc = spank_get_item(sp, S_JOB_UID, &uid)) != ESPANK_SUCCESS) {
-		slurm_error(MCP_NAME ": cannot get the job's user: %s", spank_strerror(rc));
-		return -1;
-	}
+	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
 	submit_dir = getenv("SLURM_SUBMIT_DIR");
 	if (!submit_dir || !*submit_dir) {
 		if (!getcwd(cwd, sizeof(cwd))) {

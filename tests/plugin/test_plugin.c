@@ -57,6 +57,8 @@ static void in_tmpdir(void)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(chdir(dir), 0);
 	unsetenv("SLURM_SUBMIT_DIR");
+	unsetenv("SLURM_JOB_ID");
+	unsetenv("SLURM_HET_JOB_ID");
 	unsetenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe");
 }
 
@@ -321,6 +323,27 @@ START_TEST(srun_master_that_exits_at_start)
 }
 END_TEST
 
+/* Inside an allocation the job is prepared in init_post_opt, before srun
+ * creates the step (a failing local_user_init would leave the step
+ * allocated in Slurm 22.05); local_user_init then has nothing left to do. */
+START_TEST(srun_in_allocation_prepares_before_the_step)
+{
+	char *av[] = { "srun=/bin/false", NULL };
+
+	in_tmpdir();
+	setenv("SLURM_JOB_ID", "4302", 1);
+	ck_assert_int_eq(init(S_CTX_LOCAL, av), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "prefill", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("exited during start-up (exit status 1)");
+	/* the job id came from the environment, not from S_JOB_ID (4301) */
+	ck_assert(exists("%s/outputs/4302/logs/mooncake_store_config_prefill.json", dir));
+	ck_assert(!exists("%s/outputs/4301", dir));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 /* ---- sbatch / salloc (allocator) ---------------------------------- */
 
 START_TEST(alloc_refuses_bad_recipe)
@@ -550,6 +573,7 @@ static Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_earlier_failure_is_retried);
 	tcase_add_test(srun, srun_ready_master_that_died);
 	tcase_add_test(srun, srun_master_that_exits_at_start);
+	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
 	tcase_add_test(srun, plugstack_arguments);
 	tcase_add_test(alloc, alloc_refuses_bad_recipe);
 	tcase_add_test(alloc, alloc_accepts_recipe_without_role);
