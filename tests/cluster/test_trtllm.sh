@@ -39,4 +39,4 @@ check "the prefill client put the value (rc=0)" grep -q "^n2 PUT pool-key rc=0" 
 check "the decode client read back what prefill put" grep -qx "n3 GOT pool-key=hello-from-prefill" "$W/decode.out"
 check "the master's log is in the job's directory" grep -q "Master service started" "$dir/mooncake_master.log"
 check "no mooncake_master process is left after the job" test "$(masters_left)" = 0
-[ -n "${MCK_VERBOSE:-}" ] && tail -n +1 "$W"/*.out
+if [ -n "${MCK_VERBOSE:-}" ]; then tail -n +1 "$W"/*.out; fi
