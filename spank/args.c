@@ -146,10 +146,15 @@ bool mcp_recipe_inherited(const char *recipe_arg,
 			  const char *(*getenv_fn)(void *, const char *, char *, size_t),
 			  void *arg)
 {
-	char buf[PATH_MAX + 1];
+	char buf[PATH_MAX + 1], a[PATH_MAX], b[PATH_MAX];
 	const char *v = getenv_fn(arg, INHERITED_VAR, buf, sizeof(buf));
 
-	return v && recipe_arg && strcmp(v, recipe_arg) == 0;
+	if (!v || !recipe_arg)
+		return false;
+	if (strcmp(v, recipe_arg) == 0)
+		return true;
+	/* "./r.yaml" and "r.yaml" name the same recipe */
+	return realpath(v, a) && realpath(recipe_arg, b) && strcmp(a, b) == 0;
 }
 
 int mcp_role_without_recipe(void)

@@ -308,19 +308,25 @@ static int spawn_master(const struct ctl *c, pid_t *pid, struct mcr_error *err)
 		goto out;
 	}
 
+	/* own session (srun's signals and exit do not reach it), default
+	 * signals, stdin /dev/null, output to the log, nothing else inherited */
 	sigemptyset(&none);
 	sigfillset(&all);
-	posix_spawnattr_init(&attr);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-					       POSIX_SPAWN_SETSIGDEF);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, c->log, O_WRONLY | O_APPEND, 0);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	rc = posix_spawnp(pid, argv[0], &fa, &attr, argv, env);
+	if (posix_spawnattr_init(&attr) != 0)
+		goto nomem;
+	if (posix_spawn_file_actions_init(&fa) != 0) {
+		posix_spawnattr_destroy(&attr);
+		goto nomem;
+	}
+	rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+						     POSIX_SPAWN_SETSIGDEF);
+	rc = rc ? rc : posix_spawnattr_setsigmask(&attr, &none);
+	rc = rc ? rc : posix_spawnattr_setsigdefault(&attr, &all);
+	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 1, c->log, O_WRONLY | O_APPEND, 0);
+	rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	rc = rc ? rc : posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	rc = rc ? rc : posix_spawnp(pid, argv[0], &fa, &attr, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (rc != 0) {
@@ -380,8 +386,14 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 	for (;;) {
 		bool gone = false;
 
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+		pid_t w = child > 0 ? waitpid(child, &status, WNOHANG) : 0;
+
+		if (w == child && child > 0) {
 			describe_status(status, status_s, sizeof(status_s));
+			gone = true;
+		} else if (w < 0 && !pid_alive(child)) {
+			/* reaped by someone else (ECHILD): status unknown */
+			snprintf(status_s, sizeof(status_s), "exit status unknown");
 			gone = true;
 		} else if (child <= 0 && !pid_alive(st->srun_pid)) {
 			snprintf(status_s, sizeof(status_s), "its srun, pid %ld, is gone", st->srun_pid);
