@@ -1,0 +1,491 @@
+/* test_lib.c - the library's helpers: sizes (§6), JSON bytes (§2.1
+ * "Encoding"), hostlists, job directories, atomic files, the master's argv
+ * (§4.1), the worker environment (§5), the readiness probes. */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* ---- sizes (§6) ------------------------------------------------------ */
+
+static const struct {
+	const char *text;
+	long long bytes;
+} SIZES_OK[] = {
+	{ "16GiB", 17179869184LL }, { "16gib", 17179869184LL }, { "16 GiB", 17179869184LL },
+	{ " 16GiB ", 17179869184LL }, { "1.5GiB", 1610612736LL }, { "16", 16 },
+	{ "16B", 16 }, { "0", 0 }, { "8KiB", 8192 }, { "2TiB", 2199023255552LL },
+	{ "0.5MiB", 524288 },
+};
+static const char *const SIZES_BAD[] = {
+	"16GB", "16G", ".5GiB", "1e9", "-1GiB", "lots", "16PiB", "16 G iB", "", "1.GiB",
+};
+
+START_TEST(test_sizes_accepted)
+{
+	long long b = -1;
+	struct mcr_error err = { 0 };
+
+	ck_assert_int_eq(mcr_parse_size_text("global_segment_size", SIZES_OK[_i].text, &b, &err), 0);
+	ck_assert_msg(b == SIZES_OK[_i].bytes, "%s -> %lld, want %lld", SIZES_OK[_i].text, b,
+		      SIZES_OK[_i].bytes);
+}
+END_TEST
+
+START_TEST(test_sizes_refused)
+{
+	long long b;
+	struct mcr_error err = { 0 };
+
+	ck_assert_int_eq(mcr_parse_size_text("global_segment_size", SIZES_BAD[_i], &b, &err), -1);
+	ck_assert_contains(err.msg, "must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused");
+	ck_assert_int_eq(err.kind, MCR_EINVAL);
+}
+END_TEST
+
+START_TEST(test_size_nodes)
+{
+	struct mcr_doc *doc = NULL;
+	char msg[256];
+	long long b;
+
+	ck_assert_int_eq(mcr_size_of_node("k", typed("1.9", &doc), &b, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(b, 1); /* truncated toward zero */
+	mcr_doc_free(doc);
+	ck_assert_int_eq(mcr_size_of_node("k", typed("-1", &doc), &b, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(b, -1); /* the minimum check is the caller's */
+	mcr_doc_free(doc);
+	ck_assert_int_eq(mcr_size_of_node("k", typed("true", &doc), &b, msg, sizeof(msg)), -1);
+	ck_assert_str_eq(msg, "k must be a byte count or a size such as '16GiB', got True");
+	mcr_doc_free(doc);
+	ck_assert_int_eq(mcr_size_of_node("k", typed("~", &doc), &b, msg, sizeof(msg)), -1);
+	ck_assert_str_eq(msg, "k must be a byte count or a size such as '16GiB', got None");
+	mcr_doc_free(doc);
+	ck_assert_int_eq(mcr_size_of_node("k", typed("-.inf", &doc), &b, msg, sizeof(msg)), -1);
+	ck_assert_str_eq(msg, "k must be a finite size, got -inf");
+	mcr_doc_free(doc);
+	ck_assert_int_eq(mcr_size_of_node("k", typed("1.0e+30", &doc), &b, msg, sizeof(msg)), 0);
+	ck_assert(b > 0); /* Python's int is unbounded: saturates, still valid */
+	mcr_doc_free(doc);
+}
+END_TEST
+
+START_TEST(test_py_int)
+{
+	static const struct {
+		const char *text;
+		bool ok;
+		long long v;
+	} cases[] = {
+		{ "'64'", true, 64 }, { "' 64 '", true, 64 }, { "'-3'", true, -3 },
+		{ "'1_000'", true, 1000 }, { "'64.0'", false, 0 }, { "'lots'", false, 0 },
+		{ "'1__0'", false, 0 }, { "'_1'", false, 0 }, { "64.9", true, 64 },
+		{ "-0.5", true, 0 }, { "~", false, 0 }, { ".nan", false, 0 }, { "7", true, 7 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mcr_doc *doc = NULL;
+		long long v = -99;
+		bool ok = mcr_py_int(typed(cases[i].text, &doc), &v);
+
+		ck_assert_msg(ok == cases[i].ok, "int(%s): ok=%d", cases[i].text, ok);
+		if (ok)
+			ck_assert_msg(v == cases[i].v, "int(%s) = %lld", cases[i].text, v);
+		mcr_doc_free(doc);
+	}
+}
+END_TEST
+
+/* ---- JSON bytes -------------------------------------------------------- */
+
+START_TEST(test_json_format)
+{
+	const char *y =
+		"schema: 2\n"
+		"engine: vllm\n"
+		"roles:\n"
+		"  prefill: {args: {kv-transfer-config: 'MooncakeStoreConnector'}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    options:\n"
+		"      store_config:\n"
+		"        ratio: 64.0\n"
+		"        tiny: 0.00001\n"
+		"        big: 1.0e+20\n"
+		"        inf: .inf\n"
+		"        text: \"caf\\u00e9 \\U0001F600 \\\"q\\\" \\\\ /\\t\\x7f\"\n"
+		"        none: ~\n"
+		"        flag: no\n"
+		"        list: [1, 'two', {three: 3}]\n"
+		"        empty: {}\n"
+		"        nothing: []\n"
+		"        1: int key\n"
+		"        true: bool key\n";
+	const char *want =
+		"{\n"
+		"  \"ratio\": 64.0,\n"
+		"  \"tiny\": 1e-05,\n"
+		"  \"big\": 1e+20,\n"
+		"  \"inf\": Infinity,\n"
+		"  \"text\": \"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\\\ /\\t\\u007f\",\n"
+		"  \"none\": null,\n"
+		"  \"flag\": false,\n"
+		"  \"list\": [\n"
+		"    1,\n"
+		"    \"two\",\n"
+		"    {\n"
+		"      \"three\": 3\n"
+		"    }\n"
+		"  ],\n"
+		"  \"empty\": {},\n"
+		"  \"nothing\": [],\n"
+		/* 1 and true are one key to Python: the later value, the first position */
+		"  \"1\": \"bool key\",\n"
+		"  \"master_server_address\": \"10.1.1.1:8700\"\n"
+		"}";
+	struct mcr_recipe *r = load_ok(y);
+	struct mcr_file_list files;
+	struct mcr_error err = { 0 };
+
+	ck_assert_int_eq(mcr_client_configs(r, "10.1.1.1:8700", &files, &err), 0);
+	ck_assert_int_eq(files.count, 1);
+	ck_assert_str_eq(files.files[0].name, "mooncake_store_config.json");
+	ck_assert_str_eq(files.files[0].text, want);
+	mcr_file_list_free(&files);
+	mcr_recipe_free(r);
+}
+END_TEST
+
+/* ---- hostlists --------------------------------------------------------- */
+
+START_TEST(test_hostlist)
+{
+	static const struct {
+		const char *list;
+		const char *want; /* space-joined */
+	} ok[] = {
+		{ "n1", "n1" },
+		{ "n[1-3,7],gpu-01", "n1 n2 n3 n7 gpu-01" },
+		{ "gpu-[08-11]", "gpu-08 gpu-09 gpu-10 gpu-11" },
+		{ "rack[1-2]-n[1-2]", "rack1-n1 rack1-n2 rack2-n1 rack2-n2" },
+		{ "a,b,,c", "a b c" },
+		{ "node[9-10]x", "node9x node10x" },
+	};
+	static const char *const bad[] = { "n[1-", "n[]", "n[3-1]", "n[a-b]", "n]1[", "n[1-2" };
+	struct mcr_error err = { 0 };
+	char **hosts;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct mcr_buf b = { 0 };
+		char *joined;
+
+		ck_assert_int_eq(mcr_hostlist_expand(ok[i].list, 1000, &hosts, &err), 0);
+		for (char **h = hosts; *h; h++)
+			mcr_buf_printf(&b, "%s%s", h == hosts ? "" : " ", *h);
+		joined = mcr_buf_take(&b);
+		ck_assert_str_eq(joined, ok[i].want);
+		free(joined);
+		mcr_strv_free(hosts);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(mcr_hostlist_expand(bad[i], 1000, &hosts, &err) == -1,
+			      "%s accepted", bad[i]);
+	ck_assert_int_eq(mcr_hostlist_expand("n[1-100000]", 1000, &hosts, &err), -1);
+	ck_assert_contains(err.msg, "more than 1000 hosts");
+}
+END_TEST
+
+/* ---- job directories and files ----------------------------------------- */
+
+START_TEST(test_dir_template)
+{
+	struct mcr_error err = { 0 };
+	char *d;
+
+	d = mcr_expand_dir_template(MCR_DEFAULT_JOB_DIR, "4301", "alice", "/home/alice/run", &err);
+	ck_assert_str_eq(d, "/home/alice/run/outputs/4301/logs");
+	free(d);
+	d = mcr_expand_dir_template("./outputs/{job_id}/logs/", "7", "u", "/s", &err);
+	ck_assert_str_eq(d, "/s/./outputs/7/logs");
+	free(d);
+	d = mcr_expand_dir_template("/scratch/{user}/{job_id}", "7", "bob", "/s", &err);
+	ck_assert_str_eq(d, "/scratch/bob/7");
+	free(d);
+	ck_assert_ptr_null(mcr_expand_dir_template("/x/{jobid}", "7", "u", "/s", &err));
+	ck_assert_contains(err.msg, "unknown placeholder at '{jobid}'");
+	ck_assert_contains(load_err("schema: 2\noutput: {log_dir: '/x/{job}'}\n"),
+			   "output.log_dir: the job directory '/x/{job}' has an unknown placeholder");
+}
+END_TEST
+
+START_TEST(test_atomic_write)
+{
+	char dir[] = "/tmp/mck-atomic.XXXXXX";
+	struct mcr_error err = { 0 };
+	char path[256], *text;
+	DIR *d;
+	struct dirent *e;
+	int entries = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(mcr_write_file_atomic(dir, "f.json", "old", 3, &err), 0);
+	ck_assert_int_eq(mcr_write_file_atomic(dir, "f.json", "{\n}", 3, &err), 0);
+	snprintf(path, sizeof(path), "%s/f.json", dir);
+	text = slurp(path);
+	ck_assert_str_eq(text, "{\n}");
+	free(text);
+	/* no temporary file is left behind */
+	d = opendir(dir);
+	while ((e = readdir(d)))
+		entries += e->d_name[0] != '.' || strncmp(e->d_name, ".f.json", 7) == 0;
+	closedir(d);
+	ck_assert_int_eq(entries, 1);
+	/* an unwritable place: an error, nothing created */
+	ck_assert_int_eq(mcr_write_file_atomic("/proc", "f.json", "x", 1, &err), -1);
+	ck_assert_int_eq(err.kind, MCR_EIO);
+	ck_assert_int_eq(mcr_mkdir_p("/dev/null/x", 0755, &err), -1);
+	ck_assert_contains(err.msg, "cannot create the directory /dev/null");
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* Readers never see a half-written file while writers replace it. */
+START_TEST(test_atomic_write_concurrent)
+{
+	char dir[] = "/tmp/mck-atomic.XXXXXX", path[256];
+	char big[65536];
+	struct mcr_error err = { 0 };
+	pid_t pid;
+	int bad = 0, status;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ck_assert_int_eq(mcr_write_file_atomic(dir, "f", big, strlen(big), &err), 0);
+	pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < 200; i++)
+			if (mcr_write_file_atomic(dir, "f", big, strlen(big), &err))
+				_exit(1);
+		_exit(0);
+	}
+	snprintf(path, sizeof(path), "%s/f", dir);
+	for (int i = 0; i < 400; i++) {
+		char *t = slurp(path);
+
+		bad += !t || strlen(t) != strlen(big);
+		free(t);
+	}
+	waitpid(pid, &status, 0);
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_eq(bad, 0);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* ---- the master's argv (§4.1) ------------------------------------------ */
+
+START_TEST(test_master_argv)
+{
+	const char *base = "schema: 2\nengine: sglang\nroles: {agg: {}}\nservices:\n"
+			   "  - name: mooncake-master\n    type: mooncake-master\n";
+	char y[1024];
+	struct mcr_recipe *r;
+	struct mcr_error err = { 0 };
+	char **argv;
+	const char *want[] = {
+		"/opt/mc/bin/mooncake_master", "--port=8700", "--enable_http_metadata_server=true",
+		"--http_metadata_server_port=8701", "--eviction_high_watermark_ratio=0.9",
+		"--default_kv_lease_ttl=10000", "--rpc_thread_num=16",
+		"--enable_metric_reporting=true", "--metrics_port=8702", "--client_ttl=30", NULL,
+	};
+
+	snprintf(y, sizeof(y), "%s    args: [--client_ttl=30]\n", base);
+	r = load_ok(y);
+	ck_assert_int_eq(mcr_master_argv(r, "/opt/mc/bin/mooncake_master", &argv, &err), 0);
+	for (size_t i = 0; want[i] || argv[i]; i++)
+		ck_assert_str_eq(argv[i] ? argv[i] : "(end)", want[i] ? want[i] : "(end)");
+	mcr_strv_free(argv);
+	mcr_recipe_free(r);
+	/* command replaces the defaults; args are appended */
+	snprintf(y, sizeof(y), "%s    command: [my-master, --x]\n    args: [--y]\n", base);
+	r = load_ok(y);
+	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", &argv, &err), 0);
+	ck_assert_str_eq(argv[0], "my-master");
+	ck_assert_str_eq(argv[1], "--x");
+	ck_assert_str_eq(argv[2], "--y");
+	ck_assert_ptr_null(argv[3]);
+	mcr_strv_free(argv);
+	mcr_recipe_free(r);
+	/* the plugin's ports cannot be moved or switched off through args */
+	snprintf(y, sizeof(y), "%s    args: [--metrics_port=9003]\n", base);
+	ck_assert_contains(load_err(y), "'--metrics_port=9003' would move or switch off one of the master's ports");
+	snprintf(y, sizeof(y), "%s    args: [--enable_http_metadata_server=false]\n", base);
+	ck_assert_contains(load_err(y), "would move or switch off");
+	snprintf(y, sizeof(y), "%s    args: [--port, '9000']\n", base);
+	ck_assert_contains(load_err(y), "'--port' would move");
+}
+END_TEST
+
+/* ---- worker environment (§5) ------------------------------------------- */
+
+START_TEST(test_worker_env_layering)
+{
+	const char *y =
+		"schema: 2\n"
+		"engine:\n"
+		"  type: sglang\n"
+		"  mooncake_kv_store:\n"
+		"    env: {MC_TE_METRIC: '1', MOONCAKE_LOCAL_HOSTNAME: from-kv-env}\n"
+		"environment: {SHARED: top, MOONCAKE_MASTER: 'user value'}\n"
+		"roles:\n"
+		"  prefill:\n"
+		"    args: {disaggregation-transfer-backend: mooncake}\n"
+		"    env: {SHARED: role, ROLE_ONLY: p}\n"
+		"  decode:\n"
+		"    args: {disaggregation-transfer-backend: mooncake}\n"
+		"    env: {MOONCAKE_LOCAL_HOSTNAME: decode-host}\n";
+	struct mcr_recipe *r = load_ok(y);
+	struct mcr_env env;
+	struct mcr_error err = { 0 };
+	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.2.2.2" };
+
+	ck_assert_int_eq(mcr_worker_env(r, MCR_ROLE_PREFILL, &in, &env, &err), 0);
+	ck_assert_str_eq(mcr_env_get(&env, "SHARED"), "top"); /* top-level environment wins */
+	ck_assert_str_eq(mcr_env_get(&env, "ROLE_ONLY"), "p");
+	ck_assert_str_eq(mcr_env_get(&env, "MC_TE_METRIC"), "1");
+	/* the engine block's env overrides the node address */
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"), "from-kv-env");
+	/* the plugin's master wins over a user value */
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_MASTER"), "10.1.1.1:8700");
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"),
+			 "http://10.1.1.1:8701/metadata");
+	ck_assert_ptr_null(mcr_env_get(&env, "MOONCAKE_CONFIG_PATH"));
+	/* Mooncake's variables come last, in the order they are applied */
+	ck_assert_str_eq(env.vars[env.count - 1].name, "MOONCAKE_TE_META_DATA_SERVER");
+	mcr_env_free(&env);
+	mcr_recipe_free(r);
+}
+END_TEST
+
+START_TEST(test_env_values_must_be_strings)
+{
+	ck_assert_contains(load_err("schema: 2\nroles:\n  agg:\n    env: {PYTHONUNBUFFERED: 1}\n"),
+			   "r.yaml:4:29: roles.agg.env.PYTHONUNBUFFERED: Not a valid string: 1; quote the value");
+	ck_assert_contains(load_err("schema: 2\nroles:\n  agg:\n    env: {X: yes}\n"),
+			   "roles.agg.env.X: Not a valid string: True");
+}
+END_TEST
+
+START_TEST(test_resolve_role)
+{
+	struct mcr_recipe *r = load_ok("schema: 2\nroles: {agg: {}}\n");
+	struct mcr_error err = { 0 };
+	enum mcr_role role;
+
+	ck_assert_int_eq(mcr_recipe_resolve_role(r, NULL, false, &role, &err), 0);
+	ck_assert_int_eq(role, MCR_ROLE_AGG); /* the only role */
+	ck_assert_int_eq(mcr_recipe_resolve_role(r, NULL, true, &role, &err), 0);
+	ck_assert_int_eq(role, MCR_ROLE_NONE); /* inherited, no role: nothing */
+	ck_assert_int_eq(mcr_recipe_resolve_role(r, "agg", true, &role, &err), 0);
+	ck_assert_int_eq(role, MCR_ROLE_AGG);
+	ck_assert_int_eq(mcr_recipe_resolve_role(r, "prefill", false, &role, &err), -1);
+	ck_assert_contains(err.msg, "--mooncake-role=prefill: the recipe has no roles.prefill; its roles are agg");
+	mcr_recipe_free(r);
+	r = load_ok("schema: 2\n");
+	ck_assert_int_eq(mcr_recipe_resolve_role(r, NULL, false, &role, &err), -1);
+	ck_assert_contains(err.msg, "the recipe declares no roles");
+	mcr_recipe_free(r);
+}
+END_TEST
+
+/* ---- readiness probes --------------------------------------------------- */
+
+/* a one-shot HTTP server on 127.0.0.1:<port> answering `reply` */
+static pid_t http_server(const char *reply, int *port)
+{
+	struct sockaddr_in a = { 0 };
+	socklen_t len = sizeof(a);
+	int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	pid_t pid;
+
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(s, 4), 0);
+	getsockname(s, (struct sockaddr *)&a, &len);
+	*port = ntohs(a.sin_port);
+	pid = fork();
+	if (pid == 0) {
+		int c = accept(s, NULL, NULL);
+		char buf[1024];
+
+		if (c >= 0 && read(c, buf, sizeof(buf)) > 0 && write(c, reply, strlen(reply)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(s);
+	return pid;
+}
+
+START_TEST(test_probes)
+{
+	char why[256], body[64];
+	int port, status;
+	pid_t pid;
+
+	pid = http_server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK", &port);
+	ck_assert_int_eq(mcr_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
+				  body, sizeof(body), why, sizeof(why)), 0);
+	ck_assert_int_eq(status, 200);
+	ck_assert_str_eq(body, "OK");
+	waitpid(pid, NULL, 0);
+	pid = http_server("HTTP/1.0 404 Not Found\r\n\r\nmetadata not found", &port);
+	ck_assert_int_eq(mcr_http("127.0.0.1", port, "GET", "/metadata?key=x", NULL, 2000,
+				  &status, body, sizeof(body), why, sizeof(why)), 0);
+	ck_assert_int_eq(status, 404);
+	waitpid(pid, NULL, 0);
+	/* a listener that is not HTTP */
+	pid = http_server("SSH-2.0-OpenSSH\r\n", &port);
+	ck_assert_int_eq(mcr_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
+				  body, sizeof(body), why, sizeof(why)), -1);
+	ck_assert_str_eq(why, "the answer is not HTTP");
+	waitpid(pid, NULL, 0);
+	/* nothing listens any more on that port */
+	ck_assert_int_eq(mcr_tcp_probe("127.0.0.1", port, 1000, why, sizeof(why)), -1);
+	ck_assert_str_eq(why, "Connection refused");
+}
+END_TEST
+
+Suite *lib_suite(void)
+{
+	Suite *s = suite_create("lib");
+	TCase *tc = tcase_create("helpers");
+
+	tcase_add_loop_test(tc, test_sizes_accepted, 0, (int)(sizeof(SIZES_OK) / sizeof(SIZES_OK[0])));
+	tcase_add_loop_test(tc, test_sizes_refused, 0, (int)(sizeof(SIZES_BAD) / sizeof(SIZES_BAD[0])));
+	tcase_add_test(tc, test_size_nodes);
+	tcase_add_test(tc, test_py_int);
+	tcase_add_test(tc, test_json_format);
+	tcase_add_test(tc, test_hostlist);
+	tcase_add_test(tc, test_dir_template);
+	tcase_add_test(tc, test_atomic_write);
+	tcase_add_test(tc, test_atomic_write_concurrent);
+	tcase_add_test(tc, test_master_argv);
+	tcase_add_test(tc, test_worker_env_layering);
+	tcase_add_test(tc, test_env_values_must_be_strings);
+	tcase_add_test(tc, test_resolve_role);
+	tcase_add_test(tc, test_probes);
+	suite_add_tcase(s, tc);
+	return s;
+}
