@@ -48,6 +48,8 @@ check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin
 
 check-corpus: $(CLI)
 	tests/recipes/run.sh $(CLI)
+	@for f in examples/*.yaml; do $(CLI) check $$f || exit 1; done; \
+		echo "examples/*.yaml: every example passes mooncake-recipe check"
 
 # Root only: starts munge, slurmctld and three slurmd (see tests/cluster/).
 check-cluster: all
