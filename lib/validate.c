@@ -17,6 +17,8 @@ struct vctx {
 	struct mcr_recipe *r;
 	struct mcr_error *err;
 	const char *name; /* recipe display name */
+	char *reprs[16];  /* R() results, freed when the validation ends */
+	size_t nreprs;
 };
 
 #define FAIL(v, at, ...) mcr_err_at((v)->err, MCR_EINVAL, (v)->r->doc, (at), __VA_ARGS__)
@@ -34,12 +36,16 @@ static bool str_eq(const struct mcr_node *n, const char *s)
 	return mcr_is_str(n) && strcmp(n->s, s) == 0;
 }
 
-/* repr of a node into a caller-freed string that is never NULL-dereferenced */
-static char *rep(const struct mcr_node *n)
+/* repr of a node for a message: kept until the validation ends, so a
+ * refusal reads `return FAIL(v, at, "... got %s", R(v, node));` */
+static const char *R(struct vctx *v, const struct mcr_node *n)
 {
-	char *s = mcr_repr(n);
+	char *s;
 
-	return s ? s : strdup("?");
+	if (v->nreprs == sizeof(v->reprs) / sizeof(v->reprs[0]) || !(s = mcr_repr(n)))
+		return "?";
+	v->reprs[v->nreprs++] = s;
+	return s;
 }
 
 /* ---- stage A: schema gate and v1 keys (§1.1) ------------------------ */
@@ -65,13 +71,9 @@ static int check_schema(struct vctx *v)
 			    "the recipe has no `schema:` key, which marks the pre-2.0 layout; " MIGRATE_HINT,
 			    v->name);
 	if (schema->type != MCR_T_INT || schema->i != 2) {
-		char *s = rep(schema);
-		int rc = FAIL(v, schema,
-			      "schema: %s is not supported; this plugin reads `schema: 2` recipes (" MIGRATE_HINT " to convert an older one)",
-			      s, v->name);
-
-		free(s);
-		return rc;
+		return FAIL(v, schema,
+			    "schema: %s is not supported; this plugin reads `schema: 2` recipes (" MIGRATE_HINT " to convert an older one)",
+			    R(v, schema), v->name);
 	}
 	for (const char *const *k = legacy_top; *k; k++) {
 		size_t i = mcr_map_index(root, *k);
@@ -146,13 +148,9 @@ static int check_one_master(struct vctx *v)
 	int enabled = 0;
 
 	if (services && !mcr_is_seq(services) && services->type != MCR_T_NULL) {
-		char *s = rep(services);
-		int rc = FAIL(v, services,
-			      "services: must be a list of service entries (- name: mooncake-master ...), got %s",
-			      s);
-
-		free(s);
-		return rc;
+		return FAIL(v, services,
+			    "services: must be a list of service entries (- name: mooncake-master ...), got %s",
+			    R(v, services));
 	}
 	for (size_t i = 0; mcr_is_seq(services) && i < services->n; i++) {
 		const struct mcr_node *e = services->items[i];
@@ -188,33 +186,21 @@ static int check_str_map(struct vctx *v, const struct mcr_node *map,
 	if (!map || map->type == MCR_T_NULL)
 		return 0;
 	if (map->type != MCR_T_MAP) {
-		char *s = rep(map);
-		int rc = FAIL(v, map, "%s: must be a mapping of NAME: \"value\", got %s",
-			      path, s);
-
-		free(s);
-		return rc;
+		return FAIL(v, map, "%s: must be a mapping of NAME: \"value\", got %s",
+			    path, R(v, map));
 	}
 	for (size_t i = 0; i < map->n; i++) {
 		const struct mcr_node *k = map->keys[i], *val = map->items[i];
 
 		if (k->type != MCR_T_STR) {
-			char *s = rep(k);
-			int rc = FAIL(v, k, "%s: the key %s is not a string; quote it",
-				      path, s);
-
-			free(s);
-			return rc;
+			return FAIL(v, k, "%s: the key %s is not a string; quote it",
+				    path, R(v, k));
 		}
 		if (val->type != MCR_T_STR) {
-			char *s = rep(val);
-			int rc = FAIL(v, val,
-				      "%s.%s: Not a valid string: %s; quote the value (e.g. %s: \"%s\")",
-				      path, k->s, s, k->s,
-				      val->type == MCR_T_BOOL ? (val->b ? "true" : "false") : s);
-
-			free(s);
-			return rc;
+			return FAIL(v, val,
+				    "%s.%s: Not a valid string: %s; quote the value (e.g. %s: \"%s\")",
+				    path, k->s, R(v, val), k->s,
+				    val->type == MCR_T_BOOL ? (val->b ? "true" : "false") : R(v, val));
 		}
 	}
 	return 0;
@@ -226,22 +212,14 @@ static int check_str_list(struct vctx *v, const struct mcr_node *list,
 	if (!list || list->type == MCR_T_NULL)
 		return 0;
 	if (list->type != MCR_T_SEQ) {
-		char *s = rep(list);
-		int rc = FAIL(v, list, "%s: must be a list of strings, got %s", path, s);
-
-		free(s);
-		return rc;
+		return FAIL(v, list, "%s: must be a list of strings, got %s", path, R(v, list));
 	}
 	for (size_t i = 0; i < list->n; i++) {
 		const struct mcr_node *it = list->items[i];
 
 		if (it->type != MCR_T_STR) {
-			char *s = rep(it);
-			int rc = FAIL(v, it,
-				      "%s[%zu]: Not a valid string: %s; quote it", path, i, s);
-
-			free(s);
-			return rc;
+			return FAIL(v, it,
+				    "%s[%zu]: Not a valid string: %s; quote it", path, i, R(v, it));
 		}
 		if (no_blank) {
 			const char *p = it->s;
@@ -309,22 +287,14 @@ static int check_engine(struct vctx *v)
 
 	if (e && !mcr_is_str(mcr_map_get(e, "type"))) {
 		const struct mcr_node *type = mcr_map_get(e, "type");
-		char *s = rep(type);
-		int rc = FAIL(v, type ? type : e,
-			      "engine.type: %s is not an engine name; set engine.type to one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed",
-			      type ? s : "a missing key");
-
-		free(s);
-		return rc;
+		return FAIL(v, type ? type : e,
+			    "engine.type: %s is not an engine name; set engine.type to one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed",
+			    type ? R(v, type) : "a missing key");
 	}
 	if (engine && !e && engine->type != MCR_T_STR && engine->type != MCR_T_NULL) {
-		char *s = rep(engine);
-		int rc = FAIL(v, engine,
-			      "engine: %s is neither an engine name nor a mapping with `type`; write e.g. `engine: trtllm` or `engine: {type: trtllm}`",
-			      s);
-
-		free(s);
-		return rc;
+		return FAIL(v, engine,
+			    "engine: %s is neither an engine name nor a mapping with `type`; write e.g. `engine: trtllm` or `engine: {type: trtllm}`",
+			    R(v, engine));
 	}
 	if (!in_list(r->engine_type, ENGINE_TYPES))
 		return FAIL(v, e ? mcr_map_get(e, "type") : engine,
@@ -389,13 +359,9 @@ static int check_kv_store(struct vctx *v)
 	}
 	if (b) {
 		if (b->type != MCR_T_MAP) {
-			char *s = rep(b);
-			int rc = FAIL(v, b,
-				      "engine.mooncake_kv_store: must be a mapping (container, env, master_extra_args, store_config), got %s",
-				      s);
-
-			free(s);
-			return rc;
+			return FAIL(v, b,
+				    "engine.mooncake_kv_store: must be a mapping (container, env, master_extra_args, store_config), got %s",
+				    R(v, b));
 		}
 		if (check_fields(v, b, "engine.mooncake_kv_store", allowed,
 				 r->engine == MCR_ENGINE_TRTLLM ?
@@ -412,13 +378,9 @@ static int check_kv_store(struct vctx *v)
 			const struct mcr_node *sc = mcr_map_get(b, "store_config");
 
 			if (sc && sc->type != MCR_T_NULL && sc->type != MCR_T_MAP) {
-				char *s = rep(sc);
-				int rc = FAIL(v, sc,
-					      "engine.mooncake_kv_store.store_config: must be a mapping of client-config keys, got %s",
-					      s);
-
-				free(s);
-				return rc;
+				return FAIL(v, sc,
+					    "engine.mooncake_kv_store.store_config: must be a mapping of client-config keys, got %s",
+					    R(v, sc));
 			}
 		}
 	} else {
@@ -427,13 +389,9 @@ static int check_kv_store(struct vctx *v)
 		size_t dev = mcr_map_index(options, "device_names_by_gpu");
 
 		if (sc && sc->type != MCR_T_NULL && sc->type != MCR_T_MAP) {
-			char *s = rep(sc);
-			int rc = FAIL(v, sc,
-				      "services[%s].options.store_config: must be a mapping of client-config keys, got %s",
-				      entry_name(r->service), s);
-
-			free(s);
-			return rc;
+			return FAIL(v, sc,
+				    "services[%s].options.store_config: must be a mapping of client-config keys, got %s",
+				    entry_name(r->service), R(v, sc));
 		}
 		if (r->engine == MCR_ENGINE_SGLANG && mcr_truthy(sc))
 			return FAIL(v, options->keys[mcr_map_index(options, "store_config")],
@@ -480,23 +438,15 @@ static int check_service(struct vctx *v, const struct mcr_node *e, size_t idx,
 	static const char *const probes[] = { "port", "tcp", "http", "log" };
 
 	if (!mcr_is_map(e)) {
-		char *s = rep(e);
-		int rc = FAIL(v, e,
-			      "services[%zu]: must be a mapping with name and type, got %s",
-			      idx, s);
-
-		free(s);
-		return rc;
+		return FAIL(v, e,
+			    "services[%zu]: must be a mapping with name and type, got %s",
+			    idx, R(v, e));
 	}
 	name = mcr_map_get(e, "name");
 	if (!mcr_is_str(name) || !name->s[0]) {
-		char *s = rep(name);
-		int rc = FAIL(v, name ? name : e,
-			      "services[%zu].name: every service needs a non-empty name, got %s",
-			      idx, name ? s : "nothing");
-
-		free(s);
-		return rc;
+		return FAIL(v, name ? name : e,
+			    "services[%zu].name: every service needs a non-empty name, got %s",
+			    idx, name ? R(v, name) : "nothing");
 	}
 	snprintf(path, sizeof(path), "services[%s]", name->s);
 	for (size_t j = 0; j < idx; j++)
@@ -509,12 +459,8 @@ static int check_service(struct vctx *v, const struct mcr_node *e, size_t idx,
 		return -1;
 	type = mcr_map_get(e, "type");
 	if (type && !mcr_is_str(type)) {
-		char *s = rep(type);
-		int rc = FAIL(v, type, "%s.type: must be a service kind such as mooncake-master, got %s",
-			      path, s);
-
-		free(s);
-		return rc;
+		return FAIL(v, type, "%s.type: must be a service kind such as mooncake-master, got %s",
+			    path, R(v, type));
 	}
 	kind = type ? type->s : "generic";
 	master = strcmp(kind, "mooncake-master") == 0;
@@ -524,23 +470,15 @@ static int check_service(struct vctx *v, const struct mcr_node *e, size_t idx,
 			    path, kind);
 	n = mcr_map_get(e, "enabled");
 	if (n && n->type != MCR_T_BOOL) {
-		char *s = rep(n);
-		int rc = FAIL(v, n, "%s.enabled: Not a valid boolean: %s; write true or false",
-			      path, s);
-
-		free(s);
-		return rc;
+		return FAIL(v, n, "%s.enabled: Not a valid boolean: %s; write true or false",
+			    path, R(v, n));
 	}
 	n = mcr_map_get(e, "external");
 	if (n && n->type != MCR_T_NULL) {
 		if (!mcr_is_str(n) || !n->s[0]) {
-			char *s = rep(n);
-			int rc = FAIL(v, n,
-				      "%s.external: must be a non-empty \"host:port\" string, got %s",
-				      path, s);
-
-			free(s);
-			return rc;
+			return FAIL(v, n,
+				    "%s.external: must be a non-empty \"host:port\" string, got %s",
+				    path, R(v, n));
 		}
 		if (!in_list(kind, (const char *const[]){ "etcd", "nats", "mooncake-master", NULL }))
 			return FAIL(v, n,
@@ -575,11 +513,7 @@ static int check_service(struct vctx *v, const struct mcr_node *e, size_t idx,
 	n = mcr_map_get(e, "options");
 	if (n && n->type != MCR_T_NULL) {
 		if (!mcr_is_map(n)) {
-			char *s = rep(n);
-			int rc = FAIL(v, n, "%s.options: must be a mapping, got %s", path, s);
-
-			free(s);
-			return rc;
+			return FAIL(v, n, "%s.options: must be a mapping, got %s", path, R(v, n));
 		}
 		if (master) {
 			struct mcr_buf b = { 0 };
@@ -628,21 +562,13 @@ static int check_service(struct vctx *v, const struct mcr_node *e, size_t idx,
 				 "placement takes node, pool and per"))
 			return -1;
 		if (node && !(mcr_is_str(node) && in_list(node->s, nodes))) {
-			char *s = rep(node);
-			int rc = FAIL(v, node,
-				      "%s.placement.node: %s is not a placement; use one of head, infra, dedicated, prefill, decode, agg, workers, compute, all",
-				      path, s);
-
-			free(s);
-			return rc;
+			return FAIL(v, node,
+				    "%s.placement.node: %s is not a placement; use one of head, infra, dedicated, prefill, decode, agg, workers, compute, all",
+				    path, R(v, node));
 		}
 		if (per && !(str_eq(per, "node") || str_eq(per, "worker"))) {
-			char *s = rep(per);
-			int rc = FAIL(v, per, "%s.placement.per: %s must be node or worker",
-				      path, s);
-
-			free(s);
-			return rc;
+			return FAIL(v, per, "%s.placement.per: %s must be node or worker",
+				    path, R(v, per));
 		}
 		if (node && str_eq(node, "dedicated") &&
 		    !in_list(kind, (const char *const[]){ "etcd", "nats", "mooncake-master", NULL }))
@@ -656,12 +582,8 @@ static int check_service(struct vctx *v, const struct mcr_node *e, size_t idx,
 	}
 	n = mcr_map_get(e, "start");
 	if (n && !(mcr_is_str(n) && in_list(n->s, starts))) {
-		char *s = rep(n);
-		int rc = FAIL(v, n, "%s.start: %s must be one of infra, before_workers, after_frontend",
-			      path, s);
-
-		free(s);
-		return rc;
+		return FAIL(v, n, "%s.start: %s must be one of infra, before_workers, after_frontend",
+			    path, R(v, n));
 	}
 	n = mcr_map_get(e, "readiness");
 	if (n && n->type != MCR_T_NULL) {
@@ -681,12 +603,8 @@ static int check_service(struct vctx *v, const struct mcr_node *e, size_t idx,
 
 			if (x && !((x->type == MCR_T_INT && x->i > 0) ||
 				   (x->type == MCR_T_FLOAT && x->f > 0))) {
-				char *s = rep(x);
-				int rc = FAIL(v, x, "%s.readiness.%s: must be a number greater than 0, got %s",
-					      path, *t, s);
-
-				free(s);
-				return rc;
+				return FAIL(v, x, "%s.readiness.%s: must be a number greater than 0, got %s",
+					    path, *t, R(v, x));
 			}
 		}
 	}
@@ -713,13 +631,9 @@ static int check_roles(struct vctx *v)
 	if (!roles || roles->type == MCR_T_NULL)
 		return 0;
 	if (!mcr_is_map(roles)) {
-		char *s = rep(roles);
-		int rc = FAIL(v, roles,
-			      "roles: must be a mapping of prefill/decode/agg to their settings, got %s",
-			      s);
-
-		free(s);
-		return rc;
+		return FAIL(v, roles,
+			    "roles: must be a mapping of prefill/decode/agg to their settings, got %s",
+			    R(v, roles));
 	}
 	for (size_t i = 0; i < roles->n; i++) {
 		const struct mcr_node *k = roles->keys[i], *role = roles->items[i];
@@ -734,12 +648,8 @@ static int check_roles(struct vctx *v)
 			return rc;
 		}
 		if (!mcr_is_map(role)) {
-			char *s = rep(role);
-			int rc = FAIL(v, role, "roles.%s: must be a mapping of the role's settings, got %s",
-				      k->s, s);
-
-			free(s);
-			return rc;
+			return FAIL(v, role, "roles.%s: must be a mapping of the role's settings, got %s",
+				    k->s, R(v, role));
 		}
 		snprintf(path, sizeof(path), "roles.%s", k->s);
 		if (check_fields(v, role, path, ROLE_FIELDS, NULL))
@@ -751,13 +661,9 @@ static int check_roles(struct vctx *v)
 			const struct mcr_node *msc = mcr_map_get(role, "mooncake_store_config");
 
 			if (msc && msc->type != MCR_T_NULL && msc->type != MCR_T_MAP) {
-				char *s = rep(msc);
-				int rc = FAIL(v, msc,
-					      "roles.%s.mooncake_store_config: must be a mapping of client-config keys, got %s",
-					      k->s, s);
-
-				free(s);
-				return rc;
+				return FAIL(v, msc,
+					    "roles.%s.mooncake_store_config: must be a mapping of client-config keys, got %s",
+					    k->s, R(v, msc));
 			}
 		}
 		if (r->has_master && mcr_map_get(role, "engine"))
@@ -903,13 +809,9 @@ static int check_block_only(struct vctx *v, const struct mcr_node *map,
 		size_t i = mcr_map_index(map, BLOCK_ONLY[k]);
 
 		if (i != (size_t)-1) {
-			char *val = rep(map->items[i]);
-			int rc = FAIL(v, map->keys[i],
-				      "%s: %s belongs to the mooncake_store block and the client config ignores it: %s%s (it is set to %s)",
-				      where, BLOCK_ONLY[k], BLOCK_WHY[k], BLOCK_HINT[k], val);
-
-			free(val);
-			return rc;
+			return FAIL(v, map->keys[i],
+				    "%s: %s belongs to the mooncake_store block and the client config ignores it: %s%s (it is set to %s)",
+				    where, BLOCK_ONLY[k], BLOCK_WHY[k], BLOCK_HINT[k], R(v, map->items[i]));
 		}
 	}
 	return 0;
@@ -925,7 +827,6 @@ static int check_pool_wide(struct vctx *v, const struct mcr_node *map,
 
 	for (const char *const *k = POOL_WIDE; *k; k++) {
 		size_t i = mcr_map_index(map, *k);
-		char *val;
 
 		if (i == (size_t)-1)
 			continue;
@@ -936,9 +837,7 @@ static int check_pool_wide(struct vctx *v, const struct mcr_node *map,
 			mcr_buf_puts(&g, ", ");
 		}
 		mcr_buf_puts(&b, *k);
-		val = rep(map->items[i]);
-		mcr_buf_printf(&g, "%s: %s", *k, val);
-		free(val);
+		mcr_buf_printf(&g, "%s: %s", *k, R(v, map->items[i]));
 	}
 	if (!first)
 		return 0;
@@ -1003,13 +902,9 @@ static int check_payload(struct vctx *v, int mode, const struct mcr_payload *p)
 				    e->text, m);
 		}
 		if (!ok) {
-			char *s = rep(e->val);
-
-			snprintf(msg, sizeof(msg),
-				 "model_key must be a non-empty string, got %s: TRT-LLM keys the pool by it. Leave it unset to use the served model name",
-				 s ? s : "?");
-			free(s);
-			PFAIL(e->val, "%s", msg);
+			PFAIL(e->val,
+			      "model_key must be a non-empty string, got %s: TRT-LLM keys the pool by it. Leave it unset to use the served model name",
+			      R(v, e->val));
 		}
 	}
 	if ((e = mcr_payload_get(p, "role")) && e->val) {
@@ -1028,23 +923,16 @@ static int check_payload(struct vctx *v, int mode, const struct mcr_payload *p)
 		ok = in_list(t, (const char *const[]){ "both", "producer", "consumer", "capacity", NULL });
 		free(s);
 		if (!ok) {
-			s = rep(e->val);
-			snprintf(msg, sizeof(msg),
-				 "role must be one of ['both', 'capacity', 'consumer', 'producer'], got %s (prefill and agg default to both, decode to capacity)",
-				 s ? s : "?");
-			free(s);
-			PFAIL(e->val, "%s", msg);
+			PFAIL(e->val,
+			      "role must be one of ['both', 'capacity', 'consumer', 'producer'], got %s (prefill and agg default to both, decode to capacity)",
+			      R(v, e->val));
 		}
 	}
 	if ((e = mcr_payload_get(p, "stage_through_host")) && e->val &&
 	    e->val->type == MCR_T_STR) {
-		char *s = rep(e->val);
-
-		snprintf(msg, sizeof(msg),
-			 "stage_through_host must be true or false, not the string %s (TRT-LLM takes its truthiness, so the string 'false' would mean true); write true or false unquoted",
-			 s ? s : "?");
-		free(s);
-		PFAIL(e->val, "%s", msg);
+		PFAIL(e->val,
+		      "stage_through_host must be true or false, not the string %s (TRT-LLM takes its truthiness, so the string 'false' would mean true); write true or false unquoted",
+		      R(v, e->val));
 	}
 	for (int k = 0; k < 2; k++) {
 		const char *key = k == 0 ? "global_segment_size" : "local_buffer_size";
@@ -1064,13 +952,8 @@ static int check_payload(struct vctx *v, int mode, const struct mcr_payload *p)
 		if (e->val->type == MCR_T_BOOL || !mcr_py_int(e->val, &n))
 			n = 0;
 		if (n <= 0) {
-			char *s = rep(e->val);
-
-			snprintf(msg, sizeof(msg),
-				 "transfer_batch_size must be a positive integer, got %s",
-				 s ? s : "?");
-			free(s);
-			PFAIL(e->val, "%s", msg);
+			PFAIL(e->val, "transfer_batch_size must be a positive integer, got %s",
+			      R(v, e->val));
 		}
 	}
 #undef PFAIL
@@ -1194,13 +1077,9 @@ static int check_vllm_sglang(struct vctx *v)
 		const struct mcr_node *gpn = mcr_map_get(mcr_map_get(r->root, "resources"), "gpus_per_node");
 
 		if (!gpn || gpn->type != MCR_T_INT || (size_t)gpn->i != d->n) {
-			char *s = rep(gpn);
-			int rc = FAIL(v, d,
-				      "mooncake device_names_by_gpu must have one entry per physical GPU on each node: it has %zu, resources.gpus_per_node is %s",
-				      d->n, s);
-
-			free(s);
-			return rc;
+			return FAIL(v, d,
+				    "mooncake device_names_by_gpu must have one entry per physical GPU on each node: it has %zu, resources.gpus_per_node is %s",
+				    d->n, R(v, gpn));
 		}
 		for (size_t i = 0; i < d->n; i++) {
 			const char *s = d->items[i]->s;
@@ -1209,13 +1088,9 @@ static int check_vllm_sglang(struct vctx *v)
 			for (const char *p = s; *p; p++)
 				bad |= isspace((unsigned char)*p) != 0;
 			if (bad) {
-				char *x = rep(d->items[i]);
-				int rc = FAIL(v, d->items[i],
-					      "mooncake device_names_by_gpu entries must be single nonempty device names without whitespace, got %s at index %zu",
-					      x, i);
-
-				free(x);
-				return rc;
+				return FAIL(v, d->items[i],
+					    "mooncake device_names_by_gpu entries must be single nonempty device names without whitespace, got %s at index %zu",
+					    R(v, d->items[i]), i);
 			}
 		}
 	}
@@ -1269,11 +1144,7 @@ static int check_log_dir(struct vctx *v)
 	if (!n || n->type == MCR_T_NULL)
 		return 0;
 	if (!mcr_is_str(n) || !n->s[0]) {
-		char *s = rep(n);
-		int rc = FAIL(v, n, "output.log_dir: must be a directory path, got %s", s);
-
-		free(s);
-		return rc;
+		return FAIL(v, n, "output.log_dir: must be a directory path, got %s", R(v, n));
 	}
 	dir = mcr_expand_dir_template(n->s, "1", "user", "/submit", &e);
 	free(dir);
@@ -1282,23 +1153,32 @@ static int check_log_dir(struct vctx *v)
 	return 0;
 }
 
-int mcr_recipe_validate(struct mcr_recipe *r, struct mcr_error *err)
+static int validate(struct vctx *v)
 {
-	struct vctx v = { r, err, r->doc->name };
+	struct mcr_recipe *r = v->r;
 
-	if (check_schema(&v) || check_log_dir(&v) || check_one_master(&v) || check_engine(&v) ||
-	    check_kv_store(&v) || check_services(&v) || check_roles(&v) ||
-	    check_c1(&v))
+	if (check_schema(v) || check_log_dir(v) || check_one_master(v) || check_engine(v) ||
+	    check_kv_store(v) || check_services(v) || check_roles(v) || check_c1(v))
 		return -1;
 	if (r->engine == MCR_ENGINE_TRTLLM) {
 		if (!r->has_master)
-			return check_no_master(&v);
-		if (check_trtllm_master(&v))
+			return check_no_master(v);
+		if (check_trtllm_master(v))
 			return -1;
-	} else if (r->has_master && check_vllm_sglang(&v)) {
+	} else if (r->has_master && check_vllm_sglang(v)) {
 		return -1;
 	}
-	if (r->has_master && check_master_args(&v))
+	if (r->has_master && check_master_args(v))
 		return -1;
 	return 0;
+}
+
+int mcr_recipe_validate(struct mcr_recipe *r, struct mcr_error *err)
+{
+	struct vctx v = { r, err, r->doc->name, { 0 }, 0 };
+	int rc = validate(&v);
+
+	for (size_t i = 0; i < v.nreprs; i++)
+		free(v.reprs[i]);
+	return rc;
 }
