@@ -149,6 +149,13 @@ int main(int argc, char **argv)
 		}
 		for (size_t i = 0; i < files.count; i++)
 			printf("%s/%s\n", out, files.files[i].name);
+		if (files.count == 0)
+			fprintf(stderr, "mooncake-recipe: %s: no client-config file to write: %s\n", path,
+				!mcr_recipe_has_master(recipe) ?
+					"the recipe has no mooncake-master service" :
+				mcr_recipe_engine(recipe) == MCR_ENGINE_SGLANG ?
+					"SGLang workers read MOONCAKE_* variables, not a file" :
+					"no role uses the Mooncake Store connector");
 		mcr_file_list_free(&files);
 		rc = 0;
 	} else if (!strcmp(cmd, "env")) {
