@@ -770,7 +770,7 @@ static int check_no_master(struct vctx *v)
 			bool shared = workers && workers->type == MCR_T_INT && workers->i > 1;
 
 			if (shared)
-				snprintf(why, sizeof(why), "roles.%s.workers is %lld", mode, workers->i);
+				snprintf(why, sizeof(why), "roles.%s.workers is %s", mode, R(v, workers));
 			for (int j = 0; j < role && dir && !shared; j++)
 				if ((shared = run_dirs[j] && strcmp(run_dirs[j], dir) == 0))
 					snprintf(why, sizeof(why), "roles.%s uses it too",
@@ -942,9 +942,16 @@ static int check_payload(struct vctx *v, int mode, const struct mcr_payload *p)
 			continue;
 		if (mcr_size_of_node(key, e->val, &bytes, msg, sizeof(msg)))
 			PFAIL(e->val, "%s", msg);
-		if (bytes < min)
-			PFAIL(e->val, "%s must be at least %lld bytes, got %lld", key,
-			      min, bytes);
+		if (bytes < min) {
+			char got[32];
+
+			/* an int beyond 64 bits saturated: show its digits */
+			if (e->val->type == MCR_T_INT)
+				PFAIL(e->val, "%s must be at least %lld bytes, got %s", key,
+				      min, R(v, e->val));
+			snprintf(got, sizeof(got), "%lld", bytes);
+			PFAIL(e->val, "%s must be at least %lld bytes, got %s", key, min, got);
+		}
 	}
 	if ((e = mcr_payload_get(p, "transfer_batch_size")) && e->val) {
 		long long n = 0;

@@ -77,6 +77,7 @@ int mcp_state_read(const char *dir, struct mcp_master_state *st,
 	}
 	free(path);
 	copy_str(st->state, sizeof(st->state), obj, "state");
+	st->attempt = (int)json_integer_value(json_object_get(obj, "attempt"));
 	copy_str(st->infra_node, sizeof(st->infra_node), obj, "infra_node");
 	copy_str(st->infra_addr, sizeof(st->infra_addr), obj, "infra_addr");
 	copy_str(st->token, sizeof(st->token), obj, "token");
@@ -93,8 +94,9 @@ int mcp_state_read(const char *dir, struct mcp_master_state *st,
 int mcp_state_write(const char *dir, const struct mcp_master_state *st,
 		    struct mcr_error *err)
 {
-	json_t *obj = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
-				"state", st->state, "infra_node", st->infra_node,
+	json_t *obj = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
+				"state", st->state, "attempt", st->attempt,
+				"infra_node", st->infra_node,
 				"infra_addr", st->infra_addr, "token", st->token,
 				"message", st->message, "starter_host", st->starter_host,
 				"starter_pid", (json_int_t)st->starter_pid,

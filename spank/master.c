@@ -7,9 +7,12 @@
  *        --output=<dir>/mooncake_master.log mooncake_master --port=8700 ...
  * detached from itself (own session, no inherited descriptors), so the
  * master outlives the srun that started it and Slurm ends it with the job.
- * Concurrent sruns elect one starter with an O_EXCL lock file in the job's
- * directory; the others wait for the state file (<dir>/mooncake_master.json)
- * to say ready or failed.
+ * Concurrent sruns elect one starter per attempt with an O_EXCL lock file in
+ * the job's directory, mooncake_master.<attempt>.lock; the others wait for
+ * the state file (<dir>/mooncake_master.json) to say ready or failed for that
+ * attempt. A new attempt (after a failure this srun did not witness, or
+ * when the starter is gone) takes the next number: no lock is ever removed,
+ * so two sruns can never both believe they own the same attempt.
  *
  * Ready means: the master step is alive, TCP 8700 accepts, GET /health
  * answers 200 on 8701 and 8702, and (for every srun after the starter) the
@@ -43,7 +46,8 @@ struct ctl {
 	const struct mcp_config *config;
 	const struct mcr_recipe *recipe;
 	const struct mcp_job *job;
-	char lock[PATH_MAX], log[PATH_MAX];
+	char lock[PATH_MAX], log[PATH_MAX]; /* lock: this attempt's */
+	int attempt;
 	char key_path[128]; /* /metadata?key=... */
 	int timeout;        /* seconds to wait for readiness */
 	double t0;
@@ -181,6 +185,7 @@ static void fill_state(const struct ctl *c, struct mcp_master_state *st,
 		       const char *state)
 {
 	snprintf(st->state, sizeof(st->state), "%s", state);
+	st->attempt = c->attempt;
 	snprintf(st->infra_node, sizeof(st->infra_node), "%s", c->job->infra_node);
 	snprintf(st->infra_addr, sizeof(st->infra_addr), "%s", c->job->infra_addr);
 }
@@ -505,9 +510,9 @@ static bool on_this_host(const char *host)
 	return host[0] && strcmp(host, me) == 0;
 }
 
-/* The lock holder is gone when it ran on this host and neither it nor the
- * srun it spawned is alive, or (another host) its lock is older than the
- * readiness timeout (its own bound) with no master ready. */
+/* The holder of this attempt's lock is gone when it ran on this host and
+ * neither it nor the srun it spawned is alive, or (another host) its lock
+ * is older than the readiness timeout, the starter's own bound. */
 static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
 			 bool have_state)
 {
@@ -523,26 +528,12 @@ static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
 	return time(NULL) - sb.st_mtime > c->timeout + 5;
 }
 
-/* A lock newer than the state file: a new attempt has begun and has not
- * written its state yet. */
-static bool newer_lock(const struct ctl *c)
-{
-	char state[PATH_MAX + 32];
-	struct stat l, st;
-
-	snprintf(state, sizeof(state), "%s/%s", c->job->dir, MCP_STATE_FILE);
-	if (stat(c->lock, &l) != 0 || stat(state, &st) != 0)
-		return false;
-	return l.st_mtim.tv_sec > st.st_mtim.tv_sec ||
-	       (l.st_mtim.tv_sec == st.st_mtim.tv_sec && l.st_mtim.tv_nsec > st.st_mtim.tv_nsec);
-}
-
-/* Another srun holds the lock: wait for its verdict. 0 ready, -1 error,
- * 1 start afresh (the lock was stale, or the failure it records predates
- * this srun), after removing the lock. */
+/* Another srun holds this attempt's lock: wait for its verdict. 0 ready,
+ * -1 error, 1 go on to the next attempt (this one failed before this srun
+ * looked, or its starter is gone). */
 static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 {
-	double deadline = c->t0 + c->timeout + 15, next = c->t0 + 1;
+	double deadline = now_s() + c->timeout + 15, next = now_s() + 1, t = now_s();
 	char why[512] = "another srun of this job is starting it";
 	bool first = true;
 
@@ -551,7 +542,13 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 		struct mcr_error serr = { 0 };
 		bool have = mcp_state_read(c->job->dir, &st, &serr) == 0;
 
-		if (have && strcmp(st.state, "failed") == 0 && !newer_lock(c)) {
+		/* the state of an earlier attempt: this one has not begun to
+		 * write yet (or a later one exists: move on) */
+		if (have && st.attempt > c->attempt)
+			return 1;
+		if (have && st.attempt < c->attempt)
+			have = false;
+		if (have && strcmp(st.state, "failed") == 0) {
 			const char *msg = strncmp(st.message, "mooncake: ", 10) == 0 ?
 						  st.message + 10 : st.message;
 
@@ -562,7 +559,6 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 			/* an earlier srun's attempt failed (the recipe may be
 			 * fixed by now): this srun tries again */
 			slurm_info(MCP_NAME ": an earlier attempt to start the master failed; trying again");
-			unlink(c->lock);
 			return 1;
 		}
 		if (have && strcmp(st.state, "ready") == 0) {
@@ -582,21 +578,27 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 		if (have && strcmp(st.state, "starting") == 0 && st.srun_pid > 0 &&
 		    on_this_host(st.starter_host) && !pid_alive(st.starter_pid) &&
 		    pid_alive(st.srun_pid)) {
-			/* the starter died after launching the master step:
-			 * finish its work (readiness, token, state) */
-			slurm_info(MCP_NAME ": the srun that started the master is gone; checking the master it launched");
-			return await_ready(c, &st, 0, err);
-		}
-		if (starter_gone(c, &st, have)) {
+			/* the starter died after launching the master step: one
+			 * srun on this host (O_EXCL again) finishes its work */
+			char adopt[PATH_MAX + 8];
+			int fd;
+
+			snprintf(adopt, sizeof(adopt), "%s.adopt", c->lock);
+			fd = open(adopt, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd >= 0) {
+				close(fd);
+				slurm_info(MCP_NAME ": the srun that started the master is gone; checking the master it launched");
+				c->t0 = now_s();
+				return await_ready(c, &st, 0, err);
+			}
+		} else if (starter_gone(c, &st, have)) {
 			slurm_info(MCP_NAME ": the srun that was starting the master is gone; taking over");
-			unlink(c->lock);
 			return 1;
 		}
 		if (now_s() >= deadline)
 			return mcr_error_set(err, MCR_ESTATE,
-					     "timed out after %d s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
-					     c->timeout, have ? st.state : "unknown",
-					     c->log);
+					     "timed out after %.0f s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
+					     now_s() - t, have ? st.state : "unknown", c->log);
 		first = false;
 		progress(c, &next, why);
 		sleep_ms(POLL_MS);
@@ -614,18 +616,19 @@ int mcp_ensure_master(const struct mcp_config *config,
 	c.timeout = mcr_recipe_ready_timeout(recipe);
 	if (c.timeout <= 0)
 		c.timeout = config->ready_timeout;
-	snprintf(c.lock, sizeof(c.lock), "%s/%s", job->dir, MCP_LOCK_FILE);
 	snprintf(c.log, sizeof(c.log), "%s/%s", job->dir, MCP_LOG_FILE);
 	snprintf(c.key_path, sizeof(c.key_path), "/metadata?key=" TOKEN_KEY "%s",
 		 job->job_id);
 	gethostname(host, sizeof(host) - 1);
-	for (int attempt = 0; attempt < 3; attempt++) {
-		int fd = open(c.lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		int rc;
+	for (c.attempt = 1; c.attempt <= MCP_MAX_ATTEMPTS; c.attempt++) {
+		int fd, rc;
 
+		snprintf(c.lock, sizeof(c.lock), "%s/" MCP_LOCK_FILE, job->dir, c.attempt);
+		fd = open(c.lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			dprintf(fd, "%ld %s\n", (long)getpid(), host);
 			close(fd);
+			c.t0 = now_s();
 			return start_master(&c, err);
 		}
 		if (errno != EEXIST)
@@ -637,6 +640,6 @@ int mcp_ensure_master(const struct mcp_config *config,
 			return rc;
 	}
 	return mcr_error_set(err, MCR_ESTATE,
-			     "could not elect an srun to start the master (%s keeps reappearing)",
-			     c.lock);
+			     "the job's mooncake_master could not be started in %d attempts; see %s",
+			     MCP_MAX_ATTEMPTS, c.log);
 }

@@ -75,6 +75,7 @@ char *mcp_job_dir(const struct mcp_config *config,
 /* The state file of the job's master (<job dir>/mooncake_master.json). */
 struct mcp_master_state {
 	char state[16];        /* "starting", "ready", "failed" */
+	int attempt;           /* the attempt (lock number) this state is about */
 	char infra_node[256];
 	char infra_addr[64];
 	char token[64];
@@ -85,7 +86,8 @@ struct mcp_master_state {
 	long long started_at, ready_at;
 };
 #define MCP_STATE_FILE "mooncake_master.json"
-#define MCP_LOCK_FILE "mooncake_master.lock"
+#define MCP_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
+#define MCP_MAX_ATTEMPTS 100
 #define MCP_LOG_FILE "mooncake_master.log"
 int mcp_state_read(const char *dir, struct mcp_master_state *st,
 		   struct mcr_error *err);

@@ -191,6 +191,13 @@ int mcp_stepd_task_init(spank_t sp)
 					      why + strlen("mooncake: "), dir);
 				goto fail;
 			}
+			if (strcmp(st.state, "ready") != 0) {
+				mcr_error_set(&err, MCR_ESTATE,
+					      "the job's mooncake_master is not ready (%s/%s says '%s'%s%s); the srun of this step should have waited for it",
+					      dir, MCP_STATE_FILE, st.state, st.message[0] ? ": " : "",
+					      st.message[0] ? st.message + strlen("mooncake: ") : "");
+				goto fail;
+			}
 			snprintf(peer, sizeof(peer), "%s", st.infra_addr);
 			snprintf(master_addr, sizeof(master_addr), "%s:%d", st.infra_addr,
 				 MCR_MASTER_PORT);

@@ -47,7 +47,7 @@ check "a later srun reuses the running master quietly" \
 cat >stale.sh <<'EOS'
 #!/bin/bash
 mkdir -p outputs/$SLURM_JOB_ID/logs
-echo "2147480000 $(hostname)" >outputs/$SLURM_JOB_ID/logs/mooncake_master.lock
+echo "2147480000 $(hostname)" >outputs/$SLURM_JOB_ID/logs/mooncake_master.1.lock
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >stale.out 2>&1
 EOS
 jid=$(run_job stale -N3)

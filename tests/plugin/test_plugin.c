@@ -216,8 +216,9 @@ START_TEST(srun_concurrent_failure_fails_at_once)
 	in_tmpdir();
 	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
 	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
-	write_file("outputs/4301/logs/mooncake_master.lock", "1 elsewhere\n");
+	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
 	snprintf(st.state, sizeof(st.state), "starting");
+	st.attempt = 1;
 	snprintf(st.starter_host, sizeof(st.starter_host), "elsewhere");
 	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
 	pid = fork();
@@ -226,6 +227,7 @@ START_TEST(srun_concurrent_failure_fails_at_once)
 		/* the other srun's verdict, half a second later */
 		usleep(500000);
 		snprintf(st.state, sizeof(st.state), "failed");
+	st.attempt = 1;
 		snprintf(st.message, sizeof(st.message), "mooncake: mooncake_master on n1 exited during start-up (exit status 1)");
 		_exit(mcp_state_write(logdir, &st, &err) ? 1 : 0);
 	}
@@ -254,8 +256,9 @@ START_TEST(srun_earlier_failure_is_retried)
 	in_tmpdir();
 	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
 	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
-	write_file("outputs/4301/logs/mooncake_master.lock", "1 elsewhere\n");
+	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
 	snprintf(st.state, sizeof(st.state), "failed");
+	st.attempt = 1;
 	snprintf(st.message, sizeof(st.message), "mooncake: OLD FAILURE");
 	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
 	ck_assert_int_eq(init(S_CTX_LOCAL, av), 0);
@@ -281,8 +284,9 @@ START_TEST(srun_ready_master_that_died)
 	in_tmpdir();
 	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
 	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
-	write_file("outputs/4301/logs/mooncake_master.lock", "1 elsewhere\n");
+	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
 	snprintf(st.state, sizeof(st.state), "ready");
+	st.attempt = 1;
 	snprintf(st.infra_node, sizeof(st.infra_node), "n1");
 	/* TEST-NET-1: nothing answers there */
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.254");
@@ -414,6 +418,7 @@ static void remote_step(uint32_t step_id, const char *recipe, const char *role,
 		snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
 		ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
 		snprintf(st.state, sizeof(st.state), "ready");
+	st.attempt = 1;
 		snprintf(st.infra_node, sizeof(st.infra_node), "n1");
 		snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.1");
 		ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
@@ -497,6 +502,24 @@ START_TEST(stepd_errors_return_minus_one)
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 	ck_log_contains("mooncake_master.json: no such file; srun writes it");
 	slurm_spank_exit(NULL, 0, NULL);
+	/* a state that is not ready: the task fails, saying so */
+	{
+		char logdir[512];
+		struct mcp_master_state st = { 0 };
+		struct mcr_error err = { 0 };
+
+		snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
+		ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
+		snprintf(st.state, sizeof(st.state), "failed");
+		st.attempt = 1;
+		snprintf(st.message, sizeof(st.message), "mooncake: it broke");
+		ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
+		remote_step(1, TRT, "decode", false, NULL);
+		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+		ck_log_contains("the job's mooncake_master is not ready");
+		ck_log_contains("says 'failed': it broke");
+		slurm_spank_exit(NULL, 0, NULL);
+	}
 }
 END_TEST
 
