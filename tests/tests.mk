@@ -45,6 +45,10 @@ check-plugin: $(PLUGIN_TEST_BIN)
 
 check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
+	rm -rf $(B)/install-test
+	$(MAKE) -s install DESTDIR=$(CURDIR)/$(B)/install-test PREFIX=/usr \
+		SLURM_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm >/dev/null
+	tests/artifact/installed.sh $(B)/install-test
 
 check-corpus: $(CLI)
 	tests/recipes/run.sh $(CLI)
