@@ -43,7 +43,7 @@ pid_of() {
 write_configs() {
 	local host i
 	host=$(hostname -s)
-	rm -rf "$D/state" "$D/spool" "$D/etc"
+	rm -rf "${D:?}/state" "${D:?}/spool" "${D:?}/etc"
 	mkdir -p "$D/etc" "$D/state" "$D/log" "$D/run" "$D/munge" "$D/dev"
 	for i in $NODES; do mkdir -p "$D/spool/$i"; done
 	chmod 755 "$D" "$D/munge"

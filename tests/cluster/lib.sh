@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # lib.sh - helpers for the integration tests (sourced by run.sh and each
 # test_*.sh). Each check prints one line and counts; run.sh prints the
 # summary in Check's format.
