@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,10 +228,18 @@ int mcr_recipe_load_file(const char *path, const char *display_name,
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return mcr_error_set(err, MCR_EIO,
-				     "cannot read the recipe %s: %s; check the path given to --mooncake-recipe",
-				     name, strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+		char cwd[PATH_MAX] = "";
+
+		/* a relative path: say where it was looked for */
+		if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
+			return mcr_error_set(err, MCR_EIO,
+					     "cannot read the recipe %s (relative to %s): %s; check the recipe's path",
+					     name, cwd, strerror(e));
+		return mcr_error_set(err, MCR_EIO, "cannot read the recipe %s: %s; check the recipe's path",
+				     name, strerror(e));
+	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		mcr_error_set(err, MCR_EIO,
 			      "the recipe %s is not a regular file; give the path of a YAML file",

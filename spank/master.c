@@ -37,6 +37,7 @@
 extern char **environ;
 
 #define POLL_MS 250
+#define FIRST_PROGRESS_S 3 /* a master is usually ready in ~1.5 s: no line */
 #define PROGRESS_EVERY_S 5
 #define PROBE_TIMEOUT_MS 1000
 #define LOG_TAIL_LINES 20
@@ -50,6 +51,7 @@ struct ctl {
 	int attempt;
 	char key_path[128]; /* /metadata?key=... */
 	int timeout;        /* seconds to wait for readiness */
+	int bound;          /* seconds this srun waits at most (progress lines) */
 	double t0;
 };
 
@@ -104,7 +106,14 @@ static void log_tail(const char *path, char *out, size_t size)
 	}
 	for (char *line = strtok_r(start, "\n", &p); line && o + 8 < size;
 	     line = strtok_r(NULL, "\n", &p)) {
-		int w = snprintf(out + o, size - o, "\n    %s", line);
+		int w;
+
+		/* srun's note on clusters without task/affinity (we ask for
+		 * --cpu-bind=none) is noise next to a real error */
+		if (strstr(line, "lacks support for cpu binding"))
+			continue;
+		w = snprintf(out + o, size - o, "\n    %.300s%s", line,
+			     strlen(line) > 300 ? " [...]" : "");
 
 		if (w < 0 || (size_t)w >= size - o)
 			break;
@@ -172,8 +181,8 @@ static void progress(const struct ctl *c, double *next, const char *why)
 	if (t < *next)
 		return;
 	*next = t + PROGRESS_EVERY_S;
-	slurm_info(MCP_NAME ": waiting for mooncake_master on %s (%s): %s (%.0f s of %d s)",
-		   c->job->infra_node, c->job->infra_addr, why, t - c->t0, c->timeout);
+	slurm_info(MCP_NAME ": waiting for mooncake_master on %s (%s), %.0f s of at most %d s: not ready yet (%s)",
+		   c->job->infra_node, c->job->infra_addr, t - c->t0, c->bound, why);
 }
 
 static bool pid_alive(long pid)
@@ -210,6 +219,12 @@ static bool skip_env(const char *e)
 		"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
 		/* a step time limit would end the pool before the job */
 		"SLURM_TIMELIMIT=",
+		/* the job's GPU requests are the workers'; with --gres=none they
+		 * make the master step an invalid TRES request */
+		"SLURM_GPUS=", "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_PER_TASK=",
+		"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
+		"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
+		"SLURM_TRES_PER_TASK=",
 		/* the master's RPC transport is its own business (spec/mooncake §1.3) */
 		"MC_RPC_PROTOCOL=",
 		NULL,
@@ -384,8 +399,10 @@ static int make_token(char *buf, size_t size)
 static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 		       struct mcr_error *err)
 {
-	double deadline = c->t0 + c->timeout, next = c->t0 + 1;
+	double deadline = c->t0 + c->timeout, next = c->t0 + FIRST_PROGRESS_S;
 	char why[512] = "starting", tail[3000], status_s[64];
+
+	c->bound = c->timeout;
 	int status;
 
 	for (;;) {
@@ -405,10 +422,22 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 			gone = true;
 		}
 		if (gone) {
+			char busy[512] = "";
+
 			log_tail(c->log, tail, sizeof(tail));
+			/* lost a race for the ports with another job's master? */
+			for (int port = MCR_MASTER_PORT; port <= MCR_METRICS_PORT && !busy[0]; port++) {
+				char reason[128];
+
+				if (mcr_tcp_probe(c->job->infra_addr, port, PROBE_TIMEOUT_MS,
+						  reason, sizeof(reason)) == 0)
+					snprintf(busy, sizeof(busy),
+						 " Port %d on %s is in use by another process: another job's mooncake_master on the same node? Only one job at a time can use a node as its infra node (the ports are fixed): run such jobs on different first nodes, or with --exclusive.",
+						 port, c->job->infra_node);
+			}
 			mcr_error_set(err, MCR_ESTATE,
-				      "mooncake_master on %s exited during start-up (%s) before it was ready; last lines of %s:%s",
-				      c->job->infra_node, status_s, c->log,
+				      "the master step (mooncake_master on %s) ended during start-up (%s) before it was ready.%s Last lines of %s:%s",
+				      c->job->infra_node, status_s, busy, c->log,
 				      tail[0] ? tail : " (empty)");
 			return fail_state(c, st, err);
 		}
@@ -469,8 +498,8 @@ static int start_master(struct ctl *c, struct mcr_error *err)
 		if (mcr_tcp_probe(c->job->infra_addr, port, PROBE_TIMEOUT_MS, reason,
 				  sizeof(reason)) == 0) {
 			mcr_error_set(err, MCR_ESTATE,
-				      "port %d on the infra node %s (%s) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there; free the port (a master left from another job?) or run the job on other nodes",
-				      port, c->job->infra_node, c->job->infra_addr);
+				      "port %d on the infra node %s (%s) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there. Is another job's mooncake_master running on %s? Only one job at a time can use a node as its infra node (the ports are fixed): run the job on other nodes, or with --exclusive",
+				      port, c->job->infra_node, c->job->infra_addr, c->job->infra_node);
 			return fail_state(c, &st, err);
 		}
 	}
@@ -533,9 +562,11 @@ static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
  * looked, or its starter is gone). */
 static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 {
-	double deadline = now_s() + c->timeout + 15, next = now_s() + 1, t = now_s();
+	double t = now_s(), deadline = t + c->timeout + 15, next = t + FIRST_PROGRESS_S;
 	char why[512] = "another srun of this job is starting it";
 	bool first = true;
+
+	c->bound = c->timeout + 15;
 
 	for (;;) {
 		struct mcp_master_state st;

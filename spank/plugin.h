@@ -22,6 +22,10 @@
 #include "mooncake_recipe.h"
 
 #define MCP_NAME "mooncake"
+/* srun hands its tasks the absolute path of the recipe it checked (a task
+ * may run in another directory: --chdir, a script's cd); SLURM_ so that it
+ * survives --export=NONE; each task removes it from its environment. */
+#define MCP_RECIPE_PATH_VAR "SLURM_MOONCAKE_RECIPE_PATH"
 
 /* plugstack.conf arguments (key=value), see doc/spank_mooncake.8 */
 struct mcp_config {

@@ -124,6 +124,8 @@ int mcp_stepd_task_init(spank_t sp)
 	struct mcr_file gpu_file = { 0 };
 	struct mcp_master_state st = { 0 };
 	char job_id_s[32], buf[PATH_MAX], master_addr[128] = "", local[64] = "";
+	char path[PATH_MAX];
+	const char *recipe_path;
 	char peer[64] = "";
 	const char *submit_dir;
 	char *dir = NULL;
@@ -142,7 +144,13 @@ int mcp_stepd_task_init(spank_t sp)
 		slurm_error(MCP_NAME ": %s", mcp_ctx.config_error);
 		return -1;
 	}
-	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg,
+	/* the recipe srun checked, wherever this task runs */
+	recipe_path = stepd_getenv(sp, MCP_RECIPE_PATH_VAR, path, sizeof(path));
+	if (recipe_path)
+		spank_unsetenv(sp, MCP_RECIPE_PATH_VAR);
+	if (!recipe_path || !*recipe_path)
+		recipe_path = mcp_ctx.recipe_arg;
+	if (mcp_load(recipe_path, mcp_ctx.role_arg,
 		     mcp_recipe_inherited(mcp_ctx.recipe_arg, stepd_getenv, sp),
 		     &recipe, &role, &err))
 		goto fail;

@@ -46,8 +46,19 @@ int mcp_srun_post_opt(spank_t sp)
 		return -1;
 	}
 	mcp_ctx.active = mcp_ctx.role != MCR_ROLE_NONE;
-	if (!mcp_ctx.active)
+	if (!mcp_ctx.active) {
+		slurm_verbose(MCP_NAME ": %s comes from the job (sbatch/salloc) and this step names no --mooncake-role: it gets nothing",
+			      mcp_ctx.recipe_arg);
 		return 0;
+	}
+	{
+		char abs[PATH_MAX];
+
+		if (realpath(mcp_ctx.recipe_arg, abs) && setenv(MCP_RECIPE_PATH_VAR, abs, 1) != 0) {
+			slurm_error(MCP_NAME ": cannot set %s: out of memory", MCP_RECIPE_PATH_VAR);
+			return -1;
+		}
+	}
 	slurm_verbose(MCP_NAME ": %s: role %s", mcp_ctx.recipe_arg,
 		      mcr_role_name(mcp_ctx.role));
 	/* inside an allocation: the job is known, prepare it before the step

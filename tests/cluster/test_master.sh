@@ -72,6 +72,25 @@ check "a foreign listener on 8701 is not taken for the master: $(grep mooncake: 
 check "... the srun fails (non-zero, no task ran) within seconds: $(tail -1 foreign.out)" \
 	bash -c "! grep -q TASK-RAN foreign.out && grep -Eq 'rc=[1-9][0-9]* after=[0-9]$' foreign.out"
 
+# --- C2: two jobs whose infra node is the same node: the second is told why
+cat >hold.sh <<'EOS'
+#!/bin/bash
+srun -N1 -n1 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 20
+EOS
+cat >second.sh <<'EOS'
+#!/bin/bash
+srun -N1 -n1 --mooncake-recipe=r.yaml --mooncake-role=prefill echo TASK-RAN >second.out 2>&1
+EOS
+first=$(sbatch --parsable -N1 -w n1 -n1 -o "$W/hold.job.out" hold.sh)
+for i in $(seq 100); do pgrep -x mooncake_master >/dev/null && break; sleep 0.2; done
+sleep 2
+jid=$(sbatch --parsable -N1 -w n1 -n1 -o "$W/second.job.out" second.sh)
+wait_job "$jid" 60
+scancel "$first"
+wait_job "$first" 60
+check "a second job on the same infra node is told why: $(grep -m1 -o 'port 870[0-2] on the infra node.*' second.out | cut -c1-160)" \
+	bash -c "grep -q 'Only one job at a time can use a node as its infra node' second.out && ! grep -q TASK-RAN second.out"
+
 # --- D: a master that exits during start-up (an unknown flag in args)
 sed 's/^    type: mooncake-master$/    type: mooncake-master\n    args: ["--no_such_flag=1"]/' r.yaml >badflag.yaml
 cat >badflag.sh <<'EOS'
@@ -87,7 +106,7 @@ EOS
 jid=$(run_job badflag -N3)
 check "startup failure: both sruns failed, no task ran" bash -c "! grep -q TASK-RAN badflag-p.out badflag-d.out && grep -q 'mooncake:' badflag-p.out && grep -q 'mooncake:' badflag-d.out"
 check "startup failure: reported with the exit status and the log's last lines" \
-	bash -c "cat badflag-p.out badflag-d.out | grep -q 'exited during start-up (exit status 1' && cat badflag-p.out badflag-d.out | grep -q 'unknown command line flag .no_such_flag'"
+	bash -c "cat badflag-p.out badflag-d.out | grep -q 'ended during start-up (exit status 1)' && cat badflag-p.out badflag-d.out | grep -q 'unknown command line flag .no_such_flag'"
 check "startup failure: the other srun failed at once with the same cause" \
 	bash -c "cat badflag-p.out badflag-d.out | grep -q 'could not be started (another srun of this job tried)'"
 check "startup failure: both failed long before the 120 s timeout ($(cat badflag.time))" \

@@ -30,6 +30,23 @@ check "an srun without a role under the inherited recipe gets nothing" \
 check "an explicit role the recipe lacks fails that srun: $(grep -o 'mooncake: .*' agg.out | head -1 | head -c 200)" \
 	bash -c "grep -q -- '--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode' agg.out && grep -q 'rc=1' agg.out && ! grep -q TASK-RAN agg.out"
 
+# the examples' resource requests: GPUs per node must not reach the master
+# step (an invalid TRES request with its --gres=none); a task running in
+# another directory reads the recipe srun checked
+cat >gpus.sh <<'EOS'
+#!/bin/bash
+#SBATCH --nodes=3
+#SBATCH --ntasks-per-node=1
+#SBATCH --gpus-per-node=1
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >gpus.out 2>&1
+srun -N1 -n1 -w n3 --chdir=/ --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_CONFIG_PATH >chdir.out 2>&1
+EOS
+jid=$(sbatch --parsable -o "$W/gpus.job.out" gpus.sh)
+wait_job "$jid" 120
+check "a job with --gpus-per-node gets its master: $(grep -m1 'mooncake:' gpus.out)" grep -qx '127.0.0.1:8700' gpus.out
+check "a task in another directory (--chdir=/) reads the recipe srun checked: $(grep -m1 'mooncake:' chdir.out)" \
+	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_decode.json" chdir.out
+
 # scancel while the master runs
 cat >cancel.sh <<'EOS'
 #!/bin/bash

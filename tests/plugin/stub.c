@@ -143,6 +143,23 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val, int overw
 	return ESPANK_SUCCESS;
 }
 
+spank_err_t spank_unsetenv(spank_t sp, const char *var)
+{
+	int i = env_index(var), n = 0;
+
+	(void)sp;
+	if (stub.context != S_CTX_REMOTE)
+		return ESPANK_NOT_REMOTE;
+	if (i < 0)
+		return ESPANK_SUCCESS;
+	free(stub.env[i]);
+	while (stub.env[n])
+		n++;
+	stub.env[i] = stub.env[n - 1];
+	stub.env[n - 1] = NULL;
+	return ESPANK_SUCCESS;
+}
+
 static void record(const char *level, const char *fmt, va_list ap)
 {
 	size_t n = strlen(stub.log);

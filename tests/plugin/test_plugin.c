@@ -132,7 +132,8 @@ START_TEST(srun_missing_recipe_file)
 	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
 	ck_assert_int_eq(stub_option("mooncake-recipe", "nope.yaml", 0), 0);
 	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: cannot read the recipe nope.yaml: No such file or directory");
+	ck_log_contains("mooncake: cannot read the recipe nope.yaml (relative to ");
+	ck_log_contains("): No such file or directory; check the recipe's path");
 	slurm_spank_exit(NULL, 0, NULL);
 }
 END_TEST
@@ -267,7 +268,7 @@ START_TEST(srun_earlier_failure_is_retried)
 	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("an earlier attempt to start the master failed; trying again");
-	ck_log_contains("exited during start-up (exit status 1)");
+	ck_log_contains("ended during start-up (exit status 1) before it was ready");
 	ck_assert_msg(!strstr(stub.log, "OLD FAILURE"), "old failure repeated:\n%s", stub.log);
 	slurm_spank_exit(NULL, 0, NULL);
 }
@@ -318,7 +319,7 @@ START_TEST(srun_master_that_exits_at_start)
 	stub_option("mooncake-role", "prefill", 0);
 	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("exited during start-up (exit status 1");
+	ck_log_contains("ended during start-up (exit status 1) before it was ready");
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
 	ck_assert_int_eq(mcp_state_read(path, &st, &err), 0);
 	ck_assert_str_eq(st.state, "failed");
@@ -340,7 +341,7 @@ START_TEST(srun_in_allocation_prepares_before_the_step)
 	stub_option("mooncake-recipe", TRT, 0);
 	stub_option("mooncake-role", "prefill", 0);
 	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
-	ck_log_contains("exited during start-up (exit status 1)");
+	ck_log_contains("ended during start-up (exit status 1) before it was ready");
 	/* the job id came from the environment, not from S_JOB_ID (4301) */
 	ck_assert(exists("%s/outputs/4302/logs/mooncake_store_config_prefill.json", dir));
 	ck_assert(!exists("%s/outputs/4301", dir));
@@ -577,6 +578,21 @@ START_TEST(stepd_vllm_per_gpu_file)
 }
 END_TEST
 
+/* srun hands the absolute recipe path to the tasks: a task in another
+ * directory (--chdir) reads the recipe srun checked; the variable does not
+ * stay in the task's environment */
+START_TEST(stepd_reads_the_recipe_srun_checked)
+{
+	in_tmpdir();
+	remote_step(2, "examples/trtllm-serve-disagg-mooncake.yaml", "prefill", true, NULL);
+	stub_setenv("SLURM_MOONCAKE_RECIPE_PATH", TRT);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_ptr_nonnull(stub_getenv("MOONCAKE_CONFIG_PATH"));
+	ck_assert_ptr_null(stub_getenv("SLURM_MOONCAKE_RECIPE_PATH"));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 static Suite *plugin_suite(void)
 {
 	Suite *s = suite_create("plugin");
@@ -606,6 +622,7 @@ static Suite *plugin_suite(void)
 	tcase_add_test(stepd, stepd_errors_return_minus_one);
 	tcase_add_test(stepd, stepd_sglang_gets_variables_no_path);
 	tcase_add_test(stepd, stepd_vllm_per_gpu_file);
+	tcase_add_test(stepd, stepd_reads_the_recipe_srun_checked);
 	suite_add_tcase(s, srun);
 	suite_add_tcase(s, alloc);
 	suite_add_tcase(s, stepd);
