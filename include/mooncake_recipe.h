@@ -93,6 +93,15 @@ int mcr_recipe_load_buffer(const char *text, size_t len,
 			   struct mcr_error *err);
 void mcr_recipe_free(struct mcr_recipe *recipe);
 
+/*
+ * Advice that does not stop a valid recipe: likely typos, such as a client-
+ * config key no Mooncake reader knows but one letter away from one it does
+ * (srtctl passes unknown keys through; so does the plugin). Each is one line
+ * "mooncake: warning: <file>:<line>:<col>: ...". Borrowed strings.
+ */
+size_t mcr_recipe_warning_count(const struct mcr_recipe *recipe);
+const char *mcr_recipe_warning(const struct mcr_recipe *recipe, size_t i);
+
 enum mcr_engine mcr_recipe_engine(const struct mcr_recipe *recipe);
 /* True when a mooncake-master is declared or implied (engine.mooncake_kv_store set). */
 bool mcr_recipe_has_master(const struct mcr_recipe *recipe);

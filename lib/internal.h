@@ -168,6 +168,8 @@ struct mcr_recipe {
 	unsigned connector_modes;           /* bit per role (TRT-LLM) */
 	char *served_model_name;            /* model_key default */
 	const char *log_dir;                /* output.log_dir */
+	char *warnings[16];                 /* mcr_recipe_warning() */
+	size_t nwarnings;
 };
 
 int mcr_recipe_build(struct mcr_doc *doc, struct mcr_recipe *r,

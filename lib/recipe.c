@@ -285,7 +285,19 @@ void mcr_recipe_free(struct mcr_recipe *r)
 		return;
 	mcr_doc_free(r->doc);
 	free(r->served_model_name);
+	for (size_t i = 0; i < r->nwarnings; i++)
+		free(r->warnings[i]);
 	free(r);
+}
+
+size_t mcr_recipe_warning_count(const struct mcr_recipe *r)
+{
+	return r->nwarnings;
+}
+
+const char *mcr_recipe_warning(const struct mcr_recipe *r, size_t i)
+{
+	return i < r->nwarnings ? r->warnings[i] : NULL;
 }
 
 enum mcr_engine mcr_recipe_engine(const struct mcr_recipe *r)

@@ -97,6 +97,34 @@ static int parse_text(const char *text, long long *bytes)
 	return 0;
 }
 
+/* A suggestion for a refused size: "16GB" -> "; write '16GiB' (binary) or
+ * a byte count", "1e9" -> "; write the byte count 1000000000". */
+static void size_fix(const char *text, char *fix, size_t size)
+{
+	static const struct {
+		const char *unit, *binary;
+	} decimal[] = {
+		{ "k", "KiB" }, { "kb", "KiB" }, { "m", "MiB" }, { "mb", "MiB" },
+		{ "g", "GiB" }, { "gb", "GiB" }, { "t", "TiB" }, { "tb", "TiB" },
+	};
+	char num[32], unit[16];
+	double d;
+	char *end;
+
+	fix[0] = '\0';
+	d = strtod(text, &end);
+	if (end != text && !*end && isfinite(d) && d >= 0 && strpbrk(text, "eE")) {
+		snprintf(fix, size, "; write the byte count %.0f", d);
+		return;
+	}
+	if (sscanf(text, " %31[0-9.] %15[a-zA-Z] ", num, unit) != 2)
+		return;
+	for (size_t i = 0; i < sizeof(decimal) / sizeof(decimal[0]); i++)
+		if (strcasecmp(unit, decimal[i].unit) == 0)
+			snprintf(fix, size, "; write '%s%s' (binary) or a byte count", num,
+				 decimal[i].binary);
+}
+
 int mcr_size_of_node(const char *key, const struct mcr_node *n,
 		     long long *bytes, char *msg, size_t msg_size)
 {
@@ -116,13 +144,17 @@ int mcr_size_of_node(const char *key, const struct mcr_node *n,
 		}
 		*bytes = trunc_to_ll(n->f);
 		return 0;
-	case MCR_T_STR:
+	case MCR_T_STR: {
+		char fix[160];
+
 		if (parse_text(n->s, bytes) == 0)
 			return 0;
 		r = mcr_repr(n);
-		snprintf(msg, msg_size, "%s %s " SIZE_HINT, key, r ? r : "?");
+		size_fix(n->s, fix, sizeof(fix));
+		snprintf(msg, msg_size, "%s %s " SIZE_HINT "%s", key, r ? r : "?", fix);
 		free(r);
 		return -1;
+	}
 	default:
 		break;
 	}

@@ -5,6 +5,7 @@
  * because users search for it.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,13 +235,66 @@ static int check_str_list(struct vctx *v, const struct mcr_node *list,
 	return 0;
 }
 
+/* Levenshtein distance, capped (the words here are short keys) */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
+	}
+	return prev[lb];
+}
+
+/* The entry of `list` closest to `word` when it is close enough to be a
+ * typo of it (at most 2 edits, fewer for short words), else NULL. */
+static const char *did_you_mean(const char *word, const char *const *list)
+{
+	const char *best = NULL;
+	size_t bestd = 99, maxd = strlen(word) <= 4 ? 1 : 2;
+
+	for (; *list; list++) {
+		size_t d = distance(word, *list);
+
+		if (d < bestd) {
+			bestd = d;
+			best = *list;
+		}
+	}
+	return bestd <= maxd ? best : NULL;
+}
+
 static int unknown_field(struct vctx *v, const struct mcr_node *key,
-			 const char *path, const char *hint)
+			 const char *path, const char *const *allowed,
+			 const char *hint)
 {
 	char *k = mcr_key_str(key);
-	int rc = FAIL(v, key, "%s.%s: Unknown field.%s%s", path, k ? k : "?",
-		      hint ? " " : "", hint ? hint : "");
+	const char *near = k ? did_you_mean(k, allowed) : NULL;
+	struct mcr_buf b = { 0 };
+	char *list;
+	int rc;
 
+	for (const char *const *a = allowed; *a; a++)
+		mcr_buf_printf(&b, "%s%s", a == allowed ? "" : ", ", *a);
+	list = mcr_buf_take(&b);
+	if (near)
+		rc = FAIL(v, key, "%s.%s: Unknown field. Did you mean %s?%s%s", path,
+			  k, near, hint ? " " : "", hint ? hint : "");
+	else
+		rc = FAIL(v, key, "%s.%s: Unknown field.%s%s Known fields: %s.", path,
+			  k ? k : "?", hint ? " " : "", hint ? hint : "", list ? list : "?");
+	free(list);
 	free(k);
 	return rc;
 }
@@ -253,7 +307,7 @@ static int check_fields(struct vctx *v, const struct mcr_node *map,
 		const struct mcr_node *k = map->keys[i];
 
 		if (k->type != MCR_T_STR || !in_list(k->s, allowed))
-			return unknown_field(v, k, path, hint);
+			return unknown_field(v, k, path, allowed, hint);
 	}
 	return 0;
 }
@@ -1110,9 +1164,23 @@ static int check_vllm_sglang(struct vctx *v)
 			    "a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has 'disaggregation-transfer-backend: mooncake'; add it to the prefill and decode args, or remove the service");
 	if (r->engine == MCR_ENGINE_VLLM &&
 	    !args_have(pargs, "kv-transfer-config", "kv_transfer_config", mentions_mooncake) &&
-	    !args_have(dargs, "kv-transfer-config", "kv_transfer_config", mentions_mooncake))
+	    !args_have(dargs, "kv-transfer-config", "kv_transfer_config", mentions_mooncake)) {
+		/* the usual cause: the config written as a YAML mapping */
+		for (int role = MCR_ROLE_PREFILL; role <= MCR_ROLE_DECODE; role++) {
+			const struct mcr_node *args = role == MCR_ROLE_PREFILL ? pargs : dargs;
+
+			for (const char *const *k = (const char *const[]){ "kv-transfer-config", "kv_transfer_config", NULL }; *k; k++) {
+				const struct mcr_node *kt = mcr_map_get(args, *k);
+
+				if (kt && kt->type != MCR_T_STR)
+					return FAIL(v, kt,
+						    "a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has a kv-transfer-config that references a Mooncake connector: roles.%s.args.%s is %s, and vLLM takes it as a JSON string; quote it, e.g. %s: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'",
+						    mcr_role_name((enum mcr_role)role), *k, R(v, kt), *k);
+			}
+		}
 		return FAIL(v, r->service ? r->service : r->kv_block,
 			    "a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has a kv-transfer-config that references a Mooncake connector; add e.g. kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}', or remove the service");
+	}
 	return 0;
 }
 
@@ -1153,6 +1221,10 @@ static int check_log_dir(struct vctx *v)
 	if (!mcr_is_str(n) || !n->s[0]) {
 		return FAIL(v, n, "output.log_dir: must be a directory path, got %s", R(v, n));
 	}
+	if (n->s[0] == '~')
+		return FAIL(v, n,
+			    "output.log_dir: '%s': ~ is not expanded (the directory would be named ~); write the absolute path, or one relative to the submit directory",
+			    n->s);
 	dir = mcr_expand_dir_template(n->s, "1", "user", "/submit", &e);
 	free(dir);
 	if (!dir)
@@ -1180,10 +1252,118 @@ static int validate(struct vctx *v)
 	return 0;
 }
 
+/* ---- advice on a valid recipe: likely typos -------------------------- */
+
+static void warn(struct vctx *v, const struct mcr_node *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn(struct vctx *v, const struct mcr_node *at, const char *fmt, ...)
+{
+	struct mcr_recipe *r = v->r;
+	struct mcr_error w = { 0 };
+	va_list ap;
+
+	if (r->nwarnings == sizeof(r->warnings) / sizeof(r->warnings[0]))
+		return;
+	va_start(ap, fmt);
+	mcr_verr_at(&w, MCR_OK, r->doc, at, fmt, ap);
+	va_end(ap);
+	/* "mooncake: " + "warning: " + the rest */
+	if ((r->warnings[r->nwarnings] = mcr_asprintf("mooncake: warning: %s", w.msg + 10)))
+		r->nwarnings++;
+}
+
+/* keys the client-config readers know (spec §3.1, spec/mooncake.md §4.2, §5) */
+static const char *const TRTLLM_CLIENT_KEYS[] = {
+	"protocol", "device_name", "global_segment_size", "local_buffer_size",
+	"local_hostname", "tenant_id", "role", "namespace", "model_key",
+	"transfer_batch_size", "stage_through_host", "metadata_server",
+	"master_server_address", NULL
+};
+static const char *const VLLM_CLIENT_KEYS[] = {
+	"metadata_server", "master_server_address", "protocol", "device_name", "mode",
+	"global_segment_size", "local_buffer_size", "enable_offload", "tenant_id", NULL
+};
+/* top-level keys of an srtctl recipe (schema 2) */
+static const char *const TOP_KEYS[] = {
+	"schema", "name", "slurm", "model", "resources", "frontend", "engine", "roles",
+	"services", "benchmark", "dynamo", "environment", "output", "sweep", "profiling",
+	"observability", "telemetry", "health_check", "container", "setup_script",
+	"srun_options", "extra_mount", "identity", NULL
+};
+
+static void lint_client_keys(struct vctx *v, const struct mcr_node *map,
+			     const char *where, const char *const *known,
+			     const char *reader)
+{
+	for (size_t i = 0; mcr_is_map(map) && i < map->n; i++) {
+		const struct mcr_node *k = map->keys[i];
+		const char *near;
+
+		if (k->type != MCR_T_STR || in_list(k->s, known))
+			continue;
+		if ((near = did_you_mean(k->s, known)))
+			warn(v, k,
+			     "%s.%s is not a key %s reads (did you mean %s?); it is written to the client config unchanged and ignored there",
+			     where, k->s, reader, near);
+	}
+}
+
+static void lint(struct vctx *v)
+{
+	struct mcr_recipe *r = v->r;
+
+	for (size_t i = 0; i < r->root->n; i++) {
+		const struct mcr_node *k = r->root->keys[i];
+		const char *near;
+
+		if (k->type == MCR_T_STR && !in_list(k->s, TOP_KEYS) &&
+		    (near = did_you_mean(k->s, TOP_KEYS)))
+			warn(v, k, "%s: is not a recipe key the plugin reads (did you mean %s?)", k->s, near);
+	}
+	if (!r->has_master)
+		return;
+	if (r->engine == MCR_ENGINE_TRTLLM) {
+		lint_client_keys(v, r->store_config, r->store_config_where,
+				 TRTLLM_CLIENT_KEYS, "TRT-LLM's Mooncake client");
+		for (int role = 0; role < MCR_ROLE_COUNT; role++) {
+			const struct mcr_node *args = mcr_map_get(r->role_node[role], "args");
+			const struct mcr_node *kcc = mcr_map_get(args, "kv_connector_config");
+			const struct mcr_node *conn = mcr_map_get(kcc, "connector");
+			char where[64];
+
+			snprintf(where, sizeof(where), "roles.%s.mooncake_store_config",
+				 mcr_role_name((enum mcr_role)role));
+			lint_client_keys(v, mcr_map_get(r->role_node[role], "mooncake_store_config"),
+					 where, TRTLLM_CLIENT_KEYS, "TRT-LLM's Mooncake client");
+			if (!(r->connector_modes & MCR_ROLE_BIT(role)) && mcr_is_str(conn) &&
+			    did_you_mean(conn->s, (const char *const[]){ "mooncake-store", NULL }))
+				warn(v, conn,
+				     "roles.%s.args.kv_connector_config.connector: '%s' is not mooncake-store (did you mean mooncake-store?), so this role reads no Mooncake client config",
+				     mcr_role_name((enum mcr_role)role), conn->s);
+			for (size_t j = 0; mcr_is_map(args) && j < args->n; j++) {
+				const struct mcr_node *ak = args->keys[j];
+
+				if (ak->type == MCR_T_STR && strcmp(ak->s, "kv_connector_config") &&
+				    did_you_mean(ak->s, (const char *const[]){ "kv_connector_config", NULL }))
+					warn(v, ak,
+					     "roles.%s.args.%s: did you mean kv_connector_config? Without it this role does not use the Mooncake Store connector",
+					     mcr_role_name((enum mcr_role)role), ak->s);
+			}
+		}
+	} else if (r->engine == MCR_ENGINE_VLLM) {
+		lint_client_keys(v, r->store_config, r->store_config_where,
+				 VLLM_CLIENT_KEYS, "vLLM's Mooncake client");
+	}
+}
+
 int mcr_recipe_validate(struct mcr_recipe *r, struct mcr_error *err)
 {
 	struct vctx v = { r, err, r->doc->name, { 0 }, 0 };
 	int rc = validate(&v);
+
+	if (rc == 0)
+		lint(&v);
 
 	for (size_t i = 0; i < v.nreprs; i++)
 		free(v.reprs[i]);

@@ -20,6 +20,10 @@ int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	*role = MCR_ROLE_NONE;
 	if (mcr_recipe_load_file(recipe_arg, NULL, recipe, err))
 		return -1;
+	/* advice shows where the user looks: srun's and sbatch's terminal */
+	if (spank_context() != S_CTX_REMOTE)
+		for (size_t i = 0; i < mcr_recipe_warning_count(*recipe); i++)
+			slurm_info("%s", mcr_recipe_warning(*recipe, i));
 	if (mcr_recipe_resolve_role(*recipe, role_arg, inherited, role, err)) {
 		mcr_recipe_free(*recipe);
 		*recipe = NULL;

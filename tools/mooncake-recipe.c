@@ -129,6 +129,8 @@ int main(int argc, char **argv)
 	}
 	if (mcr_recipe_load_file(path, NULL, &recipe, &err))
 		return fail(&err);
+	for (size_t i = 0; i < mcr_recipe_warning_count(recipe); i++)
+		fprintf(stderr, "%s\n", mcr_recipe_warning(recipe, i));
 	if (infra && !(master = malloc(strlen(infra) + 8))) {
 		fprintf(stderr, "mooncake: out of memory\n");
 		goto out;

@@ -467,6 +467,63 @@ START_TEST(test_probes)
 }
 END_TEST
 
+/* advice: likely typos are named, valid recipes still load */
+START_TEST(test_warnings_and_suggestions)
+{
+	const char *y =
+		"schema: 2\n"
+		"role: {}\n"
+		"engine: {type: trtllm, served_model_name: m}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store}},\n"
+		"            mooncake_store_config: {global_segement_size: 1}}\n"
+		"  agg: {args: {kv_connector_config: {connector: mooncake_store}}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, options: {store_config: {protocl: tcp, custom_key: 1}}}\n";
+	struct mcr_recipe *r = load_ok(y);
+
+	ck_assert_uint_eq(mcr_recipe_warning_count(r), 4);
+	ck_assert_str_eq(mcr_recipe_warning(r, 0),
+			 "mooncake: warning: r.yaml:2:1: role: is not a recipe key the plugin reads (did you mean roles?)");
+	ck_assert_contains(mcr_recipe_warning(r, 1), "options.store_config.protocl is not a key TRT-LLM's Mooncake client reads (did you mean protocol?)");
+	ck_assert_contains(mcr_recipe_warning(r, 2), "r.yaml:6:37: roles.prefill.mooncake_store_config.global_segement_size");
+	ck_assert_contains(mcr_recipe_warning(r, 3), "'mooncake_store' is not mooncake-store");
+	ck_assert_ptr_null(mcr_recipe_warning(r, 4));
+	mcr_recipe_free(r);
+	/* unknown fields suggest the field meant, or list the known ones */
+	ck_assert_contains(load_err("schema: 2\nroles:\n  decode: {mooncake_store_confg: {}}\n"),
+			   "roles.decode.mooncake_store_confg: Unknown field. Did you mean mooncake_store_config?");
+	ck_assert_contains(load_err("schema: 2\nroles:\n  decode: {colour: red}\n"),
+			   "roles.decode.colour: Unknown field. Known fields: nodes, workers, gpus,");
+	ck_assert_contains(load_err("schema: 2\noutput: {log_dir: '~/mc/{job_id}'}\n"),
+			   "output.log_dir: '~/mc/{job_id}': ~ is not expanded");
+}
+END_TEST
+
+START_TEST(test_size_suggestions)
+{
+	static const struct {
+		const char *text, *fix;
+	} cases[] = {
+		{ "16GB", "'GB' is refused; write '16GiB' (binary) or a byte count" },
+		{ "32M", "; write '32MiB' (binary) or a byte count" },
+		{ "1.5tb", "; write '1.5TiB' (binary) or a byte count" },
+		{ "1e9", "; write the byte count 1000000000" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct mcr_doc *doc = NULL;
+		char msg[512], q[64];
+		long long b;
+
+		snprintf(q, sizeof(q), "'%s'", cases[i].text);
+		ck_assert_int_eq(mcr_size_of_node("k", typed(q, &doc), &b, msg, sizeof(msg)), -1);
+		ck_assert_contains(msg, cases[i].fix);
+		mcr_doc_free(doc);
+	}
+}
+END_TEST
+
 Suite *lib_suite(void)
 {
 	Suite *s = suite_create("lib");
@@ -486,6 +543,8 @@ Suite *lib_suite(void)
 	tcase_add_test(tc, test_env_values_must_be_strings);
 	tcase_add_test(tc, test_resolve_role);
 	tcase_add_test(tc, test_probes);
+	tcase_add_test(tc, test_warnings_and_suggestions);
+	tcase_add_test(tc, test_size_suggestions);
 	suite_add_tcase(s, tc);
 	return s;
 }
