@@ -6,7 +6,7 @@
 # the prefill task puts a value into the pool, the decode task reads it back.
 set -euo pipefail
 . "$(dirname "$0")/cluster/lib.sh"
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then say() { printf "\n\033[1m== %s\033[0m\n" "$*"; }; else say() { printf "\n== %s\n" "$*"; }; fi
 trap '[ -n "${MCK_KEEP:-}" ] || "$CLUSTER" down >/dev/null 2>&1' EXIT
 
 say "1. a local Slurm cluster: munged, slurmctld, slurmd n1 n2 n3"
@@ -14,7 +14,7 @@ say "1. a local Slurm cluster: munged, slurmctld, slurmd n1 n2 n3"
 sinfo -N
 sed -n "/spank_mooncake/p" "$(dirname "$SLURM_CONF")/plugstack.conf"
 
-W=$(workdir demo)
+W=$(workdir)
 cd "$W"
 trtllm_test_recipe recipe.yaml
 say "2. the recipe ($W/recipe.yaml), checked with mooncake-recipe"

@@ -12,13 +12,35 @@ export PATH=$MOONCAKE_VENV/bin:$PATH
 MCK_RESULTS=${MCK_RESULTS:-/dev/null}
 
 _record() { echo "$1 $2" >>"$MCK_RESULTS"; }
+MCK_FAILED=0
 pass() { echo "PASS: $*"; _record P "$*"; }
-fail() { echo "FAIL: $*"; _record F "$*"; }
+fail() { echo "FAIL: $*"; _record F "$*"; MCK_FAILED=1; }
 # check DESCRIPTION COMMAND...: pass when the command succeeds
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 
-# a fresh work directory (the job's submit directory) per test
-workdir() { local w; w=$(mktemp -d "/tmp/mck-$1.XXXXXX"); chmod 755 "$w"; echo "$w"; }
+MCK_TEST=$(basename "$0" .sh)
+MCK_TEST=${MCK_TEST#test_}
+# a fresh work directory (the job's submit directory) per test; removed when
+# the test script ends without a failure (kept, and named, otherwise, or
+# always with MCK_KEEP=1)
+workdir() {
+	local w
+	w=$(mktemp -d "/tmp/mck-$MCK_TEST.XXXXXX")
+	chmod 755 "$w"
+	echo "$w"
+}
+_cleanup_workdirs() {
+	local w
+	for w in /tmp/mck-"$MCK_TEST".*; do
+		[ -d "$w" ] || continue
+		if [ "$MCK_FAILED" = 0 ] && [ -z "${MCK_KEEP:-}" ]; then
+			rm -rf "$w"
+		else
+			echo "(kept $w)"
+		fi
+	done
+}
+trap _cleanup_workdirs EXIT
 
 # wait_job JOBID [SECONDS]: until the job has left the queue
 wait_job() {

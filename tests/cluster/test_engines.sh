@@ -4,7 +4,7 @@
 # SGLang tasks get the variables and no MOONCAKE_CONFIG_PATH and share a
 # pool through them; an external master (vLLM) is used, never started.
 . "$(dirname "$0")/lib.sh"
-W=$(workdir engines)
+W=$(workdir)
 cd "$W" || exit 1
 KVT='{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'
 cat >vllm.yaml <<EOF2

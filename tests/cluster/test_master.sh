@@ -6,7 +6,7 @@
 # timeout names the port that never answered; a master that was ready and
 # died fails the next srun with a message that says so.
 . "$(dirname "$0")/lib.sh"
-W=$(workdir master)
+W=$(workdir)
 cd "$W" || exit 1
 trtllm_test_recipe r.yaml
 # run_job NAME [sbatch options]: submit NAME.sh (already written), wait

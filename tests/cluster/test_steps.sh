@@ -6,7 +6,7 @@
 # recipe broken after submission never fails the batch step or drains a
 # node; a bad plugstack argument fails loudly without draining.
 . "$(dirname "$0")/lib.sh"
-W=$(workdir steps)
+W=$(workdir)
 cd "$W" || exit 1
 trtllm_test_recipe r.yaml
 drained() { sinfo -h -N -o '%t' | grep -c -E 'drain|drng|down|fail'; }

@@ -5,7 +5,7 @@
 # its role's file whose master_server_address is its MOONCAKE_MASTER; a real
 # Mooncake client in the prefill task puts a value the decode task reads.
 . "$(dirname "$0")/lib.sh"
-W=$(workdir trtllm)
+W=$(workdir)
 trtllm_test_recipe "$W/recipe.yaml"
 cat >"$W/job.sh" <<EOS
 #!/bin/bash

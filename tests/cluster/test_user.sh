@@ -8,7 +8,7 @@
 U=mcktest
 id "$U" >/dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/bash "$U"
 uid=$(id -u "$U")
-W=$(workdir user)
+W=$(workdir)
 chown "$U:" "$W"
 cd "$W" || exit 1
 trtllm_test_recipe r.yaml

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <ftw.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -50,9 +51,12 @@ static const char VLLM_GPU[] =
 
 static char dir[256];
 
+static void remove_tmpdir(void);
+
 /* a fresh working directory (the submit directory) per test */
 static void in_tmpdir(void)
 {
+	remove_tmpdir();
 	snprintf(dir, sizeof(dir), "/tmp/mck-plugin.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(chdir(dir), 0);
@@ -60,6 +64,22 @@ static void in_tmpdir(void)
 	unsetenv("SLURM_JOB_ID");
 	unsetenv("SLURM_HET_JOB_ID");
 	unsetenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe");
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* checked teardown (runs in the test's own process): no temporary
+ * directory outlives its test */
+static void remove_tmpdir(void)
+{
+	if (dir[0])
+		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void write_file(const char *name, const char *text)
@@ -600,6 +620,9 @@ static Suite *plugin_suite(void)
 	      *stepd = tcase_create("slurmstepd");
 
 	tcase_set_timeout(srun, 60);
+	tcase_add_checked_fixture(srun, NULL, remove_tmpdir);
+	tcase_add_checked_fixture(alloc, NULL, remove_tmpdir);
+	tcase_add_checked_fixture(stepd, NULL, remove_tmpdir);
 	tcase_add_test(srun, srun_without_option_does_nothing);
 	tcase_add_test(srun, srun_bad_recipe_fails_before_anything);
 	tcase_add_test(srun, srun_missing_recipe_file);
