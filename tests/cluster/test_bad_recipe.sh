@@ -15,7 +15,7 @@ srun -N1 --mooncake-recipe=bad.yaml --mooncake-role=decode echo TASK-RAN >out 2>
 rc=$?
 check "srun with a bad recipe exits non-zero (rc=$rc)" test "$rc" -ne 0
 check "the message names file, line, key path, value and fix: $(grep -m1 mooncake: err)" \
-	grep -q "mooncake: bad.yaml:$line:[0-9]*: Mooncake client config for roles.decode: global_segment_size '16GB' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused (set at roles.decode.mooncake_store_config.global_segment_size)" err
+	grep -q "mooncake: bad.yaml:$line:[0-9]*: Mooncake client config for roles.decode: global_segment_size '16GB' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write '16GiB' (binary) or a byte count (set at roles.decode.mooncake_store_config.global_segment_size)" err
 check "no task ran" test ! -s out
 check "no job directory was created (nothing written)" test ! -e outputs
 check "no mooncake_master started" test "$(masters_left)" = 0
@@ -27,7 +27,7 @@ check "... and no task ran" test ! -s out
 
 out=$(sbatch --parsable --mooncake-recipe=bad.yaml --wrap true 2>&1)
 rc=$?
-check "sbatch --mooncake-recipe=bad.yaml is refused (rc=$rc): $out" test "$rc" -ne 0
+check "sbatch --mooncake-recipe=bad.yaml is refused (rc=$rc): $(grep -m1 mooncake: <<<"$out")" test "$rc" -ne 0
 check "sbatch shows the mooncake: message" grep -q "mooncake: bad.yaml:$line:.*'GB' is refused" <<<"$out"
 out=$(salloc --mooncake-recipe=bad.yaml true 2>&1)
 rc=$?
