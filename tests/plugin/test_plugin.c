@@ -114,6 +114,38 @@ static int init(spank_context_t ctx, char **av)
 #define ck_log_contains(needle) \
 	ck_assert_msg(strstr(stub.log, (needle)) != NULL, "'%s' not in log:\n%s", (needle), stub.log)
 
+/* srun (local context) with plugstack arguments `av`, the recipe and the
+ * role (either may be NULL) up to init_post_opt; its return code */
+static int srun_post_opt(char **av, const char *recipe, const char *role)
+{
+	ck_assert_int_eq(init(S_CTX_LOCAL, av), 0);
+	if (recipe)
+		ck_assert_int_eq(stub_option("mooncake-recipe", recipe, 0), 0);
+	if (role)
+		ck_assert_int_eq(stub_option("mooncake-role", role, 0), 0);
+	return slurm_spank_init_post_opt(NULL, 0, NULL);
+}
+
+/* What an earlier srun of job 4301 left in its directory: the lock of
+ * attempt 1 (held from another host) and the state `st` (attempt 1, infra
+ * node n1 at 127.0.0.1 unless set). Returns the job directory. */
+static const char *record_state(struct mcp_master_state *st)
+{
+	static char logdir[512];
+	struct mcr_error err = { 0 };
+
+	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
+	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
+	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
+	st->attempt = 1;
+	if (!st->infra_node[0])
+		snprintf(st->infra_node, sizeof(st->infra_node), "n1");
+	if (!st->infra_addr[0])
+		snprintf(st->infra_addr, sizeof(st->infra_addr), "127.0.0.1");
+	ck_assert_int_eq(mcp_state_write(logdir, st, &err), 0);
+	return logdir;
+}
+
 /* ---- srun (local) ------------------------------------------------- */
 
 START_TEST(srun_without_option_does_nothing)
@@ -173,16 +205,10 @@ END_TEST
 START_TEST(srun_role_the_recipe_lacks)
 {
 	in_tmpdir();
-	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
-	stub_option("mooncake-recipe", TRT, 0);
-	stub_option("mooncake-role", "agg", 0);
-	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "agg"), -1);
 	ck_log_contains("--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode");
 	slurm_spank_exit(NULL, 0, NULL);
-	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
-	stub_option("mooncake-recipe", TRT, 0);
-	stub_option("mooncake-role", "donor", 0);
-	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "donor"), -1);
 	ck_log_contains("--mooncake-role=donor is not a role");
 	slurm_spank_exit(NULL, 0, NULL);
 }
@@ -229,33 +255,25 @@ END_TEST
  * this srun fails at once with that srun's message. */
 START_TEST(srun_concurrent_failure_fails_at_once)
 {
-	char logdir[512];
 	struct mcp_master_state st = { 0 };
 	struct mcr_error err = { 0 };
+	const char *logdir;
 	pid_t pid;
 
 	in_tmpdir();
-	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
-	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
-	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
 	snprintf(st.state, sizeof(st.state), "starting");
-	st.attempt = 1;
 	snprintf(st.starter_host, sizeof(st.starter_host), "elsewhere");
-	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
+	logdir = record_state(&st);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		/* the other srun's verdict, half a second later */
 		usleep(500000);
 		snprintf(st.state, sizeof(st.state), "failed");
-	st.attempt = 1;
 		snprintf(st.message, sizeof(st.message), "mooncake: mooncake_master on n1 exited during start-up (exit status 1)");
 		_exit(mcp_state_write(logdir, &st, &err) ? 1 : 0);
 	}
-	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
-	stub_option("mooncake-recipe", TRT, 0);
-	stub_option("mooncake-role", "decode", 0);
-	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("could not be started (another srun of this job tried): mooncake_master on n1 exited during start-up (exit status 1)");
 	/* the client configs were written before the master was looked at */
@@ -270,22 +288,13 @@ END_TEST
 START_TEST(srun_earlier_failure_is_retried)
 {
 	char *av[] = { "srun=/bin/false", NULL };
-	char logdir[512];
 	struct mcp_master_state st = { 0 };
-	struct mcr_error err = { 0 };
 
 	in_tmpdir();
-	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
-	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
-	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
 	snprintf(st.state, sizeof(st.state), "failed");
-	st.attempt = 1;
 	snprintf(st.message, sizeof(st.message), "mooncake: OLD FAILURE");
-	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
-	ck_assert_int_eq(init(S_CTX_LOCAL, av), 0);
-	stub_option("mooncake-recipe", TRT, 0);
-	stub_option("mooncake-role", "decode", 0);
-	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	record_state(&st);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "decode"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("an earlier attempt to start the master failed; trying again");
 	ck_log_contains("ended during start-up (exit status 1) before it was ready");
@@ -298,25 +307,15 @@ END_TEST
  * never a silent restart. */
 START_TEST(srun_ready_master_that_died)
 {
-	char logdir[512];
 	struct mcp_master_state st = { 0 };
-	struct mcr_error err = { 0 };
 
 	in_tmpdir();
-	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
-	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
-	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
 	snprintf(st.state, sizeof(st.state), "ready");
-	st.attempt = 1;
-	snprintf(st.infra_node, sizeof(st.infra_node), "n1");
-	/* TEST-NET-1: nothing answers there */
+	/* nothing answers there */
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.254");
 	snprintf(st.token, sizeof(st.token), "abc");
-	ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
-	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
-	stub_option("mooncake-recipe", TRT, 0);
-	stub_option("mooncake-role", "prefill", 0);
-	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	record_state(&st);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("was ready, but has stopped");
 	ck_log_contains("mooncake_master.log");
@@ -334,10 +333,7 @@ START_TEST(srun_master_that_exits_at_start)
 	struct mcr_error err = { 0 };
 
 	in_tmpdir();
-	ck_assert_int_eq(init(S_CTX_LOCAL, av), 0);
-	stub_option("mooncake-recipe", TRT, 0);
-	stub_option("mooncake-role", "prefill", 0);
-	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("ended during start-up (exit status 1) before it was ready");
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
@@ -357,10 +353,7 @@ START_TEST(srun_in_allocation_prepares_before_the_step)
 
 	in_tmpdir();
 	setenv("SLURM_JOB_ID", "4302", 1);
-	ck_assert_int_eq(init(S_CTX_LOCAL, av), 0);
-	stub_option("mooncake-recipe", TRT, 0);
-	stub_option("mooncake-role", "prefill", 0);
-	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
 	ck_log_contains("ended during start-up (exit status 1) before it was ready");
 	/* the job id came from the environment, not from S_JOB_ID (4301) */
 	ck_assert(exists("%s/outputs/4302/logs/mooncake_store_config_prefill.json", dir));
@@ -430,19 +423,11 @@ END_TEST
 static void remote_step(uint32_t step_id, const char *recipe, const char *role,
 			bool with_state, char **av)
 {
-	char logdir[512];
-	struct mcr_error err = { 0 };
-
 	if (with_state) {
 		struct mcp_master_state st = { 0 };
 
-		snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
-		ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
 		snprintf(st.state, sizeof(st.state), "ready");
-	st.attempt = 1;
-		snprintf(st.infra_node, sizeof(st.infra_node), "n1");
-		snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.1");
-		ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
+		record_state(&st);
 	}
 	ck_assert_int_eq(init(S_CTX_REMOTE, av), 0);
 	stub.step_id = step_id;
@@ -525,16 +510,11 @@ START_TEST(stepd_errors_return_minus_one)
 	slurm_spank_exit(NULL, 0, NULL);
 	/* a state that is not ready: the task fails, saying so */
 	{
-		char logdir[512];
 		struct mcp_master_state st = { 0 };
-		struct mcr_error err = { 0 };
 
-		snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
-		ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
 		snprintf(st.state, sizeof(st.state), "failed");
-		st.attempt = 1;
 		snprintf(st.message, sizeof(st.message), "mooncake: it broke");
-		ck_assert_int_eq(mcp_state_write(logdir, &st, &err), 0);
+		record_state(&st);
 		remote_step(1, TRT, "decode", false, NULL);
 		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 		ck_log_contains("the job's mooncake_master is not ready");
