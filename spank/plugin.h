@@ -46,6 +46,7 @@ struct mcp_context {
 	enum mcr_role role;
 	bool active;                /* this srun step has a role and a recipe */
 	bool prepared;              /* srun: the job's files and master are done */
+	uint32_t prepared_job;      /* ... for this job (from the environment) */
 };
 
 extern struct mcp_context mcp_ctx;

@@ -70,7 +70,8 @@ int mcp_srun_post_opt(spank_t sp)
 			id = getenv("SLURM_JOB_ID");
 		if (id && *id) {
 			mcp_ctx.prepared = true;
-			return prepare_job((uint32_t)strtoul(id, NULL, 10), getuid());
+			mcp_ctx.prepared_job = (uint32_t)strtoul(id, NULL, 10);
+			return prepare_job(mcp_ctx.prepared_job, getuid());
 		}
 	}
 	return 0;
@@ -82,11 +83,23 @@ int mcp_srun_user_init(spank_t sp)
 	uid_t uid;
 	spank_err_t rc;
 
-	if (!mcp_ctx.active || mcp_ctx.prepared)
+	if (!mcp_ctx.active)
 		return 0;
 	if ((rc = spank_get_item(sp, S_JOB_ID, &job_id)) != ESPANK_SUCCESS) {
 		slurm_error(MCP_NAME ": cannot get the job id: %s", spank_strerror(rc));
 		return -1;
+	}
+	if (mcp_ctx.prepared) {
+		const char *het = getenv("SLURM_HET_JOB_ID");
+
+		/* srun --jobid=OTHER inside an allocation: the environment named
+		 * another job than the one this step runs in */
+		if ((!het || !*het) && job_id != mcp_ctx.prepared_job) {
+			slurm_error(MCP_NAME ": this step runs in job %u, but srun's environment is job %u's (SLURM_JOB_ID): run srun --jobid=%u outside that allocation, or unset SLURM_JOB_ID",
+				    job_id, mcp_ctx.prepared_job, job_id);
+			return -1;
+		}
+		return 0;
 	}
 	if ((rc = spank_get_item(sp, S_JOB_UID, &uid)) != ESPANK_SUCCESS) {
 		slurm_error(MCP_NAME ": cannot get the job's user: %s", spank_strerror(rc));

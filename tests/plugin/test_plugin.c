@@ -362,6 +362,20 @@ START_TEST(srun_in_allocation_prepares_before_the_step)
 }
 END_TEST
 
+/* srun --jobid=OTHER inside an allocation: the environment's job is not the
+ * step's; refused rather than preparing the wrong job */
+START_TEST(srun_jobid_other_than_the_environment)
+{
+	in_tmpdir();
+	write_file("agg.yaml", "schema: 2\nroles: {agg: {}}\n");
+	setenv("SLURM_JOB_ID", "4302", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, "agg.yaml", NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("this step runs in job 4301, but srun's environment is job 4302's");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 /* ---- sbatch / salloc (allocator) ---------------------------------- */
 
 START_TEST(alloc_refuses_bad_recipe)
@@ -616,6 +630,7 @@ static Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_ready_master_that_died);
 	tcase_add_test(srun, srun_master_that_exits_at_start);
 	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
+	tcase_add_test(srun, srun_jobid_other_than_the_environment);
 	tcase_add_test(srun, plugstack_arguments);
 	tcase_add_test(alloc, alloc_refuses_bad_recipe);
 	tcase_add_test(alloc, alloc_accepts_recipe_without_role);
