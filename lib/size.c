@@ -114,7 +114,7 @@ static void size_fix(const char *text, char *fix, size_t size)
 	fix[0] = '\0';
 	d = strtod(text, &end);
 	if (end != text && !*end && isfinite(d) && d >= 0 && strpbrk(text, "eE")) {
-		snprintf(fix, size, "; write the byte count %.0f", d);
+		snprintf(fix, size, "; write the byte count %.0f", trunc(d));
 		return;
 	}
 	if (sscanf(text, " %31[0-9.] %15[a-zA-Z] ", num, unit) != 2)

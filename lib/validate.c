@@ -292,8 +292,9 @@ static int unknown_field(struct vctx *v, const struct mcr_node *key,
 		rc = FAIL(v, key, "%s.%s: Unknown field. Did you mean %s?%s%s", path,
 			  k, near, hint ? " " : "", hint ? hint : "");
 	else
-		rc = FAIL(v, key, "%s.%s: Unknown field.%s%s Known fields: %s.", path,
-			  k ? k : "?", hint ? " " : "", hint ? hint : "", list ? list : "?");
+		rc = FAIL(v, key, "%s.%s: Unknown field.%s%s%s Known fields: %s.", path,
+			  k ? k : "?", hint ? " " : "", hint ? hint : "", hint ? "." : "",
+			  list ? list : "?");
 	free(list);
 	free(k);
 	return rc;
@@ -1319,7 +1320,7 @@ static void lint(struct vctx *v)
 
 		if (k->type == MCR_T_STR && !in_list(k->s, TOP_KEYS) &&
 		    (near = did_you_mean(k->s, TOP_KEYS)))
-			warn(v, k, "%s: is not a recipe key the plugin reads (did you mean %s?)", k->s, near);
+			warn(v, k, "%s: is not a recipe key (did you mean %s?)", k->s, near);
 	}
 	if (!r->has_master)
 		return;

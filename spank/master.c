@@ -40,7 +40,8 @@ extern char **environ;
 #define FIRST_PROGRESS_S 3 /* a master is usually ready in ~1.5 s: no line */
 #define PROGRESS_EVERY_S 5
 #define PROBE_TIMEOUT_MS 1000
-#define LOG_TAIL_LINES 20
+#define LOG_TAIL_LINES 12
+#define LOG_LINE_MAX 200
 #define TOKEN_KEY "spank_mooncake/job/"
 
 struct ctl {
@@ -71,49 +72,40 @@ static void sleep_ms(int ms)
 		;
 }
 
-/* Last lines of the master's log, indented, for error messages. */
+/* Last lines of the master's log, indented, for error messages (the last
+ * LOG_TAIL_LINES that are not known noise, each cut at LOG_LINE_MAX). */
 static void log_tail(const char *path, char *out, size_t size)
 {
-	char buf[4096];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char buf[4096], *lines[64], *save = NULL, *line;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
 	off_t end;
-	ssize_t n;
-	int lines = 0;
-	char *p, *start;
+	ssize_t got;
 	size_t o = 0;
 
 	out[0] = '\0';
 	if (fd < 0)
 		return;
 	end = lseek(fd, 0, SEEK_END);
-	if (end > (off_t)sizeof(buf) - 1)
-		lseek(fd, end - (off_t)sizeof(buf) + 1, SEEK_SET);
-	else
-		lseek(fd, 0, SEEK_SET);
-	n = read(fd, buf, sizeof(buf) - 1);
+	lseek(fd, end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0, SEEK_SET);
+	got = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
-	if (n <= 0)
+	if (got <= 0)
 		return;
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	start = buf;
-	for (p = buf + n; p > buf; p--) {
-		if (p[-1] == '\n' && ++lines == LOG_TAIL_LINES) {
-			start = p;
-			break;
-		}
-	}
-	for (char *line = strtok_r(start, "\n", &p); line && o + 8 < size;
-	     line = strtok_r(NULL, "\n", &p)) {
-		int w;
-
+	buf[got] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* srun's note on clusters without task/affinity (we ask for
 		 * --cpu-bind=none) is noise next to a real error */
 		if (strstr(line, "lacks support for cpu binding"))
 			continue;
-		w = snprintf(out + o, size - o, "\n    %.300s%s", line,
-			     strlen(line) > 300 ? " [...]" : "");
+		if (n == (int)(sizeof(lines) / sizeof(lines[0]))) {
+			memmove(lines, lines + 1, sizeof(lines) - sizeof(lines[0]));
+			n--;
+		}
+		lines[n++] = line;
+	}
+	for (int i = n > LOG_TAIL_LINES ? n - LOG_TAIL_LINES : 0; i < n; i++) {
+		int w = snprintf(out + o, size - o, "\n    %.*s%s", LOG_LINE_MAX, lines[i],
+				 strlen(lines[i]) > LOG_LINE_MAX ? " [...]" : "");
 
 		if (w < 0 || (size_t)w >= size - o)
 			break;
@@ -205,8 +197,13 @@ static int fail_state(const struct ctl *c, struct mcp_master_state *st,
 {
 	struct mcr_error ignored;
 
+	struct mcp_master_state now;
+
 	fill_state(c, st, "failed");
 	snprintf(st->message, sizeof(st->message), "%s", err->msg);
+	/* a newer attempt (others took this one for gone) owns the state now */
+	if (mcp_state_read(c->job->dir, &now, &ignored) == 0 && now.attempt > c->attempt)
+		return -1;
 	mcp_state_write(c->job->dir, st, &ignored);
 	return -1;
 }
@@ -554,7 +551,9 @@ static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
 		return !pid_alive(lpid) && !(have_state && pid_alive(st->srun_pid));
 	if (stat(c->lock, &sb) != 0)
 		return true;
-	return time(NULL) - sb.st_mtime > c->timeout + 5;
+	/* the starter's own bound, plus the up to 10 s it takes to stop a
+	 * master that was not ready */
+	return time(NULL) - sb.st_mtime > c->timeout + 15;
 }
 
 /* Another srun holds this attempt's lock: wait for its verdict. 0 ready,
@@ -562,11 +561,12 @@ static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
  * looked, or its starter is gone). */
 static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 {
-	double t = now_s(), deadline = t + c->timeout + 15, next = t + FIRST_PROGRESS_S;
+	double t = now_s(), deadline = t + c->timeout + 25, next = t + FIRST_PROGRESS_S;
 	char why[512] = "another srun of this job is starting it";
 	bool first = true;
 
-	c->bound = c->timeout + 15;
+	c->bound = c->timeout + 25;
+	c->t0 = t; /* progress counts this wait */
 
 	for (;;) {
 		struct mcp_master_state st;

@@ -126,6 +126,7 @@ int mcp_stepd_task_init(spank_t sp)
 	char job_id_s[32], buf[PATH_MAX], master_addr[128] = "", local[64] = "";
 	char path[PATH_MAX];
 	const char *recipe_path;
+	bool inherited;
 	char peer[64] = "";
 	const char *submit_dir;
 	char *dir = NULL;
@@ -144,15 +145,16 @@ int mcp_stepd_task_init(spank_t sp)
 		slurm_error(MCP_NAME ": %s", mcp_ctx.config_error);
 		return -1;
 	}
+	inherited = mcp_recipe_inherited(mcp_ctx.recipe_arg, stepd_getenv, sp);
+	if (inherited && !mcp_ctx.role_arg)
+		return 0; /* a step without a role under the job's recipe */
 	/* the recipe srun checked, wherever this task runs */
 	recipe_path = stepd_getenv(sp, MCP_RECIPE_PATH_VAR, path, sizeof(path));
 	if (recipe_path)
 		spank_unsetenv(sp, MCP_RECIPE_PATH_VAR);
 	if (!recipe_path || !*recipe_path)
 		recipe_path = mcp_ctx.recipe_arg;
-	if (mcp_load(recipe_path, mcp_ctx.role_arg,
-		     mcp_recipe_inherited(mcp_ctx.recipe_arg, stepd_getenv, sp),
-		     &recipe, &role, &err))
+	if (mcp_load(recipe_path, mcp_ctx.role_arg, inherited, &recipe, &role, &err))
 		goto fail;
 	if (role == MCR_ROLE_NONE) {
 		rv = 0;

@@ -40,17 +40,20 @@ int mcp_srun_post_opt(spank_t sp)
 	if (!mcp_ctx.recipe_arg)
 		return mcp_role_without_recipe();
 	inherited = mcp_recipe_inherited(mcp_ctx.recipe_arg, srun_getenv, NULL);
+	if (inherited && !mcp_ctx.role_arg) {
+		/* a helper step of the job script (hostname, a benchmark): it
+		 * gets nothing, and the recipe is not even read (it may run in
+		 * another directory, where the relative path means nothing) */
+		slurm_verbose(MCP_NAME ": %s comes from the job (sbatch/salloc) and this step names no --mooncake-role: it gets nothing",
+			      mcp_ctx.recipe_arg);
+		return 0;
+	}
 	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg, inherited,
 		     &mcp_ctx.recipe, &mcp_ctx.role, &err)) {
 		slurm_error("%s", err.msg);
 		return -1;
 	}
-	mcp_ctx.active = mcp_ctx.role != MCR_ROLE_NONE;
-	if (!mcp_ctx.active) {
-		slurm_verbose(MCP_NAME ": %s comes from the job (sbatch/salloc) and this step names no --mooncake-role: it gets nothing",
-			      mcp_ctx.recipe_arg);
-		return 0;
-	}
+	mcp_ctx.active = true;
 	{
 		char abs[PATH_MAX];
 

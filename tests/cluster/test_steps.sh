@@ -17,6 +17,8 @@ cat >script.sh <<'EOS'
 env | grep '^MOONCAKE_' >batch-env.out
 srun -N1 -n1 -w n2 --mooncake-role=prefill printenv MOONCAKE_CONFIG_PATH >inherit.out 2>&1
 srun -N1 -n1 -w n3 env >norole.out 2>&1
+srun -N1 -n1 -w n3 --chdir=/ hostname >norole-chdir.out 2>&1
+(cd / && srun -N1 -n1 -w n3 hostname) >norole-cd.out 2>&1
 srun -N1 -n1 -w n3 --mooncake-role=agg echo TASK-RAN >agg.out 2>&1
 echo "rc=$?" >>agg.out
 EOS
@@ -27,6 +29,8 @@ check "#SBATCH --mooncake-recipe reaches an srun that names a role" \
 	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_prefill.json" inherit.out
 check "an srun without a role under the inherited recipe gets nothing" \
 	bash -c "grep -q '^SLURMD_NODENAME=n3' norole.out && ! grep -q '^MOONCAKE_' norole.out"
+check "a helper srun without a role runs anywhere (--chdir=/, cd /): the recipe is not even read" \
+	bash -c "grep -qx n3 norole-chdir.out && grep -qx n3 norole-cd.out"
 check "an explicit role the recipe lacks fails that srun: $(grep -o 'mooncake: .*' agg.out | head -1 | head -c 200)" \
 	bash -c "grep -q -- '--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode' agg.out && grep -q 'rc=1' agg.out && ! grep -q TASK-RAN agg.out"
 

@@ -218,13 +218,16 @@ START_TEST(srun_inherited_recipe_without_role_gets_nothing)
 {
 	in_tmpdir();
 	setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", TRT, 1);
-	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
-	ck_assert_int_eq(stub_option("mooncake-recipe", TRT, 0), 0);
-	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, NULL), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
 	slurm_spank_exit(NULL, 0, NULL);
 	ck_assert(!exists("%s/outputs", dir));
 	ck_assert_int_eq(stub.errors, 0);
+	/* not even read: a helper srun may run where the path means nothing */
+	setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", "elsewhere.yaml", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, "elsewhere.yaml", NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	slurm_spank_exit(NULL, 0, NULL);
 }
 END_TEST
 
@@ -497,8 +500,8 @@ END_TEST
 START_TEST(stepd_inherited_recipe_without_role)
 {
 	in_tmpdir();
-	remote_step(2, TRT, NULL, true, NULL);
-	stub_setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", TRT);
+	remote_step(2, "elsewhere.yaml", NULL, true, NULL);
+	stub_setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", "elsewhere.yaml");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	ck_assert_ptr_null(stub_getenv("MOONCAKE_MASTER"));
 	ck_assert_int_eq(stub.errors, 0);

@@ -484,7 +484,7 @@ START_TEST(test_warnings_and_suggestions)
 
 	ck_assert_uint_eq(mcr_recipe_warning_count(r), 4);
 	ck_assert_str_eq(mcr_recipe_warning(r, 0),
-			 "mooncake: warning: r.yaml:2:1: role: is not a recipe key the plugin reads (did you mean roles?)");
+			 "mooncake: warning: r.yaml:2:1: role: is not a recipe key (did you mean roles?)");
 	ck_assert_contains(mcr_recipe_warning(r, 1), "options.store_config.protocl is not a key TRT-LLM's Mooncake client reads (did you mean protocol?)");
 	ck_assert_contains(mcr_recipe_warning(r, 2), "r.yaml:6:37: roles.prefill.mooncake_store_config.global_segement_size");
 	ck_assert_contains(mcr_recipe_warning(r, 3), "'mooncake_store' is not mooncake-store");
