@@ -15,7 +15,7 @@ need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
 	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
-	python3 python3-venv python3-yaml libibverbs1 libnuma1 libcurl4 curl valgrind; do
+	python3 python3-venv python3-yaml libibverbs1 libnuma1 libcurl4 curl; do
 	have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
