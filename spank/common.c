@@ -38,11 +38,21 @@ char *mcp_job_dir(const struct mcp_config *config,
 {
 	const char *tmpl = mcr_recipe_log_dir(recipe);
 	struct passwd pw, *res = NULL;
-	char buf[4096], uidbuf[32];
+	char buf[4096], uidbuf[32], cwd[PATH_MAX];
 	const char *user;
 
 	if (!tmpl)
 		tmpl = config->job_dir;
+	/* a standalone srun's job, and its tasks, have no SLURM_SUBMIT_DIR
+	 * before Slurm sets it: the directory srun runs in */
+	if (!submit_dir || !*submit_dir) {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			mcr_error_set(err, MCR_ESTATE, "cannot get the current directory: %s",
+				      strerror(errno));
+			return NULL;
+		}
+		submit_dir = cwd;
+	}
 	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res) {
 		user = pw.pw_name;
 	} else {

@@ -72,7 +72,8 @@ int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	     struct mcr_recipe **recipe, enum mcr_role *role,
 	     struct mcr_error *err);
 /* The job's Mooncake directory: output.log_dir of the recipe, else the
- * job_dir= template; placeholders expanded, relative to submit_dir. */
+ * job_dir= template; placeholders expanded, relative to submit_dir (the
+ * current directory when NULL or empty). */
 char *mcp_job_dir(const struct mcp_config *config,
 		  const struct mcr_recipe *recipe, const char *job_id,
 		  uid_t uid, const char *submit_dir, struct mcr_error *err);

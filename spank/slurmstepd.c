@@ -128,7 +128,6 @@ int mcp_stepd_task_init(spank_t sp)
 	const char *recipe_path;
 	bool inherited;
 	char peer[64] = "";
-	const char *submit_dir;
 	char *dir = NULL;
 	enum mcr_role role;
 	uint32_t job_id, step_id;
@@ -171,12 +170,8 @@ int mcp_stepd_task_init(spank_t sp)
 		mcr_error_set(&err, MCR_ESTATE, "cannot get the job's user");
 		goto fail;
 	}
-	submit_dir = stepd_getenv(sp, "SLURM_SUBMIT_DIR", buf, sizeof(buf));
-	if (!submit_dir && !(submit_dir = getcwd(buf, sizeof(buf)))) {
-		mcr_error_set(&err, MCR_ESTATE, "cannot get the current directory");
-		goto fail;
-	}
-	dir = mcp_job_dir(&mcp_ctx.config, recipe, job_id_s, uid, submit_dir, &err);
+	dir = mcp_job_dir(&mcp_ctx.config, recipe, job_id_s, uid,
+			  stepd_getenv(sp, "SLURM_SUBMIT_DIR", buf, sizeof(buf)), &err);
 	if (!dir)
 		goto fail;
 

@@ -116,46 +116,39 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 {
 	struct mcr_error err = { 0 };
 	struct mcr_file_list files = { 0 };
-	char job_id_s[32], cwd[PATH_MAX], infra_addr[64] = "";
+	char job_id_s[32], infra_addr[64] = "";
 	char *dir = NULL, *nodelist = NULL, **hosts = NULL, *master_addr = NULL;
-	const char *submit_dir;
+	bool starts_master = mcr_recipe_has_master(mcp_ctx.recipe) &&
+			     !mcr_recipe_external_master(mcp_ctx.recipe);
 	int rv = -1;
 
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
-	submit_dir = getenv("SLURM_SUBMIT_DIR");
-	if (!submit_dir || !*submit_dir) {
-		if (!getcwd(cwd, sizeof(cwd))) {
-			slurm_error(MCP_NAME ": cannot get the current directory");
-			return -1;
-		}
-		submit_dir = cwd;
-	}
-	dir = mcp_job_dir(&mcp_ctx.config, mcp_ctx.recipe, job_id_s, uid, submit_dir, &err);
+	dir = mcp_job_dir(&mcp_ctx.config, mcp_ctx.recipe, job_id_s, uid,
+			  getenv("SLURM_SUBMIT_DIR"), &err);
 	if (!dir || mcr_mkdir_p(dir, 0755, &err))
 		goto fail;
 
-	if (mcr_recipe_has_master(mcp_ctx.recipe) &&
-	    !mcr_recipe_external_master(mcp_ctx.recipe)) {
-		struct mcp_job job = { job_id_s, dir, NULL, infra_addr };
-
+	if (starts_master) {
 		if (mcp_job_nodes(job_id, &nodelist, &err) ||
 		    mcr_hostlist_expand(nodelist, 65536, &hosts, &err) ||
 		    mcp_node_address(hosts[0], infra_addr, sizeof(infra_addr), &err))
 			goto fail;
-		job.infra_node = hosts[0];
 		if (asprintf(&master_addr, "%s:%d", infra_addr, MCR_MASTER_PORT) < 0) {
 			master_addr = NULL;
 			mcr_error_set(&err, MCR_EIO, "out of memory");
 			goto fail;
 		}
-		/* files first: the master and the workers find them ready (§2.1) */
-		if (mcr_client_configs(mcp_ctx.recipe, master_addr, &files, &err) ||
-		    mcr_write_files(dir, &files, &err) ||
-		    mcp_ensure_master(&mcp_ctx.config, mcp_ctx.recipe, &job, &err))
-			goto fail;
-	} else if (mcr_client_configs(mcp_ctx.recipe, NULL, &files, &err) ||
-		   mcr_write_files(dir, &files, &err)) {
+	}
+	/* files first: the master and the workers find them ready (§2.1); an
+	 * external master's address comes from the recipe */
+	if (mcr_client_configs(mcp_ctx.recipe, master_addr, &files, &err) ||
+	    mcr_write_files(dir, &files, &err))
 		goto fail;
+	if (starts_master) {
+		struct mcp_job job = { job_id_s, dir, hosts[0], infra_addr };
+
+		if (mcp_ensure_master(&mcp_ctx.config, mcp_ctx.recipe, &job, &err))
+			goto fail;
 	}
 	for (size_t i = 0; i < files.count; i++)
 		slurm_verbose(MCP_NAME ": wrote %s/%s", dir, files.files[i].name);
