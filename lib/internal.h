@@ -172,6 +172,11 @@ struct mcr_recipe {
 	size_t nwarnings;
 };
 
+/* A services entry of type mooncake-master; enabled unless `enabled` is
+ * false (null and absent count as true). */
+bool mcr_entry_is_master(const struct mcr_node *entry);
+bool mcr_entry_enabled(const struct mcr_node *entry);
+
 int mcr_recipe_build(struct mcr_doc *doc, struct mcr_recipe *r,
 		     struct mcr_error *err);
 int mcr_recipe_validate(struct mcr_recipe *r, struct mcr_error *err);

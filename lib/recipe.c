@@ -20,14 +20,14 @@
 
 #define CONNECTOR_MODULE "tensorrt_llm._torch.pyexecutor.connectors.mooncake_store"
 
-static bool is_mooncake_master(const struct mcr_node *entry)
+bool mcr_entry_is_master(const struct mcr_node *entry)
 {
 	const struct mcr_node *type = mcr_map_get(entry, "type");
 
 	return mcr_is_str(type) && strcmp(type->s, "mooncake-master") == 0;
 }
 
-static bool entry_enabled(const struct mcr_node *entry)
+bool mcr_entry_enabled(const struct mcr_node *entry)
 {
 	const struct mcr_node *enabled = mcr_map_get(entry, "enabled");
 
@@ -122,8 +122,8 @@ int mcr_recipe_build(struct mcr_doc *doc, struct mcr_recipe *r,
 		for (size_t i = 0; i < services->n; i++) {
 			const struct mcr_node *e = services->items[i];
 
-			if (mcr_is_map(e) && is_mooncake_master(e) &&
-			    entry_enabled(e) && !r->service)
+			if (mcr_is_map(e) && mcr_entry_is_master(e) &&
+			    mcr_entry_enabled(e) && !r->service)
 				r->service = e;
 		}
 	}

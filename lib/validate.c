@@ -123,18 +123,6 @@ static int check_schema(struct vctx *v)
 
 /* ---- stage A: one master, and where it comes from (§1.6) ------------ */
 
-static bool entry_is_master(const struct mcr_node *e)
-{
-	return str_eq(mcr_map_get(e, "type"), "mooncake-master");
-}
-
-static bool entry_enabled(const struct mcr_node *e)
-{
-	const struct mcr_node *en = mcr_map_get(e, "enabled");
-
-	return !en || en->type == MCR_T_NULL || mcr_truthy(en);
-}
-
 static const char *entry_name(const struct mcr_node *e)
 {
 	const struct mcr_node *n = mcr_map_get(e, "name");
@@ -156,14 +144,14 @@ static int check_one_master(struct vctx *v)
 	for (size_t i = 0; mcr_is_seq(services) && i < services->n; i++) {
 		const struct mcr_node *e = services->items[i];
 
-		if (!mcr_is_map(e) || !entry_is_master(e))
+		if (!mcr_is_map(e) || !mcr_entry_is_master(e))
 			continue;
-		if (entry_enabled(e) && ++enabled > 1)
+		if (mcr_entry_enabled(e) && ++enabled > 1)
 			return FAIL(v, e,
 				    "services[%s]: only one mooncake-master service is supported; remove it or set `enabled: false`",
 				    entry_name(e));
 		if (r->kv_block && strcmp(entry_name(e), "mooncake-master") == 0 &&
-		    !entry_enabled(e))
+		    !mcr_entry_enabled(e))
 			return FAIL(v, e,
 				    "services[mooncake-master] has `enabled: false`, which drops the master that engine.mooncake_kv_store implies; remove engine.mooncake_kv_store or the disabled entry");
 	}
@@ -790,7 +778,7 @@ static int check_no_master(struct vctx *v)
 	const char *frontend_type = NULL;
 	const struct mcr_node *ft = mcr_map_get(mcr_map_get(r->root, "frontend"), "type");
 	bool serve, sidecar;
-	const char *run_dirs[MCR_ROLE_COUNT] = { 0 };
+	char *run_dirs[MCR_ROLE_COUNT] = { 0 };
 
 	for (int i = 0; i < 3; i++) {
 		int role = SORTED_ROLES[i];
@@ -837,14 +825,14 @@ static int check_no_master(struct vctx *v)
 
 				free(dir);
 				for (int j = 0; j < role; j++)
-					free((char *)run_dirs[j]);
+					free(run_dirs[j]);
 				return rc;
 			}
 			run_dirs[role] = dir;
 		}
 	}
 	for (int j = 0; j < MCR_ROLE_COUNT; j++)
-		free((char *)run_dirs[j]);
+		free(run_dirs[j]);
 	return 0;
 }
 

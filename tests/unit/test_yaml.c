@@ -66,11 +66,9 @@ START_TEST(test_typing)
 	const struct typing *t = &TYPING[_i];
 	struct mcr_doc *doc = NULL;
 	const struct mcr_node *n = typed(t->text, &doc);
-	char *r = mcr_repr(n);
 
 	ck_assert_msg(n->type == t->type, "%s: type %d, want %d", t->text, n->type, t->type);
-	ck_assert_str_eq(r, t->repr);
-	free(r);
+	ck_assert_repr(n, t->repr);
 	mcr_doc_free(doc);
 }
 END_TEST
@@ -85,23 +83,14 @@ START_TEST(test_merge_keys_and_aliases)
 			"same: {1: one, 1.0: float, true: bool}\n";
 	struct mcr_doc *doc = NULL;
 	struct mcr_error err = { 0 };
-	char *r;
 
 	ck_assert_int_eq(mcr_doc_parse(y, strlen(y), "t.yaml", &doc, &err), 0);
-	r = mcr_repr(mcr_map_get(doc->root, "m"));
-	ck_assert_str_eq(r, "{'a': 10, 'b': 2}");
-	free(r);
+	ck_assert_repr(mcr_map_get(doc->root, "m"), "{'a': 10, 'b': 2}");
 	/* the first mapping of a merge list wins, the later ones come first */
-	r = mcr_repr(mcr_map_get(doc->root, "s"));
-	ck_assert_str_eq(r, "{'b': 2, 'c': 30, 'a': 1, 'd': 4}");
-	free(r);
-	r = mcr_repr(mcr_map_get(doc->root, "dup"));
-	ck_assert_str_eq(r, "{'x': 3, 'y': 2}");
-	free(r);
+	ck_assert_repr(mcr_map_get(doc->root, "s"), "{'b': 2, 'c': 30, 'a': 1, 'd': 4}");
+	ck_assert_repr(mcr_map_get(doc->root, "dup"), "{'x': 3, 'y': 2}");
 	/* 1 == 1.0 == True as Python dict keys */
-	r = mcr_repr(mcr_map_get(doc->root, "same"));
-	ck_assert_str_eq(r, "{1: 'bool'}");
-	free(r);
+	ck_assert_repr(mcr_map_get(doc->root, "same"), "{1: 'bool'}");
 	mcr_doc_free(doc);
 }
 END_TEST

@@ -45,6 +45,14 @@ static inline const char *load_err(const char *yaml)
 	ck_assert_msg(strstr((msg), (needle)) != NULL, "'%s' not found in: %s", \
 		      (needle), (msg))
 
+/* Assert the Python repr() of a node. */
+#define ck_assert_repr(node, want)             \
+	do {                                   \
+		char *_r = mcr_repr(node);     \
+		ck_assert_str_eq(_r, (want));  \
+		free(_r);                      \
+	} while (0)
+
 /* Whole file into a NUL-terminated heap buffer (NULL if unreadable). */
 static inline char *slurp(const char *path)
 {
