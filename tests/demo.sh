@@ -1,17 +1,18 @@
 #!/bin/bash
-# demo.sh - the main job, shown step by step (make demo): a throwaway 3-node
-# Slurm cluster on this machine with spank_mooncake.so, and the PR's TRT-LLM
+# demo.sh - the main job, shown step by step (make demo): a throwaway Slurm
+# cluster whose nodes are separate network hosts on this machine (network
+# namespaces with their own addresses), spank_mooncake.so in its
+# plugstack.conf, and the PR's TRT-LLM
 # example recipe (protocol tcp, segment sizes for a small machine) run as an
 # sbatch job. A real Mooncake client stands in for trtllm-serve in each role:
 # the prefill task puts a value into the pool, the decode task reads it back.
 set -euo pipefail
 . "$(dirname "$0")/cluster/lib.sh"
 if [ -t 1 ]; then say() { printf "\n\033[1m== %s\033[0m\n" "$*"; }; else say() { printf "\n== %s\n" "$*"; }; fi
-trap '[ -n "${MCK_KEEP:-}" ] || "$CLUSTER" down >/dev/null 2>&1' EXIT
+[ -n "${MCK_KEEP:-}" ] || MCK_EXIT_HOOKS+=('"$CLUSTER" down >/dev/null 2>&1')
 
-say "1. a local Slurm cluster: munged, slurmctld, slurmd n1 n2 n3"
-"$CLUSTER" up
-sinfo -N
+say "1. a Slurm cluster of network hosts: ctl (munged, slurmctld), login (this shell), n1-n4 (slurmd)"
+"$CLUSTER" status
 sed -n "/spank_mooncake/p" "$(dirname "$SLURM_CONF")/plugstack.conf"
 
 W=$(workdir)

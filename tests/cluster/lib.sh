@@ -1,46 +1,75 @@
 # shellcheck shell=bash disable=SC2034
-# lib.sh - helpers for the integration tests (sourced by run.sh and each
-# test_*.sh). Each check prints one line and counts; run.sh prints the
-# summary in Check's format.
+# lib.sh - helpers for the integration tests (sourced by each test_*.sh and
+# the demo). A test runs on the cluster's login host, as a user's shell
+# there would: sourcing this file from anywhere brings the cluster up (when
+# it is not) and re-runs the script on the login host. Each check prints one
+# line and counts; run.sh prints the summary in Check's format.
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 MOONCAKE_VENV=${MOONCAKE_VENV:-/opt/spank-mooncake/venv}
 CLUSTER=$TOP/tests/cluster/cluster.sh
 CLIENT=$TOP/tests/cluster/mc_client.py
+NSPGREP=$TOP/tests/cluster/nspgrep
+MCK_RESULTS=${MCK_RESULTS:-/dev/null}
+export MCK_RESULTS
 eval "$("$CLUSTER" env)"
+if [ "$(readlink /proc/self/ns/net)" != "net:[$(stat -L -c %i "$MCK_LOGIN_NS" 2>/dev/null)]" ]; then
+	"$CLUSTER" up >&2 || exit 1
+	exec "$CLUSTER" exec login bash "$0" "$@"
+fi
 # the tasks find the wheel's mooncake_master and its Python on the job's PATH
 export PATH=$MOONCAKE_VENV/bin:$PATH
-MCK_RESULTS=${MCK_RESULTS:-/dev/null}
 
 _record() { echo "$1 $2" >>"$MCK_RESULTS"; }
 MCK_FAILED=0
-pass() { echo "PASS: $*"; _record P "$*"; }
-fail() { echo "FAIL: $*"; _record F "$*"; MCK_FAILED=1; }
+pass() {
+	echo "PASS: $*"
+	_record P "$*"
+}
+fail() {
+	echo "FAIL: $*"
+	_record F "$*"
+	MCK_FAILED=1
+}
 # check DESCRIPTION COMMAND...: pass when the command succeeds
-check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+check() {
+	local d=$1
+	shift
+	if "$@"; then pass "$d"; else fail "$d"; fi
+}
 
 MCK_TEST=$(basename "$0" .sh)
 MCK_TEST=${MCK_TEST#test_}
-# a fresh work directory (the job's submit directory) per test; removed when
-# the test script ends without a failure (kept, and named, otherwise, or
-# always with MCK_KEEP=1)
+MCK_TMP=${TMPDIR:-/tmp}
+# a fresh work directory (the job's submit directory) per test, under
+# TMPDIR; removed when the test script ends without a failure (kept, and
+# named, otherwise, or always with MCK_KEEP=1)
 workdir() {
 	local w
-	w=$(mktemp -d "/tmp/mck-$MCK_TEST.XXXXXX")
+	w=$(mktemp -d "$MCK_TMP/mck-$MCK_TEST.XXXXXX")
 	chmod 755 "$w"
+	echo "$w" >>"$MCK_TMP/.mck-workdirs.$$"
 	echo "$w"
 }
-_cleanup_workdirs() {
+_cleanup() {
 	local w
-	for w in /tmp/mck-"$MCK_TEST".*; do
+	[ -f "$MCK_TMP/.mck-workdirs.$$" ] || return 0
+	while read -r w; do
 		[ -d "$w" ] || continue
 		if [ "$MCK_FAILED" = 0 ] && [ -z "${MCK_KEEP:-}" ]; then
 			rm -rf "$w"
 		else
 			echo "(kept $w)"
 		fi
-	done
+	done <"$MCK_TMP/.mck-workdirs.$$"
+	rm -f "$MCK_TMP/.mck-workdirs.$$"
 }
-trap _cleanup_workdirs EXIT
+MCK_EXIT_HOOKS=()
+_on_exit() {
+	local h
+	for h in "${MCK_EXIT_HOOKS[@]}"; do eval "$h"; done
+	_cleanup
+}
+trap _on_exit EXIT
 
 # wait_job JOBID [SECONDS]: until the job has left the queue
 wait_job() {
@@ -54,18 +83,32 @@ wait_job() {
 	return 1
 }
 
-# masters_left: mooncake_master processes still running (none expected
-# between tests); waits up to 20 s for Slurm to finish killing steps
+# masters: mooncake_master processes on this cluster's hosts (by network
+# namespace: another cluster's or the machine's own masters never count)
+masters() { "$CLUSTER" count mooncake_master | awk '{ s += $2 } END { print s + 0 }'; }
+# masters_on HOST: the same, on one host
+masters_on() { "$CLUSTER" pids "$1" mooncake_master | wc -l; }
+# masters_left: masters still running (none expected between tests); waits
+# up to 20 s for Slurm to finish killing steps
 masters_left() {
 	local i
 	for i in $(seq 100); do
-		pgrep -x mooncake_master >/dev/null || { echo 0; return; }
+		[ "$(masters)" = 0 ] && { echo 0; return; }
 		sleep 0.2
 	done
-	pgrep -x mooncake_master | wc -l
+	masters
+}
+# wait_master HOST: until a master runs on HOST (20 s)
+wait_master() {
+	local i
+	for i in $(seq 100); do
+		[ "$(masters_on "$1")" -gt 0 ] && return 0
+		sleep 0.2
+	done
+	return 1
 }
 
-# test_recipe OUT: the PR's trtllm-serve example with protocol tcp and
+# trtllm_test_recipe OUT: the PR's trtllm-serve example with protocol tcp and
 # segment sizes that fit a test machine (8GiB -> 32MiB, 16GiB -> 64MiB)
 trtllm_test_recipe() {
 	sed -e 's/protocol: rdma/protocol: tcp/' -e 's/global_segment_size: 8GiB /global_segment_size: 32MiB/' \

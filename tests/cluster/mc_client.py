@@ -7,7 +7,11 @@ it, the MOONCAKE_* variables (SGLang). Used inside the test cluster's tasks.
   mc_client.py put KEY VALUE DONE  put VALUE under KEY, then stay mounted until the
                                    file DONE exists (the reader says it is done)
   mc_client.py get KEY VALUE DONE  read KEY until it equals VALUE (60 s), touch DONE
+
+A VALUE of the form @N stands for N bytes derived from KEY (the same on both
+sides), and prints as @N.
 """
+import hashlib
 import json
 import os
 import re
@@ -57,6 +61,21 @@ def settings():
     }
 
 
+def payload(key, value):
+    """VALUE as bytes: @N is N bytes derived from KEY."""
+    if not value.startswith("@"):
+        return value.encode()
+    n = int(value[1:])
+    block = hashlib.sha256(key.encode()).digest() * 1024
+    return (block * (n // len(block) + 1))[:n]
+
+
+def shown(key, value, got):
+    if value.startswith("@"):
+        return value if got == payload(key, value) else f"<{len(got)} other bytes>"
+    return got.decode(errors="replace")
+
+
 def store(s):
     from mooncake.store import MooncakeDistributedStore
 
@@ -81,7 +100,8 @@ def main():
             print(f"{host} FILE_MASTER={s['master']}")
             print(f"{host} FILE_ROLE={s['role']}")
         return
-    key, value, done = sys.argv[2], sys.argv[3].encode(), sys.argv[4]
+    key, spec, done = sys.argv[2], sys.argv[3], sys.argv[4]
+    value = payload(key, spec)
     st = store(s)
     if cmd == "put":
         rc = st.put(key, value)
@@ -97,7 +117,7 @@ def main():
             if got == value:
                 break
             time.sleep(0.2)
-        print(f"{host} GOT {key}={got.decode(errors='replace')}", flush=True)
+        print(f"{host} GOT {key}={shown(key, spec, got)}", flush=True)
         open(done, "w").close()
     st.close()
 

@@ -1,14 +1,18 @@
 #!/bin/bash
-# run.sh [TEST...] - integration tests on a real Slurm cluster on this
-# machine: brings up tests/cluster/cluster.sh, runs each test_*.sh (or the
-# ones named), stops the cluster by PID, prints Check's summary line.
+# run.sh [TEST...] - integration tests on a real Slurm cluster of network
+# hosts on this machine (tests/cluster/cluster.sh): brings the cluster up,
+# runs each test_*.sh (or the ones named) on its login host, stops the
+# cluster by PID, prints Check's summary line.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 export MCK_RESULTS
-MCK_RESULTS=$(mktemp /tmp/mck-results.XXXXXX)
+MCK_RESULTS=$(mktemp "${TMPDIR:-/tmp}/mck-results.XXXXXX")
 errors=0
 trap '"$HERE/cluster.sh" down >/dev/null 2>&1; rm -f "$MCK_RESULTS"' EXIT
-"$HERE/cluster.sh" up || { echo "0%: Checks: 1, Failures: 0, Errors: 1 (the test cluster did not start)"; exit 1; }
+"$HERE/cluster.sh" up || {
+	echo "0%: Checks: 1, Failures: 0, Errors: 1 (the test cluster did not start)"
+	exit 1
+}
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=("$HERE"/test_*.sh)
 for t in "${tests[@]}"; do

@@ -41,7 +41,7 @@ services:
   - name: mooncake-master
     type: mooncake-master
 EOF2
-sed -e 's/^    type: mooncake-master$/    type: mooncake-master\n    external: 127.0.0.1:8700/' vllm.yaml >vllm-ext.yaml
+sed -e 's/^    type: mooncake-master$/    type: mooncake-master\n    external: '"$MCK_ADDR_login"':8700/' vllm.yaml >vllm-ext.yaml
 
 # pair RECIPE PREFIX [SRUN OPTIONS]: prefill on n2 puts, decode on n3 gets
 pair() {
@@ -72,7 +72,7 @@ check "vLLM: the shared file is the service's store_config plus master_server_ad
   "metadata_server": "P2PHANDSHAKE",
   "global_segment_size": 33554432,
   "local_buffer_size": 16777216,
-  "master_server_address": "127.0.0.1:8700"
+  "master_server_address": "'"$MCK_ADDR_n1"':8700"
 }'
 check "vLLM: no per-role files" test "$(ls "$W/outputs/$jid/logs/" | grep -c 'mooncake_store_config')" = 1
 check "vLLM: put by prefill, read by decode through the shared file" grep -qx "n3 GOT k-vllm=v-vllm" vllm-decode.out
@@ -82,22 +82,22 @@ jid=$(pair sglang.yaml sglang)
 check "SGLang: the tasks got Mooncake variables but no MOONCAKE_CONFIG_PATH" \
 	bash -c "grep -q MOONCAKE_MASTER sglang-prefill.out && grep -q MOONCAKE_MASTER sglang-decode.out && ! grep -q MOONCAKE_CONFIG_PATH sglang-prefill.out sglang-decode.out"
 check "SGLang: MOONCAKE_MASTER and the metadata server set" \
-	bash -c "grep -qx 'n2 MOONCAKE_MASTER=127.0.0.1:8700' sglang-prefill.out && grep -qx 'n3 MOONCAKE_TE_META_DATA_SERVER=http://127.0.0.1:8701/metadata' sglang-decode.out"
+	bash -c "grep -qx 'n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700' sglang-prefill.out && grep -qx 'n3 MOONCAKE_TE_META_DATA_SERVER=http://$MCK_ADDR_n1:8701/metadata' sglang-decode.out"
 check "SGLang: each role's MOONCAKE_* env reached its tasks" \
 	bash -c "grep -qx 'n2 MOONCAKE_GLOBAL_SEGMENT_SIZE=33554432' sglang-prefill.out && grep -qx 'n3 MOONCAKE_GLOBAL_SEGMENT_SIZE=67108864' sglang-decode.out"
 check "SGLang: no client-config file written (only the master's files)" \
 	test "$(ls "$W/outputs/$jid/logs/" | xargs)" = "mooncake_master.1.lock mooncake_master.json mooncake_master.log"
 check "SGLang: put by prefill, read by decode through the variables" grep -qx "n3 GOT k-sglang=v-sglang" sglang-decode.out
 
-# an external master: started here, as another team's master would be
+# an external master: started on the login host, as another team's master would be
 "$MOONCAKE_VENV/bin/mooncake_master" --port=8700 --enable_http_metadata_server=true \
 	--http_metadata_server_port=8701 --metrics_port=8702 >ext-master.log 2>&1 &
 ext=$!
-for i in $(seq 50); do curl -fs 127.0.0.1:8702/health >/dev/null 2>&1 && break; sleep 0.2; done
+for i in $(seq 50); do curl -fs $MCK_ADDR_login:8702/health >/dev/null 2>&1 && break; sleep 0.2; done
 jid=$(pair vllm-ext.yaml ext)
 check "external vLLM master: no mooncake-master step started" test "$(grep -c '^mooncake-master' ext-steps.out)" = 0
-check "external vLLM master: tasks point at it" grep -qx "n2 MOONCAKE_MASTER=127.0.0.1:8700" ext-prefill.out
-check "external vLLM master: the shared file names it" grep -q '"master_server_address": "127.0.0.1:8700"' "$W/outputs/$jid/logs/mooncake_store_config.json"
+check "external vLLM master: tasks point at it" grep -qx "n2 MOONCAKE_MASTER=$MCK_ADDR_login:8700" ext-prefill.out
+check "external vLLM master: the shared file names it" grep -q "\"master_server_address\": \"$MCK_ADDR_login:8700\"" "$W/outputs/$jid/logs/mooncake_store_config.json"
 check "external vLLM master: the pool works through it" grep -qx "n3 GOT k-ext=v-ext" ext-decode.out
 kill "$ext"; wait "$ext" 2>/dev/null
 

@@ -41,7 +41,7 @@ check "six concurrent sruns: one mooncake-master step, on n1 (twice listed: duri
 check "six concurrent sruns: one master process ran (one start in its log)" \
 	test "$(grep -c 'Master service started' "$log")" = 1
 check "a later srun reuses the running master quietly" \
-	bash -c "grep -qx '127.0.0.1:8700' many-later.out && ! grep -q 'starting' many-later.out"
+	bash -c "grep -qx '$MCK_ADDR_n1:8700' many-later.out && ! grep -q 'starting' many-later.out"
 
 # --- B: a starter that died before the master came up leaves a lock behind
 cat >stale.sh <<'EOS'
@@ -52,10 +52,10 @@ srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOO
 EOS
 jid=$(run_job stale -N3)
 check "a dead starter's lock does not block: the next srun takes over" \
-	bash -c "grep -q 'taking over' stale.out && grep -qx '127.0.0.1:8700' stale.out"
+	bash -c "grep -q 'taking over' stale.out && grep -qx '$MCK_ADDR_n1:8700' stale.out"
 
-# --- C: a foreign listener on 8701
-python3 -c 'import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", 8701)); s.listen(); time.sleep(120)' &
+# --- C: a foreign listener on 8701 of the infra node
+"$CLUSTER" exec n1 python3 -c 'import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", 8701)); s.listen(); time.sleep(120)' &
 squatter=$!
 sleep 1
 cat >foreign.sh <<'EOS'
@@ -68,7 +68,7 @@ jid=$(run_job foreign -N3)
 kill "$squatter"
 wait "$squatter" 2>/dev/null
 check "a foreign listener on 8701 is not taken for the master: $(grep mooncake: foreign.out | head -c 250)" \
-	grep -q "port 8701 on the infra node n1 (127.0.0.1) is already in use by another process" foreign.out
+	grep -q "port 8701 on the infra node n1 ($MCK_ADDR_n1) is already in use by another process" foreign.out
 check "... the srun fails (non-zero, no task ran) within seconds: $(tail -1 foreign.out)" \
 	bash -c "! grep -q TASK-RAN foreign.out && grep -Eq 'rc=[1-9][0-9]* after=[0-9]$' foreign.out"
 
@@ -82,7 +82,7 @@ cat >second.sh <<'EOS'
 srun -N1 -n1 --mooncake-recipe=r.yaml --mooncake-role=prefill echo TASK-RAN >second.out 2>&1
 EOS
 first=$(sbatch --parsable -N1 -w n1 -n1 -o "$W/hold.job.out" hold.sh)
-for i in $(seq 100); do pgrep -x mooncake_master >/dev/null && break; sleep 0.2; done
+wait_master n1
 sleep 2
 jid=$(sbatch --parsable -N1 -w n1 -n1 -o "$W/second.job.out" second.sh)
 wait_job "$jid" 60
@@ -112,7 +112,7 @@ check "startup failure: the other srun failed at once with the same cause" \
 check "startup failure: both failed long before the 120 s timeout ($(cat badflag.time))" \
 	bash -c "[ \$(sed 's/after=//' badflag.time) -lt 30 ]"
 check "startup failure: a later srun with a fixed recipe starts the master" \
-	bash -c "grep -q 'earlier attempt to start the master failed; trying again' badflag-retry.out && grep -qx '127.0.0.1:8700' badflag-retry.out"
+	bash -c "grep -q 'earlier attempt to start the master failed; trying again' badflag-retry.out && grep -qx '$MCK_ADDR_n1:8700' badflag-retry.out"
 
 # --- E: the timeout names the port that never answered
 sed 's/^    type: mooncake-master$/    type: mooncake-master\n    command: [sleep, "60"]\n    readiness: {port: 8700, timeout_seconds: 3}/' r.yaml >slow.yaml

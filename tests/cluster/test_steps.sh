@@ -47,7 +47,7 @@ srun -N1 -n1 -w n3 --chdir=/ --mooncake-recipe=r.yaml --mooncake-role=decode pri
 EOS
 jid=$(sbatch --parsable -o "$W/gpus.job.out" gpus.sh)
 wait_job "$jid" 120
-check "a job with --gpus-per-node gets its master: $(grep -m1 'mooncake:' gpus.out)" grep -qx '127.0.0.1:8700' gpus.out
+check "a job with --gpus-per-node gets its master: $(grep -m1 'mooncake:' gpus.out)" grep -qx "$MCK_ADDR_n1:8700" gpus.out
 check "a task in another directory (--chdir=/) reads the recipe srun checked: $(grep -m1 'mooncake:' chdir.out)" \
 	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_decode.json" chdir.out
 
@@ -57,15 +57,14 @@ cat >cancel.sh <<'EOS'
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 120
 EOS
 jid=$(sbatch --parsable -N3 -o "$W/cancel.job.out" cancel.sh)
-for i in $(seq 100); do pgrep -x mooncake_master >/dev/null && break; sleep 0.2; done
-check "the master runs while the job runs" bash -c "pgrep -x mooncake_master >/dev/null"
+check "the master runs on n1 while the job runs" wait_master n1
 scancel "$jid"
 wait_job "$jid" 60
 check "no master after scancel" test "$(masters_left)" = 0
 
 # salloc: the master ends when salloc exits
 salloc -N3 bash -c 'srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER' >salloc.out 2>&1
-check "salloc: the step got the master" grep -qx '127.0.0.1:8700' salloc.out
+check "salloc: the step got the master" grep -qx "$MCK_ADDR_n1:8700" salloc.out
 check "no master after salloc exits" test "$(masters_left)" = 0
 
 # the srun that started the master is killed: the master stays for the
@@ -81,7 +80,7 @@ srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOON
 EOS
 jid=$(sbatch --parsable -N3 -o "$W/killed.job.out" killed.sh)
 wait_job "$jid" 120
-check "after its starting srun was killed, the master still serves the job's next step" grep -qx '127.0.0.1:8700' killed-2.out
+check "after its starting srun was killed, the master still serves the job's next step" grep -qx "$MCK_ADDR_n1:8700" killed-2.out
 check "no master after that job ended" test "$(masters_left)" = 0
 
 # a recipe that breaks after submission: the batch step runs, the node is

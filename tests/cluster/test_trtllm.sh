@@ -2,8 +2,10 @@
 # TRT-LLM end to end (issue #2): an sbatch -N3 job starts a prefill srun on
 # n2 and a decode srun on n3 at the same time with the PR's example recipe;
 # one mooncake-master step runs on n1; each task's MOONCAKE_CONFIG_PATH names
-# its role's file whose master_server_address is its MOONCAKE_MASTER; a real
-# Mooncake client in the prefill task puts a value the decode task reads.
+# its role's file whose master_server_address is its MOONCAKE_MASTER, the
+# infra node's own address (issue #7), and its MOONCAKE_LOCAL_HOSTNAME is its
+# own node's; a real Mooncake client in the prefill task puts a value the
+# decode task reads.
 . "$(dirname "$0")/lib.sh"
 W=$(workdir)
 trtllm_test_recipe "$W/recipe.yaml"
@@ -30,7 +32,11 @@ for role in prefill decode; do
 	f=$(sed -n 's/^n[0-9] FILE_MASTER=//p' "$W/$role.out")
 	check "$role: master_server_address in the file ($f) equals MOONCAKE_MASTER ($m)" \
 		test -n "$m" -a "$m" = "$f"
+	check "$role: MOONCAKE_MASTER is the infra node n1's own address ($m)" test "$m" = "$MCK_ADDR_n1:8700"
 done
+check "each task's MOONCAKE_LOCAL_HOSTNAME is its own node's address" \
+	bash -c "grep -qx 'n2 MOONCAKE_LOCAL_HOSTNAME=$MCK_ADDR_n2' $W/prefill.out && grep -qx 'n3 MOONCAKE_LOCAL_HOSTNAME=$MCK_ADDR_n3' $W/decode.out"
+check "the metadata server is the infra node's" grep -qx "n3 MOONCAKE_TE_META_DATA_SERVER=http://$MCK_ADDR_n1:8701/metadata" "$W/decode.out"
 check "prefill's file has role both" grep -qx "n2 FILE_ROLE=both" "$W/prefill.out"
 check "decode's file has role capacity" grep -qx "n3 FILE_ROLE=capacity" "$W/decode.out"
 check "squeue --steps shows exactly one mooncake-master step, on n1 ($(tr '\n' ';' <"$W/steps.out"))" \

@@ -6,7 +6,11 @@
 # the user cannot write is refused with a clear message.
 . "$(dirname "$0")/lib.sh"
 U=mcktest
-id "$U" >/dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/bash "$U"
+if ! id "$U" >/dev/null 2>&1; then
+	useradd -M -d /nonexistent -s /bin/bash "$U"
+	# the user exists for this test only
+	MCK_EXIT_HOOKS+=("userdel $U")
+fi
 uid=$(id -u "$U")
 W=$(workdir)
 chown "$U:" "$W"
@@ -19,12 +23,12 @@ cat >job.sh <<EOS
 #!/bin/bash
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 15 >user.out 2>&1 &
 for i in \$(seq 100); do grep -q 'ready on' user.out 2>/dev/null && break; sleep 0.2; done
-pid=\$(pgrep -x -u $uid mooncake_master)
+pid=\$($NSPGREP -x -u $uid mooncake_master)
 grep '^Uid:' /proc/\$pid/status >master-uid.out
 tr '\0' '\n' </proc/\$pid/environ >master-env.out
 ls -l /proc/\$pid/fd | awk '{print \$9, \$10, \$11}' >master-fd.out
 # the srun that runs the master step: started by the plugin in its own session
-spid=\$(pgrep -o -u $uid -f -- '--job-name=mooncake-master')
+spid=\$($NSPGREP -u $uid -f -- '--job-name=mooncake-master' | head -1)
 ls -l /proc/\$spid/fd | awk '{print \$9, \$10, \$11}' >srun-fd.out
 ps -o pid=,sid=,args= -p \$spid >srun-ps.out
 wait
