@@ -306,7 +306,9 @@ char *mcr_expand_dir_template(const char *template, const char *job_id,
 /*
  * TCP connect to host:port (host: IPv4 dotted quad or name) within
  * `timeout_ms` milliseconds. 0 when the port accepts; -1 otherwise with the
- * reason ("connection refused", "timed out", ...) in `why`.
+ * reason ("connection refused", "timed out", ...) in `why` and errno set to
+ * its cause: ECONNREFUSED (nothing listens: the host answered), ETIMEDOUT,
+ * EHOSTUNREACH, ENETUNREACH (no answer: the host is unreachable), ...
  */
 int mcr_tcp_probe(const char *host, int port, int timeout_ms, char *why,
 		  size_t why_size);
@@ -315,7 +317,9 @@ int mcr_tcp_probe(const char *host, int port, int timeout_ms, char *why,
  * One HTTP/1.0 request (`method` GET or PUT, `body` for PUT or NULL) within
  * `timeout_ms`. 0 when a response arrived: *status holds its code and
  * `resp` (size resp_size, NUL-terminated) the start of its body. -1 when no
- * response came, with the reason in `why`.
+ * response came, with the reason in `why` and errno set as mcr_tcp_probe
+ * sets it (ETIMEDOUT also when the connection opened but no answer came in
+ * time; EPROTO for an answer that is not HTTP).
  */
 int mcr_http(const char *host, int port, const char *method, const char *path,
 	     const char *body, int timeout_ms, int *status, char *resp,

@@ -38,7 +38,7 @@ static int connect_to(const char *host, int port, long long deadline,
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
 	char service[16];
-	int fd = -1, rc;
+	int fd = -1, rc, e = EIO;
 
 	hints.ai_family = AF_INET;
 	hints.ai_socktype = SOCK_STREAM;
@@ -46,11 +46,13 @@ static int connect_to(const char *host, int port, long long deadline,
 	rc = getaddrinfo(host, service, &hints, &res);
 	if (rc != 0) {
 		snprintf(why, why_size, "cannot resolve %s: %s", host, gai_strerror(rc));
+		errno = EHOSTUNREACH;
 		return -1;
 	}
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
-		snprintf(why, why_size, "socket: %s", strerror(errno));
+		e = errno;
+		snprintf(why, why_size, "socket: %s", strerror(e));
 		goto fail;
 	}
 	if (connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
@@ -59,17 +61,20 @@ static int connect_to(const char *host, int port, long long deadline,
 		socklen_t len = sizeof(soerr);
 
 		if (errno != EINPROGRESS) {
-			snprintf(why, why_size, "%s", strerror(errno));
+			e = errno;
+			snprintf(why, why_size, "%s", strerror(e));
 			goto fail;
 		}
 		rc = poll(&p, 1, remaining(deadline));
 		if (rc == 0) {
+			e = ETIMEDOUT;
 			snprintf(why, why_size, "timed out");
 			goto fail;
 		}
 		if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 ||
 		    soerr != 0) {
-			snprintf(why, why_size, "%s", strerror(soerr ? soerr : errno));
+			e = soerr ? soerr : errno;
+			snprintf(why, why_size, "%s", strerror(e));
 			goto fail;
 		}
 	}
@@ -79,6 +84,7 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	freeaddrinfo(res);
+	errno = e;
 	return -1;
 }
 
@@ -106,8 +112,10 @@ static int send_all(int fd, const char *buf, size_t len, long long deadline)
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
 			struct pollfd p = { fd, POLLOUT, 0 };
 
-			if (poll(&p, 1, remaining(deadline)) <= 0)
+			if (poll(&p, 1, remaining(deadline)) <= 0) {
+				errno = ETIMEDOUT;
 				return -1;
+			}
 			continue;
 		}
 		return -1;
@@ -124,6 +132,7 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 	size_t got = 0;
 	int fd, rc = -1, n;
 	char *hdr_end, *sp;
+	int e = EIO;
 
 	*status = 0;
 	if (resp_size)
@@ -139,10 +148,12 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 	if (n < 0) {
 		snprintf(why, why_size, "out of memory");
 		req = NULL;
+		e = ENOMEM;
 		goto out;
 	}
 	if (send_all(fd, req, (size_t)n, deadline)) {
-		snprintf(why, why_size, "sending the request failed");
+		e = errno;
+		snprintf(why, why_size, "sending the request failed: %s", strerror(e));
 		goto out;
 	}
 	while (got < sizeof(buf) - 1) {
@@ -150,6 +161,7 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 		ssize_t r;
 
 		if (poll(&p, 1, remaining(deadline)) <= 0) {
+			e = ETIMEDOUT;
 			snprintf(why, why_size, "no answer within %d ms", timeout_ms);
 			goto out;
 		}
@@ -157,7 +169,8 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0) {
-			snprintf(why, why_size, "%s", strerror(errno));
+			e = errno;
+			snprintf(why, why_size, "%s", strerror(e));
 			goto out;
 		}
 		if (r == 0)
@@ -166,6 +179,7 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 	}
 	buf[got] = '\0';
 	if (strncmp(buf, "HTTP/1.", 7) != 0 || !(sp = strchr(buf, ' '))) {
+		e = EPROTO;
 		snprintf(why, why_size, "the answer is not HTTP");
 		goto out;
 	}
@@ -177,5 +191,7 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 out:
 	free(req);
 	close(fd);
+	if (rc)
+		errno = e;
 	return rc;
 }

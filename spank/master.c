@@ -124,10 +124,33 @@ static void describe_status(int status, char *buf, size_t size)
 		snprintf(buf, size, "status 0x%x", status);
 }
 
-/* 0: ready; -1: not (yet) ready, reason in why. With `token`, the metadata
- * server must also hold this job's token. */
-static int probe_ready(const struct ctl *c, const char *token, char *why,
-		       size_t why_size)
+/* What a readiness probe saw. */
+enum probe_result {
+	PROBE_READY = 0,
+	PROBE_NOT_READY = -1, /* the infra node answered: refused, or not ready */
+	PROBE_NO_ANSWER = -2, /* no answer at all: the node is unreachable */
+};
+
+/* errno of a failed probe: the host never answered (a timeout is not a
+ * refusal) */
+static enum probe_result failed_probe(void)
+{
+	switch (errno) {
+	case ETIMEDOUT:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EHOSTDOWN:
+	case ENETDOWN:
+		return PROBE_NO_ANSWER;
+	default:
+		return PROBE_NOT_READY;
+	}
+}
+
+/* Is the master at c->job->infra_addr ready? The reason it is not goes to
+ * why. With `token`, the metadata server must also hold this job's token. */
+static enum probe_result probe_ready(const struct ctl *c, const char *token,
+				     char *why, size_t why_size)
 {
 	const char *addr = c->job->infra_addr;
 	char reason[256], body[256];
@@ -135,7 +158,7 @@ static int probe_ready(const struct ctl *c, const char *token, char *why,
 
 	if (mcr_tcp_probe(addr, MCR_MASTER_PORT, PROBE_TIMEOUT_MS, reason, sizeof(reason))) {
 		snprintf(why, why_size, "port %d (RPC) does not accept: %s", MCR_MASTER_PORT, reason);
-		return -1;
+		return failed_probe();
 	}
 	for (int port = MCR_METADATA_PORT; port <= MCR_METRICS_PORT; port++) {
 		const char *what = port == MCR_METADATA_PORT ? "metadata" : "metrics";
@@ -143,38 +166,41 @@ static int probe_ready(const struct ctl *c, const char *token, char *why,
 		if (mcr_http(addr, port, "GET", "/health", NULL, PROBE_TIMEOUT_MS,
 			     &status, body, sizeof(body), reason, sizeof(reason))) {
 			snprintf(why, why_size, "port %d (%s) GET /health: %s", port, what, reason);
-			return -1;
+			return failed_probe();
 		}
 		if (status != 200 || (port == MCR_METADATA_PORT && strncmp(body, "OK", 2) != 0)) {
 			snprintf(why, why_size, "port %d (%s) GET /health answered %d", port, what, status);
-			return -1;
+			return PROBE_NOT_READY;
 		}
 	}
 	if (!token)
-		return 0;
+		return PROBE_READY;
 	if (mcr_http(addr, MCR_METADATA_PORT, "GET", c->key_path, NULL, PROBE_TIMEOUT_MS,
 		     &status, body, sizeof(body), reason, sizeof(reason))) {
 		snprintf(why, why_size, "port %d GET %s: %s", MCR_METADATA_PORT, c->key_path, reason);
-		return -1;
+		return failed_probe();
 	}
 	if (status != 200 || strcmp(body, token) != 0) {
 		snprintf(why, why_size,
 			 "a master answers on %s, but it is not the one this job started (its metadata server does not know this job)",
 			 addr);
-		return -1;
+		return PROBE_NOT_READY;
 	}
-	return 0;
+	return PROBE_READY;
 }
 
-static void progress(const struct ctl *c, double *next, const char *why)
+/* A progress line every PROGRESS_EVERY_S while this srun waits: `state`
+ * says for what, `why` what the last probe saw. */
+static void progress(const struct ctl *c, double *next, const char *state,
+		     const char *why)
 {
 	double t = now_s();
 
 	if (t < *next)
 		return;
 	*next = t + PROGRESS_EVERY_S;
-	slurm_info(MCP_NAME ": waiting for mooncake_master on %s (%s), %.0f s of at most %d s: not ready yet (%s)",
-		   c->job->infra_node, c->job->infra_addr, t - c->t0, c->bound, why);
+	slurm_info(MCP_NAME ": waiting for mooncake_master on %s (%s), %.0f s of at most %d s: %s (%s)",
+		   c->job->infra_node, c->job->infra_addr, t - c->t0, c->bound, state, why);
 }
 
 static bool pid_alive(long pid)
@@ -438,14 +464,14 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 				      tail[0] ? tail : " (empty)");
 			return fail_state(c, st, err);
 		}
-		if (probe_ready(c, NULL, why, sizeof(why)) == 0) {
+		if (probe_ready(c, NULL, why, sizeof(why)) == PROBE_READY) {
 			int hs;
 			char body[64], reason[128];
 
 			if (mcr_http(c->job->infra_addr, MCR_METADATA_PORT, "PUT", c->key_path,
 				     st->token, PROBE_TIMEOUT_MS, &hs, body, sizeof(body),
 				     reason, sizeof(reason)) == 0 && hs == 200 &&
-			    probe_ready(c, st->token, why, sizeof(why)) == 0)
+			    probe_ready(c, st->token, why, sizeof(why)) == PROBE_READY)
 				break;
 		}
 		if (now_s() >= deadline) {
@@ -461,7 +487,7 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 				      tail[0] ? tail : " (empty)");
 			return fail_state(c, st, err);
 		}
-		progress(c, &next, why);
+		progress(c, &next, "not ready yet", why);
 		sleep_ms(POLL_MS);
 	}
 	fill_state(c, st, "ready");
@@ -556,6 +582,53 @@ static bool starter_gone(const struct ctl *c, const struct mcp_master_state *st,
 	return time(NULL) - sb.st_mtime > c->timeout + 15;
 }
 
+/*
+ * The state says the job's master is ready: it must answer, with this job's
+ * token. A master that answers otherwise (a refused port, a foreign master)
+ * has stopped: an error, never a restart behind running workers. One that
+ * does not answer at all may be behind a network blip between this node and
+ * the infra node: asked again until the readiness bound, with progress
+ * lines, and then reported as unreachable, which is not the same as gone.
+ */
+static int join_ready(struct ctl *c, const struct mcp_master_state *st,
+		      struct mcr_error *err)
+{
+	struct ctl cc = *c;
+	struct mcp_job job = *c->job;
+	char why[512] = "", me[256] = "";
+	double next;
+	enum probe_result r;
+
+	/* the state names the infra node that the starter used */
+	job.infra_node = st->infra_node;
+	job.infra_addr = st->infra_addr;
+	cc.job = &job;
+	cc.t0 = now_s();
+	cc.bound = c->timeout;
+	next = cc.t0; /* the first "no answer" shows at once */
+	while ((r = probe_ready(&cc, st->token, why, sizeof(why))) == PROBE_NO_ANSWER &&
+	       now_s() - cc.t0 < cc.bound) {
+		progress(&cc, &next, "it does not answer from this node, asking again", why);
+		sleep_ms(POLL_MS);
+	}
+	if (r == PROBE_READY) {
+		if (next > cc.t0)
+			slurm_info(MCP_NAME ": mooncake_master on %s (%s) answers again after %.1f s",
+				   job.infra_node, job.infra_addr, now_s() - cc.t0);
+		return 0;
+	}
+	if (r == PROBE_NO_ANSWER) {
+		gethostname(me, sizeof(me) - 1);
+		return mcr_error_set(err, MCR_ESTATE,
+				     "the job's mooncake_master on %s (%s) was ready, but this node (%s) cannot reach it: no answer within %d s (%s). It may still be running: check the network between %s and %s (link, routes, firewall), then run srun again",
+				     job.infra_node, job.infra_addr, me, cc.bound, why,
+				     me, job.infra_node);
+	}
+	return mcr_error_set(err, MCR_ESTATE,
+			     "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. It is not restarted behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
+			     job.infra_node, job.infra_addr, why, c->log);
+}
+
 /* Another srun holds this attempt's lock: wait for its verdict. 0 ready,
  * -1 error, 1 go on to the next attempt (this one failed before this srun
  * looked, or its starter is gone). */
@@ -592,20 +665,8 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 			slurm_info(MCP_NAME ": an earlier attempt to start the master failed; trying again");
 			return 1;
 		}
-		if (have && strcmp(st.state, "ready") == 0) {
-			struct ctl cc = *c;
-			struct mcp_job job = *c->job;
-
-			/* the state names the infra node that the starter used */
-			job.infra_node = st.infra_node;
-			job.infra_addr = st.infra_addr;
-			cc.job = &job;
-			if (probe_ready(&cc, st.token, why, sizeof(why)) == 0)
-				return 0;
-			return mcr_error_set(err, MCR_ESTATE,
-					     "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. It is not restarted behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
-					     st.infra_node, st.infra_addr, why, c->log);
-		}
+		if (have && strcmp(st.state, "ready") == 0)
+			return join_ready(c, &st, err);
 		if (have && strcmp(st.state, "starting") == 0 && st.srun_pid > 0 &&
 		    on_this_host(st.starter_host) && !pid_alive(st.starter_pid) &&
 		    pid_alive(st.srun_pid)) {
@@ -631,7 +692,7 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 					     "timed out after %.0f s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
 					     now_s() - t, have ? st.state : "unknown", c->log);
 		first = false;
-		progress(c, &next, why);
+		progress(c, &next, "not ready yet", why);
 		sleep_ms(POLL_MS);
 	}
 }

@@ -326,6 +326,30 @@ START_TEST(srun_ready_master_that_died)
 }
 END_TEST
 
+/* A master recorded ready that does not answer at all (a network blip, a
+ * pulled cable): asked again until the readiness bound, with progress, then
+ * reported as unreachable, never as stopped. */
+START_TEST(srun_ready_master_unreachable)
+{
+	char *av[] = { "ready_timeout=2", NULL };
+	struct mcp_master_state st = { 0 };
+
+	in_tmpdir();
+	snprintf(st.state, sizeof(st.state), "ready");
+	/* TEST-NET-1: nothing routes there, nothing answers */
+	snprintf(st.infra_addr, sizeof(st.infra_addr), "192.0.2.1");
+	snprintf(st.token, sizeof(st.token), "abc");
+	record_state(&st);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains(" s of at most 2 s: it does not answer from this node, asking again (port 8700 (RPC) does not accept: ");
+	ck_log_contains("mooncake: the job's mooncake_master on n1 (192.0.2.1) was ready, but this node (");
+	ck_log_contains(") cannot reach it: no answer within 2 s (port 8700 (RPC) does not accept: ");
+	ck_assert_msg(!strstr(stub.log, "has stopped"), "unreachable reported as stopped:\n%s", stub.log);
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 /* The starter sees its master step exit during start-up and reports the
  * status and the log, well before the readiness timeout. */
 START_TEST(srun_master_that_exits_at_start)
@@ -631,6 +655,7 @@ static Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_concurrent_failure_fails_at_once);
 	tcase_add_test(srun, srun_earlier_failure_is_retried);
 	tcase_add_test(srun, srun_ready_master_that_died);
+	tcase_add_test(srun, srun_ready_master_unreachable);
 	tcase_add_test(srun, srun_master_that_exits_at_start);
 	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
 	tcase_add_test(srun, srun_jobid_other_than_the_environment);
