@@ -3,11 +3,13 @@
 #
 #   make            build everything into build/
 #   make check      unit tests (Check), plugin tests (stub SPANK), artifact
-#                   checks, recipe corpus, then integration tests on a local
-#                   Slurm cluster (tests/cluster/); needs root for the cluster
+#                   checks, recipe corpus, then integration tests on a Slurm
+#                   cluster of network hosts on this machine (tests/cluster/);
+#                   needs root for the cluster
+#   make check-matrix  the same on Slurm 24.11 and 26.05, in Debian chroots
 #   make check-unit the fast part of `make check` (no cluster)
 #   make sanitize   unit suite and corpus under ASan + UBSan
-#   make demo       local cluster + the example TRT-LLM job, shown step by step
+#   make demo       test cluster + the example TRT-LLM job, shown step by step
 #   make bench      parse/validate/render timings and memory
 #   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
 
@@ -50,7 +52,7 @@ CLI := $(B)/mooncake-recipe
 PLUGIN := $(B)/spank_mooncake.so
 
 .PHONY: all check check-unit check-plugin check-artifact check-corpus \
-	check-cluster sanitize demo bench install clean
+	check-cluster check-matrix sanitize demo bench install clean
 all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN)
 
 $(B)/%.o: %.c

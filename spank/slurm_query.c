@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
-
 #include "plugin.h"
+#include "slurm_compat.h"
 
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 {
@@ -18,11 +17,10 @@ int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 	int rc = -1;
 
 	*nodelist = NULL;
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) != 0 || !msg) {
+	if (mcp_slurm_load_job(&msg, job_id) != 0 || !msg)
 		return mcr_error_set(err, MCR_ESTATE,
 				     "cannot ask Slurm for the nodes of job %u: %s",
-				     job_id, slurm_strerror(slurm_get_errno()));
-	}
+				     job_id, mcp_slurm_last_error());
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		slurm_job_info_t *j = &msg->job_array[i];
 

@@ -1,39 +1,78 @@
 #!/bin/bash
-# setup.sh - install what building and testing spank-mooncake needs on a
-# Debian 12 machine, when it is missing (run as root; idempotent):
-#   Debian: build tools, libyaml, jansson, Check, Slurm 22.05 (slurmctld,
-#           slurmd, client, headers), munge, python3-venv/python3-yaml,
+# setup.sh - install what building and testing spank-mooncake needs, when it
+# is missing (run as root; idempotent), on Debian 12 (bookworm, Slurm 22.05),
+# 13 (trixie, Slurm 24.11) and sid (Slurm 26.05):
+#   Debian: build tools, libyaml, jansson, Check, Slurm (slurmctld, slurmd,
+#           client, headers), munge, iproute2 and util-linux (the test
+#           cluster's network hosts), debootstrap (make check-matrix),
+#           python3-yaml, a Python the wheel supports (3.10-3.13) with venv,
 #           and the libraries the Mooncake wheel needs from the OS
 #   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV
+# Downloads are retried; a failed one fails setup with the tool's last lines.
 set -euo pipefail
 MOONCAKE_VENV=${MOONCAKE_VENV:-/opt/spank-mooncake/venv}
 MOONCAKE_WHEEL=${MOONCAKE_WHEEL:-mooncake-transfer-engine-non-cuda==0.3.13.post1}
+APT_LOG=${TMPDIR:-/tmp}/spank-mooncake-apt.log
 
 log() { printf '[setup %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-need=()
+# retry N CMD...: CMD until it succeeds, at most N times
+retry() {
+	local n=$1 i
+	shift
+	for ((i = 1; i <= n; i++)); do
+		"$@" && return 0
+		[ "$i" -lt "$n" ] && { log "failed (attempt $i of $n), again in $((i * 10)) s: $*"; sleep $((i * 10)); }
+	done
+	return 1
+}
+
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+# known PKG: the archive has PKG (names differ between releases)
+known() { apt-cache show "$1" >/dev/null 2>&1; }
+# the wheel has cp310-cp313 builds: python3 when it is one of those, else
+# Debian's python3.13 (sid's python3 is 3.14)
+wheel_python() {
+	case $(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) in
+	3.10 | 3.11 | 3.12 | 3.13) echo python3 ;;
+	*) echo python3.13 ;;
+	esac
+}
+apt_update() { apt-get -o Acquire::Check-Valid-Until=false update >>"$APT_LOG" 2>&1; }
+apt_install() { apt-get install -y --no-install-recommends "$@" >>"$APT_LOG" 2>&1; }
+
+[ "$(id -u)" = 0 ] || { log "run as root (it installs Debian packages)"; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+: >"$APT_LOG"
+known libslurm-dev || retry 3 apt_update || { tail -20 "$APT_LOG" >&2; exit 1; }
+command -v python3 >/dev/null || retry 3 apt_install python3 || { tail -20 "$APT_LOG" >&2; exit 1; }
+py=$(wheel_python)
+curl_pkg=libcurl4
+known libcurl4t64 && curl_pkg=libcurl4t64
+need=()
 for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
 	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
-	python3 python3-venv python3-yaml libibverbs1 libnuma1 libcurl4 curl; do
+	debootstrap python3 python3-yaml "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl; do
 	have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
-	[ "$(id -u)" = 0 ] || { log "missing Debian packages: ${need[*]} (run as root)"; exit 1; }
 	log "installing: ${need[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y --no-install-recommends "${need[@]}" >/tmp/spank-mooncake-apt.log 2>&1; then
-		apt-get update >>/tmp/spank-mooncake-apt.log 2>&1 || true
-		apt-get install -y --no-install-recommends "${need[@]}" >>/tmp/spank-mooncake-apt.log 2>&1 ||
-			{ tail -20 /tmp/spank-mooncake-apt.log >&2; exit 1; }
+	# a stale package list is refreshed once before the retries
+	if ! apt_install "${need[@]}"; then
+		retry 3 apt_update || true
+		retry 3 apt_install "${need[@]}" || { tail -20 "$APT_LOG" >&2; exit 1; }
 	fi
 fi
 if ! "$MOONCAKE_VENV/bin/python" -c 'import mooncake.store' 2>/dev/null ||
 	[ ! -x "$MOONCAKE_VENV/bin/mooncake_master" ]; then
-	log "installing $MOONCAKE_WHEEL into $MOONCAKE_VENV"
-	/usr/bin/python3 -m venv "$MOONCAKE_VENV"
-	"$MOONCAKE_VENV/bin/pip" install -q --disable-pip-version-check "$MOONCAKE_WHEEL"
+	log "installing $MOONCAKE_WHEEL into $MOONCAKE_VENV ($py)"
+	"/usr/bin/$py" -m venv "$MOONCAKE_VENV"
+	retry 3 "$MOONCAKE_VENV/bin/pip" install -q --disable-pip-version-check "$MOONCAKE_WHEEL" ||
+		{ log "pip could not install $MOONCAKE_WHEEL"; exit 1; }
 fi
-"$MOONCAKE_VENV/bin/mooncake_master" --version >/dev/null 2>&1 ||
-	{ log "the wheel's mooncake_master does not run:"; "$MOONCAKE_VENV/bin/mooncake_master" --version; exit 1; }
-log "ready: $("$MOONCAKE_VENV/bin/mooncake_master" --version 2>&1 | head -1)"
+"$MOONCAKE_VENV/bin/mooncake_master" --version >/dev/null 2>&1 || {
+	log "the wheel's mooncake_master does not run:"
+	"$MOONCAKE_VENV/bin/mooncake_master" --version
+	exit 1
+}
+log "ready: $(slurmd -V), $("$MOONCAKE_VENV/bin/python" --version), $("$MOONCAKE_VENV/bin/mooncake_master" --version 2>&1 | head -1)"

@@ -7,7 +7,10 @@
 #             API (tests/plugin/)
 #   artifact  the built .so: exports, undefined symbols, dlopen metadata
 #   corpus    tests/recipes/: recipes through mooncake-recipe check/render
-#   cluster   integration on a real local Slurm cluster (tests/cluster/)
+#   cluster   integration on a real Slurm cluster whose nodes are network
+#             hosts on this machine (tests/cluster/)
+#   matrix    all of the above on the other Slurm releases, in chroots
+#             (tests/matrix/; make check-matrix)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(B)/tests/unit_tests
@@ -37,11 +40,15 @@ $(B)/tests/dlopen_plugin: tests/artifact/dlopen_plugin.c
 	@mkdir -p $(dir $@)
 	@$(CC) $(CFLAGS) -o $@ $< -ldl
 
+# The unit and plugin tests bind and probe ports on 127.0.0.1 (8700-8702
+# among them): each runs in a network namespace of its own.
+NETNS_RUN := tests/netns-run.sh
+
 check-unit: $(UNIT_BIN) $(CLI)
-	$(UNIT_BIN)
+	$(NETNS_RUN) $(UNIT_BIN)
 
 check-plugin: $(PLUGIN_TEST_BIN)
-	$(PLUGIN_TEST_BIN)
+	$(NETNS_RUN) $(PLUGIN_TEST_BIN)
 
 check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
@@ -55,10 +62,17 @@ check-corpus: $(CLI)
 	@for f in examples/*.yaml; do $(CLI) check $$f || exit 1; done; \
 		echo "examples/*.yaml: every example passes mooncake-recipe check"
 
-# Root only: starts munge, slurmctld and three slurmd (see tests/cluster/).
+# Root only: a cluster of network hosts (namespaces) with munge, slurmctld
+# and four slurmd (see tests/cluster/).
 check-cluster: all
 	tests/setup.sh
 	tests/cluster/run.sh
+
+# Root only: tests/setup.sh, make all and make check on Slurm 24.11 (Debian
+# trixie) and 26.05 (sid), each in a chroot of its own (tests/matrix/).
+MATRIX ?= trixie sid
+check-matrix:
+	tests/matrix/run.sh $(MATRIX)
 
 check: all check-unit check-plugin check-artifact check-corpus check-cluster
 
@@ -69,9 +83,9 @@ sanitize:
 		LDFLAGS="-fsanitize=address,undefined" build-san/mooncake-recipe \
 		build-san/tests/unit_tests build-san/tests/plugin_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		build-san/tests/unit_tests
+		$(NETNS_RUN) build-san/tests/unit_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		build-san/tests/plugin_tests
+		$(NETNS_RUN) build-san/tests/plugin_tests
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/recipes/run.sh build-san/mooncake-recipe
 

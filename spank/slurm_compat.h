@@ -1,0 +1,44 @@
+/*
+ * slurm_compat.h - the one place where the plugin meets the differences of
+ * the Slurm API between the releases it is built and tested against
+ * (22.05, 24.11 and 26.05), keyed on SLURM_VERSION_NUMBER. Only
+ * slurm_query.c calls libslurm; it includes this file.
+ *
+ *   errors    the RPCs report through errno (22.05's slurm_get_errno()
+ *             only returned it, and 24.11 removed it)
+ *   job RPCs  from 25.11 on, a job is named by a slurm_step_id_t (its job
+ *             id, or the new sluid) instead of a uint32_t job id
+ */
+#ifndef MCP_SLURM_COMPAT_H_
+#define MCP_SLURM_COMPAT_H_
+
+#include <errno.h>
+#include <stdint.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#ifndef SLURM_VERSION_NUM
+#error "slurm_version.h without SLURM_VERSION_NUM: Slurm older than 2.1 is not supported"
+#endif
+
+/* slurm_load_job(msg, job_id, SHOW_ALL) on every release */
+static inline int mcp_slurm_load_job(job_info_msg_t **msg, uint32_t job_id)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+
+	id.job_id = job_id;
+	return slurm_load_job(msg, id, SHOW_ALL);
+#else
+	return slurm_load_job(msg, job_id, SHOW_ALL);
+#endif
+}
+
+/* Slurm's text for the error of the RPC that just failed */
+static inline const char *mcp_slurm_last_error(void)
+{
+	return slurm_strerror(errno);
+}
+
+#endif /* MCP_SLURM_COMPAT_H_ */

@@ -1,0 +1,102 @@
+#!/bin/bash
+# run.sh SUITE... - the whole test suite (tests/setup.sh, make all, make
+# check) on other Slurm releases, each in a Debian chroot of its own:
+#   trixie  Slurm 24.11, gcc 14, Python 3.13
+#   sid     Slurm 26.05, gcc 16, Python 3.14 (the wheel runs on 3.13)
+# The chroots are kept in MCK_MATRIX_DIR (/var/cache/spank-mooncake/matrix)
+# and reused; a new one is made with debootstrap (retried). The source is
+# the working tree's files (tracked and new, not ignored), copied fresh each
+# run. Each run happens in new PID and mount namespaces: everything it
+# starts dies with it, and its /run (where the test cluster's network
+# namespaces are named) is its own. Run as root; prints each layer's
+# summary line and one "matrix SUITE: PASS|FAIL" line per suite.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BASE=${MCK_MATRIX_DIR:-/var/cache/spank-mooncake/matrix}
+MIRROR=${MCK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+log() { printf '[matrix %s] %s\n' "$(date +%T)" "$*" >&2; }
+
+# retry N CMD...: CMD until it succeeds, at most N times (downloads)
+retry() {
+	local n=$1 i
+	shift
+	for ((i = 1; i <= n; i++)); do
+		"$@" && return 0
+		[ "$i" -lt "$n" ] && { log "failed (attempt $i of $n): $*; again in $((i * 10)) s"; sleep $((i * 10)); }
+	done
+	return 1
+}
+
+make_chroot() {
+	local suite=$1 r=$BASE/$1
+	[ -f "$r/.mck-ready" ] && return 0
+	command -v debootstrap >/dev/null || { log "debootstrap is missing: run tests/setup.sh"; return 1; }
+	log "$suite: debootstrap into $r"
+	mkdir -p "$BASE"
+	debootstrap_once() {
+		rm -rf "$r"
+		debootstrap --variant=minbase --include=ca-certificates "$suite" "$r" "$MIRROR" >"$r.debootstrap.log" 2>&1
+	}
+	retry 3 debootstrap_once || { tail -5 "$r.debootstrap.log" >&2; return 1; }
+	# no service starts inside the chroot when a package is installed
+	printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d"
+	chmod 755 "$r/usr/sbin/policy-rc.d"
+	touch "$r/.mck-ready"
+}
+
+copy_source() {
+	local r=$1
+	rm -rf "$r/src/spank-mooncake"
+	mkdir -p "$r/src/spank-mooncake"
+	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r ls -d 2>/dev/null | tar -c -T -) |
+		tar -x -C "$r/src/spank-mooncake"
+	# the test user that sbatch runs as must read the tree
+	chmod -R a+rX "$r/src"
+}
+
+# the CA bundle this machine trusts (a proxy's, on some machines) for pip
+host_ca() {
+	local f
+	for f in "${PIP_CERT:-}" "${SSL_CERT_FILE:-}" /etc/ssl/certs/ca-certificates.crt; do
+		[ -n "$f" ] && [ -s "$f" ] && { echo "$f"; return; }
+	done
+}
+
+run_suite() {
+	local suite=$1 r=$BASE/$1 ca rc
+	make_chroot "$suite" || return 1
+	copy_source "$r"
+	cp /etc/resolv.conf "$r/etc/resolv.conf"
+	ca=$(host_ca)
+	[ -n "$ca" ] && cp "$ca" "$r/etc/mck-host-ca.crt"
+	log "$suite: tests/setup.sh, make all, make check in $r"
+	# new PID and mount namespaces; inside, the chroot's /dev, /sys, /run
+	unshare --pid --fork --mount --propagation private --mount-proc="$r/proc" \
+		bash -c '
+		r=$1; shift
+		mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" &&
+		mount -t sysfs sysfs "$r/sys" &&
+		mount -t tmpfs -o mode=755 tmpfs "$r/run" &&
+		exec chroot "$r" "$@"' bash "$r" \
+		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive TMPDIR=/tmp \
+		${ca:+PIP_CERT=/etc/mck-host-ca.crt} PIP_DEFAULT_TIMEOUT=60 \
+		bash -c 'cd /src/spank-mooncake && tests/setup.sh && make -j2 all && make check' \
+		>"$r.log" 2>&1
+	rc=$?
+	grep -E '^[0-9]+%: Checks' "$r.log" | sed "s/^/  $suite: /" >&2
+	if [ $rc = 0 ]; then
+		echo "matrix $suite: PASS (log: $r.log)"
+	else
+		grep -E '^(FAIL|ERROR)|error:' "$r.log" | head -20 >&2
+		echo "matrix $suite: FAIL (rc=$rc, log: $r.log)"
+	fi
+	return $rc
+}
+
+[ "$(id -u)" = 0 ] || { log "run as root (debootstrap, chroot, namespaces)"; exit 1; }
+[ $# -gt 0 ] || set -- trixie sid
+status=0
+for s in "$@"; do run_suite "$s" || status=1; done
+exit $status
