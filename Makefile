@@ -11,6 +11,7 @@
 #   make bench      parse/validate/render timings and memory
 #   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
 #   make uninstall  the same variables: removes what install wrote
+#   make deb        Debian packages of HEAD from a clean clone, checked by lintian
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -79,7 +80,7 @@ $(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
 
 include tests/tests.mk
 
-# ---- install, uninstall, pkg-config ----------------------------------------
+# ---- install, uninstall, pkg-config, Debian packages ----------------------
 # `make install` writes only what `make uninstall` removes (INSTALLED_FILES,
 # plus the library's soname file); neither depends on the list of sources.
 # Uninstall also removes the directories that are left empty, within DESTDIR
@@ -94,7 +95,7 @@ INSTALLED_FILES = $(BINDIR)/mooncake-recipe $(LIBDIR)/libmooncake_recipe.a \
 	$(MANDIR)/man1/mooncake-recipe.1 $(MANDIR)/man8/spank_mooncake.8 \
 	$(DATADIR)/spank-mooncake/mooncake.conf
 
-.PHONY: uninstall
+.PHONY: uninstall deb
 install: all
 	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/mooncake-recipe
@@ -126,6 +127,11 @@ uninstall:
 		for d in $(patsubst /%,%,$(INSTALL_DIRS)); do \
 			[ ! -d "$$d" ] || rmdir -p --ignore-fail-on-non-empty "$$d" || exit 1; \
 		done; fi
+
+# Binary Debian packages of the committed HEAD, built in a clean clone under
+# ${TMPDIR:-/tmp} and checked by lintian; the .debs land in $(B)/deb.
+deb:
+	tests/package/build.sh $(CURDIR)/$(B)/deb
 
 clean:
 	rm -rf $(B)
