@@ -74,8 +74,24 @@ dpkg-deb -f "$out/spank-mooncake_${version}_$arch.deb" Depends 2>/dev/null | gre
 	ok "spank-mooncake depends on the Slurm release of the headers: $slurm_dep" ||
 	ko "spank-mooncake does not depend on '$slurm_dep'"
 
+# the packaged plugin, unpacked as the cluster test will (unpack.sh), loads
+# after this machine's libslurmfull like Slurm loads it
+libslurmfull=$(ls /usr/lib/"$multiarch"/slurm-wlm/libslurmfull.so 2>/dev/null || true)
+if [ -n "$libslurmfull" ] && plugin=$("$top/tests/package/unpack.sh" "$out" "$tmp/root" 2>"$tmp/unpack.log"); then
+	if cc -o "$tmp/dlopen_plugin" "$src/tests/artifact/dlopen_plugin.c" -ldl 2>"$tmp/cc.log" &&
+		loaded=$("$tmp/dlopen_plugin" "$plugin" "$libslurmfull" 2>&1); then
+		ok "unpack.sh + dlopen of the packaged plugin after $libslurmfull: $loaded"
+	else
+		ko "the packaged plugin does not load: $loaded $(cat "$tmp/cc.log")"
+	fi
+elif [ -n "$libslurmfull" ]; then
+	ko "unpack.sh: $(cat "$tmp/unpack.log")"
+else
+	echo "note: no libslurmfull.so here (slurm-wlm-basic-plugins): the packaged plugin was not loaded"
+fi
+
 # lintian: errors fail, warnings and the rest are shown
-lintian --info --display-experimental --pedantic --show-overrides --tag-display-limit 0 "$changes" >"$tmp/lintian.log" 2>&1
+lintian --display-info --display-experimental --pedantic --show-overrides --tag-display-limit 0 "$changes" >"$tmp/lintian.log" 2>&1
 grep -v '^running with root privileges' "$tmp/lintian.log" | sed 's/^/    lintian: /'
 e=$(grep -c '^E: ' "$tmp/lintian.log") w=$(grep -c '^W: ' "$tmp/lintian.log")
 i=$(grep -c '^[IPX]: ' "$tmp/lintian.log") o=$(grep -c '^O: ' "$tmp/lintian.log")
