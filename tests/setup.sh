@@ -3,7 +3,9 @@
 # Debian 12 machine, when it is missing (run as root; idempotent):
 #   Debian: build tools, libyaml, jansson, Check, Slurm 22.05 (slurmctld,
 #           slurmd, client, headers), munge, python3-venv/python3-yaml,
-#           and the libraries the Mooncake wheel needs from the OS
+#           the libraries the Mooncake wheel needs from the OS, and what
+#           `make deb` needs (git, build-essential, dpkg-dev, debhelper,
+#           fakeroot, lintian)
 #   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV
 set -euo pipefail
 MOONCAKE_VENV=${MOONCAKE_VENV:-/opt/spank-mooncake/venv}
@@ -15,7 +17,8 @@ need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
 	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
-	python3 python3-venv python3-yaml libibverbs1 libnuma1 libcurl4 curl; do
+	python3 python3-venv python3-yaml libibverbs1 libnuma1 libcurl4 curl \
+	git build-essential dpkg-dev debhelper fakeroot lintian; do
 	have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
