@@ -4,6 +4,7 @@
  * node's NodeAddr. The functions are the libslurm API that srun itself is
  * linked with (libslurmfull); the plugin tests replace this file.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,10 @@ int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 
 	*nodelist = NULL;
 	if (slurm_load_job(&msg, job_id, SHOW_ALL) != 0 || !msg) {
+		/* libslurm sets errno (slurm_get_errno() is gone since 24.05) */
 		return mcr_error_set(err, MCR_ESTATE,
 				     "cannot ask Slurm for the nodes of job %u: %s",
-				     job_id, slurm_strerror(slurm_get_errno()));
+				     job_id, slurm_strerror(errno));
 	}
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		slurm_job_info_t *j = &msg->job_array[i];
