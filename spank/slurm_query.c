@@ -16,10 +16,19 @@
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 {
 	job_info_msg_t *msg = NULL;
-	int rc = -1;
+	int rc = -1, loaded;
 
 	*nodelist = NULL;
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) != 0 || !msg) {
+#ifdef slurm_load_job_sluid
+	/* Slurm 26.05 and later: a job is named by a step id */
+	loaded = slurm_load_job(&msg, ((slurm_step_id_t){ .job_id = job_id,
+							   .step_het_comp = NO_VAL,
+							   .step_id = NO_VAL }),
+				SHOW_ALL);
+#else
+	loaded = slurm_load_job(&msg, job_id, SHOW_ALL);
+#endif
+	if (loaded != 0 || !msg) {
 		/* libslurm sets errno (slurm_get_errno() is gone since 24.05) */
 		return mcr_error_set(err, MCR_ESTATE,
 				     "cannot ask Slurm for the nodes of job %u: %s",
