@@ -12,6 +12,10 @@
 #   make demo       test cluster + the example TRT-LLM job, shown step by step
 #   make bench      parse/validate/render timings and memory
 #   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
+#   make uninstall  the same variables: removes what install wrote
+#   make deb        Debian packages of HEAD from a clean clone, checked by lintian
+#   make check-package  the TRT-LLM example job on the test cluster with the
+#                   packaged plugin (after make deb)
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -52,7 +56,7 @@ CLI := $(B)/mooncake-recipe
 PLUGIN := $(B)/spank_mooncake.so
 
 .PHONY: all check check-unit check-plugin check-artifact check-corpus \
-	check-cluster check-matrix sanitize demo bench install clean
+	check-cluster check-package check-matrix sanitize demo bench install clean
 all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN)
 
 $(B)/%.o: %.c
@@ -80,20 +84,58 @@ $(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
 
 include tests/tests.mk
 
+# ---- install, uninstall, pkg-config, Debian packages ----------------------
+# `make install` writes only what `make uninstall` removes (INSTALLED_FILES,
+# plus the library's soname file); neither depends on the list of sources.
+# Uninstall also removes the directories that are left empty, within DESTDIR
+# (without DESTDIR only share/spank-mooncake, which is ours alone).
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PC := mooncake_recipe.pc
+INSTALL_DIRS = $(BINDIR) $(LIBDIR) $(PKGCONFIGDIR) $(INCLUDEDIR) \
+	$(SLURM_PLUGINDIR) $(MANDIR)/man1 $(MANDIR)/man8 $(DATADIR)/spank-mooncake
+INSTALLED_FILES = $(BINDIR)/mooncake-recipe $(LIBDIR)/libmooncake_recipe.a \
+	$(LIBDIR)/libmooncake_recipe.so $(PKGCONFIGDIR)/$(PC) \
+	$(INCLUDEDIR)/mooncake_recipe.h $(SLURM_PLUGINDIR)/spank_mooncake.so \
+	$(MANDIR)/man1/mooncake-recipe.1 $(MANDIR)/man8/spank_mooncake.8 \
+	$(DATADIR)/spank-mooncake/mooncake.conf
+
+.PHONY: uninstall deb
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(SLURM_PLUGINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DATADIR)/spank-mooncake
+	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/mooncake-recipe
-	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
-	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libmooncake_recipe.so.0
-	ln -sf libmooncake_recipe.so.0 $(DESTDIR)$(LIBDIR)/libmooncake_recipe.so
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libmooncake_recipe.a
+	soname=$$(readelf -d $(LIB_SO) | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
+	test -n "$$soname" || { echo "$(LIB_SO) has no SONAME" >&2; exit 1; }; \
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$$soname && \
+	ln -sfn $$soname $(DESTDIR)$(LIBDIR)/libmooncake_recipe.so
 	install -m 0644 include/mooncake_recipe.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_mooncake.so
 	install -m 0644 doc/mooncake-recipe.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 doc/spank_mooncake.8 $(DESTDIR)$(MANDIR)/man8/
-	printf 'required %s/spank_mooncake.so\n' '$(SLURM_PLUGINDIR)' \
-		> $(DESTDIR)$(DATADIR)/spank-mooncake/mooncake.conf
+	sed 's|^required spank_mooncake\.so|required $(SLURM_PLUGINDIR)/spank_mooncake.so|' \
+		etc/plugstack.conf.d/mooncake.conf >$(DESTDIR)$(DATADIR)/spank-mooncake/mooncake.conf
+	printf '%s\n' 'prefix=$(PREFIX)' \
+		'libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))' \
+		'includedir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))' '' \
+		'Name: mooncake_recipe' \
+		'Description: srtctl recipes (schema 2) to Mooncake client configs and environments' \
+		'Version: $(VERSION)' 'Requires.private: $(PKGS)' \
+		'Libs: -L$${libdir} -lmooncake_recipe' 'Cflags: -I$${includedir}' \
+		>$(DESTDIR)$(PKGCONFIGDIR)/$(PC)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES)) \
+		$(DESTDIR)$(LIBDIR)/libmooncake_recipe.so.*
+	@rmdir $(DESTDIR)$(DATADIR)/spank-mooncake 2>/dev/null || true
+	@if [ -n "$(DESTDIR)" ]; then cd "$(DESTDIR)" && \
+		for d in $(patsubst /%,%,$(INSTALL_DIRS)); do \
+			[ ! -d "$$d" ] || rmdir -p --ignore-fail-on-non-empty "$$d" || exit 1; \
+		done; fi
+
+# Binary Debian packages of the committed HEAD, built in a clean clone under
+# ${TMPDIR:-/tmp} and checked by lintian; the .debs land in $(B)/deb.
+deb:
+	tests/package/build.sh $(CURDIR)/$(B)/deb
 
 clean:
 	rm -rf $(B)

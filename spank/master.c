@@ -445,9 +445,11 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 			gone = true;
 		}
 		if (gone) {
-			char busy[512] = "";
+			char busy[512] = "", advice[1024];
 
 			log_tail(c->log, tail, sizeof(tail));
+			mcp_master_exec_advice(tail, c->config->master, c->job->infra_node,
+					       advice, sizeof(advice));
 			/* lost a race for the ports with another job's master? */
 			for (int port = MCR_MASTER_PORT; port <= MCR_METRICS_PORT && !busy[0]; port++) {
 				char reason[128];
@@ -459,8 +461,8 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 						 port, c->job->infra_node);
 			}
 			mcr_error_set(err, MCR_ESTATE,
-				      "the master step (mooncake_master on %s) ended during start-up (%s) before it was ready.%s Last lines of %s:%s",
-				      c->job->infra_node, status_s, busy, c->log,
+				      "the master step (mooncake_master on %s) ended during start-up (%s) before it was ready.%s%s Last lines of %s:%s",
+				      c->job->infra_node, status_s, busy, advice, c->log,
 				      tail[0] ? tail : " (empty)");
 			return fail_state(c, st, err);
 		}

@@ -117,6 +117,12 @@ struct mcp_job {
 int mcp_ensure_master(const struct mcp_config *config,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcr_error *err);
+/* master_advice.c: the fix for a master step whose mooncake_master could
+ * not be run (slurmstepd's "execve(): NAME: No such file or directory" in
+ * the log `tail`): " NAME is not on the PATH ... master=/path/to/NAME ...",
+ * or "" when the tail shows no such failure. `master` is master=. */
+void mcp_master_exec_advice(const char *tail, const char *master,
+			    const char *node, char *out, size_t size);
 
 /* slurmstepd.c */
 int mcp_stepd_init(spank_t sp, int ac, char **av);

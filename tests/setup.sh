@@ -6,7 +6,9 @@
 #           client, headers), munge, iproute2 and util-linux (the test
 #           cluster's network hosts), debootstrap (make check-matrix),
 #           python3-yaml, a Python the wheel supports (3.10-3.13) with venv,
-#           and the libraries the Mooncake wheel needs from the OS
+#           the libraries the Mooncake wheel needs from the OS, and what
+#           `make deb` needs (git, build-essential, dpkg-dev, debhelper,
+#           fakeroot, lintian)
 #   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV
 # Downloads are retried; a failed one fails setup with the tool's last lines.
 set -euo pipefail
@@ -52,7 +54,8 @@ known libcurl4t64 && curl_pkg=libcurl4t64
 need=()
 for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
 	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
-	debootstrap python3 python3-yaml "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl; do
+	debootstrap python3 python3-yaml "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl \
+	git build-essential dpkg-dev debhelper fakeroot lintian; do
 	have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

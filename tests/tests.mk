@@ -50,12 +50,24 @@ check-unit: $(UNIT_BIN) $(CLI)
 check-plugin: $(PLUGIN_TEST_BIN)
 	$(NETNS_RUN) $(PLUGIN_TEST_BIN)
 
+IT := $(CURDIR)/$(B)/install-test
+DEB_LIBDIR := /usr/lib/$(shell $(CC) -print-multiarch)
+DEB_LAYOUT := PREFIX=/usr LIBDIR=$(DEB_LIBDIR) SLURM_PLUGINDIR=$(DEB_LIBDIR)/slurm-wlm
+
 check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
-	rm -rf $(B)/install-test
-	$(MAKE) -s install DESTDIR=$(CURDIR)/$(B)/install-test PREFIX=/usr \
-		SLURM_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm >/dev/null
-	tests/artifact/installed.sh $(B)/install-test
+	@# install + uninstall, in Debian's layout (DESTDIR empty before) and
+	@# in the default one (over a file that must survive)
+	rm -rf $(IT) && mkdir -p $(IT)
+	$(MAKE) -s install DESTDIR=$(IT) $(DEB_LAYOUT) >/dev/null
+	tests/artifact/installed.sh $(IT) /usr $(DEB_LIBDIR) $(DEB_LIBDIR)/slurm-wlm
+	$(MAKE) -s uninstall DESTDIR=$(IT) $(DEB_LAYOUT) >/dev/null
+	tests/artifact/uninstalled.sh $(IT)
+	mkdir -p $(IT)/usr/local/share/man/man1 && echo keep >$(IT)/usr/local/share/man/man1/other.1
+	$(MAKE) -s install DESTDIR=$(IT) >/dev/null
+	tests/artifact/installed.sh $(IT) /usr/local /usr/local/lib /usr/local/lib/slurm
+	$(MAKE) -s uninstall DESTDIR=$(IT) >/dev/null
+	tests/artifact/uninstalled.sh $(IT) usr/local/share/man/man1/other.1
 
 check-corpus: $(CLI)
 	tests/recipes/run.sh $(CLI)
@@ -67,6 +79,15 @@ check-corpus: $(CLI)
 check-cluster: all
 	tests/setup.sh
 	tests/cluster/run.sh
+
+# Root only: what we ship is what we test. The packages of `make deb`
+# (build/deb) unpacked into $(B)/pkgroot, the test cluster's plugstack.conf
+# pointed at the packaged plugin, and the TRT-LLM example job run through it
+# (any cluster test runs against another plugin the same way: MCK_PLUGIN=).
+check-package:
+	rm -rf $(B)/pkgroot
+	MCK_PLUGIN=$$(tests/package/unpack.sh $(B)/deb $(B)/pkgroot) && \
+		MCK_LABEL=package MCK_PLUGIN=$$MCK_PLUGIN tests/cluster/run.sh test_trtllm.sh
 
 # Root only: tests/setup.sh, make all and make check on Slurm 24.11 (Debian
 # trixie) and 26.05 (sid), each in a chroot of its own (tests/matrix/).

@@ -21,12 +21,13 @@ export PATH=$MOONCAKE_VENV/bin:$PATH
 
 _record() { echo "$1 $2" >>"$MCK_RESULTS"; }
 MCK_FAILED=0
+# MCK_LABEL names the variant a test runs in (e.g. the packaged plugin)
 pass() {
-	echo "PASS: $*"
+	echo "PASS: ${MCK_LABEL:+[$MCK_LABEL] }$*"
 	_record P "$*"
 }
 fail() {
-	echo "FAIL: $*"
+	echo "FAIL: ${MCK_LABEL:+[$MCK_LABEL] }$*"
 	_record F "$*"
 	MCK_FAILED=1
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # run.sh SUITE... - the whole test suite (tests/setup.sh, make all, make
-# check) on other Slurm releases, each in a Debian chroot of its own:
+# check) and the Debian packages (make deb) on other Slurm releases, each in
+# a Debian chroot of its own:
 #   trixie  Slurm 24.11, gcc 14, Python 3.13
 #   sid     Slurm 26.05, gcc 16, Python 3.14 (the wheel runs on 3.13)
 # The chroots are kept in MCK_MATRIX_DIR (/var/cache/spank-mooncake/matrix)
@@ -75,6 +76,8 @@ run_suite() {
 	unshare --pid --fork --mount --propagation private --mount-proc="$r/proc" \
 		bash -c '
 		r=$1; shift
+		# the chroot'"'"'s / a mount point of its own (unshare --uts=FILE wants one)
+		mount --bind "$r" "$r" &&
 		mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" &&
 		mount -t sysfs sysfs "$r/sys" &&
 		mount -t tmpfs -o mode=755 tmpfs "$r/run" &&
@@ -82,7 +85,9 @@ run_suite() {
 		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 		LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive TMPDIR=/tmp \
 		${ca:+PIP_CERT=/etc/mck-host-ca.crt} PIP_DEFAULT_TIMEOUT=60 \
-		bash -c 'cd /src/spank-mooncake && tests/setup.sh && make -j2 all && make check' \
+		bash -c 'cd /src/spank-mooncake && tests/setup.sh && make -j2 all && make check &&
+			git init -q && git add -A && git -c user.name=matrix -c user.email=matrix@localhost commit -q -m matrix &&
+			make deb' \
 		>"$r.log" 2>&1
 	rc=$?
 	grep -E '^[0-9]+%: Checks' "$r.log" | sed "s/^/  $suite: /" >&2

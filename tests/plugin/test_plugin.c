@@ -371,6 +371,64 @@ START_TEST(srun_master_that_exits_at_start)
 }
 END_TEST
 
+/* The master step's srun reports that slurmstepd could not find
+ * mooncake_master (the job's PATH lacks it, e.g. --export=NONE): the error
+ * says how to fix it, before the log's last lines. */
+START_TEST(srun_master_not_on_path_says_how_to_fix)
+{
+	char srun[300], opt[320];
+	char *av[] = { opt, "ready_timeout=30", NULL };
+
+	in_tmpdir();
+	snprintf(srun, sizeof(srun), "%s/fake-srun", dir);
+	write_file(srun, "#!/bin/sh\n"
+			 "echo 'slurmstepd: error: execve(): mooncake_master: No such file or directory' >&2\n"
+			 "echo 'srun: error: n1: task 0: Exited with exit code 2' >&2\n"
+			 "exit 2\n");
+	ck_assert_int_eq(chmod(srun, 0755), 0);
+	snprintf(opt, sizeof(opt), "srun=%s", srun);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("ended during start-up (exit status 2) before it was ready. mooncake_master is not on the PATH of the master step on n1 (with --export=NONE");
+	ck_log_contains("in plugstack.conf, master=/path/to/mooncake_master");
+	ck_log_contains("Last lines of");
+	ck_log_contains("execve(): mooncake_master: No such file or directory");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(master_exec_advice_cases)
+{
+	char out[1024];
+
+	mcp_master_exec_advice("\n    slurmstepd: error: execve(): mooncake_master: No such file or directory\n    srun: error: n1: task 0: Exited with exit code 2",
+			       "mooncake_master", "n1", out, sizeof(out));
+	ck_assert_msg(strstr(out, " mooncake_master is not on the PATH of the master step on n1") == out, "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "in plugstack.conf, master=/path/to/mooncake_master"));
+	ck_assert_ptr_nonnull(strstr(out, "without --export=NONE"));
+	/* a name from the recipe's service command, not master= */
+	mcp_master_exec_advice("slurmstepd: error: execve(): my_master: No such file or directory",
+			       "mooncake_master", "n2", out, sizeof(out));
+	ck_assert_ptr_nonnull(strstr(out, "in the command of the recipe's mooncake-master service"));
+	ck_assert_ptr_null(strstr(out, "master=/path/to/"));
+	/* an absolute path that is missing on the node */
+	mcp_master_exec_advice("slurmstepd: error: execve(): /opt/mc/bin/mooncake_master: No such file or directory",
+			       "/opt/mc/bin/mooncake_master", "n1", out, sizeof(out));
+	ck_assert_str_eq(out, " /opt/mc/bin/mooncake_master does not exist on n1: install mooncake_master there (the Mooncake wheel), or correct master= in plugstack.conf.");
+	mcp_master_exec_advice("slurmstepd: error: execve(): /opt/mooncake_master: Permission denied",
+			       "/opt/mooncake_master", "n1", out, sizeof(out));
+	ck_assert_ptr_nonnull(strstr(out, "cannot be run by the job's user"));
+	/* anything else: no advice */
+	mcp_master_exec_advice("\n    E20251201 master.cpp:99] bind failed: Address already in use",
+			       "mooncake_master", "n1", out, sizeof(out));
+	ck_assert_str_eq(out, "");
+	mcp_master_exec_advice("", "mooncake_master", "n1", out, sizeof(out));
+	ck_assert_str_eq(out, "");
+	mcp_master_exec_advice("execve(): ", "mooncake_master", "n1", out, sizeof(out));
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
 /* Inside an allocation the job is prepared in init_post_opt, before srun
  * creates the step (a failing local_user_init would leave the step
  * allocated in Slurm 22.05); local_user_init then has nothing left to do. */
@@ -657,6 +715,8 @@ static Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_ready_master_that_died);
 	tcase_add_test(srun, srun_ready_master_unreachable);
 	tcase_add_test(srun, srun_master_that_exits_at_start);
+	tcase_add_test(srun, srun_master_not_on_path_says_how_to_fix);
+	tcase_add_test(srun, master_exec_advice_cases);
 	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
 	tcase_add_test(srun, srun_jobid_other_than_the_environment);
 	tcase_add_test(srun, plugstack_arguments);
