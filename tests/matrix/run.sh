@@ -73,11 +73,12 @@ run_suite() {
 	[ -n "$ca" ] && cp "$ca" "$r/etc/mck-host-ca.crt"
 	log "$suite: tests/setup.sh, make all, make check in $r"
 	# new PID and mount namespaces; inside, the chroot's /dev, /sys, /run
-	unshare --pid --fork --mount --propagation private --mount-proc="$r/proc" \
+	unshare --pid --fork --mount --propagation private \
 		bash -c '
 		r=$1; shift
 		# the chroot'"'"'s / a mount point of its own (unshare --uts=FILE wants one)
 		mount --bind "$r" "$r" &&
+		mount -t proc proc "$r/proc" &&
 		mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" &&
 		mount -t sysfs sysfs "$r/sys" &&
 		mount -t tmpfs -o mode=755 tmpfs "$r/run" &&
