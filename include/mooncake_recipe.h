@@ -12,9 +12,12 @@
  *
  * Conventions
  *  - Functions return 0 on success and -1 on failure; on failure the
- *    struct mcr_error they were given holds one complete message that starts
- *    with "mooncake: " and names the recipe file, line and column, the key
- *    path, the bad value and what to do.
+ *    struct mcr_error they were given says what went wrong in fields, as
+ *    jansson's json_error_t does: its kind, the recipe (source), line and
+ *    column, and the text (the key path, the bad value and what to do).
+ *    mcr_error_format() prints it as one line,
+ *    "mooncake: <source>:<line>:<column>: <text>". Running out of memory is
+ *    an MCR_EIO error like any other.
  *  - Strings returned to the caller are heap-allocated and owned by the
  *    caller unless documented otherwise; free lists with the matching
  *    *_free function.
@@ -38,15 +41,43 @@ extern "C" {
 
 enum mcr_error_kind {
 	MCR_OK = 0,
-	MCR_EINVAL = 1, /* the recipe (or an argument) is wrong: the user must fix it */
-	MCR_EIO = 2,    /* a file could not be read or written, out of memory */
-	MCR_ESTATE = 3, /* the job's master or directory is not in a usable state */
+	MCR_EINVAL = 1,  /* the recipe (or an argument) is wrong: the user must fix it */
+	MCR_EIO = 2,     /* a file could not be read or written, out of memory */
+	MCR_ESTATE = 3,  /* the job's master or directory is not in a usable state */
+	MCR_WARNING = 4, /* not an error: advice on a valid recipe (mcr_recipe_warning) */
 };
+
+/* Sizes of the fields of struct mcr_error, and of a buffer that holds any
+ * message mcr_error_format() prints. */
+#define MCR_ERROR_SOURCE_LENGTH 4096
+#define MCR_ERROR_TEXT_LENGTH 8192
+#define MCR_ERROR_MESSAGE_LENGTH (MCR_ERROR_SOURCE_LENGTH + MCR_ERROR_TEXT_LENGTH + 64)
 
 struct mcr_error {
 	enum mcr_error_kind kind;
-	char msg[4096]; /* "mooncake: <file>:<line>:<col>: <key path>: ..." */
+	/* where in the recipe: 1-based, 0 when the error has no position */
+	int line;
+	int column;
+	/* what messages call the recipe ("recipe.yaml"); "" when the error is
+	 * not about a recipe's text (a file that cannot be read, a directory,
+	 * the master). A name longer than the field keeps its end, after "...". */
+	char source[MCR_ERROR_SOURCE_LENGTH];
+	/* the message without prefix, e.g. "roles.decode.mooncake_store_config.
+	 * global_segment_size: ...". A text longer than the field keeps its
+	 * start and its end (the reason and the fix), joined by " [...] ". */
+	char text[MCR_ERROR_TEXT_LENGTH];
 };
+
+/*
+ * The one way an error is printed: "mooncake: " (then "warning: " for
+ * MCR_WARNING), "<source>:<line>:<column>: " when the error has a source and
+ * a position ("<source>: " with a source only), then the text. Writes at most
+ * `size` bytes including the NUL into `buf`; a buffer of
+ * MCR_ERROR_MESSAGE_LENGTH bytes holds any message, and a smaller one keeps
+ * the message's start and end, joined by " [...] ". Returns the length of
+ * the complete message (as snprintf does).
+ */
+size_t mcr_error_format(const struct mcr_error *err, char *buf, size_t size);
 
 /* Roles of a disaggregated serving job (§1.4), in srtctl's order. */
 enum mcr_role {
@@ -324,7 +355,8 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 /* mkdir -p with `mode` for the directories it creates. */
 int mcr_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);
 
-/* Set err to a formatted message (prefix "mooncake: " added); returns -1. */
+/* Set err to `kind` and the formatted text, without source or position;
+ * returns -1. */
 int mcr_error_set(struct mcr_error *err, enum mcr_error_kind kind,
 		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

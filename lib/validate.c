@@ -1217,7 +1217,7 @@ static int check_log_dir(struct vctx *v)
 	dir = mcr_expand_dir_template(n->s, "1", "user", "/submit", &e);
 	free(dir);
 	if (!dir)
-		return FAIL(v, n, "output.log_dir: %s", e.msg + strlen("mooncake: "));
+		return FAIL(v, n, "output.log_dir: %s", e.text);
 	return 0;
 }
 
@@ -1249,17 +1249,25 @@ static void warn(struct vctx *v, const struct mcr_node *at, const char *fmt, ...
 static void warn(struct vctx *v, const struct mcr_node *at, const char *fmt, ...)
 {
 	struct mcr_recipe *r = v->r;
-	struct mcr_error w = { 0 };
+	struct mcr_error *w;
+	char *line;
+	size_t len;
 	va_list ap;
 
 	if (r->nwarnings == sizeof(r->warnings) / sizeof(r->warnings[0]))
 		return;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
 	va_start(ap, fmt);
-	mcr_verr_at(&w, MCR_OK, r->doc, at, fmt, ap);
+	mcr_verr_at(w, MCR_WARNING, r->doc, at, fmt, ap);
 	va_end(ap);
-	/* "mooncake: " + "warning: " + the rest */
-	if ((r->warnings[r->nwarnings] = mcr_asprintf("mooncake: warning: %s", w.msg + 10)))
-		r->nwarnings++;
+	len = mcr_error_format(w, NULL, 0);
+	if ((line = malloc(len + 1))) {
+		mcr_error_format(w, line, len + 1);
+		r->warnings[r->nwarnings++] = line;
+	}
+	free(w);
 }
 
 /* keys the client-config readers know (spec §3.1, spec/mooncake.md §4.2, §5) */

@@ -13,6 +13,14 @@
 
 #include "plugin.h"
 
+void mcp_error(const struct mcr_error *err)
+{
+	char msg[MCR_ERROR_MESSAGE_LENGTH];
+
+	mcr_error_format(err, msg, sizeof(msg));
+	slurm_error("%s", msg);
+}
+
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	     struct mcr_recipe **recipe, enum mcr_role *role,
 	     struct mcr_error *err)

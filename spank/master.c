@@ -200,7 +200,7 @@ static int fail_state(const struct ctl *c, struct mcp_master_state *st,
 	struct mcp_master_state now;
 
 	fill_state(c, st, "failed");
-	snprintf(st->message, sizeof(st->message), "%s", err->msg);
+	snprintf(st->message, sizeof(st->message), "%s", err->text);
 	/* a newer attempt (others took this one for gone) owns the state now */
 	if (mcp_state_read(c->job->dir, &now, &ignored) == 0 && now.attempt > c->attempt)
 		return -1;
@@ -580,8 +580,7 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 		if (have && st.attempt < c->attempt)
 			have = false;
 		if (have && strcmp(st.state, "failed") == 0) {
-			const char *msg = strncmp(st.message, "mooncake: ", 10) == 0 ?
-						  st.message + 10 : st.message;
+			const char *msg = st.message;
 
 			if (!first)
 				return mcr_error_set(err, MCR_ESTATE,

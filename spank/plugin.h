@@ -66,6 +66,8 @@ int mcp_role_without_recipe(void);
 void mcp_context_free(void);
 
 /* common.c: what several contexts do the same way */
+/* Print err with slurm_error (mcr_error_format). */
+void mcp_error(const struct mcr_error *err);
 /* Load and validate the recipe (as the calling user) and decide the role
  * (mcr_recipe_resolve_role). */
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
@@ -85,7 +87,7 @@ struct mcp_master_state {
 	char infra_node[256];
 	char infra_addr[64];
 	char token[64];
-	char message[4096];    /* why it failed (a struct mcr_error message) */
+	char message[MCR_ERROR_TEXT_LENGTH]; /* why it failed (a struct mcr_error text) */
 	char starter_host[256];
 	long starter_pid;
 	long srun_pid;

@@ -188,19 +188,19 @@ int mcp_stepd_task_init(spank_t sp)
 			snprintf(master_addr, sizeof(master_addr), "%s", ext);
 		} else {
 			if (mcp_state_read(dir, &st, &err)) {
-				char why[sizeof(err.msg)];
+				char why[sizeof(err.text)];
 
-				snprintf(why, sizeof(why), "%s", err.msg);
+				snprintf(why, sizeof(why), "%s", err.text);
 				mcr_error_set(&err, MCR_ESTATE,
 					      "%s; srun writes it when it starts the job's master: is spank_mooncake.so in the plugstack.conf of the node srun ran on, and is %s shared with this node?",
-					      why + strlen("mooncake: "), dir);
+					      why, dir);
 				goto fail;
 			}
 			if (strcmp(st.state, "ready") != 0) {
 				mcr_error_set(&err, MCR_ESTATE,
 					      "the job's mooncake_master is not ready (%s/%s says '%s'%s%s); the srun of this step should have waited for it",
 					      dir, MCP_STATE_FILE, st.state, st.message[0] ? ": " : "",
-					      st.message[0] ? st.message + strlen("mooncake: ") : "");
+					      st.message);
 				goto fail;
 			}
 			snprintf(peer, sizeof(peer), "%s", st.infra_addr);
@@ -233,7 +233,7 @@ int mcp_stepd_task_init(spank_t sp)
 	rv = 0;
 	goto out;
 fail:
-	slurm_error("%s", err.msg);
+	mcp_error(&err);
 out:
 	mcr_env_free(&env);
 	mcr_file_free(&gpu_file);

@@ -50,7 +50,7 @@ int mcp_srun_post_opt(spank_t sp)
 	}
 	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg, inherited,
 		     &mcp_ctx.recipe, &mcp_ctx.role, &err)) {
-		slurm_error("%s", err.msg);
+		mcp_error(&err);
 		return -1;
 	}
 	mcp_ctx.active = true;
@@ -155,7 +155,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	rv = 0;
 	goto out;
 fail:
-	slurm_error("%s", err.msg);
+	mcp_error(&err);
 out:
 	mcr_file_list_free(&files);
 	mcr_strv_free(hosts);

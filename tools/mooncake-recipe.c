@@ -36,7 +36,10 @@ static void usage(FILE *f)
 
 static int fail(const struct mcr_error *err)
 {
-	fprintf(stderr, "%s\n", err->msg);
+	char msg[MCR_ERROR_MESSAGE_LENGTH];
+
+	mcr_error_format(err, msg, sizeof(msg));
+	fprintf(stderr, "%s\n", msg);
 	return err->kind == MCR_EINVAL ? 1 : 2;
 }
 

@@ -184,7 +184,7 @@ static struct mcr_file_list render(const struct mcr_recipe *r)
 	struct mcr_error err = { 0 };
 
 	if (mcr_client_configs(r, MASTER, &list, &err))
-		ck_abort_msg("mcr_client_configs failed: %s", err.msg);
+		ck_abort_msg("mcr_client_configs failed: %s", errmsg(&err));
 	return list;
 }
 
@@ -211,7 +211,7 @@ static struct mcr_env worker_env(const struct mcr_recipe *r, enum mcr_role role)
 	};
 
 	if (mcr_worker_env(r, role, &in, &env, &err))
-		ck_abort_msg("mcr_worker_env(%s) failed: %s", mcr_role_name(role), err.msg);
+		ck_abort_msg("mcr_worker_env(%s) failed: %s", mcr_role_name(role), errmsg(&err));
 	return env;
 }
 

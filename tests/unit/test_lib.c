@@ -44,7 +44,7 @@ START_TEST(test_sizes_refused)
 	struct mcr_error err = { 0 };
 
 	ck_assert_int_eq(mcr_parse_size_text("global_segment_size", SIZES_BAD[_i], &b, &err), -1);
-	ck_assert_contains(err.msg, "must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused");
+	ck_assert_contains(errmsg(&err), "must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused");
 	ck_assert_int_eq(err.kind, MCR_EINVAL);
 }
 END_TEST
@@ -198,7 +198,7 @@ START_TEST(test_hostlist)
 		ck_assert_msg(mcr_hostlist_expand(bad[i], 1000, &hosts, &err) == -1,
 			      "%s accepted", bad[i]);
 	ck_assert_int_eq(mcr_hostlist_expand("n[1-100000]", 1000, &hosts, &err), -1);
-	ck_assert_contains(err.msg, "more than 1000 hosts");
+	ck_assert_contains(errmsg(&err), "more than 1000 hosts");
 }
 END_TEST
 
@@ -219,7 +219,7 @@ START_TEST(test_dir_template)
 	ck_assert_str_eq(d, "/scratch/bob/7");
 	free(d);
 	ck_assert_ptr_null(mcr_expand_dir_template("/x/{jobid}", "7", "u", "/s", &err));
-	ck_assert_contains(err.msg, "unknown placeholder at '{jobid}'");
+	ck_assert_contains(errmsg(&err), "unknown placeholder at '{jobid}'");
 	ck_assert_contains(load_err("schema: 2\noutput: {log_dir: '/x/{job}'}\n"),
 			   "output.log_dir: the job directory '/x/{job}' has an unknown placeholder");
 }
@@ -251,7 +251,7 @@ START_TEST(test_atomic_write)
 	ck_assert_int_eq(mcr_write_file_atomic("/proc", "f.json", "x", 1, &err), -1);
 	ck_assert_int_eq(err.kind, MCR_EIO);
 	ck_assert_int_eq(mcr_mkdir_p("/dev/null/x", 0755, &err), -1);
-	ck_assert_contains(err.msg, "cannot create the directory /dev/null");
+	ck_assert_contains(errmsg(&err), "cannot create the directory /dev/null");
 	unlink(path);
 	rmdir(dir);
 }
@@ -399,11 +399,11 @@ START_TEST(test_resolve_role)
 	ck_assert_int_eq(mcr_recipe_resolve_role(r, "agg", true, &role, &err), 0);
 	ck_assert_int_eq(role, MCR_ROLE_AGG);
 	ck_assert_int_eq(mcr_recipe_resolve_role(r, "prefill", false, &role, &err), -1);
-	ck_assert_contains(err.msg, "--mooncake-role=prefill: the recipe has no roles.prefill; its roles are agg");
+	ck_assert_contains(errmsg(&err), "--mooncake-role=prefill: the recipe has no roles.prefill; its roles are agg");
 	mcr_recipe_free(r);
 	r = load_ok("schema: 2\n");
 	ck_assert_int_eq(mcr_recipe_resolve_role(r, NULL, false, &role, &err), -1);
-	ck_assert_contains(err.msg, "the recipe declares no roles");
+	ck_assert_contains(errmsg(&err), "the recipe declares no roles");
 	mcr_recipe_free(r);
 }
 END_TEST
