@@ -39,7 +39,7 @@ LDHARDEN := -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,--as-needed
 LDFLAGS ?=
 LDFLAGS += $(LDHARDEN)
 
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 SPANK_SRC := $(wildcard spank/*.c)
 SPANK_OBJ := $(SPANK_SRC:%.c=$(B)/%.o)

@@ -297,68 +297,17 @@ int mcr_master_env(const struct mcr_recipe *recipe, struct mcr_env *out,
 const char *mcr_env_get(const struct mcr_env *env, const char *name);
 
 /* ------------------------------------------------------------------ */
-/* Helpers shared with the plugin                                      */
+/* Sizes (reference §9)                                                */
 /* ------------------------------------------------------------------ */
 
 /*
- * Expand a Slurm hostlist such as "n[1-3,7],gpu-[01-02]" into host names,
- * in order ("n1","n2","n3","n7","gpu-01","gpu-02"); zero padding is kept.
- * At most `max_hosts` names (a larger list is an error). NULL-terminated
- * array, free with mcr_strv_free.
- */
-int mcr_hostlist_expand(const char *hostlist, size_t max_hosts, char ***hosts,
-			struct mcr_error *err);
-
-/*
- * Size parsing as TRT-LLM's parse_size(strict_units=True) (§6) for a string:
- * "16GiB" -> 17179869184. Returns 0 and sets *bytes, or -1 with a message
- * naming `key` when the text is not a byte count or a binary-unit size.
+ * Size parsing as TRT-LLM's parse_size(strict_units=True) for a string:
+ * "16GiB" -> 17179869184 bytes. Returns 0 and sets *bytes, or -1 with an
+ * MCR_EINVAL error naming `key` when the text is not a byte count or a
+ * binary-unit size.
  */
 int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
 			struct mcr_error *err);
-
-/*
- * The job directory: `template` with "{job_id}", "{user}" and
- * "{submit_dir}" replaced; a relative result is taken relative to
- * `submit_dir`. Returns a heap string or NULL with err set (MCR_EINVAL for
- * an unknown placeholder).
- */
-char *mcr_expand_dir_template(const char *template, const char *job_id,
-			      const char *user, const char *submit_dir,
-			      struct mcr_error *err);
-/* Default template when neither the recipe (output.log_dir) nor the admin
- * sets one: like srtctl, "<submit dir>/outputs/<job id>/logs". */
-#define MCR_DEFAULT_JOB_DIR "{submit_dir}/outputs/{job_id}/logs"
-
-/* ------------------------------------------------------------------ */
-/* Readiness probes (DESIGN "The master")                              */
-/* ------------------------------------------------------------------ */
-
-/*
- * TCP connect to host:port (host: IPv4 dotted quad or name) within
- * `timeout_ms` milliseconds. 0 when the port accepts; -1 otherwise with the
- * reason ("connection refused", "timed out", ...) in `why`.
- */
-int mcr_tcp_probe(const char *host, int port, int timeout_ms, char *why,
-		  size_t why_size);
-
-/*
- * One HTTP/1.0 request (`method` GET or PUT, `body` for PUT or NULL) within
- * `timeout_ms`. 0 when a response arrived: *status holds its code and
- * `resp` (size resp_size, NUL-terminated) the start of its body. -1 when no
- * response came, with the reason in `why`.
- */
-int mcr_http(const char *host, int port, const char *method, const char *path,
-	     const char *body, int timeout_ms, int *status, char *resp,
-	     size_t resp_size, char *why, size_t why_size);
-
-/* mkdir -p with `mode` for the directories it creates. */
-int mcr_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);
-
-/* Set err to `kind` and the formatted text, without source or position;
- * returns -1. */
-int mcr_error_set(struct mcr_error *err, enum mcr_error_kind kind,
-		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus
 }

@@ -125,17 +125,17 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
 	dir = mcp_job_dir(&mcp_ctx.config, mcp_ctx.recipe, job_id_s, uid,
 			  getenv("SLURM_SUBMIT_DIR"), &err);
-	if (!dir || mcr_mkdir_p(dir, 0755, &err))
+	if (!dir || mcri_mkdir_p(dir, 0755, &err))
 		goto fail;
 
 	if (starts_master) {
 		if (mcp_job_nodes(job_id, &nodelist, &err) ||
-		    mcr_hostlist_expand(nodelist, 65536, &hosts, &err) ||
+		    mcri_hostlist_expand(nodelist, 65536, &hosts, &err) ||
 		    mcp_node_address(hosts[0], infra_addr, sizeof(infra_addr), &err))
 			goto fail;
 		if (asprintf(&master_addr, "%s:%d", infra_addr, MCR_MASTER_PORT) < 0) {
 			master_addr = NULL;
-			mcr_error_set(&err, MCR_EIO, "out of memory");
+			mcri_error_set(&err, MCR_EIO, "out of memory");
 			goto fail;
 		}
 	}

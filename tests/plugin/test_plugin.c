@@ -135,7 +135,7 @@ static const char *record_state(struct mcp_master_state *st)
 	struct mcr_error err = { 0 };
 
 	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
-	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
+	ck_assert_int_eq(mcri_mkdir_p(logdir, 0755, &err), 0);
 	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
 	st->attempt = 1;
 	if (!st->infra_node[0])

@@ -235,7 +235,7 @@ static const char *json_str(const char *json, const char *key)
 	return val;
 }
 
-#define BIT(role) MCR_ROLE_BIT(MCR_ROLE_##role)
+#define BIT(role) MCRI_ROLE_BIT(MCR_ROLE_##role)
 
 /* ---- positive / rendering ----------------------------------------- */
 
@@ -301,13 +301,13 @@ static void check_case01(const char *yaml)
 		 * plugin writes no engine YAML, so check that the library leaves the
 		 * role's block as the recipe gave it (it only ever reads it). */
 		{
-			const struct mcr_node *kcc = mcr_map_get(
-				mcr_map_get(r->role_node[modes[i].mode], "args"),
-				"kv_connector_config");
+			const struct mcri_node *kcc = mcri_map_get(
+								   mcri_map_get(r->role_node[modes[i].mode], "args"),
+								   "kv_connector_config");
 
-			ck_assert(mcr_is_map(kcc));
+			ck_assert(mcri_is_map(kcc));
 			ck_assert_uint_eq(kcc->n, 1);
-			ck_assert_str_eq(mcr_map_get(kcc, "connector")->s, "mooncake-store");
+			ck_assert_str_eq(mcri_map_get(kcc, "connector")->s, "mooncake-store");
 			ck_assert_ptr_null(strstr(json, "mooncake_store\""));
 		}
 	}
@@ -544,7 +544,7 @@ START_TEST(test_case10_disabled_external_entry)
 	ck_assert(mcr_recipe_has_master(r));
 	ck_assert_ptr_null(mcr_recipe_external_master(r));
 	ck_assert_ptr_nonnull(r->service);
-	ck_assert_str_eq(mcr_map_get(r->service, "name")->s, "mooncake-master");
+	ck_assert_str_eq(mcri_map_get(r->service, "name")->s, "mooncake-master");
 	mcr_recipe_free(r);
 }
 END_TEST

@@ -76,7 +76,7 @@ START_TEST(test_set_fields)
 	struct mcr_error e;
 
 	memset(&e, 0x55, sizeof(e));
-	ck_assert_int_eq(mcr_error_set(&e, MCR_ESTATE, "n%d is %s", 1, "down"), -1);
+	ck_assert_int_eq(mcri_error_set(&e, MCR_ESTATE, "n%d is %s", 1, "down"), -1);
 	ck_assert_int_eq(e.kind, MCR_ESTATE);
 	ck_assert_int_eq(e.line, 0);
 	ck_assert_int_eq(e.column, 0);
@@ -150,7 +150,7 @@ START_TEST(test_long_text_keeps_end)
 	size_t len;
 
 	memset(big, 'v', sizeof(big) - 1);
-	mcr_error_set(&e, MCR_EINVAL, "start %s; the fix", big);
+	mcri_error_set(&e, MCR_EINVAL, "start %s; the fix", big);
 	len = strlen(e.text);
 	ck_assert_uint_eq(len, MCR_ERROR_TEXT_LENGTH - 1);
 	ck_assert_str_eq(e.text + len - 9, "; the fix");

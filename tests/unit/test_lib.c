@@ -51,28 +51,28 @@ END_TEST
 
 START_TEST(test_size_nodes)
 {
-	struct mcr_doc *doc = NULL;
-	char msg[256];
+	struct mcri_doc *doc = NULL;
+	struct mcr_error se = { 0 };
 	long long b;
 
-	ck_assert_int_eq(mcr_size_of_node("k", typed("1.9", &doc), &b, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(mcri_size_of_node("k", typed("1.9", &doc), &b, &se), 0);
 	ck_assert_int_eq(b, 1); /* truncated toward zero */
-	mcr_doc_free(doc);
-	ck_assert_int_eq(mcr_size_of_node("k", typed("-1", &doc), &b, msg, sizeof(msg)), 0);
+	mcri_doc_free(doc);
+	ck_assert_int_eq(mcri_size_of_node("k", typed("-1", &doc), &b, &se), 0);
 	ck_assert_int_eq(b, -1); /* the minimum check is the caller's */
-	mcr_doc_free(doc);
-	ck_assert_int_eq(mcr_size_of_node("k", typed("true", &doc), &b, msg, sizeof(msg)), -1);
-	ck_assert_str_eq(msg, "k must be a byte count or a size such as '16GiB', got True");
-	mcr_doc_free(doc);
-	ck_assert_int_eq(mcr_size_of_node("k", typed("~", &doc), &b, msg, sizeof(msg)), -1);
-	ck_assert_str_eq(msg, "k must be a byte count or a size such as '16GiB', got None");
-	mcr_doc_free(doc);
-	ck_assert_int_eq(mcr_size_of_node("k", typed("-.inf", &doc), &b, msg, sizeof(msg)), -1);
-	ck_assert_str_eq(msg, "k must be a finite size, got -inf");
-	mcr_doc_free(doc);
-	ck_assert_int_eq(mcr_size_of_node("k", typed("1.0e+30", &doc), &b, msg, sizeof(msg)), 0);
+	mcri_doc_free(doc);
+	ck_assert_int_eq(mcri_size_of_node("k", typed("true", &doc), &b, &se), -1);
+	ck_assert_str_eq(se.text, "k must be a byte count or a size such as '16GiB', got True");
+	mcri_doc_free(doc);
+	ck_assert_int_eq(mcri_size_of_node("k", typed("~", &doc), &b, &se), -1);
+	ck_assert_str_eq(se.text, "k must be a byte count or a size such as '16GiB', got None");
+	mcri_doc_free(doc);
+	ck_assert_int_eq(mcri_size_of_node("k", typed("-.inf", &doc), &b, &se), -1);
+	ck_assert_str_eq(se.text, "k must be a finite size, got -inf");
+	mcri_doc_free(doc);
+	ck_assert_int_eq(mcri_size_of_node("k", typed("1.0e+30", &doc), &b, &se), 0);
 	ck_assert(b > 0); /* Python's int is unbounded: saturates, still valid */
-	mcr_doc_free(doc);
+	mcri_doc_free(doc);
 }
 END_TEST
 
@@ -90,14 +90,14 @@ START_TEST(test_py_int)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct mcr_doc *doc = NULL;
+		struct mcri_doc *doc = NULL;
 		long long v = -99;
-		bool ok = mcr_py_int(typed(cases[i].text, &doc), &v);
+		bool ok = mcri_py_int(typed(cases[i].text, &doc), &v);
 
 		ck_assert_msg(ok == cases[i].ok, "int(%s): ok=%d", cases[i].text, ok);
 		if (ok)
 			ck_assert_msg(v == cases[i].v, "int(%s) = %lld", cases[i].text, v);
-		mcr_doc_free(doc);
+		mcri_doc_free(doc);
 	}
 }
 END_TEST
@@ -183,21 +183,21 @@ START_TEST(test_hostlist)
 	char **hosts;
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		struct mcr_buf b = { 0 };
+		struct mcri_buf b = { 0 };
 		char *joined;
 
-		ck_assert_int_eq(mcr_hostlist_expand(ok[i].list, 1000, &hosts, &err), 0);
+		ck_assert_int_eq(mcri_hostlist_expand(ok[i].list, 1000, &hosts, &err), 0);
 		for (char **h = hosts; *h; h++)
-			mcr_buf_printf(&b, "%s%s", h == hosts ? "" : " ", *h);
-		joined = mcr_buf_take(&b);
+			mcri_buf_printf(&b, "%s%s", h == hosts ? "" : " ", *h);
+		joined = mcri_buf_take(&b);
 		ck_assert_str_eq(joined, ok[i].want);
 		free(joined);
 		mcr_strv_free(hosts);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(mcr_hostlist_expand(bad[i], 1000, &hosts, &err) == -1,
+		ck_assert_msg(mcri_hostlist_expand(bad[i], 1000, &hosts, &err) == -1,
 			      "%s accepted", bad[i]);
-	ck_assert_int_eq(mcr_hostlist_expand("n[1-100000]", 1000, &hosts, &err), -1);
+	ck_assert_int_eq(mcri_hostlist_expand("n[1-100000]", 1000, &hosts, &err), -1);
 	ck_assert_contains(errmsg(&err), "more than 1000 hosts");
 }
 END_TEST
@@ -209,16 +209,16 @@ START_TEST(test_dir_template)
 	struct mcr_error err = { 0 };
 	char *d;
 
-	d = mcr_expand_dir_template(MCR_DEFAULT_JOB_DIR, "4301", "alice", "/home/alice/run", &err);
+	d = mcri_expand_dir_template(MCRI_DEFAULT_JOB_DIR, "4301", "alice", "/home/alice/run", &err);
 	ck_assert_str_eq(d, "/home/alice/run/outputs/4301/logs");
 	free(d);
-	d = mcr_expand_dir_template("./outputs/{job_id}/logs/", "7", "u", "/s", &err);
+	d = mcri_expand_dir_template("./outputs/{job_id}/logs/", "7", "u", "/s", &err);
 	ck_assert_str_eq(d, "/s/./outputs/7/logs");
 	free(d);
-	d = mcr_expand_dir_template("/scratch/{user}/{job_id}", "7", "bob", "/s", &err);
+	d = mcri_expand_dir_template("/scratch/{user}/{job_id}", "7", "bob", "/s", &err);
 	ck_assert_str_eq(d, "/scratch/bob/7");
 	free(d);
-	ck_assert_ptr_null(mcr_expand_dir_template("/x/{jobid}", "7", "u", "/s", &err));
+	ck_assert_ptr_null(mcri_expand_dir_template("/x/{jobid}", "7", "u", "/s", &err));
 	ck_assert_contains(errmsg(&err), "unknown placeholder at '{jobid}'");
 	ck_assert_contains(load_err("schema: 2\noutput: {log_dir: '/x/{job}'}\n"),
 			   "output.log_dir: the job directory '/x/{job}' has an unknown placeholder");
@@ -250,7 +250,7 @@ START_TEST(test_atomic_write)
 	/* an unwritable place: an error, nothing created */
 	ck_assert_int_eq(mcr_write_file_atomic("/proc", "f.json", "x", 1, &err), -1);
 	ck_assert_int_eq(err.kind, MCR_EIO);
-	ck_assert_int_eq(mcr_mkdir_p("/dev/null/x", 0755, &err), -1);
+	ck_assert_int_eq(mcri_mkdir_p("/dev/null/x", 0755, &err), -1);
 	ck_assert_contains(errmsg(&err), "cannot create the directory /dev/null");
 	unlink(path);
 	rmdir(dir);
@@ -440,30 +440,31 @@ static pid_t http_server(const char *reply, int *port)
 
 START_TEST(test_probes)
 {
-	char why[256], body[64];
+	struct mcr_error perr;
+	char body[64];
 	int port, status;
 	pid_t pid;
 
 	pid = http_server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK", &port);
-	ck_assert_int_eq(mcr_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
-				  body, sizeof(body), why, sizeof(why)), 0);
+	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
+				   body, sizeof(body), &perr), 0);
 	ck_assert_int_eq(status, 200);
 	ck_assert_str_eq(body, "OK");
 	waitpid(pid, NULL, 0);
 	pid = http_server("HTTP/1.0 404 Not Found\r\n\r\nmetadata not found", &port);
-	ck_assert_int_eq(mcr_http("127.0.0.1", port, "GET", "/metadata?key=x", NULL, 2000,
-				  &status, body, sizeof(body), why, sizeof(why)), 0);
+	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/metadata?key=x", NULL, 2000,
+				   &status, body, sizeof(body), &perr), 0);
 	ck_assert_int_eq(status, 404);
 	waitpid(pid, NULL, 0);
 	/* a listener that is not HTTP */
 	pid = http_server("SSH-2.0-OpenSSH\r\n", &port);
-	ck_assert_int_eq(mcr_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
-				  body, sizeof(body), why, sizeof(why)), -1);
-	ck_assert_str_eq(why, "the answer is not HTTP");
+	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
+				   body, sizeof(body), &perr), -1);
+	ck_assert_str_eq(perr.text, "the answer is not HTTP");
 	waitpid(pid, NULL, 0);
 	/* nothing listens any more on that port */
-	ck_assert_int_eq(mcr_tcp_probe("127.0.0.1", port, 1000, why, sizeof(why)), -1);
-	ck_assert_str_eq(why, "Connection refused");
+	ck_assert_int_eq(mcri_tcp_probe("127.0.0.1", port, 1000, &perr), -1);
+	ck_assert_str_eq(perr.text, "Connection refused");
 }
 END_TEST
 
@@ -512,14 +513,15 @@ START_TEST(test_size_suggestions)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct mcr_doc *doc = NULL;
-		char msg[512], q[64];
+		struct mcri_doc *doc = NULL;
+		struct mcr_error se = { 0 };
+		char q[64];
 		long long b;
 
 		snprintf(q, sizeof(q), "'%s'", cases[i].text);
-		ck_assert_int_eq(mcr_size_of_node("k", typed(q, &doc), &b, msg, sizeof(msg)), -1);
-		ck_assert_contains(msg, cases[i].fix);
-		mcr_doc_free(doc);
+		ck_assert_int_eq(mcri_size_of_node("k", typed(q, &doc), &b, &se), -1);
+		ck_assert_contains(se.text, cases[i].fix);
+		mcri_doc_free(doc);
 	}
 }
 END_TEST

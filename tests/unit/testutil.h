@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "model/model.h"
+#include "rules/size.h"
+#include "sys/sys.h"
 #include "mooncake_recipe.h"
 
 #ifndef MCK_TOP
@@ -56,7 +58,7 @@ static inline const char *load_err(const char *yaml)
 /* Assert the Python repr() of a node. */
 #define ck_assert_repr(node, want)             \
 	do {                                   \
-		char *_r = mcr_repr(node);     \
+		char *_r = mcri_repr(node);     \
 		ck_assert_str_eq(_r, (want));  \
 		free(_r);                      \
 	} while (0)
@@ -85,15 +87,15 @@ static inline char *slurp(const char *path)
 
 /* A YAML value parsed as PyYAML would type it: the node of key `v` in
  * "v: <text>" (the document stays alive in *doc). */
-static inline const struct mcr_node *typed(const char *text, struct mcr_doc **doc)
+static inline const struct mcri_node *typed(const char *text, struct mcri_doc **doc)
 {
 	char buf[512];
 	struct mcr_error err = { 0 };
 
 	snprintf(buf, sizeof(buf), "v: %s\n", text);
-	if (mcr_doc_parse(buf, strlen(buf), "t.yaml", doc, &err))
+	if (mcri_doc_parse(buf, strlen(buf), "t.yaml", doc, &err))
 		ck_abort_msg("cannot parse %s: %s", text, errmsg(&err));
-	return mcr_map_get((*doc)->root, "v");
+	return mcri_map_get((*doc)->root, "v");
 }
 
 #endif
