@@ -7,6 +7,10 @@
  * environment. It is the single code path shared by the SPANK plugin
  * (spank_mooncake.so), the command-line tool (mooncake-recipe) and the tests.
  *
+ * libmooncake_recipe.so exports exactly the functions declared here
+ * (lib/libmooncake_recipe.map); its soname is libmooncake_recipe.so.MAJOR
+ * and doc/libmooncake_recipe.md says when which number changes.
+ *
  * Section numbers (§) refer to the behavioural spec "srtctl Mooncake Store
  * pool handling" (doc/recipe-reference.md summarises it for users).
  *

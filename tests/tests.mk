@@ -5,7 +5,9 @@
 #             found there is run)
 #   plugin    Check suites driving the plugin's callbacks against a stub SPANK
 #             API (tests/plugin/)
-#   artifact  the built .so: exports, undefined symbols, dlopen metadata
+#   artifact  the built plugin (exports, undefined symbols, dlopen metadata),
+#             the library (exports = public header, soname, version node),
+#             the layout of lib/ (no call cycle, no file over 500 lines)
 #   corpus    tests/recipes/: recipes through mooncake-recipe check/render
 #   cluster   integration on a real local Slurm cluster (tests/cluster/)
 
@@ -26,12 +28,12 @@ $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
 $(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A)
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) -o $@ tests/unit/main.c $(UNIT_SRC) \
-		$(LIB_A) $(PKG_LIBS) $(CHECK_LIBS)
+		$(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
 $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -I/usr/include $(LDFLAGS) -o $@ $(PLUGIN_TEST_SRC) \
-		$(PLUGIN_TEST_OBJ) $(LIB_A) $(PKG_LIBS) $(CHECK_LIBS)
+		$(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
 $(B)/tests/dlopen_plugin: tests/artifact/dlopen_plugin.c
 	@mkdir -p $(dir $@)
@@ -43,8 +45,16 @@ check-unit: $(UNIT_BIN) $(CLI)
 check-plugin: $(PLUGIN_TEST_BIN)
 	$(PLUGIN_TEST_BIN)
 
-check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin
+# a user of the shared library: the public header only, linked to the .so
+$(B)/tests/public_api: tests/artifact/public_api.c $(LIB_SO)
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS) -o $@ $< -L$(B) -lmooncake_recipe
+
+check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin $(LIB_SO) $(B)/tests/public_api $(LIB_OBJ)
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
+	CC="$(CC)" tests/artifact/library.sh $(LIB_SO) include/mooncake_recipe.h $(LIB_MAP) \
+		$(B)/tests/public_api
+	tests/artifact/layout.sh $(LIB_OBJ)
 	rm -rf $(B)/install-test
 	$(MAKE) -s install DESTDIR=$(CURDIR)/$(B)/install-test PREFIX=/usr \
 		SLURM_PLUGINDIR=/usr/lib/x86_64-linux-gnu/slurm-wlm >/dev/null
@@ -84,4 +94,4 @@ bench: $(B)/tests/bench
 
 $(B)/tests/bench: tests/bench/bench.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	@$(CC) $(CFLAGS) -DMCK_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(LIB_A) $(PKG_LIBS)
+	@$(CC) $(CFLAGS) -DMCK_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(LIB_A) $(LIB_LIBS)

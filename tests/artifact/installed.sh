@@ -9,6 +9,15 @@ for f in usr/bin/mooncake-recipe usr/lib/x86_64-linux-gnu/slurm-wlm/spank_moonca
 	usr/share/spank-mooncake/mooncake.conf; do
 	if [ -e "$D/$f" ]; then pass=$((pass + 1)); else echo "FAIL: make install did not install /$f"; fails=$((fails + 1)); fi
 done
+# the library: its real name, the soname link, the development link
+real=$(cd "$D/usr/lib" 2>/dev/null && ls libmooncake_recipe.so.*.*.* 2>/dev/null | head -1)
+if [ -n "$real" ] && [ "$(readlink "$D/usr/lib/libmooncake_recipe.so.0")" = "$real" ] &&
+	[ "$(readlink "$D/usr/lib/libmooncake_recipe.so")" = libmooncake_recipe.so.0 ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL: the library is not installed as libmooncake_recipe.so.0.x.y with the links .so.0 and .so"
+	fails=$((fails + 1))
+fi
 want="required /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_mooncake.so"
 if [ "$(cat "$D/usr/share/spank-mooncake/mooncake.conf" 2>/dev/null)" = "$want" ]; then
 	pass=$((pass + 1))
