@@ -7,6 +7,7 @@
 #                   Slurm cluster (tests/cluster/); needs root for the cluster
 #   make check-unit the fast part of `make check` (no cluster)
 #   make sanitize   unit suite and corpus under ASan + UBSan
+#   make coverage   line coverage of lib/ and spank/ by the fast layers (gcovr)
 #   make demo       local cluster + the example TRT-LLM job, shown step by step
 #   make bench      parse/validate/render timings and memory
 #   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
@@ -58,7 +59,7 @@ CLI := $(B)/mooncake-recipe
 PLUGIN := $(B)/spank_mooncake.so
 
 .PHONY: all check check-unit check-plugin check-artifact check-corpus \
-	check-cluster sanitize demo bench install clean
+	check-cluster sanitize coverage demo bench install clean
 all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN)
 
 $(B)/%.o: %.c
@@ -108,4 +109,4 @@ install: all
 		> $(DESTDIR)$(DATADIR)/spank-mooncake/mooncake.conf
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) build-san build-cov

@@ -5,6 +5,8 @@
 #           slurmd, client, headers), munge, python3-venv/python3-yaml,
 #           and the libraries the Mooncake wheel needs from the OS
 #   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV
+#
+#   tests/setup.sh coverage   only gcovr, for `make coverage`
 set -euo pipefail
 MOONCAKE_VENV=${MOONCAKE_VENV:-/opt/spank-mooncake/venv}
 MOONCAKE_WHEEL=${MOONCAKE_WHEEL:-mooncake-transfer-engine-non-cuda==0.3.13.post1}
@@ -13,9 +15,14 @@ log() { printf '[setup %s] %s\n' "$(date +%T)" "$*" >&2; }
 
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
-	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
-	python3 python3-venv python3-yaml libibverbs1 libnuma1 libcurl4 curl; do
+if [ "${1:-}" = coverage ]; then
+	packages=(gcovr)
+else
+	packages=(gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev
+		slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps
+		python3 python3-venv python3-yaml libibverbs1 libnuma1 libcurl4 curl gcovr)
+fi
+for p in "${packages[@]}"; do
 	have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -28,6 +35,7 @@ if [ ${#need[@]} -gt 0 ]; then
 			{ tail -20 /tmp/spank-mooncake-apt.log >&2; exit 1; }
 	fi
 fi
+[ "${1:-}" = coverage ] && exit 0
 if ! "$MOONCAKE_VENV/bin/python" -c 'import mooncake.store' 2>/dev/null ||
 	[ ! -x "$MOONCAKE_VENV/bin/mooncake_master" ]; then
 	log "installing $MOONCAKE_WHEEL into $MOONCAKE_VENV"

@@ -85,6 +85,23 @@ sanitize:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/recipes/run.sh build-san/mooncake-recipe
 
+# Line coverage of lib/ and spank/ by the fast layers (unit, plugin,
+# corpus), in a build tree of its own; spank/slurm_query.c is Slurm-query
+# glue the plugin tests replace. gcovr comes from Debian (tests/setup.sh).
+COV := build-cov
+coverage:
+	@command -v gcovr >/dev/null || tests/setup.sh coverage
+	rm -rf $(COV)
+	$(MAKE) -s B=$(COV) OPT="-O0 -g --coverage" LDFLAGS="--coverage" \
+		$(COV)/mooncake-recipe $(COV)/tests/unit_tests $(COV)/tests/plugin_tests
+	$(COV)/tests/unit_tests >$(COV)/unit.log 2>&1 || { tail -20 $(COV)/unit.log; exit 1; }
+	$(COV)/tests/plugin_tests >$(COV)/plugin.log 2>&1 || { tail -20 $(COV)/plugin.log; exit 1; }
+	tests/recipes/run.sh $(COV)/mooncake-recipe >$(COV)/corpus.log 2>&1 || { tail -20 $(COV)/corpus.log; exit 1; }
+	@tail -qn1 $(COV)/unit.log $(COV)/plugin.log $(COV)/corpus.log
+	@gcovr -r . --object-directory $(COV) -f 'lib/' -s | grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
+	@gcovr -r . --object-directory $(COV) -f 'spank/' -e 'spank/slurm_query.c' -s | \
+		grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
+
 demo: all
 	tests/setup.sh
 	tests/demo.sh
