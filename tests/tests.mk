@@ -25,10 +25,15 @@ $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
 	@mkdir -p $(dir $@)
 	@sed -n 's/^Suite \*\([a-z0-9_]*\)_suite(void)$$/SUITE(\1)/p' $(UNIT_SRC) >$@.tmp && mv $@.tmp $@
 
+# the allocation functions the library calls, wrapped so that
+# tests/unit/test_oom.c can make each of them fail in turn
+UNIT_WRAP := $(foreach f,malloc calloc realloc strdup strndup asprintf vasprintf \
+	__asprintf_chk __vasprintf_chk,-Wl,--wrap=$(f))
+
 $(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A)
 	@echo "  LD      $@"
-	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) -o $@ tests/unit/main.c $(UNIT_SRC) \
-		$(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
+	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) $(UNIT_WRAP) -o $@ tests/unit/main.c \
+		$(UNIT_SRC) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
 $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
 	@echo "  LD      $@"

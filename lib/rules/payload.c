@@ -20,7 +20,7 @@
 static const char *const CLIENT_ROLES[] = { "both", "producer", "consumer", "capacity", NULL };
 
 /* The refusal of a payload value: "Mooncake client config for roles.<r>:
- * <text>", then where the recipe set the value (none for a default). */
+ * <text> (set at <key path>)". */
 static int payload_fail(struct mcri_check *v, enum mcr_role mode,
 			const struct mcri_payload_entry *e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -37,12 +37,10 @@ static int payload_fail(struct mcri_check *v, enum mcr_role mode,
 	va_end(ap);
 	if (n < 0)
 		return mcri_error_nomem(v->err);
-	if (e->src)
-		mcri_fail(v, e->val, "Mooncake client config for roles.%s: %s (set at %s.%s)",
-			  mcr_role_name(mode), text, e->src, e->key);
-	else
-		mcri_fail(v, e->val, "Mooncake client config for roles.%s: %s",
-			  mcr_role_name(mode), text);
+	/* a value of the recipe always has the key path it came from
+	 * (layer.c); the defaults (role, model_key) are text, not nodes */
+	mcri_fail(v, e->val, "Mooncake client config for roles.%s: %s (set at %s.%s)",
+		  mcr_role_name(mode), text, e->src ? e->src : "?", e->key);
 	free(text);
 	return -1;
 }

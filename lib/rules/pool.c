@@ -221,7 +221,8 @@ static int pool_wide_keys(struct mcri_check *v, const struct mcri_node *map,
 	return rc;
 }
 
-/* ['prefill', 'decode'], as Python prints a list of the connector roles */
+/* ['prefill', 'decode'], as Python prints a list of the connector roles;
+ * NULL with v->err set when out of memory */
 static const char *mode_list(struct mcri_check *v, unsigned modes)
 {
 	struct mcri_buf b = { 0 };
@@ -237,8 +238,10 @@ static const char *mode_list(struct mcri_check *v, unsigned modes)
 		mcri_buf_printf(&b, "'%s'", mcr_role_name((enum mcr_role)role));
 	}
 	mcri_buf_puts(&b, "]");
-	if (!(s = mcri_buf_take(&b)))
+	if (!(s = mcri_buf_take(&b))) {
+		mcri_error_nomem(v->err);
 		return NULL;
+	}
 	kept = mcri_keepf(v, "%s", s);
 	free(s);
 	return kept;

@@ -205,8 +205,10 @@ int mcri_rules_roles(struct mcri_check *v)
 	struct mcr_recipe *r = v->r;
 	const struct mcri_node *roles = r->roles;
 
+	/* (a recipe without roles still has its environment checked: it used
+	 * to be accepted malformed) */
 	if (!roles || roles->type == MCRI_T_NULL)
-		return 0;
+		return mcri_check_str_map(v, mcri_map_get(r->root, "environment"), "environment");
 	if (!mcri_is_map(roles)) {
 		return mcri_fail(v, roles,
 				 "roles: must be a mapping of prefill/decode/agg to their settings, got %s",

@@ -38,39 +38,45 @@ void mcri_float_repr(double v, char *buf, size_t size)
 	while (nd > 1 && digits[nd - 1] == '0')
 		nd--;
 	digits[nd] = '\0';
+	/* at most a sign, 17 digits, "0." and 4 zeros or an exponent: no
+	 * allocation, so no way to fail */
 	{
-		struct mcri_buf b = { 0 };
-		char *s;
+		char out[64];
+		size_t o = 0;
 
 		if (signbit(v))
-			mcri_buf_puts(&b, "-");
+			out[o++] = '-';
 		if (exp10 < -4 || exp10 >= 16) {
-			mcri_buf_add(&b, digits, 1);
+			out[o++] = digits[0];
 			if (nd > 1) {
-				mcri_buf_puts(&b, ".");
-				mcri_buf_add(&b, digits + 1, (size_t)nd - 1);
+				out[o++] = '.';
+				memcpy(out + o, digits + 1, (size_t)nd - 1);
+				o += (size_t)nd - 1;
 			}
-			mcri_buf_printf(&b, "e%c%02d", exp10 < 0 ? '-' : '+',
-					exp10 < 0 ? -exp10 : exp10);
+			snprintf(out + o, sizeof(out) - o, "e%c%02d", exp10 < 0 ? '-' : '+',
+				 exp10 < 0 ? -exp10 : exp10);
 		} else if (exp10 < 0) {
-			mcri_buf_puts(&b, "0.");
+			out[o++] = '0';
+			out[o++] = '.';
 			for (int i = 0; i < -exp10 - 1; i++)
-				mcri_buf_puts(&b, "0");
-			mcri_buf_add(&b, digits, (size_t)nd);
+				out[o++] = '0';
+			memcpy(out + o, digits, (size_t)nd);
+			out[o + (size_t)nd] = '\0';
 		} else {
 			int intlen = exp10 + 1;
 
 			for (int i = 0; i < intlen; i++)
-				mcri_buf_add(&b, i < nd ? &digits[i] : "0", 1);
-			mcri_buf_puts(&b, ".");
-			if (nd > intlen)
-				mcri_buf_add(&b, digits + intlen, (size_t)(nd - intlen));
-			else
-				mcri_buf_puts(&b, "0");
+				out[o++] = i < nd ? digits[i] : '0';
+			out[o++] = '.';
+			if (nd > intlen) {
+				memcpy(out + o, digits + intlen, (size_t)(nd - intlen));
+				o += (size_t)(nd - intlen);
+			} else {
+				out[o++] = '0';
+			}
+			out[o] = '\0';
 		}
-		s = mcri_buf_take(&b);
-		snprintf(buf, size, "%s", s ? s : "?");
-		free(s);
+		snprintf(buf, size, "%s", out);
 	}
 }
 

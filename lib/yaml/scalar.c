@@ -81,8 +81,12 @@ static char *strip_underscores(const char *text)
 	return out;
 }
 
+/* what the constructors return when memory ran out (not "not a number":
+ * that would silently type the value as a string) */
+#define NOMEM (-2)
+
 /* PyYAML construct_yaml_int. 0 ok, 1 a decimal int beyond 64 bits (*out
- * clamped), -1 not an int (or out of range in another base). */
+ * clamped), -1 not an int (or out of range in another base), NOMEM. */
 static int construct_int(const char *text, long long *out, bool *range)
 {
 	char *v = strip_underscores(text), *p, *end;
@@ -91,7 +95,7 @@ static int construct_int(const char *text, long long *out, bool *range)
 
 	*range = false;
 	if (!v)
-		return -1;
+		return NOMEM;
 	p = v;
 	if (*p == '-')
 		sign = -1;
@@ -159,7 +163,7 @@ out:
 	return rc;
 }
 
-/* PyYAML construct_yaml_float. */
+/* PyYAML construct_yaml_float: 0 ok, -1 not a float, NOMEM. */
 static int construct_float(const char *text, double *out)
 {
 	char *v = strip_underscores(text), *p, *end;
@@ -167,7 +171,7 @@ static int construct_float(const char *text, double *out)
 	int rc = -1;
 
 	if (!v)
-		return -1;
+		return NOMEM;
 	for (p = v; *p; p++)
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
@@ -262,6 +266,8 @@ int mcri_scalar_resolve(const struct mcri_resolver *ld,
 		if (regexec(&ld->re_int, text, 0, NULL, 0) == 0) {
 			int rc = construct_int(text, &n->i, &range);
 
+			if (rc == NOMEM)
+				return mcri_error_nomem(err);
 			if (rc == 1)
 				return big_int(n, text, err);
 			if (rc == 0) {
@@ -273,10 +279,15 @@ int mcri_scalar_resolve(const struct mcri_resolver *ld,
 						   "integer '%s' is out of range (at most 64 bits)",
 						   text);
 		}
-		if (regexec(&ld->re_float, text, 0, NULL, 0) == 0 &&
-		    construct_float(text, &n->f) == 0) {
-			n->type = MCRI_T_FLOAT;
-			return 0;
+		if (regexec(&ld->re_float, text, 0, NULL, 0) == 0) {
+			int rc = construct_float(text, &n->f);
+
+			if (rc == NOMEM)
+				return mcri_error_nomem(err);
+			if (rc == 0) {
+				n->type = MCRI_T_FLOAT;
+				return 0;
+			}
 		}
 		tag = NULL; /* a plain string */
 	}
@@ -297,13 +308,19 @@ int mcri_scalar_resolve(const struct mcri_resolver *ld,
 		int rc = construct_int(text, &n->i, &range);
 
 		n->type = MCRI_T_INT;
+		if (rc == NOMEM)
+			return mcri_error_nomem(err);
 		if (rc == 1)
 			return big_int(n, text, err);
 		if (rc == 0)
 			return 0;
 	} else if (strcmp(tag, "float") == 0) {
+		int rc = construct_float(text, &n->f);
+
 		n->type = MCRI_T_FLOAT;
-		if (construct_float(text, &n->f) == 0)
+		if (rc == NOMEM)
+			return mcri_error_nomem(err);
+		if (rc == 0)
 			return 0;
 	} else {
 		return mcri_err_at(err, MCR_EINVAL, doc, n,

@@ -410,7 +410,8 @@ END_TEST
 
 /* ---- readiness probes --------------------------------------------------- */
 
-/* a one-shot HTTP server on 127.0.0.1:<port> answering `reply` */
+/* a one-shot HTTP server on 127.0.0.1:<port> answering `reply` (NULL: it
+ * accepts, then never answers) */
 static pid_t http_server(const char *reply, int *port)
 {
 	struct sockaddr_in a = { 0 };
@@ -430,6 +431,8 @@ static pid_t http_server(const char *reply, int *port)
 		int c = accept(s, NULL, NULL);
 		char buf[1024];
 
+		if (!reply) /* accept, read, never answer */
+			pause();
 		if (c >= 0 && read(c, buf, sizeof(buf)) > 0 && write(c, reply, strlen(reply)) < 0)
 			_exit(1);
 		_exit(0);
@@ -465,6 +468,56 @@ START_TEST(test_probes)
 	/* nothing listens any more on that port */
 	ck_assert_int_eq(mcri_tcp_probe("127.0.0.1", port, 1000, &perr), -1);
 	ck_assert_str_eq(perr.text, "Connection refused");
+}
+END_TEST
+
+/* a listener that accepts and never answers: the request times out */
+START_TEST(test_http_no_answer)
+{
+	struct mcr_error e = { 0 };
+	char body[64];
+	int port, status;
+	pid_t pid = http_server(NULL, &port);
+
+	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 300, &status,
+				   body, sizeof(body), &e), -1);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ck_assert_str_eq(e.text, "no answer within 300 ms");
+}
+END_TEST
+
+/* a listener whose queue is full: the connection is never accepted */
+START_TEST(test_tcp_probe_times_out)
+{
+	struct sockaddr_in a = { 0 };
+	socklen_t len = sizeof(a);
+	struct mcr_error e = { 0 };
+	int s = socket(AF_INET, SOCK_STREAM, 0), c[4];
+
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(s, 0), 0);
+	getsockname(s, (struct sockaddr *)&a, &len);
+	for (int i = 0; i < 4; i++) {
+		c[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(c[i], (struct sockaddr *)&a, sizeof(a));
+	}
+	ck_assert_int_eq(mcri_tcp_probe("127.0.0.1", ntohs(a.sin_port), 300, &e), -1);
+	for (int i = 0; i < 4; i++)
+		close(c[i]);
+	close(s);
+	ck_assert_str_eq(e.text, "timed out");
+}
+END_TEST
+
+START_TEST(test_tcp_probe_unresolvable)
+{
+	struct mcr_error e = { 0 };
+
+	ck_assert_int_eq(mcri_tcp_probe("", 80, 300, &e), -1);
+	ck_assert_int_eq(e.kind, MCR_ESTATE);
 }
 END_TEST
 
@@ -545,6 +598,9 @@ Suite *lib_suite(void)
 	tcase_add_test(tc, test_env_values_must_be_strings);
 	tcase_add_test(tc, test_resolve_role);
 	tcase_add_test(tc, test_probes);
+	tcase_add_test(tc, test_http_no_answer);
+	tcase_add_test(tc, test_tcp_probe_times_out);
+	tcase_add_test(tc, test_tcp_probe_unresolvable);
 	tcase_add_test(tc, test_warnings_and_suggestions);
 	tcase_add_test(tc, test_size_suggestions);
 	suite_add_tcase(s, tc);
