@@ -167,6 +167,107 @@ static const struct {
 	{ "yaml_tag_mismatch",
 		"a: !!int trtllm\n",
 		"mooncake: r.yaml:1:4: 'trtllm' cannot be read as !!int; fix the value or drop the tag" },
+	{ "master_args_metrics_port",
+		"schema: 2\n"
+		"engine: sglang\n"
+		"roles: {agg: {}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    args: [--metrics_port=9003]\n",
+		"mooncake: r.yaml:7:12: mooncake-master args: '--metrics_port=9003' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it" },
+	{ "master_args_metadata_server_off",
+		"schema: 2\n"
+		"engine: sglang\n"
+		"roles: {agg: {}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    args: [--enable_http_metadata_server=false]\n",
+		"mooncake: r.yaml:7:12: mooncake-master args: '--enable_http_metadata_server=false' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it" },
+	{ "master_args_port_separate_value",
+		"schema: 2\n"
+		"engine: sglang\n"
+		"roles: {agg: {}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    args: [--port, '9000']\n",
+		"mooncake: r.yaml:7:12: mooncake-master args: '--port' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it" },
+	{ "env_value_int",
+		"schema: 2\n"
+		"roles:\n"
+		"  agg:\n"
+		"    env: {PYTHONUNBUFFERED: 1}\n",
+		"mooncake: r.yaml:4:29: roles.agg.env.PYTHONUNBUFFERED: Not a valid string: 1; quote the value (e.g. PYTHONUNBUFFERED: \"1\")" },
+	{ "env_value_bool",
+		"schema: 2\n"
+		"roles:\n"
+		"  agg:\n"
+		"    env: {X: yes}\n",
+		"mooncake: r.yaml:4:14: roles.agg.env.X: Not a valid string: True; quote the value (e.g. X: \"true\")" },
+	{ "log_dir_placeholder",
+		"schema: 2\n"
+		"output: {log_dir: '/x/{job}'}\n",
+		"mooncake: r.yaml:2:19: output.log_dir: the job directory '/x/{job}' has an unknown placeholder at '{job}'; use {job_id}, {user} and {submit_dir}" },
+	{ "log_dir_tilde",
+		"schema: 2\n"
+		"output: {log_dir: '~/mc/{job_id}'}\n",
+		"mooncake: r.yaml:2:19: output.log_dir: '~/mc/{job_id}': ~ is not expanded (the directory would be named ~); write the absolute path, or one relative to the submit directory" },
+	{ "role_field_typo",
+		"schema: 2\n"
+		"roles:\n"
+		"  decode: {mooncake_store_confg: {}}\n",
+		"mooncake: r.yaml:3:12: roles.decode.mooncake_store_confg: Unknown field. Did you mean mooncake_store_config?" },
+	{ "role_field_unknown",
+		"schema: 2\n"
+		"roles:\n"
+		"  decode: {colour: red}\n",
+		"mooncake: r.yaml:3:12: roles.decode.colour: Unknown field. Known fields: nodes, workers, gpus, srun_options, env, args, extra_args, engine, container, kv_events, mooncake_store_config, sidecar, critical, restart." },
+	{ "yaml_syntax",
+		"a: [1, 2\n",
+		"mooncake: r.yaml:2:1: not valid YAML: did not find expected ',' or ']' while parsing a flow sequence; fix the syntax" },
+	{ "yaml_undefined_alias",
+		"a: *nope\n",
+		"mooncake: r.yaml:1:4: found undefined alias '*nope'; define the anchor '&nope' before using it" },
+	{ "yaml_alias_cycle",
+		"a: &x [1, *x]\n",
+		"mooncake: r.yaml:1:11: the alias '*x' refers to a value that contains it (a cycle); recipes cannot be recursive" },
+	{ "yaml_two_documents",
+		"a: 1\n"
+		"---\n"
+		"b: 2\n",
+		"mooncake: r.yaml:2:1: expected a single document in the stream, but found another one; keep one recipe per file" },
+	{ "yaml_binary_tag",
+		"a: !!binary aGk=\n",
+		"mooncake: r.yaml:1:4: the tag 'tag:yaml.org,2002:binary' is not supported in a recipe; remove it" },
+	{ "yaml_local_tag",
+		"a: !foo x\n",
+		"mooncake: r.yaml:1:4: the tag '!foo' is not supported in a recipe; remove it" },
+	{ "yaml_unhashable_key",
+		"? [1, 2]\n"
+		": x\n",
+		"mooncake: r.yaml:1:3: found unhashable key (a list or mapping used as a key); use a plain key" },
+	{ "yaml_hex_out_of_range",
+		"a: 0x1ffffffffffffffffff\n",
+		"mooncake: r.yaml:1:4: integer '0x1ffffffffffffffffff' is out of range (at most 64 bits)" },
+	{ "yaml_empty",
+		"",
+		"mooncake: r.yaml: the recipe is empty; write at least `schema: 2`, an engine, roles and a mooncake-master service" },
+	{ "yaml_list",
+		"- a\n"
+		"- b\n",
+		"mooncake: r.yaml:1:1: the recipe must be a mapping of keys (schema:, engine:, roles:, services:), not a single value or list" },
+	{ "yaml_billion_laughs",
+		"a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+		"b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+		"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+		"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n",
+		"mooncake: r.yaml:6:4: the recipe expands to more than 200000 values through aliases; write it out without nested aliases" },
+
 };
 
 START_TEST(test_refused)

@@ -95,35 +95,7 @@ START_TEST(test_merge_keys_and_aliases)
 }
 END_TEST
 
-START_TEST(test_billion_laughs_refused)
-{
-	const char *y = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
-			"b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-			"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
-			"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
-			"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
-			"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
-			"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n";
-	const char *msg = load_err(y);
-
-	ck_assert_contains(msg, "expands to more than");
-}
-END_TEST
-
-START_TEST(test_loader_errors)
-{
-	ck_assert_contains(load_err("a: [1, 2\n"), "r.yaml:2:1: not valid YAML");
-	ck_assert_contains(load_err("a: *nope\n"), "undefined alias '*nope'");
-	ck_assert_contains(load_err("a: &x [1, *x]\n"), "cycle");
-	ck_assert_contains(load_err("a: 1\n---\nb: 2\n"), "single document");
-	ck_assert_contains(load_err("a: !!binary aGk=\n"), "tag");
-	ck_assert_contains(load_err("a: !foo x\n"), "'!foo' is not supported");
-	ck_assert_contains(load_err("? [1, 2]\n: x\n"), "unhashable key");
-	ck_assert_contains(load_err("a: 0x1ffffffffffffffffff\n"), "out of range");
-	ck_assert_contains(load_err(""), "the recipe is empty");
-	ck_assert_contains(load_err("- a\n- b\n"), "must be a mapping");
-}
-END_TEST
+/* (the loader's refusals, each message exact: test_refusals.c) */
 
 Suite *yaml_suite(void)
 {
@@ -132,8 +104,6 @@ Suite *yaml_suite(void)
 
 	tcase_add_loop_test(tc, test_typing, 0, (int)(sizeof(TYPING) / sizeof(TYPING[0])));
 	tcase_add_test(tc, test_merge_keys_and_aliases);
-	tcase_add_test(tc, test_billion_laughs_refused);
-	tcase_add_test(tc, test_loader_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
