@@ -11,8 +11,9 @@
  * (lib/libmooncake_recipe.map); its soname is libmooncake_recipe.so.MAJOR
  * and doc/libmooncake_recipe.md says when which number changes.
  *
- * Section numbers (§) refer to the behavioural spec "srtctl Mooncake Store
- * pool handling" (doc/recipe-reference.md summarises it for users).
+ * Section numbers (§) and rule ids (C1-C11, V1, V2, M1) are those of
+ * doc/recipe-reference.md, the contract: every rule the library enforces
+ * is listed there with its message.
  *
  * Conventions
  *  - Functions return 0 on success and -1 on failure; on failure the
@@ -38,7 +39,7 @@
 extern "C" {
 #endif
 
-/* The three ports of the master (§4.2). */
+/* The three ports of the master (§5). */
 #define MCR_MASTER_PORT 8700         /* RPC: master_server_address */
 #define MCR_METADATA_PORT 8701       /* HTTP metadata server (/metadata, /health) */
 #define MCR_METRICS_PORT 8702        /* admin/metrics HTTP (/health, /metrics) */
@@ -83,7 +84,7 @@ struct mcr_error {
  */
 size_t mcr_error_format(const struct mcr_error *err, char *buf, size_t size);
 
-/* Roles of a disaggregated serving job (§1.4), in srtctl's order. */
+/* Roles of a disaggregated serving job (§4), in srtctl's order. */
 enum mcr_role {
 	MCR_ROLE_PREFILL = 0,
 	MCR_ROLE_DECODE = 1,
@@ -113,8 +114,8 @@ const char *mcr_engine_name(enum mcr_engine engine);
 struct mcr_recipe;
 
 /*
- * Load a recipe from a file and validate every rule of §1 and §3 (first
- * failure wins). The YAML is typed as PyYAML safe_load types it (YAML 1.1:
+ * Load a recipe from a file and validate every rule of §10 (first failure
+ * wins). The YAML is typed as PyYAML safe_load types it (YAML 1.1:
  * `yes` is a bool, `1e9` a string, `0x10` an int). `display_name` is what
  * messages call the file (NULL: the path as given).
  * Errors: MCR_EIO when the file cannot be read, MCR_EINVAL when the recipe
@@ -176,7 +177,7 @@ int mcr_recipe_resolve_role(const struct mcr_recipe *recipe,
 			    enum mcr_role *role, struct mcr_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Client-config files (§2)                                            */
+/* Client-config files (§7)                                            */
 /* ------------------------------------------------------------------ */
 
 struct mcr_file {
@@ -192,8 +193,8 @@ struct mcr_file_list {
 /*
  * The client-config files of the recipe for a master at `master_address`
  * ("host:port", e.g. "10.1.1.1:8700"):
- *   TRT-LLM  one mooncake_store_config_<role>.json per connector role (§2.1)
- *   vLLM     one shared mooncake_store_config.json (§2.2)
+ *   TRT-LLM  one mooncake_store_config_<role>.json per connector role (§7.1)
+ *   vLLM     one shared mooncake_store_config.json (§7.2)
  *   SGLang, or no master: none (count 0).
  * The model_key default is engine.served_model_name, else the last path
  * component of model.path (hf: prefix removed).
@@ -210,7 +211,7 @@ const char *mcr_client_config_name(const struct mcr_recipe *recipe,
 				   enum mcr_role role);
 
 /*
- * vLLM with options.device_names_by_gpu (§2.2): the per-GPU client config for
+ * vLLM with options.device_names_by_gpu (§7.2): the per-GPU client config for
  * a process that uses the physical GPUs `gpu_ids` (`count` entries, any
  * order). The name is mooncake_store_config_gpu<ids joined by '-'>.json (ids
  * sorted) and the payload is the shared one plus device_name = the HCA names
@@ -235,7 +236,7 @@ int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
 			  size_t len, struct mcr_error *err);
 
 /* ------------------------------------------------------------------ */
-/* The master (§4)                                                     */
+/* The master (§5)                                                     */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -254,7 +255,7 @@ void mcr_strv_free(char **strv);
 size_t mcr_strv_len(char *const *strv);
 
 /* ------------------------------------------------------------------ */
-/* Worker environment (§5)                                             */
+/* Worker environment (§8)                                             */
 /* (struct mcr_env is also the master's extra environment, below)      */
 /* ------------------------------------------------------------------ */
 
@@ -291,7 +292,7 @@ int mcr_worker_env(const struct mcr_recipe *recipe, enum mcr_role role,
 		   struct mcr_error *err);
 void mcr_env_free(struct mcr_env *env);
 /*
- * The variables the recipe gives the master process (§4.3): the
+ * The variables the recipe gives the master process (§6): the
  * mooncake-master service's `env`. (The engine block's env is for workers
  * only.) Empty for a recipe without a master.
  */
@@ -301,7 +302,7 @@ int mcr_master_env(const struct mcr_recipe *recipe, struct mcr_env *out,
 const char *mcr_env_get(const struct mcr_env *env, const char *name);
 
 /* ------------------------------------------------------------------ */
-/* Sizes (reference §9)                                                */
+/* Sizes (§9)                                                          */
 /* ------------------------------------------------------------------ */
 
 /*

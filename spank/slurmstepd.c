@@ -5,7 +5,8 @@
  *           is kept and raised in task_init, because a failing init in the
  *           batch step drains the node
  * task_init (the user, per task, just before exec) read the recipe, decide
- *           the role, and spank_setenv the role's Mooncake variables (§5).
+ *           the role, and spank_setenv the role's Mooncake variables
+ *           (doc/recipe-reference.md §8).
  *           Nothing for the batch, extern and interactive steps, nothing
  *           for a step without a role. Errors go to the task's stderr and
  *           return -1 (never a positive ESPANK code: 22.05 tests `< 0`).

@@ -139,7 +139,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 			goto fail;
 		}
 	}
-	/* files first: the master and the workers find them ready (§2.1); an
+	/* files first: the master and the workers find them ready (reference §7); an
 	 * external master's address comes from the recipe */
 	if (mcr_client_configs(mcp_ctx.recipe, master_addr, &files, &err) ||
 	    mcr_write_files(dir, &files, &err))

@@ -4,7 +4,7 @@
  *
  * The values are the recipe's own YAML nodes, which already carry Python's
  * types. jansson's json_dumps() cannot produce this text: it differs from
- * Python exactly where the spec pins the format down (floats: "%.17g" vs
+ * Python exactly where the reference (§7) pins the format down (floats: "%.17g" vs
  * Python's shortest repr such as 64.0 or 1e+16; \u escapes: upper- vs
  * lower-case hex, DEL; Infinity/NaN: refused vs written). jansson stays the
  * reader: the tests parse every file we write with it.

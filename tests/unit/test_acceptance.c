@@ -1,9 +1,11 @@
-/* test_acceptance.c - the acceptance cases of spec §7 (srtctl's
- * tests/test_trtllm_mooncake.py @76d3c647), one Check test per case.
+/* test_acceptance.c - srtctl's acceptance cases (its
+ * tests/test_trtllm_mooncake.py @76d3c647), one Check test per case and one
+ * per refusal. Section numbers (§) and rule ids are those of
+ * doc/recipe-reference.md.
  *
  * R is the PR example examples/trtllm/trtllm-serve-disagg-mooncake.yaml and D
  * examples/trtllm/dynamo-disagg-mooncake.yaml, both with model.path
- * hf:Qwen/Qwen3-0.6B and model.container trtllm.sqsh as §7 sets them. The
+ * hf:Qwen/Qwen3-0.6B and model.container trtllm.sqsh as srtctl's cases set them. The
  * recipes are assembled from the named fragments below, and each case edits
  * them with edit(): a fragment is also the anchor that edit() replaces, so a
  * variant reads as "R with <fragment> replaced by <text>".
@@ -291,7 +293,7 @@ static void check_case01(const char *yaml)
 		ck_assert_uint_gt(strlen(addr), 5);
 		ck_assert_str_eq(addr + strlen(addr) - 5, ":8700");
 		ck_assert_str_eq(addr, mcr_env_get(&env, "MOONCAKE_MASTER"));
-		/* and the rest of the snapshot's Mooncake env (§7, §5) */
+		/* and the rest of the snapshot's Mooncake env (§8) */
 		ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"),
 				 "http://10.1.1.1:8701/metadata");
 		ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"), "10.1.1.2");
@@ -323,7 +325,7 @@ START_TEST(test_case01_render_connector_roles)
 }
 END_TEST
 
-/* 2. role keys over service keys; the whole files as spec §2.1 shows them */
+/* 2. role keys over service keys; the whole files, layered as §7.1 says */
 START_TEST(test_case02_role_keys_over_service_keys)
 {
 	struct mcr_recipe *r = load_ok(R);
@@ -395,7 +397,7 @@ START_TEST(test_case04_non_connector_role_gets_no_file)
 	struct mcr_env env = worker_env(r, MCR_ROLE_DECODE);
 
 	ck_assert_ptr_null(mcr_env_get(&env, "MOONCAKE_CONFIG_PATH"));
-	/* §5: a non-connector TRT-LLM role still gets the other Mooncake vars */
+	/* §8: a non-connector TRT-LLM role still gets the other Mooncake vars */
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_MASTER"), MASTER);
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"),
 			 "http://10.1.1.1:8701/metadata");
@@ -511,7 +513,7 @@ START_TEST(test_case08_lenient_values_load)
 	struct mcr_file_list files = render(r);
 	const char *decode = file_text(&files, "mooncake_store_config_decode.json");
 
-	/* validated, but written unchanged (§3.1) */
+	/* validated (C11.2, C11.3), but written unchanged */
 	ck_assert_str_eq(json_str(decode, "role"), " Capacity ");
 	ck_assert_contains(decode, "\n  \"stage_through_host\": 1,");
 	mcr_file_list_free(&files);
@@ -572,7 +574,7 @@ START_TEST(test_case11_roles_own_their_pool)
 		for (int role = MCR_ROLE_PREFILL; role <= MCR_ROLE_DECODE; role++) {
 			struct mcr_env env = worker_env(r, (enum mcr_role)role);
 
-			/* §5: no Mooncake variables without a master; a recipe-set
+			/* §8: no Mooncake variables without a master; a recipe-set
 			 * MOONCAKE_CONFIG_PATH passes through like any variable */
 			ck_assert_ptr_null(mcr_env_get(&env, "MOONCAKE_MASTER"));
 			ck_assert_ptr_null(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"));

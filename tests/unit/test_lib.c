@@ -1,6 +1,7 @@
-/* test_lib.c - the library's helpers: sizes (§6), JSON bytes (§2.1
- * "Encoding"), hostlists, job directories, atomic files, the master's argv
- * (§4.1), the worker environment (§5), the readiness probes. */
+/* test_lib.c - the library's helpers: sizes (§9), JSON bytes (§7),
+ * hostlists, job directories, atomic files, the master's argv (§5), the
+ * worker environment (§8), the readiness probes. Section numbers are those
+ * of doc/recipe-reference.md. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -12,7 +13,7 @@
 
 #include "testutil.h"
 
-/* ---- sizes (§6) ------------------------------------------------------ */
+/* ---- sizes (§9) ------------------------------------------------------ */
 
 static const struct {
 	const char *text;
@@ -301,7 +302,7 @@ START_TEST(test_atomic_write_concurrent)
 }
 END_TEST
 
-/* ---- the master's argv (§4.1) ------------------------------------------ */
+/* ---- the master's argv (§5) -------------------------------------------- */
 
 START_TEST(test_master_argv)
 {
@@ -339,7 +340,7 @@ START_TEST(test_master_argv)
 }
 END_TEST
 
-/* ---- worker environment (§5) ------------------------------------------- */
+/* ---- worker environment (§8) ------------------------------------------- */
 
 START_TEST(test_worker_env_layering)
 {

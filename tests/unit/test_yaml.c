@@ -1,4 +1,4 @@
-/* test_yaml.c - YAML 1.1 typing as PyYAML safe_load gives it (spec §1.1),
+/* test_yaml.c - YAML 1.1 typing as PyYAML safe_load gives it (reference §1),
  * merge keys, aliases and the errors of the loader. */
 #include <math.h>
 
