@@ -118,22 +118,29 @@ struct mcr_recipe;
  * wins). The YAML is typed as PyYAML safe_load types it (YAML 1.1:
  * `yes` is a bool, `1e9` a string, `0x10` an int). `display_name` is what
  * messages call the file (NULL: the path as given).
- * Errors: MCR_EIO when the file cannot be read, MCR_EINVAL when the recipe
- * is malformed or breaks a rule.
+ * At most 16 MiB. On success *out is the caller's (mcr_recipe_free); on
+ * failure *out is NULL.
+ * Errors: MCR_EIO when the file cannot be read (or memory runs out),
+ * MCR_EINVAL when the recipe is malformed or breaks a rule (source, line
+ * and column say where).
  */
 int mcr_recipe_load_file(const char *path, const char *display_name,
 			 struct mcr_recipe **out, struct mcr_error *err);
-/* Same, from a buffer of `len` bytes. */
+/* Same, from a buffer of `len` bytes (display_name NULL: "recipe"). */
 int mcr_recipe_load_buffer(const char *text, size_t len,
 			   const char *display_name, struct mcr_recipe **out,
 			   struct mcr_error *err);
+/* NULL is allowed. */
 void mcr_recipe_free(struct mcr_recipe *recipe);
 
 /*
  * Advice that does not stop a valid recipe: likely typos, such as a client-
  * config key no Mooncake reader knows but one letter away from one it does
  * (srtctl passes unknown keys through; so does the plugin). Each is one line
- * "mooncake: warning: <file>:<line>:<col>: ...". Borrowed strings.
+ * "mooncake: warning: <file>:<line>:<col>: ..." (as mcr_error_format
+ * prints an MCR_WARNING), at most 16 per recipe; a warning that finds no
+ * memory is dropped. Borrowed strings, valid until mcr_recipe_free;
+ * mcr_recipe_warning returns NULL for i >= the count.
  */
 size_t mcr_recipe_warning_count(const struct mcr_recipe *recipe);
 const char *mcr_recipe_warning(const struct mcr_recipe *recipe, size_t i);
@@ -157,7 +164,8 @@ bool mcr_recipe_per_gpu_configs(const struct mcr_recipe *recipe);
 int mcr_recipe_ready_timeout(const struct mcr_recipe *recipe);
 /* output.log_dir of the recipe, or NULL (borrowed). */
 const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
-/* Declared roles as "prefill, decode" (caller frees). */
+/* Declared roles as "prefill, decode", "(none)" without roles (caller
+ * frees; NULL only when out of memory). */
 char *mcr_recipe_role_list(const struct mcr_recipe *recipe);
 
 /*
@@ -197,11 +205,15 @@ struct mcr_file_list {
  *   vLLM     one shared mooncake_store_config.json (§7.2)
  *   SGLang, or no master: none (count 0).
  * The model_key default is engine.served_model_name, else the last path
- * component of model.path (hf: prefix removed).
+ * component of model.path (hf: prefix removed). An external master's
+ * address replaces `master_address`. *out is the caller's
+ * (mcr_file_list_free), empty on failure.
+ * Errors: MCR_EINVAL without an address for a master, MCR_EIO out of memory.
  */
 int mcr_client_configs(const struct mcr_recipe *recipe,
 		       const char *master_address, struct mcr_file_list *out,
 		       struct mcr_error *err);
+/* Frees the files and empties the list. */
 void mcr_file_list_free(struct mcr_file_list *list);
 
 /* File name of the client config that `role` reads, or NULL when it reads
@@ -215,19 +227,25 @@ const char *mcr_client_config_name(const struct mcr_recipe *recipe,
  * a process that uses the physical GPUs `gpu_ids` (`count` entries, any
  * order). The name is mooncake_store_config_gpu<ids joined by '-'>.json (ids
  * sorted) and the payload is the shared one plus device_name = the HCA names
- * of those GPUs (comma-joined, duplicates removed). A GPU outside the list is
- * an MCR_EINVAL error naming the uncovered GPUs.
+ * of those GPUs in the task's order (comma-joined, duplicates removed).
+ * *out is the caller's (mcr_file_free).
+ * Errors (MCR_EINVAL): a recipe without device_names_by_gpu, no GPUs
+ * (count 0), a GPU outside the list (the message names the uncovered ones).
  */
 int mcr_vllm_gpu_config(const struct mcr_recipe *recipe,
 			const char *master_address, const int *gpu_ids,
 			size_t count, struct mcr_file *out,
 			struct mcr_error *err);
+/* Frees name and text (NULL is allowed). */
 void mcr_file_free(struct mcr_file *file);
 
 /*
  * Write each file into `dir` atomically (temporary file in the same
  * directory, fsync, rename): a reader never sees a half-written file.
- * `dir` must exist. Mode 0644 minus the caller's umask.
+ * `dir` must exist. Mode 0644 minus the caller's umask. Stops at the first
+ * failure.
+ * Errors: MCR_EIO naming the file and the reason (a temporary file is
+ * removed).
  */
 int mcr_write_files(const char *dir, const struct mcr_file_list *list,
 		    struct mcr_error *err);
@@ -247,9 +265,12 @@ int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
  * --enable_metric_reporting=true --metrics_port=8702, then the service's
  * `args` verbatim. When the service sets `command`, argv is command + args
  * (`binary` unused).
+ * Errors: MCR_EINVAL when the recipe starts no master (none, or external),
+ * MCR_EIO out of memory.
  */
 int mcr_master_argv(const struct mcr_recipe *recipe, const char *binary,
 		    char ***argv, struct mcr_error *err);
+/* Frees each string and the vector (NULL is allowed). */
 void mcr_strv_free(char **strv);
 /* Number of entries before the terminating NULL. */
 size_t mcr_strv_len(char *const *strv);
@@ -286,15 +307,21 @@ struct mcr_env_input {
  *   MOONCAKE_CONFIG_PATH=<config_dir>/<file> for roles that read a file.
  * Values are strings as YAML gave them (numbers and bools in their YAML
  * spelling converted as Python's str() would: 1 -> "1", true -> "True").
+ * An external master's address replaces in->master_address, its host
+ * in->metadata_host. *out is the caller's (mcr_env_free), empty on failure.
+ * Errors: MCR_EINVAL for a role the recipe lacks or a master without an
+ * address, MCR_EIO out of memory.
  */
 int mcr_worker_env(const struct mcr_recipe *recipe, enum mcr_role role,
 		   const struct mcr_env_input *in, struct mcr_env *out,
 		   struct mcr_error *err);
+/* Frees the variables and empties env. */
 void mcr_env_free(struct mcr_env *env);
 /*
  * The variables the recipe gives the master process (§6): the
  * mooncake-master service's `env`. (The engine block's env is for workers
- * only.) Empty for a recipe without a master.
+ * only.) Empty for a recipe without a master. *out is the caller's
+ * (mcr_env_free). Errors: MCR_EIO out of memory.
  */
 int mcr_master_env(const struct mcr_recipe *recipe, struct mcr_env *out,
 		   struct mcr_error *err);

@@ -213,18 +213,20 @@ out:
 	return rc;
 }
 
+/* YAML 1.1 booleans (any case, as the resolver accepts them) */
+static const struct {
+	const char *word;
+	bool value;
+} BOOLS[] = {
+	{ "yes", true }, { "no", false }, { "true", true },
+	{ "false", false }, { "on", true }, { "off", false },
+};
+
 static bool bool_value(const char *text, bool *out)
 {
-	static const char *const yes[] = { "yes", "true", "on" };
-	static const char *const no[] = { "no", "false", "off" };
-
-	for (size_t i = 0; i < 3; i++) {
-		if (strcasecmp(text, yes[i]) == 0) {
-			*out = true;
-			return true;
-		}
-		if (strcasecmp(text, no[i]) == 0) {
-			*out = false;
+	for (size_t i = 0; i < MCRI_ARRAY_LEN(BOOLS); i++) {
+		if (strcasecmp(text, BOOLS[i].word) == 0) {
+			*out = BOOLS[i].value;
 			return true;
 		}
 	}
