@@ -9,6 +9,7 @@
 #   make check-matrix  the same on Slurm 24.11 and 26.05, in Debian chroots
 #   make check-unit the fast part of `make check` (no cluster)
 #   make sanitize   unit suite and corpus under ASan + UBSan
+#   make coverage   line coverage of lib/ and spank/ by the fast layers (gcovr)
 #   make demo       test cluster + the example TRT-LLM job, shown step by step
 #   make bench      parse/validate/render timings and memory
 #   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
@@ -17,7 +18,10 @@
 #   make check-package  the TRT-LLM example job on the test cluster with the
 #                   packaged plugin (after make deb)
 
+# The library's version and soname (doc/libmooncake_recipe.md): the soname
+# carries the major number, the real name the whole version.
 VERSION := 0.1.0
+SOVERSION := $(firstword $(subst ., ,$(VERSION)))
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
@@ -31,6 +35,9 @@ B := build
 PKGS := yaml-0.1 jansson
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -ljansson)
+# what the library needs at link time: libyaml, jansson, libm (ceil and
+# trunc are calls, not builtins, at -O0)
+LIB_LIBS := $(PKG_LIBS) -lm
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
@@ -45,18 +52,20 @@ LDHARDEN := -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,--as-needed
 LDFLAGS ?=
 LDFLAGS += $(LDHARDEN)
 
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 SPANK_SRC := $(wildcard spank/*.c)
 SPANK_OBJ := $(SPANK_SRC:%.c=$(B)/%.o)
 
 LIB_A := $(B)/libmooncake_recipe.a
-LIB_SO := $(B)/libmooncake_recipe.so
+LIB_SONAME := libmooncake_recipe.so.$(SOVERSION)
+LIB_SO := $(B)/libmooncake_recipe.so.$(VERSION)
+LIB_MAP := lib/libmooncake_recipe.map
 CLI := $(B)/mooncake-recipe
 PLUGIN := $(B)/spank_mooncake.so
 
 .PHONY: all check check-unit check-plugin check-artifact check-corpus \
-	check-cluster check-package check-matrix sanitize demo bench install clean
+	check-cluster check-package check-matrix sanitize coverage demo bench install clean
 all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN)
 
 $(B)/%.o: %.c
@@ -67,18 +76,23 @@ $(B)/%.o: %.c
 $(LIB_A): $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libmooncake_recipe.so.0 $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+# Only the public API is exported ($(LIB_MAP)); build/ also gets the soname
+# and development links, as make install makes them.
+$(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) \
+		$(LDFLAGS) -o $@ $(LIB_OBJ) $(LIB_LIBS)
+	ln -sf $(notdir $@) $(B)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(B)/libmooncake_recipe.so
 
 $(CLI): $(B)/tools/mooncake-recipe.o $(LIB_A)
-	$(CC) $(LDFLAGS) -pie -o $@ $^ $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -pie -o $@ $^ $(LIB_LIBS)
 
 # The plugin carries the library inside and exports only plugin_* and
 # slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,
 # slurm_*) resolve against libslurmfull in the process that loads it.
 $(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
-		-o $@ $(SPANK_OBJ) $(LIB_A) $(PKG_LIBS)
+		-o $@ $(SPANK_OBJ) $(LIB_A) $(LIB_LIBS)
 
 -include $(LIB_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(B)/tools/mooncake-recipe.d
 
@@ -104,10 +118,9 @@ install: all
 	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/mooncake-recipe
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libmooncake_recipe.a
-	soname=$$(readelf -d $(LIB_SO) | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'); \
-	test -n "$$soname" || { echo "$(LIB_SO) has no SONAME" >&2; exit 1; }; \
-	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$$soname && \
-	ln -sfn $$soname $(DESTDIR)$(LIBDIR)/libmooncake_recipe.so
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sfn $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sfn $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libmooncake_recipe.so
 	install -m 0644 include/mooncake_recipe.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_mooncake.so
 	install -m 0644 doc/mooncake-recipe.1 $(DESTDIR)$(MANDIR)/man1/
@@ -138,4 +151,4 @@ deb:
 	tests/package/build.sh $(CURDIR)/$(B)/deb
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) build-san build-cov

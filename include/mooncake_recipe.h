@@ -7,14 +7,22 @@
  * environment. It is the single code path shared by the SPANK plugin
  * (spank_mooncake.so), the command-line tool (mooncake-recipe) and the tests.
  *
- * Section numbers (§) refer to the behavioural spec "srtctl Mooncake Store
- * pool handling" (doc/recipe-reference.md summarises it for users).
+ * libmooncake_recipe.so exports exactly the functions declared here
+ * (lib/libmooncake_recipe.map); its soname is libmooncake_recipe.so.MAJOR
+ * and doc/libmooncake_recipe.md says when which number changes.
+ *
+ * Section numbers (§) and rule ids (C1-C11, V1, V2, M1) are those of
+ * doc/recipe-reference.md, the contract: every rule the library enforces
+ * is listed there with its message.
  *
  * Conventions
  *  - Functions return 0 on success and -1 on failure; on failure the
- *    struct mcr_error they were given holds one complete message that starts
- *    with "mooncake: " and names the recipe file, line and column, the key
- *    path, the bad value and what to do.
+ *    struct mcr_error they were given says what went wrong in fields, as
+ *    jansson's json_error_t does: its kind, the recipe (source), line and
+ *    column, and the text (the key path, the bad value and what to do).
+ *    mcr_error_format() prints it as one line,
+ *    "mooncake: <source>:<line>:<column>: <text>". Running out of memory is
+ *    an MCR_EIO error like any other.
  *  - Strings returned to the caller are heap-allocated and owned by the
  *    caller unless documented otherwise; free lists with the matching
  *    *_free function.
@@ -31,24 +39,52 @@
 extern "C" {
 #endif
 
-/* The three ports of the master (§4.2). */
+/* The three ports of the master (§5). */
 #define MCR_MASTER_PORT 8700         /* RPC: master_server_address */
 #define MCR_METADATA_PORT 8701       /* HTTP metadata server (/metadata, /health) */
 #define MCR_METRICS_PORT 8702        /* admin/metrics HTTP (/health, /metrics) */
 
 enum mcr_error_kind {
 	MCR_OK = 0,
-	MCR_EINVAL = 1, /* the recipe (or an argument) is wrong: the user must fix it */
-	MCR_EIO = 2,    /* a file could not be read or written, out of memory */
-	MCR_ESTATE = 3, /* the job's master or directory is not in a usable state */
+	MCR_EINVAL = 1,  /* the recipe (or an argument) is wrong: the user must fix it */
+	MCR_EIO = 2,     /* a file could not be read or written, out of memory */
+	MCR_ESTATE = 3,  /* the job's master or directory is not in a usable state */
+	MCR_WARNING = 4, /* not an error: advice on a valid recipe (mcr_recipe_warning) */
 };
+
+/* Sizes of the fields of struct mcr_error, and of a buffer that holds any
+ * message mcr_error_format() prints. */
+#define MCR_ERROR_SOURCE_LENGTH 4096
+#define MCR_ERROR_TEXT_LENGTH 8192
+#define MCR_ERROR_MESSAGE_LENGTH (MCR_ERROR_SOURCE_LENGTH + MCR_ERROR_TEXT_LENGTH + 64)
 
 struct mcr_error {
 	enum mcr_error_kind kind;
-	char msg[4096]; /* "mooncake: <file>:<line>:<col>: <key path>: ..." */
+	/* where in the recipe: 1-based, 0 when the error has no position */
+	int line;
+	int column;
+	/* what messages call the recipe ("recipe.yaml"); "" when the error is
+	 * not about a recipe's text (a file that cannot be read, a directory,
+	 * the master). A name longer than the field keeps its end, after "...". */
+	char source[MCR_ERROR_SOURCE_LENGTH];
+	/* the message without prefix, e.g. "roles.decode.mooncake_store_config.
+	 * global_segment_size: ...". A text longer than the field keeps its
+	 * start and its end (the reason and the fix), joined by " [...] ". */
+	char text[MCR_ERROR_TEXT_LENGTH];
 };
 
-/* Roles of a disaggregated serving job (§1.4), in srtctl's order. */
+/*
+ * The one way an error is printed: "mooncake: " (then "warning: " for
+ * MCR_WARNING), "<source>:<line>:<column>: " when the error has a source and
+ * a position ("<source>: " with a source only), then the text. Writes at most
+ * `size` bytes including the NUL into `buf`; a buffer of
+ * MCR_ERROR_MESSAGE_LENGTH bytes holds any message, and a smaller one keeps
+ * the message's start and end, joined by " [...] ". Returns the length of
+ * the complete message (as snprintf does).
+ */
+size_t mcr_error_format(const struct mcr_error *err, char *buf, size_t size);
+
+/* Roles of a disaggregated serving job (§4), in srtctl's order. */
 enum mcr_role {
 	MCR_ROLE_PREFILL = 0,
 	MCR_ROLE_DECODE = 1,
@@ -78,26 +114,33 @@ const char *mcr_engine_name(enum mcr_engine engine);
 struct mcr_recipe;
 
 /*
- * Load a recipe from a file and validate every rule of §1 and §3 (first
- * failure wins). The YAML is typed as PyYAML safe_load types it (YAML 1.1:
+ * Load a recipe from a file and validate every rule of §10 (first failure
+ * wins). The YAML is typed as PyYAML safe_load types it (YAML 1.1:
  * `yes` is a bool, `1e9` a string, `0x10` an int). `display_name` is what
  * messages call the file (NULL: the path as given).
- * Errors: MCR_EIO when the file cannot be read, MCR_EINVAL when the recipe
- * is malformed or breaks a rule.
+ * At most 16 MiB. On success *out is the caller's (mcr_recipe_free); on
+ * failure *out is NULL.
+ * Errors: MCR_EIO when the file cannot be read (or memory runs out),
+ * MCR_EINVAL when the recipe is malformed or breaks a rule (source, line
+ * and column say where).
  */
 int mcr_recipe_load_file(const char *path, const char *display_name,
 			 struct mcr_recipe **out, struct mcr_error *err);
-/* Same, from a buffer of `len` bytes. */
+/* Same, from a buffer of `len` bytes (display_name NULL: "recipe"). */
 int mcr_recipe_load_buffer(const char *text, size_t len,
 			   const char *display_name, struct mcr_recipe **out,
 			   struct mcr_error *err);
+/* NULL is allowed. */
 void mcr_recipe_free(struct mcr_recipe *recipe);
 
 /*
  * Advice that does not stop a valid recipe: likely typos, such as a client-
  * config key no Mooncake reader knows but one letter away from one it does
  * (srtctl passes unknown keys through; so does the plugin). Each is one line
- * "mooncake: warning: <file>:<line>:<col>: ...". Borrowed strings.
+ * "mooncake: warning: <file>:<line>:<col>: ..." (as mcr_error_format
+ * prints an MCR_WARNING), at most 16 per recipe; a warning that finds no
+ * memory is dropped. Borrowed strings, valid until mcr_recipe_free;
+ * mcr_recipe_warning returns NULL for i >= the count.
  */
 size_t mcr_recipe_warning_count(const struct mcr_recipe *recipe);
 const char *mcr_recipe_warning(const struct mcr_recipe *recipe, size_t i);
@@ -121,7 +164,8 @@ bool mcr_recipe_per_gpu_configs(const struct mcr_recipe *recipe);
 int mcr_recipe_ready_timeout(const struct mcr_recipe *recipe);
 /* output.log_dir of the recipe, or NULL (borrowed). */
 const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
-/* Declared roles as "prefill, decode" (caller frees). */
+/* Declared roles as "prefill, decode", "(none)" without roles (caller
+ * frees; NULL only when out of memory). */
 char *mcr_recipe_role_list(const struct mcr_recipe *recipe);
 
 /*
@@ -141,7 +185,7 @@ int mcr_recipe_resolve_role(const struct mcr_recipe *recipe,
 			    enum mcr_role *role, struct mcr_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Client-config files (§2)                                            */
+/* Client-config files (§7)                                            */
 /* ------------------------------------------------------------------ */
 
 struct mcr_file {
@@ -157,15 +201,19 @@ struct mcr_file_list {
 /*
  * The client-config files of the recipe for a master at `master_address`
  * ("host:port", e.g. "10.1.1.1:8700"):
- *   TRT-LLM  one mooncake_store_config_<role>.json per connector role (§2.1)
- *   vLLM     one shared mooncake_store_config.json (§2.2)
+ *   TRT-LLM  one mooncake_store_config_<role>.json per connector role (§7.1)
+ *   vLLM     one shared mooncake_store_config.json (§7.2)
  *   SGLang, or no master: none (count 0).
  * The model_key default is engine.served_model_name, else the last path
- * component of model.path (hf: prefix removed).
+ * component of model.path (hf: prefix removed). An external master's
+ * address replaces `master_address`. *out is the caller's
+ * (mcr_file_list_free), empty on failure.
+ * Errors: MCR_EINVAL without an address for a master, MCR_EIO out of memory.
  */
 int mcr_client_configs(const struct mcr_recipe *recipe,
 		       const char *master_address, struct mcr_file_list *out,
 		       struct mcr_error *err);
+/* Frees the files and empties the list. */
 void mcr_file_list_free(struct mcr_file_list *list);
 
 /* File name of the client config that `role` reads, or NULL when it reads
@@ -175,23 +223,29 @@ const char *mcr_client_config_name(const struct mcr_recipe *recipe,
 				   enum mcr_role role);
 
 /*
- * vLLM with options.device_names_by_gpu (§2.2): the per-GPU client config for
+ * vLLM with options.device_names_by_gpu (§7.2): the per-GPU client config for
  * a process that uses the physical GPUs `gpu_ids` (`count` entries, any
  * order). The name is mooncake_store_config_gpu<ids joined by '-'>.json (ids
  * sorted) and the payload is the shared one plus device_name = the HCA names
- * of those GPUs (comma-joined, duplicates removed). A GPU outside the list is
- * an MCR_EINVAL error naming the uncovered GPUs.
+ * of those GPUs in the task's order (comma-joined, duplicates removed).
+ * *out is the caller's (mcr_file_free).
+ * Errors (MCR_EINVAL): a recipe without device_names_by_gpu, no GPUs
+ * (count 0), a GPU outside the list (the message names the uncovered ones).
  */
 int mcr_vllm_gpu_config(const struct mcr_recipe *recipe,
 			const char *master_address, const int *gpu_ids,
 			size_t count, struct mcr_file *out,
 			struct mcr_error *err);
+/* Frees name and text (NULL is allowed). */
 void mcr_file_free(struct mcr_file *file);
 
 /*
  * Write each file into `dir` atomically (temporary file in the same
  * directory, fsync, rename): a reader never sees a half-written file.
- * `dir` must exist. Mode 0644 minus the caller's umask.
+ * `dir` must exist. Mode 0644 minus the caller's umask. Stops at the first
+ * failure.
+ * Errors: MCR_EIO naming the file and the reason (a temporary file is
+ * removed).
  */
 int mcr_write_files(const char *dir, const struct mcr_file_list *list,
 		    struct mcr_error *err);
@@ -200,7 +254,7 @@ int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
 			  size_t len, struct mcr_error *err);
 
 /* ------------------------------------------------------------------ */
-/* The master (§4)                                                     */
+/* The master (§5)                                                     */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -211,15 +265,18 @@ int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
  * --enable_metric_reporting=true --metrics_port=8702, then the service's
  * `args` verbatim. When the service sets `command`, argv is command + args
  * (`binary` unused).
+ * Errors: MCR_EINVAL when the recipe starts no master (none, or external),
+ * MCR_EIO out of memory.
  */
 int mcr_master_argv(const struct mcr_recipe *recipe, const char *binary,
 		    char ***argv, struct mcr_error *err);
+/* Frees each string and the vector (NULL is allowed). */
 void mcr_strv_free(char **strv);
 /* Number of entries before the terminating NULL. */
 size_t mcr_strv_len(char *const *strv);
 
 /* ------------------------------------------------------------------ */
-/* Worker environment (§5)                                             */
+/* Worker environment (§8)                                             */
 /* (struct mcr_env is also the master's extra environment, below)      */
 /* ------------------------------------------------------------------ */
 
@@ -250,15 +307,21 @@ struct mcr_env_input {
  *   MOONCAKE_CONFIG_PATH=<config_dir>/<file> for roles that read a file.
  * Values are strings as YAML gave them (numbers and bools in their YAML
  * spelling converted as Python's str() would: 1 -> "1", true -> "True").
+ * An external master's address replaces in->master_address, its host
+ * in->metadata_host. *out is the caller's (mcr_env_free), empty on failure.
+ * Errors: MCR_EINVAL for a role the recipe lacks or a master without an
+ * address, MCR_EIO out of memory.
  */
 int mcr_worker_env(const struct mcr_recipe *recipe, enum mcr_role role,
 		   const struct mcr_env_input *in, struct mcr_env *out,
 		   struct mcr_error *err);
+/* Frees the variables and empties env. */
 void mcr_env_free(struct mcr_env *env);
 /*
- * The variables the recipe gives the master process (§4.3): the
+ * The variables the recipe gives the master process (§6): the
  * mooncake-master service's `env`. (The engine block's env is for workers
- * only.) Empty for a recipe without a master.
+ * only.) Empty for a recipe without a master. *out is the caller's
+ * (mcr_env_free). Errors: MCR_EIO out of memory.
  */
 int mcr_master_env(const struct mcr_recipe *recipe, struct mcr_env *out,
 		   struct mcr_error *err);
@@ -266,71 +329,17 @@ int mcr_master_env(const struct mcr_recipe *recipe, struct mcr_env *out,
 const char *mcr_env_get(const struct mcr_env *env, const char *name);
 
 /* ------------------------------------------------------------------ */
-/* Helpers shared with the plugin                                      */
+/* Sizes (§9)                                                          */
 /* ------------------------------------------------------------------ */
 
 /*
- * Expand a Slurm hostlist such as "n[1-3,7],gpu-[01-02]" into host names,
- * in order ("n1","n2","n3","n7","gpu-01","gpu-02"); zero padding is kept.
- * At most `max_hosts` names (a larger list is an error). NULL-terminated
- * array, free with mcr_strv_free.
- */
-int mcr_hostlist_expand(const char *hostlist, size_t max_hosts, char ***hosts,
-			struct mcr_error *err);
-
-/*
- * Size parsing as TRT-LLM's parse_size(strict_units=True) (§6) for a string:
- * "16GiB" -> 17179869184. Returns 0 and sets *bytes, or -1 with a message
- * naming `key` when the text is not a byte count or a binary-unit size.
+ * Size parsing as TRT-LLM's parse_size(strict_units=True) for a string:
+ * "16GiB" -> 17179869184 bytes. Returns 0 and sets *bytes, or -1 with an
+ * MCR_EINVAL error naming `key` when the text is not a byte count or a
+ * binary-unit size.
  */
 int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
 			struct mcr_error *err);
-
-/*
- * The job directory: `template` with "{job_id}", "{user}" and
- * "{submit_dir}" replaced; a relative result is taken relative to
- * `submit_dir`. Returns a heap string or NULL with err set (MCR_EINVAL for
- * an unknown placeholder).
- */
-char *mcr_expand_dir_template(const char *template, const char *job_id,
-			      const char *user, const char *submit_dir,
-			      struct mcr_error *err);
-/* Default template when neither the recipe (output.log_dir) nor the admin
- * sets one: like srtctl, "<submit dir>/outputs/<job id>/logs". */
-#define MCR_DEFAULT_JOB_DIR "{submit_dir}/outputs/{job_id}/logs"
-
-/* ------------------------------------------------------------------ */
-/* Readiness probes (DESIGN "The master")                              */
-/* ------------------------------------------------------------------ */
-
-/*
- * TCP connect to host:port (host: IPv4 dotted quad or name) within
- * `timeout_ms` milliseconds. 0 when the port accepts; -1 otherwise with the
- * reason ("connection refused", "timed out", ...) in `why` and errno set to
- * its cause: ECONNREFUSED (nothing listens: the host answered), ETIMEDOUT,
- * EHOSTUNREACH, ENETUNREACH (no answer: the host is unreachable), ...
- */
-int mcr_tcp_probe(const char *host, int port, int timeout_ms, char *why,
-		  size_t why_size);
-
-/*
- * One HTTP/1.0 request (`method` GET or PUT, `body` for PUT or NULL) within
- * `timeout_ms`. 0 when a response arrived: *status holds its code and
- * `resp` (size resp_size, NUL-terminated) the start of its body. -1 when no
- * response came, with the reason in `why` and errno set as mcr_tcp_probe
- * sets it (ETIMEDOUT also when the connection opened but no answer came in
- * time; EPROTO for an answer that is not HTTP).
- */
-int mcr_http(const char *host, int port, const char *method, const char *path,
-	     const char *body, int timeout_ms, int *status, char *resp,
-	     size_t resp_size, char *why, size_t why_size);
-
-/* mkdir -p with `mode` for the directories it creates. */
-int mcr_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);
-
-/* Set err to a formatted message (prefix "mooncake: " added); returns -1. */
-int mcr_error_set(struct mcr_error *err, enum mcr_error_kind kind,
-		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,7 @@ int mcp_alloc_post_opt(spank_t sp)
 	/* the job's steps choose their roles; only an explicit one is checked */
 	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg, true, &mcp_ctx.recipe,
 		     &role, &err)) {
-		slurm_error("%s", err.msg);
+		mcp_error(&err);
 		return -1;
 	}
 	return 0;

@@ -74,29 +74,25 @@ int mcp_register_options(spank_t sp)
 }
 
 static int copy_path(char *dst, size_t size, const char *value, const char *key,
-		     char *errbuf, size_t errsize)
+		     struct mcr_error *err)
 {
 	int n;
 
-	if (!*value) {
-		snprintf(errbuf, errsize, "plugstack.conf: %s= needs a value", key);
-		return -1;
-	}
+	if (!*value)
+		return mcri_error_set(err, MCR_EINVAL, "plugstack.conf: %s= needs a value", key);
 	n = snprintf(dst, size, "%s", value);
-	if (n < 0 || (size_t)n >= size) {
-		snprintf(errbuf, errsize, "plugstack.conf: %s= is too long", key);
-		return -1;
-	}
+	if (n < 0 || (size_t)n >= size)
+		return mcri_error_set(err, MCR_EINVAL, "plugstack.conf: %s= is too long", key);
 	return 0;
 }
 
-int mcp_parse_config(struct mcp_config *c, int ac, char **av, char *errbuf,
-		     size_t errsize)
+int mcp_parse_config(struct mcp_config *c, int ac, char **av,
+		     struct mcr_error *err)
 {
 	memset(c, 0, sizeof(*c));
 	snprintf(c->master, sizeof(c->master), "mooncake_master");
 	snprintf(c->srun, sizeof(c->srun), "srun");
-	snprintf(c->job_dir, sizeof(c->job_dir), "%s", MCR_DEFAULT_JOB_DIR);
+	snprintf(c->job_dir, sizeof(c->job_dir), "%s", MCRI_DEFAULT_JOB_DIR);
 	c->ready_timeout = 120;
 	for (int i = 0; i < ac; i++) {
 		const char *a = av[i], *eq = strchr(a, '=');
@@ -105,16 +101,16 @@ int mcp_parse_config(struct mcp_config *c, int ac, char **av, char *errbuf,
 
 #define KEY(k) (klen == strlen(k) && strncmp(a, k, klen) == 0)
 		if (KEY("master")) {
-			if (copy_path(c->master, sizeof(c->master), value, "master", errbuf, errsize))
+			if (copy_path(c->master, sizeof(c->master), value, "master", err))
 				return -1;
 		} else if (KEY("srun")) {
-			if (copy_path(c->srun, sizeof(c->srun), value, "srun", errbuf, errsize))
+			if (copy_path(c->srun, sizeof(c->srun), value, "srun", err))
 				return -1;
 		} else if (KEY("job_dir")) {
-			if (copy_path(c->job_dir, sizeof(c->job_dir), value, "job_dir", errbuf, errsize))
+			if (copy_path(c->job_dir, sizeof(c->job_dir), value, "job_dir", err))
 				return -1;
 		} else if (KEY("interface")) {
-			if (copy_path(c->interface, sizeof(c->interface), value, "interface", errbuf, errsize))
+			if (copy_path(c->interface, sizeof(c->interface), value, "interface", err))
 				return -1;
 		} else if (KEY("ready_timeout")) {
 			char *end;
@@ -122,18 +118,15 @@ int mcp_parse_config(struct mcp_config *c, int ac, char **av, char *errbuf,
 
 			errno = 0;
 			t = strtol(value, &end, 10);
-			if (errno || end == value || *end || t < 1 || t > 86400) {
-				snprintf(errbuf, errsize,
-					 "plugstack.conf: ready_timeout=%s must be a number of seconds between 1 and 86400",
-					 value);
-				return -1;
-			}
+			if (errno || end == value || *end || t < 1 || t > 86400)
+				return mcri_error_set(err, MCR_EINVAL,
+						      "plugstack.conf: ready_timeout=%s must be a number of seconds between 1 and 86400",
+						      value);
 			c->ready_timeout = (int)t;
 		} else {
-			snprintf(errbuf, errsize,
-				 "plugstack.conf: unknown argument '%s'; spank_mooncake.so takes master=, srun=, job_dir=, ready_timeout= and interface= (see spank_mooncake(8))",
-				 a);
-			return -1;
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: unknown argument '%s'; spank_mooncake.so takes master=, srun=, job_dir=, ready_timeout= and interface= (see spank_mooncake(8))",
+					      a);
 		}
 #undef KEY
 	}

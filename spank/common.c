@@ -13,6 +13,14 @@
 
 #include "plugin.h"
 
+void mcp_error(const struct mcr_error *err)
+{
+	char msg[MCR_ERROR_MESSAGE_LENGTH];
+
+	mcr_error_format(err, msg, sizeof(msg));
+	slurm_error("%s", msg);
+}
+
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	     struct mcr_recipe **recipe, enum mcr_role *role,
 	     struct mcr_error *err)
@@ -47,8 +55,8 @@ char *mcp_job_dir(const struct mcp_config *config,
 	 * before Slurm sets it: the directory srun runs in */
 	if (!submit_dir || !*submit_dir) {
 		if (!getcwd(cwd, sizeof(cwd))) {
-			mcr_error_set(err, MCR_ESTATE, "cannot get the current directory: %s",
-				      strerror(errno));
+			mcri_error_set(err, MCR_ESTATE, "cannot get the current directory: %s",
+				       strerror(errno));
 			return NULL;
 		}
 		submit_dir = cwd;
@@ -59,7 +67,7 @@ char *mcp_job_dir(const struct mcp_config *config,
 		snprintf(uidbuf, sizeof(uidbuf), "%lu", (unsigned long)uid);
 		user = uidbuf;
 	}
-	return mcr_expand_dir_template(tmpl, job_id, user, submit_dir, err);
+	return mcri_expand_dir_template(tmpl, job_id, user, submit_dir, err);
 }
 
 static void copy_str(char *dst, size_t size, json_t *obj, const char *key)
@@ -78,14 +86,14 @@ int mcp_state_read(const char *dir, struct mcp_master_state *st,
 
 	memset(st, 0, sizeof(*st));
 	if (asprintf(&path, "%s/%s", dir, MCP_STATE_FILE) < 0)
-		return mcr_error_set(err, MCR_EIO, "out of memory");
+		return mcri_error_set(err, MCR_EIO, "out of memory");
 	obj = json_load_file(path, 0, &jerr);
 	if (!obj) {
 		int missing = access(path, F_OK) != 0 && errno == ENOENT;
 
-		mcr_error_set(err, missing ? MCR_ESTATE : MCR_EIO,
-			      "cannot read %s: %s", path,
-			      missing ? "no such file" : jerr.text);
+		mcri_error_set(err, missing ? MCR_ESTATE : MCR_EIO,
+			       "cannot read %s: %s", path,
+			       missing ? "no such file" : jerr.text);
 		free(path);
 		return -1;
 	}
@@ -121,11 +129,11 @@ int mcp_state_write(const char *dir, const struct mcp_master_state *st,
 	int rc;
 
 	if (!obj)
-		return mcr_error_set(err, MCR_EIO, "out of memory");
+		return mcri_error_set(err, MCR_EIO, "out of memory");
 	text = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(obj);
 	if (!text)
-		return mcr_error_set(err, MCR_EIO, "out of memory");
+		return mcri_error_set(err, MCR_EIO, "out of memory");
 	rc = mcr_write_file_atomic(dir, MCP_STATE_FILE, text, strlen(text), err);
 	free(text);
 	return rc;

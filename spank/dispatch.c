@@ -11,15 +11,15 @@ SPANK_PLUGIN(mooncake, 1);
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-	char err[1024];
+	struct mcr_error err;
 
 	switch (spank_context()) {
 	case S_CTX_ALLOCATOR:
 	case S_CTX_LOCAL:
 		memset(&mcp_ctx, 0, sizeof(mcp_ctx));
 		mcp_ctx.role = MCR_ROLE_NONE;
-		if (mcp_parse_config(&mcp_ctx.config, ac, av, err, sizeof(err))) {
-			slurm_error(MCP_NAME ": %s", err);
+		if (mcp_parse_config(&mcp_ctx.config, ac, av, &err)) {
+			mcp_error(&err);
 			return -1;
 		}
 		mcp_ctx.config_ok = true;

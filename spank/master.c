@@ -153,20 +153,25 @@ static enum probe_result probe_ready(const struct ctl *c, const char *token,
 				     char *why, size_t why_size)
 {
 	const char *addr = c->job->infra_addr;
-	char reason[256], body[256];
+	struct mcr_error reason;
+	char body[256];
 	int status;
 
-	if (mcr_tcp_probe(addr, MCR_MASTER_PORT, PROBE_TIMEOUT_MS, reason, sizeof(reason))) {
-		snprintf(why, why_size, "port %d (RPC) does not accept: %s", MCR_MASTER_PORT, reason);
-		return failed_probe();
+	if (mcri_tcp_probe(addr, MCR_MASTER_PORT, PROBE_TIMEOUT_MS, &reason)) {
+		enum probe_result r = failed_probe();
+
+		snprintf(why, why_size, "port %d (RPC) does not accept: %.200s", MCR_MASTER_PORT, reason.text);
+		return r;
 	}
 	for (int port = MCR_METADATA_PORT; port <= MCR_METRICS_PORT; port++) {
 		const char *what = port == MCR_METADATA_PORT ? "metadata" : "metrics";
 
-		if (mcr_http(addr, port, "GET", "/health", NULL, PROBE_TIMEOUT_MS,
-			     &status, body, sizeof(body), reason, sizeof(reason))) {
-			snprintf(why, why_size, "port %d (%s) GET /health: %s", port, what, reason);
-			return failed_probe();
+		if (mcri_http(addr, port, "GET", "/health", NULL, PROBE_TIMEOUT_MS,
+			      &status, body, sizeof(body), &reason)) {
+			enum probe_result r = failed_probe();
+
+			snprintf(why, why_size, "port %d (%s) GET /health: %.200s", port, what, reason.text);
+			return r;
 		}
 		if (status != 200 || (port == MCR_METADATA_PORT && strncmp(body, "OK", 2) != 0)) {
 			snprintf(why, why_size, "port %d (%s) GET /health answered %d", port, what, status);
@@ -175,10 +180,12 @@ static enum probe_result probe_ready(const struct ctl *c, const char *token,
 	}
 	if (!token)
 		return PROBE_READY;
-	if (mcr_http(addr, MCR_METADATA_PORT, "GET", c->key_path, NULL, PROBE_TIMEOUT_MS,
-		     &status, body, sizeof(body), reason, sizeof(reason))) {
-		snprintf(why, why_size, "port %d GET %s: %s", MCR_METADATA_PORT, c->key_path, reason);
-		return failed_probe();
+	if (mcri_http(addr, MCR_METADATA_PORT, "GET", c->key_path, NULL, PROBE_TIMEOUT_MS,
+		      &status, body, sizeof(body), &reason)) {
+		enum probe_result r = failed_probe();
+
+		snprintf(why, why_size, "port %d GET %s: %.200s", MCR_METADATA_PORT, c->key_path, reason.text);
+		return r;
 	}
 	if (status != 200 || strcmp(body, token) != 0) {
 		snprintf(why, why_size,
@@ -226,7 +233,7 @@ static int fail_state(const struct ctl *c, struct mcp_master_state *st,
 	struct mcp_master_state now;
 
 	fill_state(c, st, "failed");
-	snprintf(st->message, sizeof(st->message), "%s", err->msg);
+	snprintf(st->message, sizeof(st->message), "%s", err->text);
 	/* a newer attempt (others took this one for gone) owns the state now */
 	if (mcp_state_read(c->job->dir, &now, &ignored) == 0 && now.attempt > c->attempt)
 		return -1;
@@ -296,7 +303,7 @@ static char **master_env(const struct mcr_recipe *recipe, struct mcr_error *err)
 nomem:
 	mcr_env_free(&extra);
 	mcr_strv_free(env);
-	mcr_error_set(err, MCR_EIO, "out of memory");
+	mcri_error_set(err, MCR_EIO, "out of memory");
 	return NULL;
 }
 
@@ -315,7 +322,7 @@ static int spawn_master(const struct ctl *c, pid_t *pid, struct mcr_error *err)
 	/* a fresh log for this job's master; srun's own messages go there too */
 	logfd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (logfd < 0) {
-		mcr_error_set(err, MCR_EIO, "cannot create %s: %s", c->log, strerror(errno));
+		mcri_error_set(err, MCR_EIO, "cannot create %s: %s", c->log, strerror(errno));
 		mcr_strv_free(margv);
 		return -1;
 	}
@@ -373,14 +380,14 @@ static int spawn_master(const struct ctl *c, pid_t *pid, struct mcr_error *err)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (rc != 0) {
-		mcr_error_set(err, MCR_ESTATE,
+		mcri_error_set(err, MCR_ESTATE,
 			      "cannot run %s to start the master step: %s; set srun= in plugstack.conf",
 			      argv[0], strerror(rc));
 		rc = -1;
 	}
 	goto out;
 nomem:
-	mcr_error_set(err, MCR_EIO, "out of memory");
+	mcri_error_set(err, MCR_EIO, "out of memory");
 	rc = -1;
 out:
 	mcr_strv_free(margv);
@@ -452,27 +459,28 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 					       advice, sizeof(advice));
 			/* lost a race for the ports with another job's master? */
 			for (int port = MCR_MASTER_PORT; port <= MCR_METRICS_PORT && !busy[0]; port++) {
-				char reason[128];
+				struct mcr_error reason;
 
-				if (mcr_tcp_probe(c->job->infra_addr, port, PROBE_TIMEOUT_MS,
-						  reason, sizeof(reason)) == 0)
+				if (mcri_tcp_probe(c->job->infra_addr, port, PROBE_TIMEOUT_MS,
+						   &reason) == 0)
 					snprintf(busy, sizeof(busy),
 						 " Port %d on %s is in use by another process: another job's mooncake_master on the same node? Only one job at a time can use a node as its infra node (the ports are fixed): run such jobs on different first nodes, or with --exclusive.",
 						 port, c->job->infra_node);
 			}
-			mcr_error_set(err, MCR_ESTATE,
-				      "the master step (mooncake_master on %s) ended during start-up (%s) before it was ready.%s%s Last lines of %s:%s",
-				      c->job->infra_node, status_s, busy, advice, c->log,
+			mcri_error_set(err, MCR_ESTATE,
+				       "the master step (mooncake_master on %s) ended during start-up (%s) before it was ready.%s%s Last lines of %s:%s",
+				       c->job->infra_node, status_s, busy, advice, c->log,
 				      tail[0] ? tail : " (empty)");
 			return fail_state(c, st, err);
 		}
 		if (probe_ready(c, NULL, why, sizeof(why)) == PROBE_READY) {
 			int hs;
-			char body[64], reason[128];
+			char body[64];
+			struct mcr_error reason;
 
-			if (mcr_http(c->job->infra_addr, MCR_METADATA_PORT, "PUT", c->key_path,
-				     st->token, PROBE_TIMEOUT_MS, &hs, body, sizeof(body),
-				     reason, sizeof(reason)) == 0 && hs == 200 &&
+			if (mcri_http(c->job->infra_addr, MCR_METADATA_PORT, "PUT", c->key_path,
+				      st->token, PROBE_TIMEOUT_MS, &hs, body, sizeof(body),
+				      &reason) == 0 && hs == 200 &&
 			    probe_ready(c, st->token, why, sizeof(why)) == PROBE_READY)
 				break;
 		}
@@ -482,7 +490,7 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 				stop_child(child);
 			else
 				kill((pid_t)st->srun_pid, SIGTERM);
-			mcr_error_set(err, MCR_ESTATE,
+			mcri_error_set(err, MCR_ESTATE,
 				      "mooncake_master on %s (%s) was not ready after %d s: %s; it was stopped. If the node is just slow, raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf); last lines of %s:%s",
 				      c->job->infra_node, c->job->infra_addr,
 				      c->timeout, why, c->log,
@@ -512,17 +520,17 @@ static int start_master(struct ctl *c, struct mcr_error *err)
 	st.starter_pid = (long)getpid();
 	st.started_at = (long long)time(NULL);
 	if (make_token(st.token, sizeof(st.token)))
-		return mcr_error_set(err, MCR_EIO, "cannot make a random token");
+		return mcri_error_set(err, MCR_EIO, "cannot make a random token");
 	/* first thing under the lock: the other sruns see this attempt */
 	if (mcp_state_write(c->job->dir, &st, err))
 		return fail_state(c, &st, err);
 	/* a listener before our master exists belongs to someone else */
 	for (int port = MCR_MASTER_PORT; port <= MCR_METRICS_PORT; port++) {
-		char reason[128];
+		struct mcr_error reason;
 
-		if (mcr_tcp_probe(c->job->infra_addr, port, PROBE_TIMEOUT_MS, reason,
-				  sizeof(reason)) == 0) {
-			mcr_error_set(err, MCR_ESTATE,
+		if (mcri_tcp_probe(c->job->infra_addr, port, PROBE_TIMEOUT_MS,
+				   &reason) == 0) {
+			mcri_error_set(err, MCR_ESTATE,
 				      "port %d on the infra node %s (%s) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there. Is another job's mooncake_master running on %s? Only one job at a time can use a node as its infra node (the ports are fixed): run the job on other nodes, or with --exclusive",
 				      port, c->job->infra_node, c->job->infra_addr, c->job->infra_node);
 			return fail_state(c, &st, err);
@@ -621,14 +629,14 @@ static int join_ready(struct ctl *c, const struct mcp_master_state *st,
 	}
 	if (r == PROBE_NO_ANSWER) {
 		gethostname(me, sizeof(me) - 1);
-		return mcr_error_set(err, MCR_ESTATE,
-				     "the job's mooncake_master on %s (%s) was ready, but this node (%s) cannot reach it: no answer within %d s (%s). It may still be running: check the network between %s and %s (link, routes, firewall), then run srun again",
-				     job.infra_node, job.infra_addr, me, cc.bound, why,
-				     me, job.infra_node);
+		return mcri_error_set(err, MCR_ESTATE,
+				      "the job's mooncake_master on %s (%s) was ready, but this node (%s) cannot reach it: no answer within %d s (%s). It may still be running: check the network between %s and %s (link, routes, firewall), then run srun again",
+				      job.infra_node, job.infra_addr, me, cc.bound, why,
+				      me, job.infra_node);
 	}
-	return mcr_error_set(err, MCR_ESTATE,
-			     "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. It is not restarted behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
-			     job.infra_node, job.infra_addr, why, c->log);
+	return mcri_error_set(err, MCR_ESTATE,
+			      "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. It is not restarted behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
+			      job.infra_node, job.infra_addr, why, c->log);
 }
 
 /* Another srun holds this attempt's lock: wait for its verdict. 0 ready,
@@ -655,11 +663,10 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 		if (have && st.attempt < c->attempt)
 			have = false;
 		if (have && strcmp(st.state, "failed") == 0) {
-			const char *msg = strncmp(st.message, "mooncake: ", 10) == 0 ?
-						  st.message + 10 : st.message;
+			const char *msg = st.message;
 
 			if (!first)
-				return mcr_error_set(err, MCR_ESTATE,
+				return mcri_error_set(err, MCR_ESTATE,
 						     "the job's mooncake_master could not be started (another srun of this job tried): %s",
 						     msg);
 			/* an earlier srun's attempt failed (the recipe may be
@@ -690,7 +697,7 @@ static int wait_for_starter(struct ctl *c, struct mcr_error *err)
 			return 1;
 		}
 		if (now_s() >= deadline)
-			return mcr_error_set(err, MCR_ESTATE,
+			return mcri_error_set(err, MCR_ESTATE,
 					     "timed out after %.0f s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
 					     now_s() - t, have ? st.state : "unknown", c->log);
 		first = false;
@@ -726,14 +733,14 @@ int mcp_ensure_master(const struct mcp_config *config,
 			return start_master(&c, err);
 		}
 		if (errno != EEXIST)
-			return mcr_error_set(err, MCR_EIO,
+			return mcri_error_set(err, MCR_EIO,
 					     "cannot create %s: %s; the job's directory must be writable by you",
 					     c.lock, strerror(errno));
 		rc = wait_for_starter(&c, err);
 		if (rc <= 0)
 			return rc;
 	}
-	return mcr_error_set(err, MCR_ESTATE,
+	return mcri_error_set(err, MCR_ESTATE,
 			     "the job's mooncake_master could not be started in %d attempts; see %s",
 			     MCP_MAX_ATTEMPTS, c.log);
 }

@@ -24,13 +24,13 @@ int mcp_resolve_ipv4(const char *host, char *addr, size_t size,
 	hints.ai_socktype = SOCK_STREAM;
 	rc = getaddrinfo(host, NULL, &hints, &res);
 	if (rc != 0 || !res)
-		return mcr_error_set(err, MCR_ESTATE,
-				     "cannot resolve the address of node %s: %s; its NodeAddr in slurm.conf must resolve to an IPv4 address",
-				     host, gai_strerror(rc));
+		return mcri_error_set(err, MCR_ESTATE,
+				      "cannot resolve the address of node %s: %s; its NodeAddr in slurm.conf must resolve to an IPv4 address",
+				      host, gai_strerror(rc));
 	if (!inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr,
 		       addr, (socklen_t)size)) {
 		freeaddrinfo(res);
-		return mcr_error_set(err, MCR_ESTATE, "cannot format the address of %s", host);
+		return mcri_error_set(err, MCR_ESTATE, "cannot format the address of %s", host);
 	}
 	freeaddrinfo(res);
 	return 0;
@@ -43,8 +43,8 @@ static int iface_ipv4(const char *iface, char *addr, size_t size,
 	int rc = -1;
 
 	if (getifaddrs(&ifs) != 0)
-		return mcr_error_set(err, MCR_ESTATE, "cannot list network interfaces: %s",
-				     strerror(errno));
+		return mcri_error_set(err, MCR_ESTATE, "cannot list network interfaces: %s",
+				      strerror(errno));
 	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
 		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
 		    strcmp(i->ifa_name, iface) != 0)
@@ -56,9 +56,9 @@ static int iface_ipv4(const char *iface, char *addr, size_t size,
 	}
 	freeifaddrs(ifs);
 	if (rc)
-		mcr_error_set(err, MCR_ESTATE,
-			      "the network interface '%s' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network",
-			      iface);
+		mcri_error_set(err, MCR_ESTATE,
+			       "the network interface '%s' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network",
+			       iface);
 	return rc;
 }
 
@@ -76,19 +76,19 @@ int mcp_local_address(const char *iface, const char *peer, char *addr,
 	dst.sin_family = AF_INET;
 	dst.sin_port = htons(MCR_MASTER_PORT);
 	if (inet_pton(AF_INET, peer, &dst.sin_addr) != 1)
-		return mcr_error_set(err, MCR_ESTATE, "'%s' is not an IPv4 address", peer);
+		return mcri_error_set(err, MCR_ESTATE, "'%s' is not an IPv4 address", peer);
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return mcr_error_set(err, MCR_ESTATE, "socket: %s", strerror(errno));
+		return mcri_error_set(err, MCR_ESTATE, "socket: %s", strerror(errno));
 	if (connect(fd, (struct sockaddr *)&dst, sizeof(dst)) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&src, &len) != 0 ||
 	    !inet_ntop(AF_INET, &src.sin_addr, addr, (socklen_t)size)) {
 		int e = errno;
 
 		close(fd);
-		return mcr_error_set(err, MCR_ESTATE,
-				     "no route from this node to the master at %s: %s; set interface= in plugstack.conf",
-				     peer, strerror(e));
+		return mcri_error_set(err, MCR_ESTATE,
+				      "no route from this node to the master at %s: %s; set interface= in plugstack.conf",
+				      peer, strerror(e));
 	}
 	close(fd);
 	return 0;

@@ -20,6 +20,7 @@
 #include <slurm/spank.h>
 
 #include "mooncake_recipe.h"
+#include "sys/sys.h"
 
 #define MCP_NAME "mooncake"
 /* srun hands its tasks the absolute path of the recipe it checked (a task
@@ -39,7 +40,7 @@ struct mcp_config {
 struct mcp_context {
 	struct mcp_config config;
 	bool config_ok;
-	char config_error[1024];    /* deferred to task_init in slurmstepd */
+	struct mcr_error config_error; /* deferred to task_init in slurmstepd */
 	char *recipe_arg;           /* --mooncake-recipe as given */
 	char *role_arg;             /* --mooncake-role as given */
 	struct mcr_recipe *recipe;  /* loaded in init_post_opt (srun, sbatch) */
@@ -54,7 +55,7 @@ extern struct mcp_context mcp_ctx;
 /* args.c */
 int mcp_register_options(spank_t sp);
 int mcp_parse_config(struct mcp_config *config, int ac, char **av,
-		     char *errbuf, size_t errsize);
+		     struct mcr_error *err);
 /* True when the recipe reached this process from sbatch/salloc (the
  * SLURM_SPANK_ copy of the option in the environment) rather than from the
  * command line. `getenv_fn` reads the environment of the context. */
@@ -66,6 +67,8 @@ int mcp_role_without_recipe(void);
 void mcp_context_free(void);
 
 /* common.c: what several contexts do the same way */
+/* Print err with slurm_error (mcr_error_format). */
+void mcp_error(const struct mcr_error *err);
 /* Load and validate the recipe (as the calling user) and decide the role
  * (mcr_recipe_resolve_role). */
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
@@ -85,7 +88,7 @@ struct mcp_master_state {
 	char infra_node[256];
 	char infra_addr[64];
 	char token[64];
-	char message[4096];    /* why it failed (a struct mcr_error message) */
+	char message[MCR_ERROR_TEXT_LENGTH]; /* why it failed (a struct mcr_error text) */
 	char starter_host[256];
 	long starter_pid;
 	long srun_pid;

@@ -18,9 +18,9 @@ int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 
 	*nodelist = NULL;
 	if (mcp_slurm_load_job(&msg, job_id) != 0 || !msg)
-		return mcr_error_set(err, MCR_ESTATE,
-				     "cannot ask Slurm for the nodes of job %u: %s",
-				     job_id, mcp_slurm_last_error());
+		return mcri_error_set(err, MCR_ESTATE,
+				      "cannot ask Slurm for the nodes of job %u: %s",
+				      job_id, mcp_slurm_last_error());
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		slurm_job_info_t *j = &msg->job_array[i];
 
@@ -32,7 +32,7 @@ int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 		}
 	}
 	if (rc && !*nodelist)
-		mcr_error_set(err, MCR_ESTATE, "Slurm reports no nodes for job %u", job_id);
+		mcri_error_set(err, MCR_ESTATE, "Slurm reports no nodes for job %u", job_id);
 	slurm_free_job_info_msg(msg);
 	return rc;
 }

@@ -5,7 +5,8 @@
  *           is kept and raised in task_init, because a failing init in the
  *           batch step drains the node
  * task_init (the user, per task, just before exec) read the recipe, decide
- *           the role, and spank_setenv the role's Mooncake variables (§5).
+ *           the role, and spank_setenv the role's Mooncake variables
+ *           (doc/recipe-reference.md §8).
  *           Nothing for the batch, extern and interactive steps, nothing
  *           for a step without a role. Errors go to the task's stderr and
  *           return -1 (never a positive ESPANK code: 22.05 tests `< 0`).
@@ -23,13 +24,12 @@ int mcp_stepd_init(spank_t sp, int ac, char **av)
 {
 	memset(&mcp_ctx, 0, sizeof(mcp_ctx));
 	mcp_ctx.role = MCR_ROLE_NONE;
-	if (mcp_parse_config(&mcp_ctx.config, ac, av, mcp_ctx.config_error,
-			     sizeof(mcp_ctx.config_error)) == 0)
+	if (mcp_parse_config(&mcp_ctx.config, ac, av, &mcp_ctx.config_error) == 0)
 		mcp_ctx.config_ok = true;
 	if (mcp_register_options(sp) && mcp_ctx.config_ok) {
 		mcp_ctx.config_ok = false;
-		snprintf(mcp_ctx.config_error, sizeof(mcp_ctx.config_error),
-			 "cannot register the plugin's options in slurmstepd");
+		mcri_error_set(&mcp_ctx.config_error, MCR_ESTATE,
+			       "cannot register the plugin's options in slurmstepd");
 	}
 	return 0;
 }
@@ -52,9 +52,9 @@ static int parse_ids(const char *list, int *ids, size_t max, size_t *count,
 		long v = strtol(tok, &end, 10);
 
 		if (end == tok || *end || v < 0 || v > 4096 || *count == max)
-			return mcr_error_set(err, MCR_ESTATE,
-					     "%s='%s' does not list GPU indexes; device_names_by_gpu needs the task's physical GPU numbers",
-					     var, list);
+			return mcri_error_set(err, MCR_ESTATE,
+					      "%s='%s' does not list GPU indexes; device_names_by_gpu needs the task's physical GPU numbers",
+					      var, list);
 		ids[(*count)++] = (int)v;
 	}
 	return 0;
@@ -94,9 +94,9 @@ static int task_gpus(spank_t sp, int *ids, size_t max, size_t *count,
 		return 0;
 	for (size_t i = 0; i < *count; i++) {
 		if ((size_t)ids[i] >= nstep)
-			return mcr_error_set(err, MCR_ESTATE,
-					     "CUDA_VISIBLE_DEVICES='%s' does not match SLURM_STEP_GPUS='%s'; cannot tell the task's physical GPUs for device_names_by_gpu",
-					     cvd, step);
+			return mcri_error_set(err, MCR_ESTATE,
+					      "CUDA_VISIBLE_DEVICES='%s' does not match SLURM_STEP_GPUS='%s'; cannot tell the task's physical GPUs for device_names_by_gpu",
+					      cvd, step);
 		ids[i] = step_ids[ids[i]];
 	}
 	return 0;
@@ -141,7 +141,7 @@ int mcp_stepd_task_init(spank_t sp)
 	    step_id == SLURM_INTERACTIVE_STEP)
 		return 0;
 	if (!mcp_ctx.config_ok) {
-		slurm_error(MCP_NAME ": %s", mcp_ctx.config_error);
+		mcp_error(&mcp_ctx.config_error);
 		return -1;
 	}
 	inherited = mcp_recipe_inherited(mcp_ctx.recipe_arg, stepd_getenv, sp);
@@ -162,12 +162,12 @@ int mcp_stepd_task_init(spank_t sp)
 	if (stepd_getenv(sp, "SLURM_HET_JOB_ID", buf, sizeof(buf)) && *buf) {
 		job_id = (uint32_t)strtoul(buf, NULL, 10);
 	} else if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
-		mcr_error_set(&err, MCR_ESTATE, "cannot get the job id");
+		mcri_error_set(&err, MCR_ESTATE, "cannot get the job id");
 		goto fail;
 	}
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
 	if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
-		mcr_error_set(&err, MCR_ESTATE, "cannot get the job's user");
+		mcri_error_set(&err, MCR_ESTATE, "cannot get the job's user");
 		goto fail;
 	}
 	dir = mcp_job_dir(&mcp_ctx.config, recipe, job_id_s, uid,
@@ -179,28 +179,29 @@ int mcp_stepd_task_init(spank_t sp)
 		const char *ext = mcr_recipe_external_master(recipe);
 
 		if (ext) {
-			char host[256];
-			size_t hl = strcspn(ext, ":");
+			char *host = NULL;
+			int bad = mcri_host_port_parse(ext, &host, NULL, &err) ||
+				  mcp_resolve_ipv4(host, peer, sizeof(peer), &err);
 
-			snprintf(host, sizeof(host), "%.*s", (int)hl, ext);
-			if (mcp_resolve_ipv4(host, peer, sizeof(peer), &err))
+			free(host);
+			if (bad)
 				goto fail;
 			snprintf(master_addr, sizeof(master_addr), "%s", ext);
 		} else {
 			if (mcp_state_read(dir, &st, &err)) {
-				char why[sizeof(err.msg)];
+				char why[sizeof(err.text)];
 
-				snprintf(why, sizeof(why), "%s", err.msg);
-				mcr_error_set(&err, MCR_ESTATE,
-					      "%s; srun writes it when it starts the job's master: is spank_mooncake.so in the plugstack.conf of the node srun ran on, and is %s shared with this node?",
-					      why + strlen("mooncake: "), dir);
+				snprintf(why, sizeof(why), "%s", err.text);
+				mcri_error_set(&err, MCR_ESTATE,
+					       "%s; srun writes it when it starts the job's master: is spank_mooncake.so in the plugstack.conf of the node srun ran on, and is %s shared with this node?",
+					       why, dir);
 				goto fail;
 			}
 			if (strcmp(st.state, "ready") != 0) {
-				mcr_error_set(&err, MCR_ESTATE,
-					      "the job's mooncake_master is not ready (%s/%s says '%s'%s%s); the srun of this step should have waited for it",
-					      dir, MCP_STATE_FILE, st.state, st.message[0] ? ": " : "",
-					      st.message[0] ? st.message + strlen("mooncake: ") : "");
+				mcri_error_set(&err, MCR_ESTATE,
+					       "the job's mooncake_master is not ready (%s/%s says '%s'%s%s); the srun of this step should have waited for it",
+					       dir, MCP_STATE_FILE, st.state, st.message[0] ? ": " : "",
+					       st.message);
 				goto fail;
 			}
 			snprintf(peer, sizeof(peer), "%s", st.infra_addr);
@@ -233,7 +234,7 @@ int mcp_stepd_task_init(spank_t sp)
 	rv = 0;
 	goto out;
 fail:
-	slurm_error("%s", err.msg);
+	mcp_error(&err);
 out:
 	mcr_env_free(&env);
 	mcr_file_free(&gpu_file);

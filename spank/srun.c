@@ -50,7 +50,7 @@ int mcp_srun_post_opt(spank_t sp)
 	}
 	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg, inherited,
 		     &mcp_ctx.recipe, &mcp_ctx.role, &err)) {
-		slurm_error("%s", err.msg);
+		mcp_error(&err);
 		return -1;
 	}
 	mcp_ctx.active = true;
@@ -125,21 +125,21 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
 	dir = mcp_job_dir(&mcp_ctx.config, mcp_ctx.recipe, job_id_s, uid,
 			  getenv("SLURM_SUBMIT_DIR"), &err);
-	if (!dir || mcr_mkdir_p(dir, 0755, &err))
+	if (!dir || mcri_mkdir_p(dir, 0755, &err))
 		goto fail;
 
 	if (starts_master) {
 		if (mcp_job_nodes(job_id, &nodelist, &err) ||
-		    mcr_hostlist_expand(nodelist, 65536, &hosts, &err) ||
+		    mcri_hostlist_expand(nodelist, 65536, &hosts, &err) ||
 		    mcp_node_address(hosts[0], infra_addr, sizeof(infra_addr), &err))
 			goto fail;
 		if (asprintf(&master_addr, "%s:%d", infra_addr, MCR_MASTER_PORT) < 0) {
 			master_addr = NULL;
-			mcr_error_set(&err, MCR_EIO, "out of memory");
+			mcri_error_set(&err, MCR_EIO, "out of memory");
 			goto fail;
 		}
 	}
-	/* files first: the master and the workers find them ready (§2.1); an
+	/* files first: the master and the workers find them ready (reference §7); an
 	 * external master's address comes from the recipe */
 	if (mcr_client_configs(mcp_ctx.recipe, master_addr, &files, &err) ||
 	    mcr_write_files(dir, &files, &err))
@@ -155,7 +155,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	rv = 0;
 	goto out;
 fail:
-	slurm_error("%s", err.msg);
+	mcp_error(&err);
 out:
 	mcr_file_list_free(&files);
 	mcr_strv_free(hosts);

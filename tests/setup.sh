@@ -8,9 +8,11 @@
 #           python3-yaml, a Python the wheel supports (3.10-3.13) with venv,
 #           the libraries the Mooncake wheel needs from the OS, and what
 #           `make deb` needs (git, build-essential, dpkg-dev, debhelper,
-#           fakeroot, lintian)
+#           fakeroot, lintian), gcovr (`make coverage`)
 #   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV
 # Downloads are retried; a failed one fails setup with the tool's last lines.
+#
+#   tests/setup.sh coverage   only gcovr, for `make coverage`
 set -euo pipefail
 MOONCAKE_VENV=${MOONCAKE_VENV:-/opt/spank-mooncake/venv}
 MOONCAKE_WHEEL=${MOONCAKE_WHEEL:-mooncake-transfer-engine-non-cuda==0.3.13.post1}
@@ -52,10 +54,14 @@ py=$(wheel_python)
 curl_pkg=libcurl4
 known libcurl4t64 && curl_pkg=libcurl4t64
 need=()
+if [ "${1:-}" = coverage ]; then
+	have_pkg gcovr || retry 3 apt_install gcovr || { tail -20 "$APT_LOG" >&2; exit 1; }
+	exit 0
+fi
 for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
 	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
 	debootstrap python3 python3-yaml "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl \
-	git build-essential dpkg-dev debhelper fakeroot lintian; do
+	git build-essential dpkg-dev debhelper fakeroot lintian gcovr; do
 	have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -5,7 +5,9 @@
 #             found there is run)
 #   plugin    Check suites driving the plugin's callbacks against a stub SPANK
 #             API (tests/plugin/)
-#   artifact  the built .so: exports, undefined symbols, dlopen metadata
+#   artifact  the built plugin (exports, undefined symbols, dlopen metadata),
+#             the library (exports = public header, soname, version node),
+#             the layout of lib/ (no call cycle, no file over 500 lines)
 #   corpus    tests/recipes/: recipes through mooncake-recipe check/render
 #   cluster   integration on a real Slurm cluster whose nodes are network
 #             hosts on this machine (tests/cluster/)
@@ -26,15 +28,20 @@ $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
 	@mkdir -p $(dir $@)
 	@sed -n 's/^Suite \*\([a-z0-9_]*\)_suite(void)$$/SUITE(\1)/p' $(UNIT_SRC) >$@.tmp && mv $@.tmp $@
 
+# the allocation functions the library calls, wrapped so that
+# tests/unit/test_oom.c can make each of them fail in turn
+UNIT_WRAP := $(foreach f,malloc calloc realloc strdup strndup asprintf vasprintf \
+	__asprintf_chk __vasprintf_chk,-Wl,--wrap=$(f))
+
 $(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A)
 	@echo "  LD      $@"
-	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) -o $@ tests/unit/main.c $(UNIT_SRC) \
-		$(LIB_A) $(PKG_LIBS) $(CHECK_LIBS)
+	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) $(UNIT_WRAP) -o $@ tests/unit/main.c \
+		$(UNIT_SRC) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
 $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -I/usr/include $(LDFLAGS) -o $@ $(PLUGIN_TEST_SRC) \
-		$(PLUGIN_TEST_OBJ) $(LIB_A) $(PKG_LIBS) $(CHECK_LIBS)
+		$(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
 $(B)/tests/dlopen_plugin: tests/artifact/dlopen_plugin.c
 	@mkdir -p $(dir $@)
@@ -54,8 +61,16 @@ IT := $(CURDIR)/$(B)/install-test
 DEB_LIBDIR := /usr/lib/$(shell $(CC) -print-multiarch)
 DEB_LAYOUT := PREFIX=/usr LIBDIR=$(DEB_LIBDIR) SLURM_PLUGINDIR=$(DEB_LIBDIR)/slurm-wlm
 
-check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin
+# a user of the shared library: the public header only, linked to the .so
+$(B)/tests/public_api: tests/artifact/public_api.c $(LIB_SO)
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS) -o $@ $< -L$(B) -lmooncake_recipe
+
+check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin $(LIB_SO) $(B)/tests/public_api $(LIB_OBJ)
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
+	CC="$(CC)" tests/artifact/library.sh $(LIB_SO) include/mooncake_recipe.h $(LIB_MAP) \
+		$(B)/tests/public_api
+	tests/artifact/layout.sh $(LIB_OBJ)
 	@# install + uninstall, in Debian's layout (DESTDIR empty before) and
 	@# in the default one (over a file that must survive)
 	rm -rf $(IT) && mkdir -p $(IT)
@@ -110,6 +125,23 @@ sanitize:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/recipes/run.sh build-san/mooncake-recipe
 
+# Line coverage of lib/ and spank/ by the fast layers (unit, plugin,
+# corpus), in a build tree of its own; spank/slurm_query.c is Slurm-query
+# glue the plugin tests replace. gcovr comes from Debian (tests/setup.sh).
+COV := build-cov
+coverage:
+	@command -v gcovr >/dev/null || tests/setup.sh coverage
+	rm -rf $(COV)
+	$(MAKE) -s B=$(COV) OPT="-O0 -g --coverage" LDFLAGS="--coverage" \
+		$(COV)/mooncake-recipe $(COV)/tests/unit_tests $(COV)/tests/plugin_tests
+	$(NETNS_RUN) $(COV)/tests/unit_tests >$(COV)/unit.log 2>&1 || { tail -20 $(COV)/unit.log; exit 1; }
+	$(NETNS_RUN) $(COV)/tests/plugin_tests >$(COV)/plugin.log 2>&1 || { tail -20 $(COV)/plugin.log; exit 1; }
+	tests/recipes/run.sh $(COV)/mooncake-recipe >$(COV)/corpus.log 2>&1 || { tail -20 $(COV)/corpus.log; exit 1; }
+	@tail -qn1 $(COV)/unit.log $(COV)/plugin.log $(COV)/corpus.log
+	@gcovr -r . --object-directory $(COV) -f 'lib/' -s | grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
+	@gcovr -r . --object-directory $(COV) -f 'spank/' -e 'spank/slurm_query.c' -s | \
+		grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
+
 demo: all
 	tests/setup.sh
 	tests/demo.sh
@@ -119,4 +151,4 @@ bench: $(B)/tests/bench
 
 $(B)/tests/bench: tests/bench/bench.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	@$(CC) $(CFLAGS) -DMCK_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(LIB_A) $(PKG_LIBS)
+	@$(CC) $(CFLAGS) -DMCK_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(LIB_A) $(LIB_LIBS)

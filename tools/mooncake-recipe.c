@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mooncake_recipe.h"
+#include "sys/sys.h" /* private: mcri_mkdir_p (the tool links the static library) */
 
 #ifndef MCR_VERSION
 #define MCR_VERSION "0"
@@ -36,7 +37,10 @@ static void usage(FILE *f)
 
 static int fail(const struct mcr_error *err)
 {
-	fprintf(stderr, "%s\n", err->msg);
+	char msg[MCR_ERROR_MESSAGE_LENGTH];
+
+	mcr_error_format(err, msg, sizeof(msg));
+	fprintf(stderr, "%s\n", msg);
 	return err->kind == MCR_EINVAL ? 1 : 2;
 }
 
@@ -152,7 +156,7 @@ int main(int argc, char **argv)
 		struct mcr_file_list files;
 
 		if (mcr_client_configs(recipe, master, &files, &err) ||
-		    mcr_mkdir_p(out, 0755, &err) || mcr_write_files(out, &files, &err)) {
+		    mcri_mkdir_p(out, 0755, &err) || mcr_write_files(out, &files, &err)) {
 			mcr_file_list_free(&files);
 			rc = fail(&err);
 			goto out;

@@ -13,10 +13,13 @@ for f in "$P/bin/mooncake-recipe" "$SP/spank_mooncake.so" "$L/libmooncake_recipe
 	"$P/share/spank-mooncake/mooncake.conf"; do
 	[ -e "$D$f" ] && ok || ko "make install did not install $f"
 done
-# the shared library: installed under its soname, the .so link points there
+# the shared library: its real name, the soname link to it, the
+# development link to the soname (doc/libmooncake_recipe.md)
 soname=$(readelf -d "$D$L/libmooncake_recipe.so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ -n "$soname" ] && [ "$(readlink "$D$L/libmooncake_recipe.so")" = "$soname" ] && [ -f "$D$L/$soname" ] && ok ||
-	ko "libmooncake_recipe.so is not a link to the soname file ('$soname')"
+real=$(readlink "$D$L/$soname" 2>/dev/null)
+[ "$soname" = libmooncake_recipe.so.0 ] && [ "$(readlink "$D$L/libmooncake_recipe.so")" = "$soname" ] &&
+	[[ $real == libmooncake_recipe.so.0.*.* ]] && [ -f "$D$L/$real" ] && [ ! -L "$D$L/$real" ] && ok ||
+	ko "the library is not installed as libmooncake_recipe.so.0.x.y with the links .so.0 (soname '$soname') and .so"
 want="required $SP/spank_mooncake.so"
 got=$(grep -v '^#' "$D$P/share/spank-mooncake/mooncake.conf" 2>/dev/null)
 [ "$got" = "$want" ] && ok || ko "the plugstack snippet says '$got', not '$want'"
@@ -35,10 +38,12 @@ int main(void)
 		"roles: {prefill: {args: {disaggregation-transfer-backend: mooncake}}}\n"
 		"services: [{name: mooncake-master, type: mooncake-master}]\n";
 	struct mcr_recipe *r = NULL;
-	struct mcr_error err = { 0 };
+	static struct mcr_error err;
+	char msg[MCR_ERROR_MESSAGE_LENGTH];
 
 	if (mcr_recipe_load_buffer(text, strlen(text), "prog.yaml", &r, &err)) {
-		fprintf(stderr, "%s\n", err.msg);
+		mcr_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "%s\n", msg);
 		return 1;
 	}
 	printf("%s\n", mcr_engine_name(mcr_recipe_engine(r)));

@@ -21,7 +21,10 @@ static double now(void)
 
 static void die(const struct mcr_error *err)
 {
-	fprintf(stderr, "%s\n", err->msg);
+	char msg[MCR_ERROR_MESSAGE_LENGTH];
+
+	mcr_error_format(err, msg, sizeof(msg));
+	fprintf(stderr, "%s\n", msg);
 	exit(1);
 }
 

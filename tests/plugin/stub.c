@@ -190,7 +190,7 @@ LOGGER(slurm_spank_log, "log", (void)0)
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 {
 	if (!stub.nodes)
-		return mcr_error_set(err, MCR_ESTATE, "cannot ask Slurm for the nodes of job %u", job_id);
+		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm for the nodes of job %u", job_id);
 	*nodelist = strdup(stub.nodes);
 	return 0;
 }

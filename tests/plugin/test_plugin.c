@@ -135,7 +135,7 @@ static const char *record_state(struct mcp_master_state *st)
 	struct mcr_error err = { 0 };
 
 	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
-	ck_assert_int_eq(mcr_mkdir_p(logdir, 0755, &err), 0);
+	ck_assert_int_eq(mcri_mkdir_p(logdir, 0755, &err), 0);
 	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
 	st->attempt = 1;
 	if (!st->infra_node[0])
@@ -273,7 +273,7 @@ START_TEST(srun_concurrent_failure_fails_at_once)
 		/* the other srun's verdict, half a second later */
 		usleep(500000);
 		snprintf(st.state, sizeof(st.state), "failed");
-		snprintf(st.message, sizeof(st.message), "mooncake: mooncake_master on n1 exited during start-up (exit status 1)");
+		snprintf(st.message, sizeof(st.message), "mooncake_master on n1 exited during start-up (exit status 1)");
 		_exit(mcp_state_write(logdir, &st, &err) ? 1 : 0);
 	}
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), 0);
@@ -295,7 +295,7 @@ START_TEST(srun_earlier_failure_is_retried)
 
 	in_tmpdir();
 	snprintf(st.state, sizeof(st.state), "failed");
-	snprintf(st.message, sizeof(st.message), "mooncake: OLD FAILURE");
+	snprintf(st.message, sizeof(st.message), "OLD FAILURE");
 	record_state(&st);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "decode"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
@@ -612,7 +612,7 @@ START_TEST(stepd_errors_return_minus_one)
 		struct mcp_master_state st = { 0 };
 
 		snprintf(st.state, sizeof(st.state), "failed");
-		snprintf(st.message, sizeof(st.message), "mooncake: it broke");
+		snprintf(st.message, sizeof(st.message), "it broke");
 		record_state(&st);
 		remote_step(1, TRT, "decode", false, NULL);
 		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);

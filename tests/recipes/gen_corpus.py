@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Generate tests/recipes/{valid,invalid} from explicit, hand-written
-expectations (reasoned from the spec "srtctl Mooncake Store pool handling",
-srtctl-mooncake.md; section numbers below are its sections).
+expectations (reasoned from srtctl's behaviour as the project's contract,
+doc/recipe-reference.md, states it: section numbers and rule ids (C1-C11,
+V1, V2, M1) below are that page's; "srtctl case N" is case N of srtctl's
+tests/test_trtllm_mooncake.py).
 
     python3 tests/recipes/gen_corpus.py      # rewrites valid/ and invalid/
 
 The generated files are the corpus; tests/recipes/run.sh only reads them.
 Never derive an expectation from what mooncake-recipe prints: when a case
-fails, fix the implementation (or, if the spec says otherwise, this table).
+fails, fix the implementation (or, if the reference says otherwise, this table).
 
 Expected payloads below are written out by hand as Python dicts (in the
-order the spec prescribes) and encoded with json.dumps(obj, indent=2), which
-is the encoding §2.1 names. Every recipe's YAML typing is checked against
+order the reference prescribes) and encoded with json.dumps(obj, indent=2),
+which is the encoding §7 names. Every recipe's YAML typing is checked against
 PyYAML safe_load before it is written.
 """
 import copy
@@ -248,12 +250,12 @@ def read_example(fname):
 
 
 # ======================================================================
-# VALID: TRT-LLM (§2.1)
+# VALID: TRT-LLM (§7.1)
 # ======================================================================
 
 valid("trtllm_example_serve",
-      "PR example trtllm-serve-disagg-mooncake.yaml verbatim; §2.1 example: prefill role both "
-      "8GiB, decode role capacity with its 16GiB override (§7 cases 1-2).",
+      "PR example trtllm-serve-disagg-mooncake.yaml verbatim; §7.1 example: prefill role both "
+      "8GiB, decode role capacity with its 16GiB override (srtctl cases 1-2).",
       read_example("trtllm-serve-disagg-mooncake.yaml"),
       {PF: std("both"), DF: std("capacity", gss="16GiB")})
 
@@ -263,40 +265,40 @@ valid("trtllm_example_dynamo",
       {PF: std("both"), DF: std("capacity")})
 
 valid("trtllm_services_entry",
-      "services entry form (§1.6): one mooncake-master with options.store_config; per-role files "
+      "services entry form (§6): one mooncake-master with options.store_config; per-role files "
       "with role both/capacity, model_key = served_model_name, store keys in YAML order, "
-      "master_server_address last (§2.1 steps 1-5).",
+      "master_server_address last (§7.1 steps 1-5).",
       trt("trtllm-services-entry"),
       {PF: std("both"), DF: std("capacity")})
 
 valid("trtllm_model_key_from_hf_path",
       "No served_model_name: model_key = last component of hf:Qwen/Qwen3-0.6B = Qwen3-0.6B "
-      "(§1.3, §7 case 3).",
+      "(§7.1, srtctl case 3).",
       trt("mk-hf", engine={"type": "trtllm"}),
       {PF: std("both", mk="Qwen3-0.6B"), DF: std("capacity", mk="Qwen3-0.6B")})
 
 valid("trtllm_string_engine_local_path",
-      "engine given as the string 'trtllm' (§1.6 step 2) and a local model path: model_key = "
-      "directory name Llama-3.1-8B-Instruct (§1.3).",
+      "engine given as the string 'trtllm' (§6) and a local model path: model_key = "
+      "directory name Llama-3.1-8B-Instruct (§7.1).",
       trt("mk-local", engine="trtllm", mdl=model(path="/models/llama/Llama-3.1-8B-Instruct")),
       {PF: std("both", mk="Llama-3.1-8B-Instruct"), DF: std("capacity", mk="Llama-3.1-8B-Instruct")})
 
 valid("trtllm_model_path_trailing_slash",
       "Local model path with a trailing slash: runtime.model_path.name (a pathlib name) is "
-      "still Llama-3.1-8B-Instruct (§1.3).",
+      "still Llama-3.1-8B-Instruct (§7.1).",
       trt("mk-slash", engine={"type": "trtllm"},
           mdl=model(path="/models/llama/Llama-3.1-8B-Instruct/")),
       {PF: std("both", mk="Llama-3.1-8B-Instruct"), DF: std("capacity", mk="Llama-3.1-8B-Instruct")})
 
 valid("trtllm_served_name_empty",
       "served_model_name: \"\" is not 'set (non-empty)', so model_key falls back to the model "
-      "directory name Qwen3-0.6B (§1.3).",
+      "directory name Qwen3-0.6B (§7.1).",
       trt("mk-empty-served", engine={"type": "trtllm", "served_model_name": ""}),
       {PF: std("both", mk="Qwen3-0.6B"), DF: std("capacity", mk="Qwen3-0.6B")})
 
 valid("trtllm_store_overrides_role_and_model_key",
       "options.store_config sets model_key and role: overwritten in place (positions 2 and 1), "
-      "new keys appended in YAML order (§2.1 step 3, §7 case 3).",
+      "new keys appended in YAML order (§7.1 step 3, srtctl case 3).",
       trt("store-overrides", store={"protocol": "rdma", "model_key": "qwen3-pool", "role": "producer"}),
       {PF: pay(("role", "producer"), ("model_key", "qwen3-pool"), ("protocol", "rdma"),
                ("master_server_address", MSA)),
@@ -305,7 +307,7 @@ valid("trtllm_store_overrides_role_and_model_key",
 
 valid("trtllm_master_address_in_place",
       "options.store_config.master_server_address is replaced by <infra>:8700 in place (keeps its "
-      "3rd position); decode role: both via its mooncake_store_config (§2.1 step 5, §7 case 5).",
+      "3rd position); decode role: both via its mooncake_store_config (§7.1 step 5, srtctl case 5).",
       trt("msa-in-place", store={"master_server_address": "10.0.0.9:1234", "protocol": "tcp"},
           decode=trt_role(msc={"role": "both"})),
       {PF: pay(("role", "both"), ("model_key", QWEN), ("master_server_address", MSA), ("protocol", "tcp")),
@@ -313,7 +315,7 @@ valid("trtllm_master_address_in_place",
 
 valid("trtllm_role_layering",
       "Role keys layered over service keys: existing keys overwritten in place, new role keys "
-      "appended after the service keys, master_server_address last (§2.1 steps 3-5).",
+      "appended after the service keys, master_server_address last (§7.1 steps 3-5).",
       trt("layering",
           store={"global_segment_size": "4GiB", "local_buffer_size": "512MiB", "protocol": "rdma"},
           prefill=trt_role(msc={"local_buffer_size": "1GiB", "device_name": "mlx5_0"}),
@@ -327,19 +329,19 @@ valid("trtllm_role_layering",
                ("master_server_address", MSA))})
 
 valid("trtllm_agg_only",
-      "A single agg role: mooncake_store_config_agg.json with role both (§2.1 'agg').",
+      "A single agg role: mooncake_store_config_agg.json with role both (§7.1 'agg').",
       trt("agg", store={"protocol": "tcp"},
           roles={"agg": trt_role(msc={"local_buffer_size": "2GiB"})}),
       {AF: pay(("role", "both"), ("model_key", QWEN), ("protocol", "tcp"),
                ("local_buffer_size", "2GiB"), ("master_server_address", MSA))})
 
 valid("trtllm_decode_without_connector",
-      "decode has no kv_connector_config: not a connector mode, so no decode file (§2.1, §7 case 4).",
+      "decode has no kv_connector_config: not a connector mode, so no decode file (§7.1, srtctl case 4).",
       trt("decode-no-conn", decode=trt_role(conn=None)),
       {PF: std("both")})
 
 valid("trtllm_connector_by_module",
-      "decode selects the connector by connector_module only (§1.4, §7 case 7): both files.",
+      "decode selects the connector by connector_module only (§4, srtctl case 7): both files.",
       trt("conn-module", decode=trt_role(conn={
           "connector_module": MODULE,
           "connector_scheduler_class": "MooncakeStoreConnectorScheduler",
@@ -348,20 +350,20 @@ valid("trtllm_connector_by_module",
 
 valid("trtllm_connector_module_other",
       "decode {connector: mooncake-store, connector_module: my.connector} resolves to my.connector: "
-      "not a connector mode, only the prefill file (§1.4, §7 case 7).",
+      "not a connector mode, only the prefill file (§4, srtctl case 7).",
       trt("conn-module-other", decode=trt_role(conn={"connector": "mooncake-store",
                                                      "connector_module": "my.connector"})),
       {PF: std("both")})
 
 valid("trtllm_connector_module_null",
-      "connector_module: null falls back to connector: mooncake-store (§1.4 'present and not null'): "
+      "connector_module: null falls back to connector: mooncake-store (§4 'present and not null'): "
       "both files.",
       trt("conn-module-null", decode=trt_role(conn={"connector": "mooncake-store",
                                                     "connector_module": None})),
       {PF: std("both"), DF: std("capacity")})
 
 valid("trtllm_connector_other_name",
-      "decode uses another connector name (lmcache): not a connector mode, only the prefill file (§1.4).",
+      "decode uses another connector name (lmcache): not a connector mode, only the prefill file (§4).",
       trt("conn-other", decode=trt_role(conn={"connector": "lmcache"})),
       {PF: std("both")})
 
@@ -372,7 +374,7 @@ valid("trtllm_mooncake_store_block_null",
 
 valid("trtllm_role_capacity_spaces",
       "stage_through_host: 1 (int passes) and decode role ' Capacity ' (lower(trim) passes, written "
-      "unchanged) (§3.1 rules 2-3, §7 case 8).",
+      "unchanged) (C11.2-C11.3, srtctl case 8).",
       trt("capacity-spaces", store={"stage_through_host": 1},
           decode=trt_role(msc={"role": " Capacity "})),
       {PF: pay(("role", "both"), ("model_key", QWEN), ("stage_through_host", 1), ("master_server_address", MSA)),
@@ -381,7 +383,7 @@ valid("trtllm_role_capacity_spaces",
 
 valid("trtllm_transfer_batch_size_forms",
       "transfer_batch_size '64' (string, decode) and 64.0 (float, prefill, rendered 64.0) pass and keep "
-      "their YAML types (§3.1 rule 5, §7 case 9).",
+      "their YAML types (C11.5, srtctl case 9).",
       trt("tbs-forms", store={"transfer_batch_size": "64"},
           prefill=trt_role(msc={"transfer_batch_size": R("64.0", 64.0)})),
       {PF: pay(("role", "both"), ("model_key", QWEN), ("transfer_batch_size", 64.0), ("master_server_address", MSA)),
@@ -390,26 +392,26 @@ valid("trtllm_transfer_batch_size_forms",
 
 valid("trtllm_transfer_batch_size_int_literal",
       "transfer_batch_size ' +1_024 ': Python int() accepts surrounding spaces, a sign and '_' between "
-      "digits (§3.1 rule 5); the string is written unchanged.",
+      "digits (C11.5); the string is written unchanged.",
       trt("tbs-literal", store={"transfer_batch_size": " +1_024 "}),
       {PF: pay(("role", "both"), ("model_key", QWEN), ("transfer_batch_size", " +1_024 "), ("master_server_address", MSA)),
        DF: pay(("role", "capacity"), ("model_key", QWEN), ("transfer_batch_size", " +1_024 "),
                ("master_server_address", MSA))})
 
 valid("trtllm_disabled_external_second_master",
-      "A second, disabled mooncake-master entry with external takes no part (§1.5, §1.6, §7 case 10).",
+      "A second, disabled mooncake-master entry with external takes no part (§5, §6, srtctl case 10).",
       trt("disabled-ext", services=[master(dict(STORE)),
                                     {"name": "mooncake-master-ext", "type": "mooncake-master",
                                      "enabled": False, "external": "10.0.0.5:8700"}]),
       {PF: std("both"), DF: std("capacity")})
 
 valid("trtllm_enabled_yes",
-      "enabled: yes is a YAML 1.1 bool (true): the master is enabled (§1.1, §1.5).",
+      "enabled: yes is a YAML 1.1 bool (true): the master is enabled (§1, §5).",
       trt("enabled-yes", services=[master(dict(STORE), enabled=R("yes", True))]),
       {PF: std("both"), DF: std("capacity")})
 
 valid("trtllm_engine_block_form",
-      "engine.mooncake_kv_store form (§1.6 v2 legacy spelling, accepted for TRT-LLM) with container, "
+      "engine.mooncake_kv_store form (§6, the engine form, accepted for TRT-LLM) with container, "
       "env, master_extra_args and store_config; no services list.",
       trt("engine-block", services=None,
           engine={"type": "trtllm", "served_model_name": "pool-model",
@@ -423,7 +425,7 @@ valid("trtllm_engine_block_form",
 
 valid("trtllm_service_extras",
       "Service container/args/env/start/placement/readiness/critical are not mapped into the client "
-      "config (§1.6 step 3): files as for the bare entry.",
+      "config (§6): files as for the bare entry.",
       trt("svc-extras", services=[master(dict(STORE), container="mooncake.sqsh",
                                          args=["--rpc_thread_num=32"], env={"GLOG_v": "1"},
                                          start="before_workers", placement={"node": "infra"},
@@ -432,7 +434,7 @@ valid("trtllm_service_extras",
       {PF: std("both"), DF: std("capacity")})
 
 valid("trtllm_no_master_env_config_path",
-      "No master; both roles set MOONCAKE_CONFIG_PATH in env: loads (C3 satisfied), no file (§7 case 11).",
+      "No master; both roles set MOONCAKE_CONFIG_PATH in env: loads (C3 satisfied), no file (srtctl case 11).",
       trt("no-master-env", services=[],
           prefill=trt_role(env={"MOONCAKE_CONFIG_PATH": "/data/mooncake.json"}),
           decode=trt_role(env={"MOONCAKE_CONFIG_PATH": "/data/mooncake.json"})),
@@ -447,7 +449,7 @@ valid("trtllm_no_master_top_environment",
 
 valid("trtllm_no_master_run_dirs",
       "No master, trtllm-serve, each role its own mooncake_store block with its own run_dir and one "
-      "worker (C3/C4 pass, §7 case 11): no file.",
+      "worker (C3/C4 pass, srtctl case 11): no file.",
       trt("no-master-run-dirs", services=[],
           prefill=trt_role(conn={"connector": "mooncake-store",
                                  "mooncake_store": {"pool": "10.0.0.5:50051", "model_key": "m", "run_dir": "/d"}}),
@@ -458,14 +460,14 @@ valid("trtllm_no_master_run_dirs",
 
 valid("trtllm_no_master_run_dirs_differ_by_slash",
       "C4 compares run_dir strings: '/logs/mc' and '/logs/mc/' are different strings, so no sharing is "
-      "reported (§3 C4 'the same run_dir string'): loads, no file.",
+      "reported (C4 'the same run_dir string'): loads, no file.",
       trt("run-dir-slash", services=[],
           prefill=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"run_dir": "/logs/mc"}}),
           decode=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"run_dir": "/logs/mc/"}})),
       {})
 
 valid("trtllm_no_master_sidecar_agg",
-      "No master, Dynamo with dynamo.sidecar: true, single agg role with a run_dir block (§7 case 13): "
+      "No master, Dynamo with dynamo.sidecar: true, single agg role with a run_dir block (srtctl case 13): "
       "loads, no file.",
       trt("sidecar-agg", services=None, frontend={"type": "dynamo"},
           top={"dynamo": {"sidecar": True}},
@@ -475,12 +477,12 @@ valid("trtllm_no_master_sidecar_agg",
       {})
 
 valid("trtllm_no_master_no_connector",
-      "TRT-LLM without a master and without the connector; services: [] (§7 cases 6, 12): no file.",
+      "TRT-LLM without a master and without the connector; services: [] (srtctl cases 6, 12): no file.",
       trt("no-master-no-conn", services=[], prefill=trt_role(conn=None), decode=trt_role(conn=None)),
       {})
 
 valid("trtllm_yaml_typing",
-      "YAML 1.1 typing feeding the rules (§1.1): '123' quoted string model_key, yes/off bools, 0x10 -> 16, "
+      "YAML 1.1 typing feeding the rules (§1): '123' quoted string model_key, yes/off bools, 0x10 -> 16, "
       "1_000 -> 1000, 010 -> 8, 1.0e+9 float (rendered 1000000000.0); all valid, types kept in the file.",
       trt("yaml-typing",
           store={"model_key": R('"123"', "123"), "stage_through_host": R("yes", True),
@@ -496,7 +498,7 @@ valid("trtllm_yaml_typing",
                ("protocol", "tcp"), ("master_server_address", MSA))})
 
 valid("trtllm_unicode_served_name",
-      "Non-ASCII served_model_name and store value: escaped as \\uXXXX by json.dumps (§2.1 encoding).",
+      "Non-ASCII served_model_name and store value: escaped as \\uXXXX by json.dumps (§7).",
       trt("unicode", engine={"type": "trtllm", "served_model_name": "Qwén/模型-0.6B"},
           store={"namespace": "ns-ü", "protocol": "rdma"}),
       {PF: pay(("role", "both"), ("model_key", "Qwén/模型-0.6B"), ("namespace", "ns-ü"),
@@ -505,7 +507,7 @@ valid("trtllm_unicode_served_name",
                ("protocol", "rdma"), ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_a",
-      "§6 accepted spellings, each in a rendered payload: '16 GiB', ' 16GiB ', 16gib, 16B; the files "
+      "§9 accepted spellings, each in a rendered payload: '16 GiB', ' 16GiB ', 16gib, 16B; the files "
       "keep them verbatim.",
       trt("sizes-a", store={"global_segment_size": "16gib", "local_buffer_size": " 16GiB "},
           prefill=trt_role(msc={"global_segment_size": "16 GiB"}),
@@ -516,7 +518,7 @@ valid("trtllm_sizes_accepted_a",
                ("local_buffer_size", "16B"), ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_b",
-      "§6 accepted: '16' (string byte count), 4kib, int 0, float 1.9 (truncated to 1 >= 1, rendered 1.9).",
+      "§9 accepted: '16' (string byte count), 4kib, int 0, float 1.9 (truncated to 1 >= 1, rendered 1.9).",
       trt("sizes-b", store={"global_segment_size": "16", "local_buffer_size": R("1.9", 1.9)},
           prefill=trt_role(msc={"local_buffer_size": "4kib"}),
           decode=trt_role(msc={"global_segment_size": 0})),
@@ -526,7 +528,7 @@ valid("trtllm_sizes_accepted_b",
                ("local_buffer_size", 1.9), ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_c",
-      "§6 accepted: tabs around the size ('\\t16GiB\\t' matches \\s), 1.5GiB, 1.5MiB, 8b.",
+      "§9 accepted: tabs around the size ('\\t16GiB\\t' matches \\s), 1.5GiB, 1.5MiB, 8b.",
       trt("sizes-c", store={"global_segment_size": R('"\\t16GiB\\t"', "\t16GiB\t"), "local_buffer_size": 4096},
           prefill=trt_role(msc={"global_segment_size": "1.5GiB", "local_buffer_size": "1.5MiB"}),
           decode=trt_role(msc={"local_buffer_size": "8b"})),
@@ -536,7 +538,7 @@ valid("trtllm_sizes_accepted_c",
                ("local_buffer_size", "8b"), ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_d",
-      "§6 accepted: '0' (string), 2TiB, '10 mib', '1 KiB'.",
+      "§9 accepted: '0' (string), 2TiB, '10 mib', '1 KiB'.",
       trt("sizes-d", store={"global_segment_size": "0", "local_buffer_size": "2TiB"},
           prefill=trt_role(msc={"global_segment_size": "10 mib"}),
           decode=trt_role(msc={"local_buffer_size": "1 KiB"})),
@@ -546,7 +548,7 @@ valid("trtllm_sizes_accepted_d",
                ("local_buffer_size", "1 KiB"), ("master_server_address", MSA))})
 
 valid("trtllm_rule_edge_values",
-      "§3.1 edges that pass: model_key ' pool ' (trimmed non-empty, written unchanged), role 'PRODUCER' "
+      "C11 edges that pass: model_key ' pool ' (trimmed non-empty, written unchanged), role 'PRODUCER' "
       "and '\\tconsumer' (lower/trim), stage_through_host null, transfer_batch_size 1.5 (int() -> 1), "
       "global_segment_size -0.5 (truncates toward zero to 0 >= 0), local_buffer_size '0.5KiB' (512).",
       trt("rule-edges",
@@ -562,7 +564,7 @@ valid("trtllm_rule_edge_values",
                ("master_server_address", MSA))})
 
 valid("trtllm_size_huge_strings",
-      "§6 sets no upper bound: '99999999999999999999' (bytes) and '100000000TiB' are a byte count and a "
+      "§9 sets no upper bound: '99999999999999999999' (bytes) and '100000000TiB' are a byte count and a "
       "binary-unit size (regex match, Python float/int arithmetic) and pass the minimum checks; the "
       "files keep the strings.",
       trt("sizes-huge", store={"global_segment_size": "99999999999999999999",
@@ -573,7 +575,7 @@ valid("trtllm_size_huge_strings",
                ("local_buffer_size", "100000000TiB"), ("master_server_address", MSA))})
 
 valid("trtllm_size_huge_float",
-      "§6 int/float: must be finite, value = truncation toward zero; 1.0e+19 (float) is finite and >= 0, "
+      "§9 int/float: must be finite, value = truncation toward zero; 1.0e+19 (float) is finite and >= 0, "
       "so it passes and is written as Python's repr 1e+19.",
       trt("sizes-huge-float", store={"global_segment_size": R("1.0e+19", 1e19)}),
       {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", 1e19), ("master_server_address", MSA)),
@@ -581,7 +583,7 @@ valid("trtllm_size_huge_float",
                ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_e",
-      "§6 accepted: the unit is compared lower-case, so 16GIB and 16Kib pass.",
+      "§9 accepted: the unit is compared lower-case, so 16GIB and 16Kib pass.",
       trt("sizes-e", store={"global_segment_size": "16GIB", "local_buffer_size": "16Kib"}),
       {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "16GIB"),
                ("local_buffer_size", "16Kib"), ("master_server_address", MSA)),
@@ -590,21 +592,21 @@ valid("trtllm_sizes_accepted_e",
 
 valid("trtllm_connector_config_not_mapping",
       "decode kv_connector_config is the string 'mooncake-store', not a mapping: not a connector mode "
-      "(§1.4 'is a mapping'), so only the prefill file.",
+      "(§4 'is a mapping'), so only the prefill file.",
       trt("conn-string", decode=trt_role(conn="mooncake-store")),
       {PF: std("both")})
 
 # ======================================================================
-# VALID: SGLang (§2.3: no file)
+# VALID: SGLang (§7.3: no file)
 # ======================================================================
 
 valid("sglang_service_default_engine",
-      "No engine key: SGLang (§1.2); a mooncake-master service, transfer backend mooncake on both "
-      "roles: loads, SGLang gets no file (§2.3).",
+      "No engine key: SGLang (§3); a mooncake-master service, transfer backend mooncake on both "
+      "roles: loads, SGLang gets no file (§7.3).",
       sgl("sgl-service"), {})
 
 valid("sglang_string_engine",
-      "engine: sglang as a string with a services entry (§1.6 step 2): no file.",
+      "engine: sglang as a string with a services entry (§6): no file.",
       sgl("sgl-string", engine="sglang"), {})
 
 valid("sglang_engine_block_decode_only_backend",
@@ -620,12 +622,12 @@ valid("sglang_engine_block_decode_only_backend",
       {})
 
 valid("sglang_external_master",
-      "SGLang with an external mooncake-master (supported for SGLang/vLLM, §1.5, §4.3): loads, no file.",
+      "SGLang with an external mooncake-master (supported for SGLang/vLLM, §5, §12): loads, no file.",
       sgl("sgl-external", services=[master(external="10.0.0.5:8700")]), {})
 
 valid("sglang_with_etcd_nats_services",
       "Other service kinds next to the master: an external etcd, a dedicated nats and a dedicated "
-      "mooncake-master are all allowed (§1.5 supports_external / supports_dedicated): no file.",
+      "mooncake-master are all allowed (§5 supports_external / supports_dedicated): no file.",
       sgl("sgl-etcd-nats", services=[{"name": "etcd", "type": "etcd", "external": "10.0.0.1:2379"},
                                      {"name": "nats", "type": "nats", "placement": {"node": "dedicated"}},
                                      master(placement={"node": "dedicated"})]), {})
@@ -635,7 +637,7 @@ valid("sglang_agg_without_transfer_backend",
       sgl("sgl-agg", roles={"agg": sgl_role(backend=None)}), {})
 
 valid("sglang_empty_role_store_config",
-      "roles.decode.mooncake_store_config: {} counts as not set (§1.4), so C1 does not fire: no file.",
+      "roles.decode.mooncake_store_config: {} counts as not set (§4), so C1 does not fire: no file.",
       sgl("sgl-empty-msc", decode=sgl_role(msc={})), {})
 
 valid("sglang_disabled_master_no_backend",
@@ -644,7 +646,7 @@ valid("sglang_disabled_master_no_backend",
           prefill=sgl_role(backend=None), decode=sgl_role(backend=None)), {})
 
 # ======================================================================
-# VALID: vLLM (§2.2: one shared file)
+# VALID: vLLM (§7.2: one shared file)
 # ======================================================================
 
 REAL_STORE = {"metadata_server": "P2PHANDSHAKE", "global_segment_size": "150GB",
@@ -653,22 +655,22 @@ REAL_STORE = {"metadata_server": "P2PHANDSHAKE", "global_segment_size": "150GB",
 
 valid("vllm_service_store_config",
       "vLLM: one mooncake_store_config.json = options.store_config in order + master_server_address; "
-      "sizes such as 150GB pass through (§2.2, §6 vLLM).",
+      "sizes such as 150GB pass through (§7.2, §9 vLLM).",
       vllm("vllm-service", store=dict(REAL_STORE)),
       {VF: dict(REAL_STORE, master_server_address=MSA)})
 
 valid("vllm_no_store_config",
-      "vLLM master without options: the file holds only master_server_address (§2.2).",
+      "vLLM master without options: the file holds only master_server_address (§7.2).",
       vllm("vllm-empty"),
       {VF: pay(("master_server_address", MSA))})
 
 valid("vllm_master_address_in_place",
-      "vLLM: a user master_server_address is replaced in place (§2.2).",
+      "vLLM: a user master_server_address is replaced in place (§7.2).",
       vllm("vllm-msa", store={"protocol": "rdma", "master_server_address": "1.2.3.4:5", "x": 1}),
       {VF: pay(("protocol", "rdma"), ("master_server_address", MSA), ("x", 1))})
 
 valid("vllm_engine_block",
-      "vLLM engine.mooncake_kv_store form with store_config and env (§1.6): shared file.",
+      "vLLM engine.mooncake_kv_store form with store_config and env (§6): shared file.",
       vllm("vllm-engine-block", services=None,
            engine={"type": "vllm", "mooncake_kv_store": {
                "env": {"MC_TE_METRIC": "0"},
@@ -678,21 +680,21 @@ valid("vllm_engine_block",
 
 valid("vllm_external_master",
       "vLLM with an external master: allowed; nothing is started and the file points the workers "
-      "at the external master (the docs' promise, chosen over the infra IP that §9 saw in srtctl's "
+      "at the external master (the docs' promise, chosen over the infra IP of srtctl's worker code, §12 item 12, in the "
       "rendering, where nothing would be listening; issue #3: 'workers pointed at the external address').",
       vllm("vllm-external", services=[master({"protocol": "tcp"}, external="10.0.0.5:8700")]),
       {VF: pay(("protocol", "tcp"), ("master_server_address", "10.0.0.5:8700"))})
 
 valid("vllm_device_names_by_gpu",
       "vLLM options.device_names_by_gpu with one entry per GPU (V1 ok): render writes the shared file "
-      "only (per-GPU files are per launched process, §2.2).",
+      "only (per-GPU files are per launched process, §7.2).",
       vllm("vllm-devices", store={"protocol": "rdma"},
            options={"device_names_by_gpu": ["mlx5_0", "mlx5_0", "mlx5_1", "mlx5_1"]}),
       {VF: pay(("protocol", "rdma"), ("master_server_address", MSA))})
 
 valid("vllm_device_names_by_gpu_empty",
       "options.device_names_by_gpu: [] is copied (the key is present) but empty, so V1 does not apply "
-      "(§1.6 step 3, V1 'non-empty'): shared file.",
+      "(§6, V1 'non-empty'): shared file.",
       vllm("vllm-devices-empty", store={"protocol": "rdma"}, options={"device_names_by_gpu": []}),
       {VF: pay(("protocol", "rdma"), ("master_server_address", MSA))})
 
@@ -725,7 +727,7 @@ valid("vllm_agg_without_transfer_config",
       {VF: pay(("protocol", "tcp"), ("master_server_address", MSA))})
 
 valid("vllm_typing_bools_nulls",
-      "YAML 1.1 bools/nulls/strings in store_config (§1.1): yes/no/on/Off/True -> JSON bools, "
+      "YAML 1.1 bools/nulls/strings in store_config (§1): yes/no/on/Off/True -> JSON bools, "
       "'y' stays a string, quoted 'true'/'yes' stay strings, ~/null -> null.",
       vllm("vllm-bools", store={
           "b_yes": R("yes", True), "b_no": R("no", False), "b_on": R("on", True),
@@ -739,7 +741,7 @@ valid("vllm_typing_bools_nulls",
                ("n_empty", None), ("master_server_address", MSA))})
 
 valid("vllm_typing_numbers",
-      "YAML 1.1 numbers (§1.1) rendered as Python json.dumps would: 1e9 and 1e+9 are strings, "
+      "YAML 1.1 numbers (§1) rendered as Python json.dumps would: 1e9 and 1e+9 are strings, "
       "1.0e+9 float 1000000000.0, 64.0, 0x10 -> 16, 010 -> 8, 1_000 -> 1000, +7, -42, .5 -> 0.5, "
       "0.00001 -> 1e-05, 1.5e-5 -> 1.5e-05, 10000000000000000.0 -> 1e+16, 1_000.5, -0.0, 08 string, "
       "quoted '42' string.",
@@ -758,14 +760,14 @@ valid("vllm_typing_numbers",
                ("s_08", "08"), ("s_42", "42"), ("i_zero", 0), ("master_server_address", MSA))})
 
 valid("vllm_typing_exotic_ints",
-      "YAML 1.1 exotic numbers (§1.1, PyYAML): 0b1010 -> 10, sexagesimal 1:30 -> 90 and 1:30.5 -> 90.5.",
+      "YAML 1.1 exotic numbers (§1, PyYAML): 0b1010 -> 10, sexagesimal 1:30 -> 90 and 1:30.5 -> 90.5.",
       vllm("vllm-exotic", store={
           "i_bin": R("0b1010", 10), "i_sexa": R("1:30", 90), "f_sexa": R("1:30.5", 90.5)}),
       {VF: pay(("i_bin", 10), ("i_sexa", 90), ("f_sexa", 90.5), ("master_server_address", MSA))})
 
 valid("vllm_typing_big_ints",
       "Python ints are unbounded: PyYAML safe_load gives 12345678901234567890 and -9223372036854775809 as "
-      "ints and json.dumps writes them unchanged (§1.1; vLLM passes store_config through, §2.2).",
+      "ints and json.dumps writes them unchanged (§1; vLLM passes store_config through, §7.2).",
       vllm("vllm-big-ints", store={
           "i_big": R("12345678901234567890", 12345678901234567890),
           "i_negbig": R("-9223372036854775809", -9223372036854775809)}),
@@ -774,14 +776,14 @@ valid("vllm_typing_big_ints",
 
 valid("vllm_typing_float_special",
       "Special floats pass through vLLM rendering unvalidated and json.dumps writes them as "
-      "Infinity, -Infinity, NaN (§2.1 encoding = Python json.dumps).",
+      "Infinity, -Infinity, NaN (§7 = Python json.dumps).",
       vllm("vllm-special", store={"f_inf": R(".inf", float("inf")), "f_ninf": R("-.inf", float("-inf")),
                                   "f_nan": R(".nan", float("nan"))}),
       {VF: pay(("f_inf", float("inf")), ("f_ninf", float("-inf")), ("f_nan", float("nan")),
                ("master_server_address", MSA))})
 
 valid("vllm_strings_escapes",
-      "String encoding as json.dumps (§2.1): non-ASCII as \\uXXXX (surrogate pair for U+1F600), "
+      "String encoding as json.dumps (§7.1): non-ASCII as \\uXXXX (surrogate pair for U+1F600), "
       "quote/backslash/control escapes, DEL as \\u007f, '/' not escaped, non-ASCII key, "
       "literal block with trailing newline.",
       vllm("vllm-strings", store={
@@ -797,7 +799,7 @@ valid("vllm_strings_escapes",
 
 valid("vllm_nested_values",
       "Nested maps/lists in store_config are rendered with json.dumps(indent=2) nesting; empty "
-      "list/map as [] / {} (§2.1 encoding).",
+      "list/map as [] / {} (§7).",
       vllm("vllm-nested", store={
           "nested": {"a": 1, "b": [1, "x", {"c": None}, True]},
           "empty_list": R("[]", []), "empty_map": R("{}", {}),
@@ -806,7 +808,7 @@ valid("vllm_nested_values",
                ("empty_map", {}), ("lists", [[1, 2], []]), ("master_server_address", MSA))})
 
 valid("vllm_yaml_tags_and_scalars",
-      "More PyYAML safe_load scalars (§1.1): !!str 16 -> '16', !!float 1 -> 1.0, !!int '7' -> 7, "
+      "More PyYAML safe_load scalars (§1): !!str 16 -> '16', !!float 1 -> 1.0, !!int '7' -> 7, "
       "!!null '' -> null, folded >, single-quoted 'it''s', a multi-line plain scalar, a flow mapping.",
       vllm("vllm-tags", store={
           "t_str": R("!!str 16", "16"), "t_float": R("!!float 1", 1.0), "t_int": R("!!int '7'", 7),
@@ -818,7 +820,7 @@ valid("vllm_yaml_tags_and_scalars",
                ("master_server_address", MSA))})
 
 valid("vllm_non_string_keys",
-      "store_config is a free-form map that accepts any keys (§1.1); PyYAML types the keys 1, off, ~, "
+      "store_config is a free-form map that accepts any keys (§1); PyYAML types the keys 1, off, ~, "
       "0x10, 1.50 as int/bool/None/int/float and json.dumps writes them as \"1\", \"false\", \"null\", "
       "\"16\", \"1.5\".",
       vllm("vllm-keys", store={R("1", 1): "one", R("off", False): "bool key", R("~", None): "null key",
@@ -877,7 +879,7 @@ anchor_text = VLLM_HEAD.format(name="vllm-anchor-merge", kvt=KVT) + """      b_f
 assert list(yaml.safe_load(anchor_text)["services"][0]["options"]["store_config"].items()) == \
     [("MC_A", "1"), ("MC_B", "3"), ("b_first", "0"), ("last", True)]
 valid("vllm_anchor_merge",
-      "Anchors, aliases and a << merge key in store_config, as PyYAML safe_load builds them (§1.1): "
+      "Anchors, aliases and a << merge key in store_config, as PyYAML safe_load builds them (§1): "
       "merged pairs first (MC_A, MC_B), the own MC_B overrides in place, then b_first, last.",
       anchor_text,
       {VF: pay(("MC_A", "1"), ("MC_B", "3"), ("b_first", "0"), ("last", True), ("master_server_address", MSA))})
@@ -890,12 +892,12 @@ assert list(yaml.safe_load(dup_text)["services"][0]["options"]["store_config"].i
     [("protocol", "rdma"), ("device_name", "mlx5_0")]
 valid("vllm_duplicate_key",
       "A duplicate key in store_config: PyYAML safe_load keeps the first position and the last value "
-      "(§1.1 'parsed with PyYAML safe_load').",
+      "(§1 'parsed with PyYAML safe_load').",
       dup_text,
       {VF: pay(("protocol", "rdma"), ("device_name", "mlx5_0"), ("master_server_address", MSA))})
 
 # ======================================================================
-# INVALID: §1.1 schema gate and v1 keys
+# INVALID: §10.2 schema gate and v1 keys
 # ======================================================================
 
 BASE_TRT = trt("base")
@@ -908,14 +910,14 @@ def no_schema(d):
 
 
 invalid("schema_missing", "no `schema:` key",
-        "No schema key: the pre-2.0 layout is refused (§1.1).", mutate(BASE_TRT, no_schema))
+        "No schema key: the pre-2.0 layout is refused (§10.2).", mutate(BASE_TRT, no_schema))
 invalid("schema_1", ["schema", "srtctl migrate"],
-        "schema: 1 is refused (§1.1 'other value').", mutate(BASE_TRT, lambda d: d.update(schema=1)))
+        "schema: 1 is refused (§10.2 'other value').", mutate(BASE_TRT, lambda d: d.update(schema=1)))
 invalid("schema_quoted_string", "schema",
-        "schema: \"2\" is a string, not the integer 2 (§1.1).",
+        "schema: \"2\" is a string, not the integer 2 (§10.2).",
         mutate(BASE_TRT, lambda d: d.update(schema=R('"2"', "2"))))
 invalid("schema_bool", "schema",
-        "schema: yes is a bool (§1.1 'integer, not bool').",
+        "schema: yes is a bool (§10.2 'integer, not bool').",
         mutate(BASE_TRT, lambda d: d.update(schema=R("yes", True))))
 
 V1 = [
@@ -945,70 +947,70 @@ V1 += [
 for key, fn in V1:
     leaf = key.split(".")[-1]
     invalid("v1_" + key.replace(".", "_"), ["srtctl migrate -f", leaf],
-            "v1-only key %s under schema: 2 is refused with the migrate hint (§1.1)." % key,
+            "v1-only key %s under schema: 2 is refused with the migrate hint (§10.2)." % key,
             mutate(BASE_TRT, fn))
 
 # ======================================================================
-# INVALID: §1.5 / §3 stage A/B
+# INVALID: §5 / §10.2-§10.6
 # ======================================================================
 
 invalid("two_enabled_masters", "only one mooncake-master service is supported",
-        "Two enabled mooncake-master entries (§1.5, §3 A2).",
+        "Two enabled mooncake-master entries (§5, §10.4).",
         trt("two-masters", services=[master(dict(STORE)), master(name="mooncake-master-2")]))
 invalid("two_enabled_masters_sglang_external", "only one mooncake-master service is supported",
-        "SGLang: a second enabled master, even external, is refused (§1.5).",
+        "SGLang: a second enabled master, even external, is refused (§5).",
         sgl("two-masters-sgl", services=[master(), master(name="mc-ext", external="10.0.0.5:8700")]))
 invalid("master_with_role_engines_only", "a mooncake-master service needs a top-level engine",
-        "No top-level engine, roles set their own engine, and a master is declared (§1.6 step 2, §3 A3).",
+        "No top-level engine, roles set their own engine, and a master is declared (§6, §10.4).",
         mutate(BASE_SGL, lambda d: [d["roles"][r].update(engine="sglang") for r in ("prefill", "decode")]))
 invalid("role_engine_with_store",
         "role-specific engines do not yet support implicit Mooncake stores or failover (decode)",
-        "Top-level SGLang engine with a master, decode sets its own engine (§1.6 last bullet).",
+        "Top-level SGLang engine with a master, decode sets its own engine (§6).",
         mutate(sgl("role-engine", engine="sglang"), lambda d: d["roles"]["decode"].update(engine="sglang")))
 
 for key, val in (("prefill_environment", {"A": "1"}), ("decode_extra_args", ["--x"]),
                  ("aggregated_environment", {"A": "1"}), ("trtllm_config", {"max_batch_size": 8}),
                  ("kv_events_config", {"enable": True})):
     invalid("engine_mapping_" + key, ["an engine mapping carries engine-wide knobs only", "roles.<role>"],
-            "engine mapping with the per-role key %s (§1.2)." % key,
+            "engine mapping with the per-role key %s (§3)." % key,
             mutate(BASE_TRT, (lambda k, v: lambda d: d["engine"].update({k: v}))(key, val)))
 invalid("engine_mapping_roles", "roles are declared at the recipe's top level",
-        "roles written under engine (§1.2).",
+        "roles written under engine (§3).",
         mutate(BASE_TRT, lambda d: d["engine"].update(roles={"prefill": {"nodes": 1}})))
 invalid("engine_unknown_field_trtllm", ["Unknown field", "served_model"],
-        "Unknown TRT-LLM engine field (served_model instead of served_model_name) (§1.1, §1.2).",
+        "Unknown TRT-LLM engine field (served_model instead of served_model_name) (§10.6, §3).",
         mutate(BASE_TRT, lambda d: d["engine"].update(served_model="x")))
 
 invalid("trtllm_store_device_names_by_gpu", ["device_names_by_gpu", "Unknown field"],
-        "device_names_by_gpu under a TRT-LLM engine.mooncake_kv_store is an unknown field (§1.2).",
+        "device_names_by_gpu under a TRT-LLM engine.mooncake_kv_store is an unknown field (§3).",
         trt("trt-dev", services=None,
             engine={"type": "trtllm", "served_model_name": QWEN,
                     "mooncake_kv_store": {"store_config": {"protocol": "rdma"},
                                           "device_names_by_gpu": ["mlx5_0"] * 8}}))
 invalid("trtllm_service_device_names_by_gpu", ["device_names_by_gpu", "Unknown field"],
-        "services options.device_names_by_gpu on TRT-LLM maps to an unknown field (§1.6 consequences).",
+        "services options.device_names_by_gpu on TRT-LLM maps to an unknown field (§6).",
         trt("trt-svc-dev", services=[master(dict(STORE), options={"device_names_by_gpu": ["mlx5_0"] * 8})]))
 invalid("trtllm_store_unknown_field", ["eviction_ratio", "Unknown field"],
-        "Donor-design key eviction_ratio under a TRT-LLM engine.mooncake_kv_store (§1.2, §0).",
+        "Donor-design key eviction_ratio under a TRT-LLM engine.mooncake_kv_store (§3, §3).",
         trt("trt-unknown", services=None,
             engine={"type": "trtllm", "served_model_name": QWEN,
                     "mooncake_kv_store": {"store_config": {"protocol": "rdma"}, "eviction_ratio": 0.9}}))
 invalid("vllm_store_unknown_field", ["default_kv_lease_ttl_ms", "Unknown field"],
-        "default_kv_lease_ttl_ms (from the real v1 recipe) under vLLM engine.mooncake_kv_store (§8, §1.2).",
+        "default_kv_lease_ttl_ms (from the real v1 recipe) under vLLM engine.mooncake_kv_store (a saved real recipe, §3).",
         vllm("vllm-unknown", services=None,
              engine={"type": "vllm", "mooncake_kv_store": {"default_kv_lease_ttl_ms": 20000,
                                                            "store_config": {"protocol": "tcp"}}}))
 invalid("sglang_store_config_unknown_field", ["store_config", "Unknown field"],
-        "SGLang MooncakeKVStoreConfig has no store_config field (§1.2, §9).",
+        "SGLang MooncakeKVStoreConfig has no store_config field (§3, §12).",
         sgl("sgl-store-config", services=None,
             engine={"type": "sglang", "mooncake_kv_store": {"store_config": {"protocol": "tcp"}}}))
 invalid("sglang_service_store_config", ["store_config", "Unknown field"],
         "SGLang with services options.store_config: mapped to engine.mooncake_kv_store.store_config, which "
-        "SGLang's block does not have (§1.6 step 3, §9).",
+        "SGLang's block does not have (§6, §12).",
         sgl("sgl-svc-store-config", services=[master({"protocol": "tcp"})]))
 invalid("mocker_with_master", ["mooncake_kv_store", "Unknown field"],
-        "The mocker engine has no mooncake_kv_store field (§1.2: only SGLang, vLLM, TRT-LLM have it); a "
-        "mooncake-master service maps into it (§1.6 step 3).",
+        "The mocker engine has no mooncake_kv_store field (§3: only SGLang, vLLM, TRT-LLM have it); a "
+        "mooncake-master service maps into it (§6).",
         recipe("mocker-master", {"type": "mocker"}, {"agg": {"nodes": 1, "workers": 1, "gpus": 1}},
                [master()]))
 invalid("c1_mocker_role_store_config", "roles.agg.mooncake_store_config is read by TRT-LLM only",
@@ -1016,86 +1018,86 @@ invalid("c1_mocker_role_store_config", "roles.agg.mooncake_store_config is read 
         recipe("mocker-c1", {"type": "mocker"},
                {"agg": {"nodes": 1, "workers": 1, "gpus": 1, "mooncake_store_config": {"protocol": "tcp"}}}))
 invalid("service_readiness_interval_negative", "interval_seconds",
-        "readiness.interval_seconds: -1 (must be > 0) (§1.5).",
+        "readiness.interval_seconds: -1 (must be > 0) (§5).",
         sgl("svc-interval", services=[master(readiness={"port": 8700, "interval_seconds": -1})]))
 invalid("service_placement_unknown_key", "zone",
-        "placement has node, pool, per only; an unknown key is refused (§1.1 unknown keys, §1.5).",
+        "placement has node, pool, per only; an unknown key is refused (§10.6, §5).",
         sgl("svc-zone", services=[master(placement={"node": "infra", "zone": "a"})]))
 invalid("service_unknown_field", "replicas",
-        "An unknown field on a service entry is refused (§1.1 unknown keys, §1.5 field list).",
+        "An unknown field on a service entry is refused (§10.6, §5 field list).",
         sgl("svc-unknown", services=[master(replicas=2)]))
 invalid("service_option_unknown",
         "services[mooncake-master].options has keys type 'mooncake-master' does not understand: eviction_ratio",
-        "Unknown mooncake-master option key (§1.5).",
+        "Unknown mooncake-master option key (§5).",
         trt("svc-opt", services=[master(dict(STORE), options={"eviction_ratio": 0.9})]))
 invalid("role_unknown_key", ["Unknown field", "mooncake_config"],
-        "Unknown role key (typo mooncake_config) (§1.1, §1.4).",
+        "Unknown role key (typo mooncake_config) (§10.6, §4).",
         mutate(BASE_TRT, lambda d: d["roles"]["decode"].update(mooncake_config={"protocol": "tcp"})))
 invalid("role_unknown_name", "unknown role 'encode'; valid roles are prefill, decode, agg",
-        "Role name outside prefill/decode/agg (§1.4).",
+        "Role name outside prefill/decode/agg (§4).",
         mutate(BASE_SGL, lambda d: d["roles"].update(encode=sgl_role())))
 invalid("role_aggregated_name", "unknown role 'aggregated'; valid roles are prefill, decode, agg",
-        "The legacy worker-mode spelling 'aggregated' is not a role name (§1.4).",
+        "The legacy worker-mode spelling 'aggregated' is not a role name (§4).",
         sgl("sgl-aggregated", roles={"aggregated": sgl_role(backend=None)}))
 
-# per-entry service rules (§1.5)
+# per-entry service rules (§5)
 invalid("service_type_unknown", "mooncake_master",
-        "Unregistered service kind mooncake_master (underscore) (§1.5 type).",
+        "Unregistered service kind mooncake_master (underscore) (§5 type).",
         trt("svc-type", services=[dict(master(dict(STORE)), type="mooncake_master")]))
 invalid("service_name_missing", "name",
-        "Service entry without name (§1.5 'name (required, non-empty...)').",
+        "Service entry without name (§5 'name (required, non-empty...)').",
         trt("svc-noname", services=[{"type": "mooncake-master", "options": {"store_config": dict(STORE)}}]))
 invalid("service_name_empty", "name",
-        "Service entry with name: \"\" (§1.5).",
+        "Service entry with name: \"\" (§5).",
         trt("svc-emptyname", services=[master(dict(STORE), name="")]))
 invalid("service_name_duplicate", "twin-etcd",
-        "Two entries named twin-etcd (§1.5 'unique across the list').",
+        "Two entries named twin-etcd (§5 'unique across the list').",
         mutate(BASE_TRT, lambda d: d["services"].extend([{"name": "twin-etcd", "type": "etcd"},
                                                          {"name": "twin-etcd", "type": "etcd"}])))
 invalid("service_external_unsupported_kind", "external",
-        "external on a generic kind (only etcd, nats, mooncake-master support it) (§1.5).",
+        "external on a generic kind (only etcd, nats, mooncake-master support it) (§5).",
         mutate(BASE_SGL, lambda d: d["services"].append({"name": "side", "type": "generic",
                                                          "command": ["sleep", "infinity"],
                                                          "external": "10.0.0.5:9000"})))
 invalid("service_external_empty", "external",
-        "external: \"\" (must be a non-empty string) (§1.5).",
+        "external: \"\" (must be a non-empty string) (§5).",
         sgl("svc-ext-empty", services=[master(external="")]))
 invalid("service_command_empty", "command",
-        "command: [] (if given must be non-empty) (§1.5).",
+        "command: [] (if given must be non-empty) (§5).",
         sgl("svc-cmd-empty", services=[master(command=[])]))
 invalid("service_args_blank", "args",
-        "args with a blank entry (§1.5 'no blank entries').",
+        "args with a blank entry (§5 'no blank entries').",
         sgl("svc-args-blank", services=[master(args=["--rpc_thread_num=8", ""])]))
 invalid("service_placement_node_unknown", "moon",
-        "placement.node: moon is not a placement (§1.5).",
+        "placement.node: moon is not a placement (§5).",
         sgl("svc-node", services=[master(placement={"node": "moon"})]))
 invalid("service_placement_per_unknown", "rank",
-        "placement.per: rank (must be node or worker) (§1.5).",
+        "placement.per: rank (must be node or worker) (§5).",
         sgl("svc-per", services=[master(placement={"node": "infra", "per": "rank"})]))
 invalid("service_start_unknown", "later",
-        "start: later (must be infra, before_workers, after_frontend) (§1.5).",
+        "start: later (must be infra, before_workers, after_frontend) (§5).",
         sgl("svc-start", services=[master(start="later")]))
 invalid("service_readiness_two_probes", "readiness",
-        "readiness with both port and tcp (exactly one probe) (§1.5).",
+        "readiness with both port and tcp (exactly one probe) (§5).",
         sgl("svc-ready2", services=[master(readiness={"port": 8700, "tcp": "127.0.0.1:8700"})]))
 invalid("service_readiness_no_probe", "readiness",
-        "readiness with no probe at all (§1.5 'exactly one of port|tcp|http|log').",
+        "readiness with no probe at all (§5 'exactly one of port|tcp|http|log').",
         sgl("svc-ready0", services=[master(readiness={"timeout_seconds": 60})]))
 invalid("service_readiness_timeout_zero", "timeout_seconds",
-        "readiness.timeout_seconds: 0 (must be > 0) (§1.5).",
+        "readiness.timeout_seconds: 0 (must be > 0) (§5).",
         sgl("svc-timeout", services=[master(readiness={"port": 8700, "timeout_seconds": 0})]))
 invalid("service_dedicated_generic", "dedicated",
-        "placement.node: dedicated on a generic kind (supports_dedicated only etcd, nats, mooncake-master) (§1.5).",
+        "placement.node: dedicated on a generic kind (supports_dedicated only etcd, nats, mooncake-master) (§5).",
         mutate(BASE_SGL, lambda d: d["services"].append({"name": "side", "type": "generic",
                                                          "command": ["sleep", "infinity"],
                                                          "placement": {"node": "dedicated"}})))
 invalid("service_disabled_still_validated", "moon",
-        "A disabled entry is still validated as an entry (§1.5 enabled).",
+        "A disabled entry is still validated as an entry (§5 enabled).",
         mutate(BASE_SGL, lambda d: d["services"].append(master(name="mc-old", enabled=False,
                                                                placement={"node": "moon"}))))
 invalid("trtllm_only_master_disabled_no", "would not find a Mooncake client config",
         "The only master has enabled: no (YAML bool false): no store, so the connector roles have no "
-        "config (§1.6 step 1, C3).",
+        "config (§6, C3).",
         trt("disabled-no", services=[master(dict(STORE), enabled=R("no", False))]))
 
 # ======================================================================
@@ -1103,29 +1105,29 @@ invalid("trtllm_only_master_disabled_no", "would not find a Mooncake client conf
 # ======================================================================
 
 invalid("c1_sglang_role_store_config", "roles.decode.mooncake_store_config is read by TRT-LLM only",
-        "C1: SGLang role with mooncake_store_config (§7 case 14).",
+        "C1: SGLang role with mooncake_store_config (srtctl case 14).",
         mutate(BASE_SGL, lambda d: d["roles"]["decode"].update(mooncake_store_config={"global_segment_size": "16GiB"})))
 invalid("c1_vllm_role_store_config", "roles.decode.mooncake_store_config is read by TRT-LLM only",
-        "C1: vLLM role with mooncake_store_config (§7 case 14).",
+        "C1: vLLM role with mooncake_store_config (srtctl case 14).",
         mutate(BASE_VLLM, lambda d: d["roles"]["decode"].update(mooncake_store_config={"global_segment_size": "16GiB"})))
 invalid("c1_sglang_no_master", "roles.prefill.mooncake_store_config is read by TRT-LLM only",
         "C1 applies with or without a master.",
         sgl("c1-no-master", services=None, prefill=sgl_role(msc={"protocol": "tcp"})))
 invalid("c2_no_master_role_store_config", "roles.decode.mooncake_store_config needs a mooncake-master service",
         "C2: no master, both roles set mooncake_store_config; the alphabetically smallest role (decode) "
-        "is named (§7 case 15).",
+        "is named (srtctl case 15).",
         trt("c2", services=[],
             prefill=trt_role(env={"MOONCAKE_CONFIG_PATH": "/data/mc.json"}, msc={"local_buffer_size": "1GiB"}),
             decode=trt_role(env={"MOONCAKE_CONFIG_PATH": "/data/mc.json"}, msc={"global_segment_size": "16GiB"})))
 invalid("c3_no_master_nothing", "would not find a Mooncake client config",
-        "C3: no master, connector roles with no config (§7 case 19).", trt("c3a", services=[]))
+        "C3: no master, connector roles with no config (srtctl case 19).", trt("c3a", services=[]))
 invalid("c3_block_without_run_dir", "would not find a Mooncake client config",
-        "C3: trtllm-serve, block {pool, model_key} without run_dir (§7 case 19).",
+        "C3: trtllm-serve, block {pool, model_key} without run_dir (srtctl case 19).",
         trt("c3b", services=[],
             prefill=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"pool": "p", "model_key": "m"}}),
             decode=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"pool": "p", "model_key": "m"}})))
 invalid("c3_dynamo_run_dir", "would not find a Mooncake client config",
-        "C3: Dynamo frontend without sidecar does not run trtllm-serve, so a run_dir block is not enough (§7 case 19).",
+        "C3: Dynamo frontend without sidecar does not run trtllm-serve, so a run_dir block is not enough (srtctl case 19).",
         trt("c3c", services=[], frontend={"type": "dynamo"},
             prefill=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"run_dir": "/d"}}),
             decode=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"run_dir": "/d-decode"}})))
@@ -1134,29 +1136,29 @@ invalid("c3_only_prefill_env", ["roles.decode.args.kv_connector_config selects t
         "C3: MOONCAKE_CONFIG_PATH only in the prefill env; decode has none.",
         trt("c3d", services=[], prefill=trt_role(env={"MOONCAKE_CONFIG_PATH": "/data/mc.json"})))
 invalid("c4_shared_run_dir", "would be shared by several servers",
-        "C4: both roles use run_dir /logs/mc (§7 case 20).",
+        "C4: both roles use run_dir /logs/mc (srtctl case 20).",
         trt("c4a", services=[],
             prefill=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"run_dir": "/logs/mc"}}),
             decode=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"run_dir": "/logs/mc"}})))
 invalid("c4_two_workers", "would be shared by several servers",
-        "C4: prefill run_dir with workers: 2 (§7 case 20); decode is covered by MOONCAKE_CONFIG_PATH.",
+        "C4: prefill run_dir with workers: 2 (srtctl case 20); decode is covered by MOONCAKE_CONFIG_PATH.",
         trt("c4b", services=[],
             prefill=trt_role(conn={"connector": "mooncake-store", "mooncake_store": {"run_dir": "/logs/mc"}},
                              workers=2),
             decode=trt_role(env={"MOONCAKE_CONFIG_PATH": "/data/mc.json"})))
 invalid("c5_external_trtllm", "external mooncake-master",
-        "C5: TRT-LLM with an external master (§7 case 16).",
+        "C5: TRT-LLM with an external master (srtctl case 16).",
         trt("c5", services=[master(dict(STORE), external="10.0.0.5:8700")]))
 invalid("c6_no_connector_role", "no roles",
-        "C6: master declared, no role uses the connector (§7 case 16).",
+        "C6: master declared, no role uses the connector (srtctl case 16).",
         trt("c6", prefill=trt_role(conn=None), decode=trt_role(conn=None)))
 invalid("c7_block_with_master", "mooncake_store is set",
-        "C7: prefill kv_connector_config.mooncake_store block with a master (§7 case 16).",
+        "C7: prefill kv_connector_config.mooncake_store block with a master (srtctl case 16).",
         trt("c7", prefill=trt_role(conn={"connector": "mooncake-store",
                                          "mooncake_store": {"pool": "file:///logs/pool.json", "model_key": "m"}})))
 invalid("c8_store_config_on_non_connector_role",
         "roles.decode.mooncake_store_config is set, but only ['prefill'] use the Mooncake Store connector",
-        "C8: decode sets mooncake_store_config without the connector (§7 case 16).",
+        "C8: decode sets mooncake_store_config without the connector (srtctl case 16).",
         trt("c8", decode=trt_role(conn=None, msc={"global_segment_size": "16GiB"})))
 invalid("c8_prefill_not_connector",
         "roles.prefill.mooncake_store_config is set, but only ['decode'] use the Mooncake Store connector",
@@ -1173,7 +1175,7 @@ C9 = [("segment_size", "160GiB", ["options.store_config: segment_size",
                                "srtctl starts the master before the workers; drop it"])]
 for key, val, exp in C9:
     invalid("c9_store_" + key, exp + ["belongs to the mooncake_store block and the client config ignores it"],
-            "C9: block-only key %s in options.store_config (§7 cases 16-17)." % key,
+            "C9: block-only key %s in options.store_config (srtctl cases 16-17)." % key,
             trt("c9-" + key, store=dict(STORE, **{key: val})))
 invalid("c9_exact_wording",
         ["mooncake-master options.store_config: segment_size belongs to the mooncake_store block and the client "
@@ -1183,7 +1185,7 @@ invalid("c9_exact_wording",
         trt("c9-wording", store=dict(STORE, segment_size="160GiB")))
 invalid("c9_role_run_dir", ["roles.decode.mooncake_store_config: run_dir",
                             "srtctl hands each role its config through MOONCAKE_CONFIG_PATH; drop it"],
-        "C9: run_dir in roles.decode.mooncake_store_config (§7 case 17).",
+        "C9: run_dir in roles.decode.mooncake_store_config (srtctl case 17).",
         trt("c9-role", decode=trt_role(msc={"run_dir": "/logs/mc"})))
 invalid("c9_service_before_roles", ["options.store_config: master_timeout"],
         "C9 source order: options.store_config (master_timeout) is reported before decode's run_dir.",
@@ -1198,10 +1200,10 @@ invalid("c9_roles_in_recipe_order", ["roles.decode.mooncake_store_config: run_di
             roles={"decode": trt_role(msc={"run_dir": "/logs/mc"}),
                    "prefill": trt_role(msc={"pool": "p"})}))
 invalid("c10_protocol", "roles.decode.mooncake_store_config: protocol must be the same for every server of the pool",
-        "C10: decode protocol: tcp (§7 case 16).",
+        "C10: decode protocol: tcp (srtctl case 16).",
         trt("c10a", decode=trt_role(msc={"protocol": "tcp"})))
 invalid("c10_model_key", "roles.decode.mooncake_store_config: model_key must be the same for every server of the pool",
-        "C10: decode model_key (§7 case 16).",
+        "C10: decode model_key (srtctl case 16).",
         trt("c10b", decode=trt_role(msc={"model_key": "other"})))
 invalid("c10_several_keys",
         "roles.decode.mooncake_store_config: model_key, namespace, metadata_server, protocol must be the same for every server of the pool",
@@ -1211,7 +1213,7 @@ invalid("c10_several_keys",
                                          "namespace": "ns", "model_key": "m"})))
 invalid("c10_master_server_address_in_role",
         "roles.prefill.mooncake_store_config: master_server_address must be the same for every server of the pool",
-        "C10: master_server_address is allowed only in options.store_config (§2.1 step 5).",
+        "C10: master_server_address is allowed only in options.store_config (§7.1 step 5).",
         trt("c10d", prefill=trt_role(msc={"master_server_address": "10.0.0.9:8700"})))
 invalid("c10_after_c9", ["roles.decode.mooncake_store_config: pool",
                          "srtctl points every role at the mooncake-master service; drop it"],
@@ -1219,7 +1221,7 @@ invalid("c10_after_c9", ["roles.decode.mooncake_store_config: pool",
         trt("c10e", decode=trt_role(msc={"protocol": "tcp", "pool": "p"})))
 
 # ======================================================================
-# INVALID: C11 / §3.1 and §6
+# INVALID: C11 / C11 and §9
 # ======================================================================
 
 
@@ -1234,28 +1236,28 @@ def c11(name, expects, desc, store=None, prefill_msc=None, decode_msc=None):
 
 PP = "Mooncake client config for roles.prefill: "
 DP = "Mooncake client config for roles.decode: "
-c11("c11_model_key_empty", [PP + "model_key must be a non-empty"], "§3.1 rule 1: model_key: \"\" (§7 case 16).",
+c11("c11_model_key_empty", [PP + "model_key must be a non-empty"], "C11.1: model_key: \"\" (srtctl case 16).",
     store={"model_key": ""})
-c11("c11_model_key_blank", [PP + "model_key must be a non-empty"], "§3.1 rule 1: whitespace-only model_key.",
+c11("c11_model_key_blank", [PP + "model_key must be a non-empty"], "C11.1: whitespace-only model_key.",
     store={"model_key": "   "})
-c11("c11_model_key_int", [PP + "model_key must be a non-empty"], "§3.1 rule 1: model_key: 123 is an int (YAML typing).",
+c11("c11_model_key_int", [PP + "model_key must be a non-empty"], "C11.1: model_key: 123 is an int (YAML typing).",
     store={"model_key": 123})
 c11("c11_role_donor",
     [DP + "role must be one of ['both', 'capacity', 'consumer', 'producer'], got 'donor'"],
-    "§3.1 rule 2: decode role donor (§7 case 16); prefill passes first.", decode_msc={"role": "donor"})
+    "C11.2: decode role donor (srtctl case 16); prefill passes first.", decode_msc={"role": "donor"})
 c11("c11_role_null", [PP + "role must be one of ['both', 'capacity', 'consumer', 'producer']"],
-    "§3.1 rule 2: role: ~ is null -> 'none' fails.", store={"role": R("~", None)})
+    "C11.2: role: ~ is null -> 'none' fails.", store={"role": R("~", None)})
 c11("c11_role_bool", [PP + "role must be one of"],
-    "§3.1 rule 2: role: yes is the bool True -> 'true' fails (YAML 1.1 typing).", store={"role": R("yes", True)})
+    "C11.2: role: yes is the bool True -> 'true' fails (YAML 1.1 typing).", store={"role": R("yes", True)})
 c11("c11_stage_through_host_string", [PP + "stage_through_host must be true or false, not the string 'false'"],
-    "§3.1 rule 3: quoted \"false\" (§7 case 16).", store={"stage_through_host": R('"false"', "false")})
+    "C11.3: quoted \"false\" (srtctl case 16).", store={"stage_through_host": R('"false"', "false")})
 c11("c11_stage_through_host_quoted_yes", [PP + "stage_through_host must be true or false, not the string 'yes'"],
-    "§3.1 rule 3: 'yes' quoted is a string even though plain yes is a bool.",
+    "C11.3: 'yes' quoted is a string even though plain yes is a bool.",
     store={"stage_through_host": R("'yes'", "yes")})
 c11("c11_model_key_before_role", [PP + "model_key must be a non-empty"],
-    "§3.1 order: model_key is checked before role.", store={"role": "donor", "model_key": ""})
+    "C11 order: model_key is checked before role.", store={"role": "donor", "model_key": ""})
 c11("c11_decode_prefix", [DP + "local_buffer_size must be at least 1 bytes, got 0"],
-    "§3.1 rule 4 on decode only: the message names roles.decode.", decode_msc={"local_buffer_size": 0})
+    "C11.4 on decode only: the message names roles.decode.", decode_msc={"local_buffer_size": 0})
 
 invalid("c11_mode_order",
         ["Mooncake client config for roles.prefill: local_buffer_size must be at least 1 bytes, got 0"],
@@ -1265,7 +1267,7 @@ invalid("c11_mode_order",
             roles={"decode": trt_role(msc={"role": "donor"}),
                    "prefill": trt_role(msc={"local_buffer_size": 0})}))
 c11("size_local_buffer_below_one_string", [PP + "local_buffer_size must be at least 1 bytes, got 0"],
-    "§6: '0.9999' -> truncate(0.9999) = 0 < 1.", store={"local_buffer_size": "0.9999"})
+    "§9: '0.9999' -> truncate(0.9999) = 0 < 1.", store={"local_buffer_size": "0.9999"})
 
 SIZE_MSG = "must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused"
 for suffix, text, value in (("GB", "16GB", "16GB"), ("G", "16G", "16G"), ("MB", "512MB", "512MB"),
@@ -1278,30 +1280,30 @@ for suffix, text, value in (("GB", "16GB", "16GB"), ("G", "16G", "16G"), ("MB", 
                             ("inf_string", '"inf"', "inf"), ("nan_string", '"nan"', "nan"),
                             ("bytes_word", "16bytes", "16bytes")):
     c11("size_refused_" + suffix, [PP + "global_segment_size '%s' " % value + SIZE_MSG],
-        "§6 refused spelling %r for global_segment_size." % text,
+        "§9 refused spelling %r for global_segment_size." % text,
         store={"global_segment_size": R(text, value)})
 c11("size_refused_local_buffer_GB", [DP + "local_buffer_size '4GB' " + SIZE_MSG],
-    "§6: local_buffer_size 4GB in roles.decode.mooncake_store_config.", decode_msc={"local_buffer_size": "4GB"})
+    "§9: local_buffer_size 4GB in roles.decode.mooncake_store_config.", decode_msc={"local_buffer_size": "4GB"})
 c11("size_negative_int", [PP + "global_segment_size must be at least 0 bytes, got -1"],
-    "§3.1 rule 4: -1 (§7 case 16).", store={"global_segment_size": -1})
+    "C11.4: -1 (srtctl case 16).", store={"global_segment_size": -1})
 c11("size_negative_float", [PP + "global_segment_size must be at least 0 bytes, got -1"],
-    "§6: -1.5 truncates toward zero to -1.", store={"global_segment_size": R("-1.5", -1.5)})
+    "§9: -1.5 truncates toward zero to -1.", store={"global_segment_size": R("-1.5", -1.5)})
 c11("size_local_buffer_zero", [PP + "local_buffer_size must be at least 1 bytes, got 0"],
-    "§3.1 rule 4: local_buffer_size 0 (§7 case 16).", store={"local_buffer_size": 0})
+    "C11.4: local_buffer_size 0 (srtctl case 16).", store={"local_buffer_size": 0})
 c11("size_local_buffer_fraction", [PP + "local_buffer_size must be at least 1 bytes, got 0"],
-    "§6: 0.5 truncates to 0.", store={"local_buffer_size": R("0.5", 0.5)})
+    "§9: 0.5 truncates to 0.", store={"local_buffer_size": R("0.5", 0.5)})
 c11("size_local_buffer_zero_string", [PP + "local_buffer_size must be at least 1 bytes, got 0"],
-    "§6: '0B' parses to 0 bytes, below the minimum 1.", store={"local_buffer_size": "0B"})
+    "§9: '0B' parses to 0 bytes, below the minimum 1.", store={"local_buffer_size": "0B"})
 c11("size_inf", [PP + "global_segment_size must be a finite size, got inf"],
-    "§6: .inf (§7 case 18).", store={"global_segment_size": R(".inf", float("inf"))})
+    "§9: .inf (srtctl case 18).", store={"global_segment_size": R(".inf", float("inf"))})
 c11("size_nan", [PP + "global_segment_size must be a finite size, got nan"],
-    "§6: .nan.", store={"global_segment_size": R(".nan", float("nan"))})
+    "§9: .nan.", store={"global_segment_size": R(".nan", float("nan"))})
 c11("size_bool", [PP + "global_segment_size must be a byte count or a size such as '16GiB', got True"],
-    "§6: a bool (yes) is refused.", store={"global_segment_size": R("yes", True)})
+    "§9: a bool (yes) is refused.", store={"global_segment_size": R("yes", True)})
 c11("size_null", [PP + "local_buffer_size must be a byte count or a size such as '16GiB', got None"],
-    "§6: null is refused.", store={"local_buffer_size": R("null", None)})
+    "§9: null is refused.", store={"local_buffer_size": R("null", None)})
 c11("size_list", [PP + "global_segment_size must be a byte count or a size such as '16GiB', got [1]"],
-    "§6: a list is refused.", store={"global_segment_size": [1]})
+    "§9: a list is refused.", store={"global_segment_size": [1]})
 
 for suffix, text, value, rep in (("double_underscore", '"1__0"', "1__0", "'1__0'"), ("zero", "0", 0, "0"), ("words", "lots", "lots", "'lots'"),
                                  ("bool", "true", True, "True"), ("float_string", '"64.0"', "64.0", "'64.0'"),
@@ -1309,10 +1311,10 @@ for suffix, text, value, rep in (("double_underscore", '"1__0"', "1__0", "'1__0'
                                  ("negative", "-3", -3, "-3"), ("null", "~", None, "None")):
     c11("transfer_batch_size_" + suffix,
         [PP + "transfer_batch_size must be a positive integer, got " + rep],
-        "§3.1 rule 5: transfer_batch_size %s." % text, store={"transfer_batch_size": R(text, value)})
+        "C11.5: transfer_batch_size %s." % text, store={"transfer_batch_size": R(text, value)})
 
 # ======================================================================
-# INVALID: first failure wins (§3 order)
+# INVALID: first failure wins (§10 order)
 # ======================================================================
 
 invalid("order_v1_key_before_two_masters", ["srtctl migrate -f", "infra"],

@@ -16,8 +16,9 @@
 #                      and contains every SUBSTRING, and render writes nothing.
 # usage cases          (below) exit 2: missing file, directory, unknown command...
 #
-# Every expectation was reasoned from the spec (srtctl-mooncake.md), not taken
-# from the CLI's output: when a case fails, the CLI disagrees with the spec.
+# Every expectation was reasoned from srtctl's behaviour as doc/recipe-reference.md
+# states it, not taken from the CLI's output: when a case fails, the CLI
+# disagrees with the reference.
 #
 # Prints one PASS/FAIL line per case (details indented below a FAIL) and a
 # summary in Check's format; exits 1 if any case failed. A case where the CLI

@@ -1,6 +1,7 @@
 /*
- * size.c - TRT-LLM's parse_size(strict_units=True) (§6) and Python's int()
- * as the rendered-payload rules need them (§3.1).
+ * size.c - sizes as TRT-LLM's parse_size(strict_units=True) reads them
+ * (reference §9), and Python's int() for transfer_batch_size: what the
+ * rendered-payload rules (C11, payload.c) need.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "rules/size.h"
 
 #define SIZE_HINT "must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused"
 
@@ -88,7 +89,7 @@ static int parse_text(const char *text, long long *bytes)
 	numbuf[nlen] = '\0';
 	memcpy(unitbuf, unit, ulen);
 	unitbuf[ulen] = '\0';
-	for (size_t i = 0; i < sizeof(UNITS) / sizeof(UNITS[0]); i++)
+	for (size_t i = 0; i < MCRI_ARRAY_LEN(UNITS); i++)
 		if (strcasecmp(unitbuf, UNITS[i].name) == 0)
 			scale = UNITS[i].scale;
 	if (scale < 0)
@@ -119,51 +120,48 @@ static void size_fix(const char *text, char *fix, size_t size)
 	}
 	if (sscanf(text, " %31[0-9.] %15[a-zA-Z] ", num, unit) != 2)
 		return;
-	for (size_t i = 0; i < sizeof(decimal) / sizeof(decimal[0]); i++)
+	for (size_t i = 0; i < MCRI_ARRAY_LEN(decimal); i++)
 		if (strcasecmp(unit, decimal[i].unit) == 0)
 			snprintf(fix, size, "; write '%s%s' (binary) or a byte count", num,
 				 decimal[i].binary);
 }
 
-int mcr_size_of_node(const char *key, const struct mcr_node *n,
-		     long long *bytes, char *msg, size_t msg_size)
+int mcri_size_of_node(const char *key, const struct mcri_node *n,
+		      long long *bytes, struct mcr_error *err)
 {
-	char *r;
+	char *r, fix[160];
+	int rc;
 
 	switch (n->type) {
-	case MCR_T_INT:
+	case MCRI_T_INT:
 		*bytes = n->i;
 		return 0;
-	case MCR_T_FLOAT:
-		if (!isfinite(n->f)) {
-			r = mcr_repr(n);
-			snprintf(msg, msg_size, "%s must be a finite size, got %s",
-				 key, r ? r : "?");
-			free(r);
-			return -1;
+	case MCRI_T_FLOAT:
+		if (isfinite(n->f)) {
+			*bytes = trunc_to_ll(n->f);
+			return 0;
 		}
-		*bytes = trunc_to_ll(n->f);
-		return 0;
-	case MCR_T_STR: {
-		char fix[160];
-
+		r = mcri_repr(n);
+		rc = mcri_error_set(err, MCR_EINVAL, "%s must be a finite size, got %s",
+				    key, r ? r : "?");
+		break;
+	case MCRI_T_STR:
 		if (parse_text(n->s, bytes) == 0)
 			return 0;
-		r = mcr_repr(n);
+		r = mcri_repr(n);
 		size_fix(n->s, fix, sizeof(fix));
-		snprintf(msg, msg_size, "%s %s " SIZE_HINT "%s", key, r ? r : "?", fix);
-		free(r);
-		return -1;
-	}
+		rc = mcri_error_set(err, MCR_EINVAL, "%s %s " SIZE_HINT "%s", key,
+				    r ? r : "?", fix);
+		break;
 	default:
+		r = mcri_repr(n);
+		rc = mcri_error_set(err, MCR_EINVAL,
+				    "%s must be a byte count or a size such as '16GiB', got %s",
+				    key, r ? r : "?");
 		break;
 	}
-	r = mcr_repr(n);
-	snprintf(msg, msg_size,
-		 "%s must be a byte count or a size such as '16GiB', got %s",
-		 key, r ? r : "?");
 	free(r);
-	return -1;
+	return rc;
 }
 
 int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
@@ -171,7 +169,7 @@ int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
 {
 	if (parse_text(text, bytes) == 0)
 		return 0;
-	return mcr_error_set(err, MCR_EINVAL, "%s '%s' " SIZE_HINT, key, text);
+	return mcri_error_set(err, MCR_EINVAL, "%s '%s' " SIZE_HINT, key, text);
 }
 
 /* int(str): optional whitespace, optional sign, digits with single '_'
@@ -213,18 +211,18 @@ static bool py_int_text(const char *s, long long *out)
 	return true;
 }
 
-bool mcr_py_int(const struct mcr_node *n, long long *out)
+bool mcri_py_int(const struct mcri_node *n, long long *out)
 {
 	switch (n->type) {
-	case MCR_T_INT:
+	case MCRI_T_INT:
 		*out = n->i;
 		return true;
-	case MCR_T_FLOAT:
+	case MCRI_T_FLOAT:
 		if (!isfinite(n->f))
 			return false;
 		*out = trunc_to_ll(n->f);
 		return true;
-	case MCR_T_STR:
+	case MCRI_T_STR:
 		return py_int_text(n->s, out);
 	default:
 		return false;

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "sys/sys.h"
 
 static long long now_ms(void)
 {
@@ -32,9 +32,9 @@ static int remaining(long long deadline)
 	return left < 0 ? 0 : (int)left;
 }
 
-/* connected non-blocking socket or -1 */
+/* connected non-blocking socket or -1 with err set */
 static int connect_to(const char *host, int port, long long deadline,
-		      char *why, size_t why_size)
+		      struct mcr_error *err)
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
 	char service[16];
@@ -45,14 +45,15 @@ static int connect_to(const char *host, int port, long long deadline,
 	snprintf(service, sizeof(service), "%d", port);
 	rc = getaddrinfo(host, service, &hints, &res);
 	if (rc != 0) {
-		snprintf(why, why_size, "cannot resolve %s: %s", host, gai_strerror(rc));
+		mcri_error_set(err, MCR_ESTATE, "cannot resolve %s: %s", host,
+			       gai_strerror(rc));
 		errno = EHOSTUNREACH;
 		return -1;
 	}
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		e = errno;
-		snprintf(why, why_size, "socket: %s", strerror(e));
+		mcri_error_set(err, MCR_ESTATE, "socket: %s", strerror(e));
 		goto fail;
 	}
 	if (connect(fd, res->ai_addr, res->ai_addrlen) != 0) {
@@ -62,19 +63,19 @@ static int connect_to(const char *host, int port, long long deadline,
 
 		if (errno != EINPROGRESS) {
 			e = errno;
-			snprintf(why, why_size, "%s", strerror(e));
+			mcri_error_set(err, MCR_ESTATE, "%s", strerror(e));
 			goto fail;
 		}
 		rc = poll(&p, 1, remaining(deadline));
 		if (rc == 0) {
 			e = ETIMEDOUT;
-			snprintf(why, why_size, "timed out");
+			mcri_error_set(err, MCR_ESTATE, "timed out");
 			goto fail;
 		}
 		if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 ||
 		    soerr != 0) {
 			e = soerr ? soerr : errno;
-			snprintf(why, why_size, "%s", strerror(e));
+			mcri_error_set(err, MCR_ESTATE, "%s", strerror(e));
 			goto fail;
 		}
 	}
@@ -88,10 +89,10 @@ fail:
 	return -1;
 }
 
-int mcr_tcp_probe(const char *host, int port, int timeout_ms, char *why,
-		  size_t why_size)
+int mcri_tcp_probe(const char *host, int port, int timeout_ms,
+		   struct mcr_error *err)
 {
-	int fd = connect_to(host, port, now_ms() + timeout_ms, why, why_size);
+	int fd = connect_to(host, port, now_ms() + timeout_ms, err);
 
 	if (fd < 0)
 		return -1;
@@ -123,21 +124,20 @@ static int send_all(int fd, const char *buf, size_t len, long long deadline)
 	return 0;
 }
 
-int mcr_http(const char *host, int port, const char *method, const char *path,
-	     const char *body, int timeout_ms, int *status, char *resp,
-	     size_t resp_size, char *why, size_t why_size)
+int mcri_http(const char *host, int port, const char *method, const char *path,
+	      const char *body, int timeout_ms, int *status, char *resp,
+	      size_t resp_size, struct mcr_error *err)
 {
 	long long deadline = now_ms() + timeout_ms;
 	char buf[8192], *req = NULL;
 	size_t got = 0;
-	int fd, rc = -1, n;
+	int fd, rc = -1, n, e = EIO;
 	char *hdr_end, *sp;
-	int e = EIO;
 
 	*status = 0;
 	if (resp_size)
 		resp[0] = '\0';
-	fd = connect_to(host, port, deadline, why, why_size);
+	fd = connect_to(host, port, deadline, err);
 	if (fd < 0)
 		return -1;
 	n = asprintf(&req,
@@ -146,14 +146,14 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 		     method, path, host, port, body ? strlen(body) : 0,
 		     body ? body : "");
 	if (n < 0) {
-		snprintf(why, why_size, "out of memory");
+		mcri_error_nomem(err);
 		req = NULL;
 		e = ENOMEM;
 		goto out;
 	}
 	if (send_all(fd, req, (size_t)n, deadline)) {
 		e = errno;
-		snprintf(why, why_size, "sending the request failed: %s", strerror(e));
+		mcri_error_set(err, MCR_ESTATE, "sending the request failed: %s", strerror(e));
 		goto out;
 	}
 	while (got < sizeof(buf) - 1) {
@@ -162,7 +162,7 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 
 		if (poll(&p, 1, remaining(deadline)) <= 0) {
 			e = ETIMEDOUT;
-			snprintf(why, why_size, "no answer within %d ms", timeout_ms);
+			mcri_error_set(err, MCR_ESTATE, "no answer within %d ms", timeout_ms);
 			goto out;
 		}
 		r = recv(fd, buf + got, sizeof(buf) - 1 - got, 0);
@@ -170,7 +170,7 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 			continue;
 		if (r < 0) {
 			e = errno;
-			snprintf(why, why_size, "%s", strerror(e));
+			mcri_error_set(err, MCR_ESTATE, "%s", strerror(e));
 			goto out;
 		}
 		if (r == 0)
@@ -180,7 +180,7 @@ int mcr_http(const char *host, int port, const char *method, const char *path,
 	buf[got] = '\0';
 	if (strncmp(buf, "HTTP/1.", 7) != 0 || !(sp = strchr(buf, ' '))) {
 		e = EPROTO;
-		snprintf(why, why_size, "the answer is not HTTP");
+		mcri_error_set(err, MCR_ESTATE, "the answer is not HTTP");
 		goto out;
 	}
 	*status = atoi(sp + 1);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "sys/sys.h"
 
 struct out {
 	char **v;
@@ -22,16 +22,16 @@ static int push(struct out *o, char *s, struct mcr_error *err)
 	char **v;
 
 	if (!s)
-		return mcr_err_nomem(err);
+		return mcri_error_nomem(err);
 	if (o->n >= o->max) {
 		free(s);
-		return mcr_error_set(err, MCR_EINVAL,
-				     "the host list names more than %zu hosts", o->max);
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the host list names more than %zu hosts", o->max);
 	}
 	v = realloc(o->v, (o->n + 2) * sizeof(*v));
 	if (!v) {
 		free(s);
-		return mcr_err_nomem(err);
+		return mcri_error_nomem(err);
 	}
 	o->v = v;
 	v[o->n++] = s;
@@ -50,9 +50,9 @@ static int expand(struct out *o, const char *expr, size_t len,
 		return push(o, strndup(expr, len), err);
 	close = memchr(open, ']', len - (size_t)(open - expr));
 	if (!close || close == open + 1)
-		return mcr_error_set(err, MCR_EINVAL,
-				     "bad host list '%.*s': unbalanced or empty brackets",
-				     (int)len, expr);
+		return mcri_error_set(err, MCR_EINVAL,
+				      "bad host list '%.*s': unbalanced or empty brackets",
+				      (int)len, expr);
 	for (p = open + 1; p < close;) {
 		const char *comma = memchr(p, ',', (size_t)(close - p));
 		const char *end = comma ? comma : close, *dash;
@@ -76,16 +76,16 @@ static int expand(struct out *o, const char *expr, size_t len,
 				goto bad;
 		}
 		if (hi - lo >= o->max)
-			return mcr_error_set(err, MCR_EINVAL,
-					     "the host list names more than %zu hosts", o->max);
+			return mcri_error_set(err, MCR_EINVAL,
+					      "the host list names more than %zu hosts", o->max);
 		for (unsigned long i = lo; i <= hi; i++) {
-			char *s = mcr_asprintf("%.*s%0*lu%.*s", (int)(open - expr), expr,
-					       width, i,
-					       (int)(len - (size_t)(close + 1 - expr)), close + 1);
+			char *s = mcri_asprintf("%.*s%0*lu%.*s", (int)(open - expr), expr,
+						width, i,
+						(int)(len - (size_t)(close + 1 - expr)), close + 1);
 			int rc;
 
 			if (!s)
-				return mcr_err_nomem(err);
+				return mcri_error_nomem(err);
 			rc = expand(o, s, strlen(s), err);
 			free(s);
 			if (rc)
@@ -95,20 +95,20 @@ static int expand(struct out *o, const char *expr, size_t len,
 	}
 	return 0;
 bad:
-	return mcr_error_set(err, MCR_EINVAL,
-			     "bad host list '%.*s': ranges must look like [1-3,7] or [01-10]",
-			     (int)len, expr);
+	return mcri_error_set(err, MCR_EINVAL,
+			      "bad host list '%.*s': ranges must look like [1-3,7] or [01-10]",
+			      (int)len, expr);
 }
 
-int mcr_hostlist_expand(const char *list, size_t max_hosts, char ***hosts,
-			struct mcr_error *err)
+int mcri_hostlist_expand(const char *list, size_t max_hosts, char ***hosts,
+			 struct mcr_error *err)
 {
 	struct out o = { NULL, 0, max_hosts };
 	const char *p = list;
 
 	*hosts = NULL;
 	if (!list)
-		return mcr_error_set(err, MCR_EINVAL, "empty host list");
+		return mcri_error_set(err, MCR_EINVAL, "empty host list");
 	while (*p) {
 		const char *start = p;
 		int depth = 0;
@@ -122,8 +122,8 @@ int mcr_hostlist_expand(const char *list, size_t max_hosts, char ***hosts,
 		}
 		if (depth != 0) {
 			mcr_strv_free(o.v);
-			return mcr_error_set(err, MCR_EINVAL,
-					     "bad host list '%s': unbalanced brackets", list);
+			return mcri_error_set(err, MCR_EINVAL,
+					      "bad host list '%s': unbalanced brackets", list);
 		}
 		if (p > start && expand(&o, start, (size_t)(p - start), err)) {
 			mcr_strv_free(o.v);
@@ -134,7 +134,7 @@ int mcr_hostlist_expand(const char *list, size_t max_hosts, char ***hosts,
 	}
 	if (o.n == 0) {
 		mcr_strv_free(o.v);
-		return mcr_error_set(err, MCR_EINVAL, "empty host list '%s'", list);
+		return mcri_error_set(err, MCR_EINVAL, "empty host list '%s'", list);
 	}
 	*hosts = o.v;
 	return 0;

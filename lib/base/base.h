@@ -1,0 +1,58 @@
+/*
+ * base.h - what every stage of the library uses: errors, growable strings,
+ * small macros. Private (prefix mcri_): nothing here is exported from
+ * libmooncake_recipe.so (doc/libmooncake_recipe.md).
+ *
+ * Conventions of the library's private functions, as of its public ones:
+ *  - a function that can fail returns int, 0 on success, -1 with `err` set
+ *    (out of memory included: MCR_EIO, "out of memory");
+ *  - a function that returns a heap pointer returns NULL only when memory
+ *    ran out, as malloc does (mcri_buf_take, mcri_repr, ...), unless it
+ *    takes an `err`, which it then sets.
+ */
+#ifndef MCRI_BASE_H_
+#define MCRI_BASE_H_
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mooncake_recipe.h"
+
+#define MCRI_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* bit of a role in a set of roles (struct mcr_recipe.connector_modes) */
+#define MCRI_ROLE_BIT(role) (1u << (role))
+
+/* ---- errors (error.c) ---------------------------------------------- */
+
+/* Set every field of err (source NULL: ""); returns -1. */
+int mcri_error_vat(struct mcr_error *err, enum mcr_error_kind kind,
+		   const char *source, int line, int column, const char *fmt,
+		   va_list ap);
+/* err without source or position; returns -1. */
+int mcri_error_set(struct mcr_error *err, enum mcr_error_kind kind,
+		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* MCR_EIO "out of memory"; returns -1. */
+int mcri_error_nomem(struct mcr_error *err);
+
+/* ---- strings (str.c) ----------------------------------------------- */
+
+/* vasprintf into a new string; NULL when out of memory. */
+char *mcri_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable string: add to it, then take it. After an allocation failure
+ * every add is a no-op and take returns NULL. Zero-initialise it. */
+struct mcri_buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+void mcri_buf_add(struct mcri_buf *b, const char *s, size_t n);
+void mcri_buf_puts(struct mcri_buf *b, const char *s);
+void mcri_buf_printf(struct mcri_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The string (caller frees; "" when nothing was added), or NULL after an
+ * allocation failure; the buffer is empty again either way. */
+char *mcri_buf_take(struct mcri_buf *b);
+
+#endif /* MCRI_BASE_H_ */

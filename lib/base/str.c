@@ -1,0 +1,102 @@
+/*
+ * str.c - growable strings and NULL-terminated string vectors.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+
+char *mcri_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+void mcri_buf_add(struct mcri_buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		char *p;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void mcri_buf_puts(struct mcri_buf *b, const char *s)
+{
+	mcri_buf_add(b, s, strlen(s));
+}
+
+void mcri_buf_printf(struct mcri_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	mcri_buf_add(b, s, (size_t)n);
+	free(s);
+}
+
+char *mcri_buf_take(struct mcri_buf *b)
+{
+	char *p;
+
+	if (b->oom) {
+		free(b->p);
+		b->p = NULL;
+		b->len = b->cap = 0;
+		return NULL;
+	}
+	if (!b->p)
+		return strdup("");
+	p = b->p;
+	b->p = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void mcr_strv_free(char **strv)
+{
+	if (!strv)
+		return;
+	for (char **p = strv; *p; p++)
+		free(*p);
+	free(strv);
+}
+
+size_t mcr_strv_len(char *const *strv)
+{
+	size_t n = 0;
+
+	while (strv && strv[n])
+		n++;
+	return n;
+}

@@ -1,0 +1,94 @@
+/*
+ * model.h - the recipe model: what the library needs to know of a recipe
+ * (its engine, its roles, the pool and its master), read from the node tree
+ * (stage 2, see lib/README.md), and the layering of each client config
+ * (reference §7). Private: struct mcr_recipe is opaque to the public API.
+ */
+#ifndef MCRI_MODEL_H_
+#define MCRI_MODEL_H_
+
+#include "yaml/yaml.h"
+
+/* At most this many warnings are kept per recipe (reference §11). */
+#define MCRI_MAX_WARNINGS 16
+
+struct mcr_recipe {
+	struct mcri_doc *doc;
+	const struct mcri_node *root;
+	enum mcr_engine engine;
+	const char *engine_type;             /* "trtllm", ... ("" when malformed) */
+	const struct mcri_node *engine_node; /* the engine mapping, or NULL */
+	const struct mcri_node *roles;       /* roles mapping, or NULL */
+	const struct mcri_node *role_node[MCR_ROLE_COUNT];
+
+	/* The pool: a mooncake-master service, or engine.mooncake_kv_store
+	 * (reference §6). */
+	bool has_master;
+	const struct mcri_node *service;      /* the enabled mooncake-master entry, or NULL */
+	const struct mcri_node *kv_block;     /* engine.mooncake_kv_store, or NULL */
+	const struct mcri_node *store_config; /* options.store_config / block store_config */
+	char *store_config_where;             /* its key path, for messages (heap) */
+	const struct mcri_node *kv_env;       /* engine.mooncake_kv_store.env */
+	const struct mcri_node *master_args;  /* service args / master_extra_args */
+	const struct mcri_node *master_command; /* service command, or NULL */
+	const struct mcri_node *device_names_by_gpu;
+	const char *external;                 /* external host:port, or NULL */
+
+	unsigned connector_modes;             /* MCRI_ROLE_BIT per connector role (TRT-LLM) */
+	char *served_model_name;              /* model_key default (heap), or NULL */
+	const char *log_dir;                  /* output.log_dir, or NULL */
+	char *warnings[MCRI_MAX_WARNINGS];    /* formatted lines, mcr_recipe_warning() */
+	size_t nwarnings;
+};
+
+/* ---- the model (build.c) ------------------------------------------- */
+
+/* A services entry of type mooncake-master; enabled unless `enabled` is
+ * false (null and absent count as true). */
+bool mcri_entry_is_master(const struct mcri_node *entry);
+bool mcri_entry_enabled(const struct mcri_node *entry);
+
+/* Read the model of `doc` into r (r borrows the document's nodes; r->doc is
+ * set). Refuses only an empty document or one that is not a mapping; every
+ * other rule is the validation's (lib/rules/). */
+int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r,
+		      struct mcr_error *err);
+
+/* ---- client-config payloads (layer.c) ------------------------------ */
+
+/* An ordered JSON object whose values are YAML nodes (or synthetic
+ * strings): a client config while it is being layered. */
+struct mcri_payload_entry {
+	char *key;
+	const struct mcri_node *val; /* the value, or NULL: the string `text` */
+	char *text;
+	char *src; /* key path of the map the value came from, or NULL (a default) */
+};
+struct mcri_payload {
+	struct mcri_payload_entry *e;
+	size_t n, cap;
+};
+/* Set key: an existing key keeps its position (Python dict semantics). */
+int mcri_payload_set(struct mcri_payload *p, const char *key,
+		     const struct mcri_node *val, const char *text,
+		     struct mcr_error *err);
+/* Set every key of a YAML map in order (non-string keys as json.dumps
+ * converts them); `src` is the map's key path, for messages. */
+int mcri_payload_merge_map(struct mcri_payload *p, const struct mcri_node *map,
+			   const char *src, struct mcr_error *err);
+const struct mcri_payload_entry *mcri_payload_get(const struct mcri_payload *p,
+						  const char *key);
+void mcri_payload_free(struct mcri_payload *p);
+
+/* The client config of one TRT-LLM connector role (reference §7.1):
+ * role, model_key, the master's store_config, the role's
+ * mooncake_store_config, master_server_address. C11 checks the same
+ * payload. `out` is initialised here; free it even on failure. */
+int mcri_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode,
+			const char *master_address, struct mcri_payload *out,
+			struct mcr_error *err);
+/* The shared vLLM client config (reference §7.2). */
+int mcri_vllm_payload(const struct mcr_recipe *r, const char *master_address,
+		      struct mcri_payload *out, struct mcr_error *err);
+
+#endif /* MCRI_MODEL_H_ */

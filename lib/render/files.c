@@ -1,0 +1,188 @@
+/*
+ * files.c - the client-config files of a recipe (reference §7): one per
+ * TRT-LLM connector role, one shared vLLM file, the per-GPU vLLM files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/render.h"
+
+static const char *const TRT_NAMES[MCR_ROLE_COUNT] = {
+	"mooncake_store_config_prefill.json",
+	"mooncake_store_config_decode.json",
+	"mooncake_store_config_agg.json",
+};
+#define VLLM_NAME "mooncake_store_config.json"
+
+const char *mcr_client_config_name(const struct mcr_recipe *r, enum mcr_role role)
+{
+	if (!mcr_recipe_role_reads_config(r, role))
+		return NULL;
+	return r->engine == MCR_ENGINE_TRTLLM ? TRT_NAMES[role] : VLLM_NAME;
+}
+
+static int add_file(struct mcr_file_list *list, const char *name,
+		    const struct mcri_payload *p, struct mcr_error *err)
+{
+	struct mcr_file *f = realloc(list->files, (list->count + 1) * sizeof(*f));
+
+	if (!f)
+		return mcri_error_nomem(err);
+	list->files = f;
+	f = &list->files[list->count];
+	f->name = strdup(name);
+	f->text = mcri_payload_dumps(p);
+	if (!f->name || !f->text) {
+		free(f->name);
+		free(f->text);
+		return mcri_error_nomem(err);
+	}
+	list->count++;
+	return 0;
+}
+
+const char *mcri_effective_master(const struct mcr_recipe *r,
+				  const char *master_address)
+{
+	return r->external ? r->external : master_address;
+}
+
+int mcr_client_configs(const struct mcr_recipe *r, const char *master_address,
+		       struct mcr_file_list *out, struct mcr_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (!r->has_master)
+		return 0;
+	master_address = mcri_effective_master(r, master_address);
+	if (!master_address)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "no master address to write into the client configs");
+	if (r->engine == MCR_ENGINE_TRTLLM) {
+		for (int role = 0; role < MCR_ROLE_COUNT; role++) {
+			struct mcri_payload p;
+			int rc;
+
+			if (!(r->connector_modes & MCRI_ROLE_BIT(role)))
+				continue;
+			rc = mcri_trtllm_payload(r, (enum mcr_role)role, master_address, &p, err);
+			rc = rc ? rc : add_file(out, TRT_NAMES[role], &p, err);
+			mcri_payload_free(&p);
+			if (rc) {
+				mcr_file_list_free(out);
+				return -1;
+			}
+		}
+	} else if (r->engine == MCR_ENGINE_VLLM) {
+		struct mcri_payload p;
+		int rc = mcri_vllm_payload(r, master_address, &p, err);
+
+		rc = rc ? rc : add_file(out, VLLM_NAME, &p, err);
+		mcri_payload_free(&p);
+		if (rc) {
+			mcr_file_list_free(out);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void mcr_file_free(struct mcr_file *f)
+{
+	if (!f)
+		return;
+	free(f->name);
+	free(f->text);
+	f->name = f->text = NULL;
+}
+
+void mcr_file_list_free(struct mcr_file_list *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		mcr_file_free(&list->files[i]);
+	free(list->files);
+	list->files = NULL;
+	list->count = 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address,
+			const int *gpu_ids, size_t count, struct mcr_file *out,
+			struct mcr_error *err)
+{
+	const struct mcri_node *dev = r->device_names_by_gpu;
+	struct mcri_buf name = { 0 }, devices = { 0 }, missing = { 0 };
+	struct mcri_payload p = { 0 };
+	int *ids = NULL, rc = -1;
+	char *dn = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (r->engine != MCR_ENGINE_VLLM || !mcri_is_seq(dev) || dev->n == 0)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the recipe has no device_names_by_gpu; per-GPU client configs are for vLLM with options.device_names_by_gpu");
+	if (count == 0)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the task has no GPUs (CUDA_VISIBLE_DEVICES is empty), but device_names_by_gpu needs each process's physical GPUs; request GPUs for the step (--gpus, --gres=gpu:N)");
+	ids = malloc(count * sizeof(*ids));
+	if (!ids)
+		return mcri_error_nomem(err);
+	memcpy(ids, gpu_ids, count * sizeof(*ids));
+	qsort(ids, count, sizeof(*ids), cmp_int);
+	mcri_buf_puts(&name, "mooncake_store_config_gpu");
+	for (size_t i = 0; i < count; i++) {
+		if (i && ids[i] == ids[i - 1])
+			continue;
+		mcri_buf_printf(&name, "%s%d", i ? "-" : "", ids[i]);
+		if (ids[i] < 0 || (size_t)ids[i] >= dev->n) {
+			mcri_buf_printf(&missing, "%s%d", missing.len ? ", " : "", ids[i]);
+			continue;
+		}
+	}
+	mcri_buf_puts(&name, ".json");
+	if (missing.len) {
+		mcri_error_set(err, MCR_EINVAL,
+			       "mooncake device_names_by_gpu does not cover physical GPUs [%s]: the list has %zu entries (GPUs 0-%zu); give one HCA name per GPU of the node",
+			       missing.p, dev->n, dev->n - 1);
+		goto out;
+	}
+	/* HCA names in the order of the process's GPUs, duplicates removed */
+	for (size_t i = 0; i < count; i++) {
+		const char *hca = dev->items[gpu_ids[i]]->s;
+		bool seen = false;
+
+		for (size_t j = 0; j < i; j++)
+			seen |= strcmp(dev->items[gpu_ids[j]]->s, hca) == 0;
+		if (!seen)
+			mcri_buf_printf(&devices, "%s%s", devices.len ? "," : "", hca);
+	}
+	dn = mcri_buf_take(&devices);
+	if (!dn) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	if (mcri_vllm_payload(r, mcri_effective_master(r, master_address), &p, err) ||
+	    mcri_payload_set(&p, "device_name", NULL, dn, err))
+		goto out;
+	out->name = mcri_buf_take(&name);
+	out->text = mcri_payload_dumps(&p);
+	if (!out->name || !out->text) {
+		mcr_file_free(out);
+		mcri_error_nomem(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(ids);
+	free(dn);
+	free(name.p);
+	free(devices.p);
+	free(missing.p);
+	mcri_payload_free(&p);
+	return rc;
+}

@@ -1,0 +1,233 @@
+/*
+ * check.c - the toolkit of the rules: refusing at a node, showing values as
+ * Python shows them, typo suggestions, and the checks of shapes that recur
+ * (an env map, a list of strings, the known fields of a mapping).
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/check.h"
+
+void mcri_check_init(struct mcri_check *v, struct mcr_recipe *r,
+		     struct mcr_error *err)
+{
+	memset(v, 0, sizeof(*v));
+	v->r = r;
+	v->err = err;
+	v->name = r->doc->name;
+}
+
+void mcri_check_done(struct mcri_check *v)
+{
+	for (size_t i = 0; i < v->nshown; i++)
+		free(v->shown[i]);
+	free(v->shown);
+	v->shown = NULL;
+	v->nshown = v->cap = 0;
+}
+
+int mcri_fail(struct mcri_check *v, const struct mcri_node *at,
+	      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	mcri_verr_at(v->err, MCR_EINVAL, v->r->doc, at, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* keep heap string s until mcri_check_done(); NULL (s freed) when out of
+ * memory */
+static const char *keep(struct mcri_check *v, char *s)
+{
+	if (s && v->nshown == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 8;
+		char **shown = realloc(v->shown, cap * sizeof(*shown));
+
+		if (!shown) {
+			free(s);
+			return NULL;
+		}
+		v->shown = shown;
+		v->cap = cap;
+	}
+	if (s)
+		v->shown[v->nshown++] = s;
+	return s;
+}
+
+const char *mcri_show(struct mcri_check *v, const struct mcri_node *n)
+{
+	const char *s = keep(v, mcri_repr(n));
+
+	return s ? s : "?";
+}
+
+const char *mcri_keepf(struct mcri_check *v, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !keep(v, s)) {
+		mcri_error_nomem(v->err);
+		return NULL;
+	}
+	return s;
+}
+
+bool mcri_in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+const char *mcri_entry_name(const struct mcri_node *e)
+{
+	const struct mcri_node *n = mcri_map_get(e, "name");
+
+	return mcri_is_str(n) ? n->s : "?";
+}
+
+int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map,
+		       const char *path)
+{
+	if (!map || map->type == MCRI_T_NULL)
+		return 0;
+	if (map->type != MCRI_T_MAP) {
+		return mcri_fail(v, map, "%s: must be a mapping of NAME: \"value\", got %s",
+				 path, mcri_show(v, map));
+	}
+	for (size_t i = 0; i < map->n; i++) {
+		const struct mcri_node *k = map->keys[i], *val = map->items[i];
+
+		if (k->type != MCRI_T_STR) {
+			return mcri_fail(v, k, "%s: the key %s is not a string; quote it",
+					 path, mcri_show(v, k));
+		}
+		if (val->type != MCRI_T_STR) {
+			return mcri_fail(v, val,
+					 "%s.%s: Not a valid string: %s; quote the value (e.g. %s: \"%s\")",
+					 path, k->s, mcri_show(v, val), k->s,
+					 val->type == MCRI_T_BOOL ? (val->b ? "true" : "false") : mcri_show(v, val));
+		}
+	}
+	return 0;
+}
+
+int mcri_check_str_list(struct mcri_check *v, const struct mcri_node *list,
+			const char *path, bool no_blank)
+{
+	if (!list || list->type == MCRI_T_NULL)
+		return 0;
+	if (list->type != MCRI_T_SEQ) {
+		return mcri_fail(v, list, "%s: must be a list of strings, got %s", path, mcri_show(v, list));
+	}
+	for (size_t i = 0; i < list->n; i++) {
+		const struct mcri_node *it = list->items[i];
+
+		if (it->type != MCRI_T_STR) {
+			return mcri_fail(v, it,
+					 "%s[%zu]: Not a valid string: %s; quote it", path, i, mcri_show(v, it));
+		}
+		if (no_blank) {
+			const char *p = it->s;
+
+			while (isspace((unsigned char)*p))
+				p++;
+			if (!*p)
+				return mcri_fail(v, it, "%s[%zu]: is blank; remove the empty entry",
+						 path, i);
+		}
+	}
+	return 0;
+}
+
+/* words compared for typos are keys: longer ones are never "near" */
+#define MAX_WORD 63
+#define FAR ((size_t)99)
+
+/* Levenshtein distance; FAR for words longer than MAX_WORD */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[MAX_WORD + 1], cur[MAX_WORD + 1];
+
+	if (la > MAX_WORD - 1 || lb > MAX_WORD - 1)
+		return FAR;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, (lb + 1) * sizeof(prev[0]));
+	}
+	return prev[lb];
+}
+
+const char *mcri_did_you_mean(const char *word, const char *const *list)
+{
+	const char *best = NULL;
+	size_t bestd = FAR, maxd = strlen(word) <= 4 ? 1 : 2;
+
+	for (; *list; list++) {
+		size_t d = distance(word, *list);
+
+		if (d < bestd) {
+			bestd = d;
+			best = *list;
+		}
+	}
+	return bestd <= maxd ? best : NULL;
+}
+
+static int unknown_field(struct mcri_check *v, const struct mcri_node *key,
+			 const char *path, const char *const *allowed,
+			 const char *hint)
+{
+	char *k = mcri_key_str(key);
+	const char *near = k ? mcri_did_you_mean(k, allowed) : NULL;
+	struct mcri_buf b = { 0 };
+	char *list;
+	int rc;
+
+	for (const char *const *a = allowed; *a; a++)
+		mcri_buf_printf(&b, "%s%s", a == allowed ? "" : ", ", *a);
+	list = mcri_buf_take(&b);
+	if (near)
+		rc = mcri_fail(v, key, "%s.%s: Unknown field. Did you mean %s?%s%s", path,
+			       k, near, hint ? " " : "", hint ? hint : "");
+	else
+		rc = mcri_fail(v, key, "%s.%s: Unknown field.%s%s%s Known fields: %s.", path,
+			       k ? k : "?", hint ? " " : "", hint ? hint : "", hint ? "." : "",
+			       list ? list : "?");
+	free(list);
+	free(k);
+	return rc;
+}
+
+int mcri_check_fields(struct mcri_check *v, const struct mcri_node *map,
+		      const char *path, const char *const *allowed,
+		      const char *hint)
+{
+	for (size_t i = 0; mcri_is_map(map) && i < map->n; i++) {
+		const struct mcri_node *k = map->keys[i];
+
+		if (k->type != MCRI_T_STR || !mcri_in_list(k->s, allowed))
+			return unknown_field(v, k, path, allowed, hint);
+	}
+	return 0;
+}

@@ -1,0 +1,133 @@
+/*
+ * lint.c - warnings on a valid recipe (reference §11): likely typos that
+ * srtctl and the plugin would pass through without a word (a top-level key,
+ * a client-config key, a connector). They change nothing else.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/check.h"
+
+static void warn(struct mcri_check *v, const struct mcri_node *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn(struct mcri_check *v, const struct mcri_node *at, const char *fmt, ...)
+{
+	struct mcr_recipe *r = v->r;
+	struct mcr_error *w;
+	char *line;
+	size_t len;
+	va_list ap;
+
+	if (r->nwarnings == MCRI_ARRAY_LEN(r->warnings))
+		return;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	va_start(ap, fmt);
+	mcri_verr_at(w, MCR_WARNING, r->doc, at, fmt, ap);
+	va_end(ap);
+	/* a warning is advice: one that finds no memory is dropped */
+	len = mcr_error_format(w, NULL, 0);
+	if ((line = malloc(len + 1))) {
+		mcr_error_format(w, line, len + 1);
+		r->warnings[r->nwarnings++] = line;
+	}
+	free(w);
+}
+
+/* keys the client-config readers know (reference §7.1, §7.2) */
+static const char *const TRTLLM_CLIENT_KEYS[] = {
+	"protocol", "device_name", "global_segment_size", "local_buffer_size",
+	"local_hostname", "tenant_id", "role", "namespace", "model_key",
+	"transfer_batch_size", "stage_through_host", "metadata_server",
+	"master_server_address", NULL
+};
+static const char *const VLLM_CLIENT_KEYS[] = {
+	"metadata_server", "master_server_address", "protocol", "device_name", "mode",
+	"global_segment_size", "local_buffer_size", "enable_offload", "tenant_id", NULL
+};
+/* top-level keys of an srtctl recipe (schema 2) */
+static const char *const TOP_KEYS[] = {
+	"schema", "name", "slurm", "model", "resources", "frontend", "engine", "roles",
+	"services", "benchmark", "dynamo", "environment", "output", "sweep", "profiling",
+	"observability", "telemetry", "health_check", "container", "setup_script",
+	"srun_options", "extra_mount", "identity", NULL
+};
+
+static void lint_client_keys(struct mcri_check *v, const struct mcri_node *map,
+			     const char *where, const char *const *known,
+			     const char *reader)
+{
+	for (size_t i = 0; mcri_is_map(map) && i < map->n; i++) {
+		const struct mcri_node *k = map->keys[i];
+		const char *near;
+
+		if (k->type != MCRI_T_STR || mcri_in_list(k->s, known))
+			continue;
+		if ((near = mcri_did_you_mean(k->s, known)))
+			warn(v, k,
+			     "%s.%s is not a key %s reads (did you mean %s?); it is written to the client config unchanged and ignored there",
+			     where, k->s, reader, near);
+	}
+}
+
+static const char *const CONNECTOR[] = { "mooncake-store", NULL };
+static const char *const CONNECTOR_CONFIG[] = { "kv_connector_config", NULL };
+
+/* a TRT-LLM role: its client-config keys, its connector, its args keys */
+static void lint_trtllm_role(struct mcri_check *v, enum mcr_role role)
+{
+	const struct mcr_recipe *r = v->r;
+	const struct mcri_node *args = mcri_map_get(r->role_node[role], "args");
+	const struct mcri_node *kcc = mcri_map_get(args, "kv_connector_config");
+	const struct mcri_node *conn = mcri_map_get(kcc, "connector");
+	char where[64];
+
+	snprintf(where, sizeof(where), "roles.%s.mooncake_store_config", mcr_role_name(role));
+	lint_client_keys(v, mcri_map_get(r->role_node[role], "mooncake_store_config"),
+			 where, TRTLLM_CLIENT_KEYS, "TRT-LLM's Mooncake client");
+	if (!(r->connector_modes & MCRI_ROLE_BIT(role)) && mcri_is_str(conn) &&
+	    mcri_did_you_mean(conn->s, CONNECTOR))
+		warn(v, conn,
+		     "roles.%s.args.kv_connector_config.connector: '%s' is not mooncake-store (did you mean mooncake-store?), so this role reads no Mooncake client config",
+		     mcr_role_name(role), conn->s);
+	for (size_t j = 0; mcri_is_map(args) && j < args->n; j++) {
+		const struct mcri_node *ak = args->keys[j];
+
+		if (ak->type == MCRI_T_STR && strcmp(ak->s, "kv_connector_config") &&
+		    mcri_did_you_mean(ak->s, CONNECTOR_CONFIG))
+			warn(v, ak,
+			     "roles.%s.args.%s: did you mean kv_connector_config? Without it this role does not use the Mooncake Store connector",
+			     mcr_role_name(role), ak->s);
+	}
+}
+
+void mcri_rules_lint(struct mcri_check *v)
+{
+	struct mcr_recipe *r = v->r;
+
+	/* top-level keys, in recipe order */
+	for (size_t i = 0; i < r->root->n; i++) {
+		const struct mcri_node *k = r->root->keys[i];
+		const char *near;
+
+		if (k->type == MCRI_T_STR && !mcri_in_list(k->s, TOP_KEYS) &&
+		    (near = mcri_did_you_mean(k->s, TOP_KEYS)))
+			warn(v, k, "%s: is not a recipe key (did you mean %s?)", k->s, near);
+	}
+	if (!r->has_master)
+		return;
+	/* the master's store_config, then role by role */
+	if (r->engine == MCR_ENGINE_TRTLLM) {
+		lint_client_keys(v, r->store_config, r->store_config_where,
+				 TRTLLM_CLIENT_KEYS, "TRT-LLM's Mooncake client");
+		for (int role = 0; role < MCR_ROLE_COUNT; role++)
+			lint_trtllm_role(v, (enum mcr_role)role);
+	} else if (r->engine == MCR_ENGINE_VLLM) {
+		lint_client_keys(v, r->store_config, r->store_config_where,
+				 VLLM_CLIENT_KEYS, "vLLM's Mooncake client");
+	}
+}

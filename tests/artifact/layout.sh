@@ -1,0 +1,49 @@
+#!/bin/bash
+# layout.sh OBJECTS... - the shape of lib/ (lib/README.md): no call cycle
+# between its files, and no file of lib/ or tools/ over 500 lines.
+set -u
+pass=0 fails=0
+ok() { echo "PASS: $*"; pass=$((pass + 1)); }
+ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+cycles=$(python3 - "$@" <<'PY'
+import subprocess, sys
+objs = sys.argv[1:]
+defs, uses = {}, {}
+for o in objs:
+    uses[o] = set()
+    for line in subprocess.run(["nm", o], capture_output=True, text=True).stdout.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "TDBR":
+            defs[f[2]] = o
+        elif len(f) == 2 and f[0] == "U":
+            uses[o].add(f[1])
+graph = {o: {defs[s] for s in uses[o] if s in defs and defs[s] != o} for o in objs}
+index, low, stack, on, n = {}, {}, [], set(), [0]
+def visit(v):
+    index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+    for w in graph[v]:
+        if w not in index:
+            visit(w); low[v] = min(low[v], low[w])
+        elif w in on:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        comp = []
+        while True:
+            w = stack.pop(); on.discard(w); comp.append(w)
+            if w == v:
+                break
+        if len(comp) > 1:
+            print(" ".join(sorted(comp)))
+for v in objs:
+    if v not in index:
+        visit(v)
+PY
+)
+[ -z "$cycles" ] && ok "no call cycle between the $# files of lib/" ||
+	ko "files of lib/ that call each other in a cycle: $cycles"
+long=$(find lib tools -name '*.[ch]' -exec wc -l {} + | awk '$2 != "total" && $1 > 500 {print $2 " (" $1 ")"}')
+[ -z "$long" ] && ok "no file of lib/ or tools/ over 500 lines" || ko "files over 500 lines: $long"
+total=$((pass + fails))
+echo "$((100 * pass / total))%: Checks: $total, Failures: $fails, Errors: 0"
+[ "$fails" = 0 ]

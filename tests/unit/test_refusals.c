@@ -1,0 +1,570 @@
+/* test_refusals.c - every refusal of lib/ that the corpus does not reach,
+ * one test per message, the message exact (the reference, §10, is the
+ * contract), and the errors of the render and sys functions. */
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static const struct {
+	const char *name, *yaml, *message;
+} REFUSED[] = {
+	{ "services_not_a_list",
+		"schema: 2\n"
+		"services: {a: 1}\n",
+		"mooncake: r.yaml:2:11: services: must be a list of service entries (- name: mooncake-master ...), got {'a': 1}" },
+	{ "disabled_master_with_engine_block",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, enabled: false}\n",
+		"mooncake: r.yaml:4:5: services[mooncake-master] has `enabled: false`, which drops the master that engine.mooncake_kv_store implies; remove engine.mooncake_kv_store or the disabled entry" },
+	{ "service_and_engine_block",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"services:\n"
+		"  - {name: m, type: mooncake-master}\n",
+		"mooncake: r.yaml:2:43: engine.mooncake_kv_store: a mooncake-master service cannot be combined with engine.mooncake_kv_store (the service would silently replace it); keep one: move container/master_extra_args/store_config into the service (container, args, options.store_config)" },
+	{ "engine_type_not_a_string",
+		"schema: 2\n"
+		"engine: {type: 5}\n",
+		"mooncake: r.yaml:2:16: engine.type: 5 is not an engine name; set engine.type to one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed" },
+	{ "engine_type_missing",
+		"schema: 2\n"
+		"engine: {served_model_name: m}\n",
+		"mooncake: r.yaml:2:9: engine.type: a missing key is not an engine name; set engine.type to one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed" },
+	{ "engine_a_number",
+		"schema: 2\n"
+		"engine: 5\n",
+		"mooncake: r.yaml:2:9: engine: 5 is neither an engine name nor a mapping with `type`; write e.g. `engine: trtllm` or `engine: {type: trtllm}`" },
+	{ "engine_type_unknown",
+		"schema: 2\n"
+		"engine: {type: foo}\n",
+		"mooncake: r.yaml:2:16: engine: 'foo' is not an engine; use one of trtllm, sglang, vllm, mocker, atom, tilert, tokenspeed" },
+	{ "engine_block_not_a_mapping",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: [1]}\n",
+		"mooncake: r.yaml:2:43: engine.mooncake_kv_store: must be a mapping (container, env, master_extra_args, store_config), got [1]" },
+	{ "engine_block_store_config_not_a_mapping",
+		"schema: 2\n"
+		"engine: {type: vllm, mooncake_kv_store: {store_config: 5}}\n",
+		"mooncake: r.yaml:2:56: engine.mooncake_kv_store.store_config: must be a mapping of client-config keys, got 5" },
+	{ "service_store_config_not_a_mapping",
+		"schema: 2\n"
+		"engine: vllm\n"
+		"services:\n"
+		"  - {name: m, type: mooncake-master, options: {store_config: 5}}\n",
+		"mooncake: r.yaml:4:62: services[m].options.store_config: must be a mapping of client-config keys, got 5" },
+	{ "role_empty",
+		"schema: 2\n"
+		"roles:\n"
+		"  prefill:\n",
+		"mooncake: r.yaml:3:11: roles.prefill: must be a mapping of the role's settings, got None" },
+	{ "role_store_config_not_a_mapping",
+		"schema: 2\n"
+		"roles:\n"
+		"  prefill: {mooncake_store_config: 5}\n",
+		"mooncake: r.yaml:3:36: roles.prefill.mooncake_store_config: must be a mapping of client-config keys, got 5" },
+	{ "environment_not_a_mapping",
+		"schema: 2\n"
+		"environment: [1]\n",
+		"mooncake: r.yaml:2:14: environment: must be a mapping of NAME: \"value\", got [1]" },
+	{ "environment_key_not_a_string",
+		"schema: 2\n"
+		"environment: {1: a}\n",
+		"mooncake: r.yaml:2:15: environment: the key 1 is not a string; quote it" },
+	{ "service_args_not_a_list",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, args: x}\n",
+		"mooncake: r.yaml:3:21: services[s].args: must be a list of strings, got 'x'" },
+	{ "service_args_item_not_a_string",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, args: [1]}\n",
+		"mooncake: r.yaml:3:22: services[s].args[0]: Not a valid string: 1; quote it" },
+	{ "log_dir_not_a_string",
+		"schema: 2\n"
+		"output: {log_dir: 5}\n",
+		"mooncake: r.yaml:2:19: output.log_dir: must be a directory path, got 5" },
+	{ "external_without_port",
+		"schema: 2\n"
+		"engine: vllm\n"
+		"services:\n"
+		"  - {name: m, type: mooncake-master, external: nohost}\n",
+		"mooncake: r.yaml:4:48: services[m].external: 'nohost' is not host:port; write the master's RPC address, e.g. 10.0.0.5:8700" },
+	{ "external_port_with_sign",
+		"schema: 2\n"
+		"engine: vllm\n"
+		"services:\n"
+		"  - {name: m, type: mooncake-master, external: 'h:+80'}\n",
+		"mooncake: r.yaml:4:48: services[m].external: 'h:+80' is not host:port; write the master's RPC address, e.g. 10.0.0.5:8700" },
+	{ "service_options_not_a_mapping",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, options: 5}\n",
+		"mooncake: r.yaml:3:24: services[s].options: must be a mapping, got 5" },
+	{ "service_placement_not_a_mapping",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, placement: 5}\n",
+		"mooncake: r.yaml:3:26: services[s].placement: must be a mapping (node, pool, per)" },
+	{ "master_placement_prefill",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: m, type: mooncake-master, placement: {node: prefill}}\n",
+		"mooncake: r.yaml:3:56: services[m].placement.node: 'prefill' is not supported for the master: workers are always pointed at the infra node (the job's first node); use infra (the default) or dedicated" },
+	{ "service_readiness_not_a_mapping",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, readiness: 5}\n",
+		"mooncake: r.yaml:3:26: services[s].readiness: must be a mapping with one of port, tcp, http, log" },
+	{ "service_not_a_mapping",
+		"schema: 2\n"
+		"services: [5]\n",
+		"mooncake: r.yaml:2:12: services[0]: must be a mapping with name and type, got 5" },
+	{ "service_type_not_a_string",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, type: 5}\n",
+		"mooncake: r.yaml:3:21: services[s].type: must be a service kind such as mooncake-master, got 5" },
+	{ "service_enabled_quoted",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, enabled: 'yes'}\n",
+		"mooncake: r.yaml:3:24: services[s].enabled: Not a valid boolean: 'yes'; write true or false" },
+	{ "model_path_blank_component",
+		"schema: 2\n"
+		"engine: {type: trtllm}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"model: {path: /}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n",
+		"mooncake: r.yaml:5:15: model.path: its last path component '' is blank, and it is the pool's model_key (Mooncake client config for roles.prefill: model_key must be a non-empty string); set engine.served_model_name, or model_key in the mooncake-master service's options.store_config" },
+	{ "model_key_no_default",
+		"schema: 2\n"
+		"engine: {type: trtllm}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n",
+		"mooncake: r.yaml:1:1: Mooncake client config for roles.prefill: the pool's model_key has no default because the recipe has neither engine.served_model_name nor model.path; set one of them, or model_key in options.store_config" },
+	{ "yaml_nul",
+		"a: \"x\\0y\"\n",
+		"mooncake: r.yaml:1:4: a value contains a NUL character; remove it" },
+	{ "yaml_tag_on_mapping",
+		"a: !!seq {x: 1}\n",
+		"mooncake: r.yaml:1:4: the tag 'tag:yaml.org,2002:seq' is not supported in a recipe; remove it" },
+	{ "yaml_merge_scalar",
+		"a: {<<: 1}\n",
+		"mooncake: r.yaml:1:9: expected a mapping or list of mappings for merging (<<); merge only mappings" },
+	{ "yaml_merge_list_of_scalars",
+		"a: {<<: [1]}\n",
+		"mooncake: r.yaml:1:10: expected a mapping for merging (<<), but found another value; merge only mappings" },
+	{ "yaml_tag_mismatch",
+		"a: !!int trtllm\n",
+		"mooncake: r.yaml:1:4: 'trtllm' cannot be read as !!int; fix the value or drop the tag" },
+	{ "master_args_metrics_port",
+		"schema: 2\n"
+		"engine: sglang\n"
+		"roles: {agg: {}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    args: [--metrics_port=9003]\n",
+		"mooncake: r.yaml:7:12: mooncake-master args: '--metrics_port=9003' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it" },
+	{ "master_args_metadata_server_off",
+		"schema: 2\n"
+		"engine: sglang\n"
+		"roles: {agg: {}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    args: [--enable_http_metadata_server=false]\n",
+		"mooncake: r.yaml:7:12: mooncake-master args: '--enable_http_metadata_server=false' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it" },
+	{ "master_args_port_separate_value",
+		"schema: 2\n"
+		"engine: sglang\n"
+		"roles: {agg: {}}\n"
+		"services:\n"
+		"  - name: mooncake-master\n"
+		"    type: mooncake-master\n"
+		"    args: [--port, '9000']\n",
+		"mooncake: r.yaml:7:12: mooncake-master args: '--port' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it" },
+	{ "env_value_int",
+		"schema: 2\n"
+		"roles:\n"
+		"  agg:\n"
+		"    env: {PYTHONUNBUFFERED: 1}\n",
+		"mooncake: r.yaml:4:29: roles.agg.env.PYTHONUNBUFFERED: Not a valid string: 1; quote the value (e.g. PYTHONUNBUFFERED: \"1\")" },
+	{ "env_value_bool",
+		"schema: 2\n"
+		"roles:\n"
+		"  agg:\n"
+		"    env: {X: yes}\n",
+		"mooncake: r.yaml:4:14: roles.agg.env.X: Not a valid string: True; quote the value (e.g. X: \"true\")" },
+	{ "log_dir_placeholder",
+		"schema: 2\n"
+		"output: {log_dir: '/x/{job}'}\n",
+		"mooncake: r.yaml:2:19: output.log_dir: the job directory '/x/{job}' has an unknown placeholder at '{job}'; use {job_id}, {user} and {submit_dir}" },
+	{ "log_dir_tilde",
+		"schema: 2\n"
+		"output: {log_dir: '~/mc/{job_id}'}\n",
+		"mooncake: r.yaml:2:19: output.log_dir: '~/mc/{job_id}': ~ is not expanded (the directory would be named ~); write the absolute path, or one relative to the submit directory" },
+	{ "role_field_typo",
+		"schema: 2\n"
+		"roles:\n"
+		"  decode: {mooncake_store_confg: {}}\n",
+		"mooncake: r.yaml:3:12: roles.decode.mooncake_store_confg: Unknown field. Did you mean mooncake_store_config?" },
+	{ "role_field_unknown",
+		"schema: 2\n"
+		"roles:\n"
+		"  decode: {colour: red}\n",
+		"mooncake: r.yaml:3:12: roles.decode.colour: Unknown field. Known fields: nodes, workers, gpus, srun_options, env, args, extra_args, engine, container, kv_events, mooncake_store_config, sidecar, critical, restart." },
+	{ "yaml_syntax",
+		"a: [1, 2\n",
+		"mooncake: r.yaml:2:1: not valid YAML: did not find expected ',' or ']' while parsing a flow sequence; fix the syntax" },
+	{ "yaml_undefined_alias",
+		"a: *nope\n",
+		"mooncake: r.yaml:1:4: found undefined alias '*nope'; define the anchor '&nope' before using it" },
+	{ "yaml_alias_cycle",
+		"a: &x [1, *x]\n",
+		"mooncake: r.yaml:1:11: the alias '*x' refers to a value that contains it (a cycle); recipes cannot be recursive" },
+	{ "yaml_two_documents",
+		"a: 1\n"
+		"---\n"
+		"b: 2\n",
+		"mooncake: r.yaml:2:1: expected a single document in the stream, but found another one; keep one recipe per file" },
+	{ "yaml_binary_tag",
+		"a: !!binary aGk=\n",
+		"mooncake: r.yaml:1:4: the tag 'tag:yaml.org,2002:binary' is not supported in a recipe; remove it" },
+	{ "yaml_local_tag",
+		"a: !foo x\n",
+		"mooncake: r.yaml:1:4: the tag '!foo' is not supported in a recipe; remove it" },
+	{ "yaml_unhashable_key",
+		"? [1, 2]\n"
+		": x\n",
+		"mooncake: r.yaml:1:3: found unhashable key (a list or mapping used as a key); use a plain key" },
+	{ "yaml_hex_out_of_range",
+		"a: 0x1ffffffffffffffffff\n",
+		"mooncake: r.yaml:1:4: integer '0x1ffffffffffffffffff' is out of range (at most 64 bits)" },
+	{ "yaml_empty",
+		"",
+		"mooncake: r.yaml: the recipe is empty; write at least `schema: 2`, an engine, roles and a mooncake-master service" },
+	{ "yaml_list",
+		"- a\n"
+		"- b\n",
+		"mooncake: r.yaml:1:1: the recipe must be a mapping of keys (schema:, engine:, roles:, services:), not a single value or list" },
+	{ "yaml_billion_laughs",
+		"a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+		"b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+		"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+		"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
+		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n",
+		"mooncake: r.yaml:6:4: the recipe expands to more than 200000 values through aliases; write it out without nested aliases" },
+
+};
+
+START_TEST(test_refused)
+{
+	ck_assert_msg(strcmp(load_err(REFUSED[_i].yaml), REFUSED[_i].message) == 0,
+		      "%s: got\n%s\nwant\n%s", REFUSED[_i].name, load_err(REFUSED[_i].yaml),
+		      REFUSED[_i].message);
+}
+END_TEST
+
+/* a document nested deeper than the loader's limit */
+START_TEST(test_yaml_too_deep)
+{
+	char y[1024];
+	size_t n = 0;
+
+	n += (size_t)snprintf(y, sizeof(y), "a: ");
+	for (int i = 0; i < 300; i++)
+		y[n++] = '[';
+	for (int i = 0; i < 300; i++)
+		y[n++] = ']';
+	y[n] = '\0';
+	ck_assert_str_eq(load_err(y), "mooncake: r.yaml:1:259: the recipe nests more than 256 levels deep; flatten it");
+}
+END_TEST
+
+/* ---- loading a file ------------------------------------------------ */
+
+START_TEST(test_recipe_too_large)
+{
+	char path[] = "/tmp/mck-big.XXXXXX", want[512];
+	struct mcr_recipe *r = NULL;
+	struct mcr_error e = { 0 };
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (16 << 20) + 1), 0);
+	close(fd);
+	ck_assert_int_eq(mcr_recipe_load_file(path, NULL, &r, &e), -1);
+	unlink(path);
+	snprintf(want, sizeof(want),
+		 "mooncake: the recipe %s is larger than 16 MiB; a recipe is a small YAML file", path);
+	ck_assert_str_eq(errmsg(&e), want);
+}
+END_TEST
+
+START_TEST(test_recipe_not_a_file)
+{
+	struct mcr_recipe *r = NULL;
+	struct mcr_error e = { 0 };
+
+	ck_assert_int_eq(mcr_recipe_load_file("/tmp", "dir", &r, &e), -1);
+	ck_assert_str_eq(errmsg(&e), "mooncake: the recipe dir is not a regular file; give the path of a YAML file");
+}
+END_TEST
+
+/* ---- render: what a caller may get wrong ---------------------------- */
+
+static const char VLLM[] =
+	"schema: 2\nengine: vllm\nresources: {gpus_per_node: 2}\n"
+	"roles: {agg: {}}\n"
+	"services:\n  - name: mooncake-master\n    type: mooncake-master\n"
+	"    options: {device_names_by_gpu: [mlx5_0, mlx5_1]}\n";
+
+START_TEST(test_master_argv_without_master)
+{
+	struct mcr_recipe *r = load_ok("schema: 2\nroles: {agg: {}}\n");
+	struct mcr_error e = { 0 };
+	char **argv;
+
+	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", &argv, &e), -1);
+	mcr_recipe_free(r);
+	ck_assert_str_eq(errmsg(&e), "mooncake: the recipe starts no master (none declared, or external)");
+}
+END_TEST
+
+START_TEST(test_client_configs_without_address)
+{
+	struct mcr_recipe *r = load_ok(VLLM);
+	struct mcr_file_list files;
+	struct mcr_error e = { 0 };
+
+	ck_assert_int_eq(mcr_client_configs(r, NULL, &files, &e), -1);
+	mcr_recipe_free(r);
+	ck_assert_str_eq(errmsg(&e), "mooncake: no master address to write into the client configs");
+}
+END_TEST
+
+START_TEST(test_worker_env_without_address)
+{
+	struct mcr_recipe *r = load_ok(VLLM);
+	struct mcr_env_input in = { NULL, "10.1.1.1", "/logs", NULL, NULL };
+	struct mcr_env env;
+	struct mcr_error e = { 0 };
+
+	ck_assert_int_eq(mcr_worker_env(r, MCR_ROLE_AGG, &in, &env, &e), -1);
+	mcr_recipe_free(r);
+	ck_assert_str_eq(errmsg(&e), "mooncake: no master address for the worker environment");
+}
+END_TEST
+
+START_TEST(test_worker_env_role_not_in_recipe)
+{
+	struct mcr_recipe *r = load_ok(VLLM);
+	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, NULL };
+	struct mcr_env env;
+	struct mcr_error e = { 0 };
+
+	ck_assert_int_eq(mcr_worker_env(r, MCR_ROLE_DECODE, &in, &env, &e), -1);
+	mcr_recipe_free(r);
+	ck_assert_str_eq(errmsg(&e), "mooncake: the recipe has no roles.decode");
+}
+END_TEST
+
+START_TEST(test_gpu_config_without_device_list)
+{
+	struct mcr_recipe *r = load_ok("schema: 2\nroles: {agg: {}}\n");
+	struct mcr_error e = { 0 };
+	struct mcr_file f;
+	int gpu = 0;
+
+	ck_assert_int_eq(mcr_vllm_gpu_config(r, "10.1.1.1:8700", &gpu, 1, &f, &e), -1);
+	mcr_recipe_free(r);
+	ck_assert_str_eq(errmsg(&e), "mooncake: the recipe has no device_names_by_gpu; per-GPU client configs are for vLLM with options.device_names_by_gpu");
+}
+END_TEST
+
+START_TEST(test_gpu_config_without_gpus)
+{
+	struct mcr_recipe *r = load_ok(VLLM);
+	struct mcr_error e = { 0 };
+	struct mcr_file f;
+
+	ck_assert_int_eq(mcr_vllm_gpu_config(r, "10.1.1.1:8700", NULL, 0, &f, &e), -1);
+	mcr_recipe_free(r);
+	ck_assert_str_eq(errmsg(&e), "mooncake: the task has no GPUs (CUDA_VISIBLE_DEVICES is empty), but device_names_by_gpu needs each process's physical GPUs; request GPUs for the step (--gpus, --gres=gpu:N)");
+}
+END_TEST
+
+START_TEST(test_gpu_config_uncovered_gpus)
+{
+	struct mcr_recipe *r = load_ok(VLLM);
+	struct mcr_error e = { 0 };
+	struct mcr_file f;
+	int gpus[] = { 3, 1, 2 };
+
+	ck_assert_int_eq(mcr_vllm_gpu_config(r, "10.1.1.1:8700", gpus, 3, &f, &e), -1);
+	mcr_recipe_free(r);
+	ck_assert_str_eq(errmsg(&e), "mooncake: mooncake device_names_by_gpu does not cover physical GPUs [2, 3]: the list has 2 entries (GPUs 0-1); give one HCA name per GPU of the node");
+}
+END_TEST
+
+/* ---- sys: the helpers the plugin uses ------------------------------- */
+
+START_TEST(test_hostlist_over_max)
+{
+	struct mcr_error e = { 0 };
+	char **hosts;
+
+	ck_assert_int_eq(mcri_hostlist_expand("a,b,c", 2, &hosts, &e), -1);
+	ck_assert_str_eq(errmsg(&e), "mooncake: the host list names more than 2 hosts");
+}
+END_TEST
+
+START_TEST(test_hostlist_null)
+{
+	struct mcr_error e = { 0 };
+	char **hosts;
+
+	ck_assert_int_eq(mcri_hostlist_expand(NULL, 2, &hosts, &e), -1);
+	ck_assert_str_eq(errmsg(&e), "mooncake: empty host list");
+}
+END_TEST
+
+START_TEST(test_hostlist_only_commas)
+{
+	struct mcr_error e = { 0 };
+	char **hosts;
+
+	ck_assert_int_eq(mcri_hostlist_expand(",,", 2, &hosts, &e), -1);
+	ck_assert_str_eq(errmsg(&e), "mooncake: empty host list ',,'");
+}
+END_TEST
+
+START_TEST(test_dir_template_empty)
+{
+	struct mcr_error e = { 0 };
+
+	ck_assert_ptr_null(mcri_expand_dir_template("", "1", "u", "/s", &e));
+	ck_assert_str_eq(errmsg(&e), "mooncake: the job directory template is empty");
+}
+END_TEST
+
+/* host:port, the one reader: what it accepts */
+static const struct {
+	const char *text, *host;
+	int port;
+} HOST_PORT_OK[] = {
+	{ "10.0.0.5:8700", "10.0.0.5", 8700 },
+	{ "h:1", "h", 1 },
+	{ "h:65535", "h", 65535 },
+	{ "a:b:8700", "a:b", 8700 }, /* the last colon, everywhere */
+	{ "[::1]:8700", "[::1]", 8700 },
+};
+
+START_TEST(test_host_port_accepted)
+{
+	struct mcr_error e = { 0 };
+	char *host = NULL;
+	int port = 0;
+
+	ck_assert_int_eq(mcri_host_port_parse(HOST_PORT_OK[_i].text, &host, &port, &e), 0);
+	ck_assert_msg(strcmp(host, HOST_PORT_OK[_i].host) == 0 && port == HOST_PORT_OK[_i].port,
+		      "%s -> %s %d", HOST_PORT_OK[_i].text, host, port);
+	free(host);
+}
+END_TEST
+
+/* ... and what it refuses (a sign or blank in the port was accepted by
+ * one of the three readers it replaces) */
+static const char *const HOST_PORT_BAD[] = {
+	"nohost", "h:", ":8700", "h:0", "h:65536", "h:+80", "h: 80", "h:\t80", "h x:80",
+	"h/x:80", "h:80x", "h:99999999999999999999",
+};
+
+START_TEST(test_host_port_refused)
+{
+	struct mcr_error e = { 0 };
+	char want[128];
+
+	ck_assert_int_eq(mcri_host_port_parse(HOST_PORT_BAD[_i], NULL, NULL, &e), -1);
+	snprintf(want, sizeof(want), "'%s' is not host:port (a host, a colon, a port from 1 to 65535)",
+		 HOST_PORT_BAD[_i]);
+	ck_assert_str_eq(e.text, want);
+}
+END_TEST
+
+/* a file cannot replace a directory: the rename fails, nothing is left */
+START_TEST(test_write_onto_directory)
+{
+	char dir[] = "/tmp/mck-write.XXXXXX", sub[64], want[512];
+	struct mcr_error e = { 0 };
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/f.json", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_int_eq(mcr_write_file_atomic(dir, "f.json", "{}", 2, &e), -1);
+	rmdir(sub);
+	rmdir(dir);
+	snprintf(want, sizeof(want), "mooncake: cannot rename %s/.f.json.tmp.%ld to %s: Is a directory",
+		 dir, (long)getpid(), sub);
+	ck_assert_str_eq(errmsg(&e), want);
+}
+END_TEST
+
+START_TEST(test_mkdir_onto_file)
+{
+	char path[] = "/tmp/mck-file.XXXXXX", want[512];
+	struct mcr_error e = { 0 };
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(mcri_mkdir_p(path, 0755, &e), -1);
+	unlink(path);
+	snprintf(want, sizeof(want),
+		 "mooncake: %s is not a directory; remove it or choose another job directory", path);
+	ck_assert_str_eq(errmsg(&e), want);
+}
+END_TEST
+
+Suite *refusals_suite(void)
+{
+	Suite *s = suite_create("refusals");
+	TCase *tc = tcase_create("refusals");
+
+	tcase_add_loop_test(tc, test_refused, 0, (int)(sizeof(REFUSED) / sizeof(REFUSED[0])));
+	tcase_add_test(tc, test_yaml_too_deep);
+	tcase_add_test(tc, test_recipe_too_large);
+	tcase_add_test(tc, test_recipe_not_a_file);
+	tcase_add_test(tc, test_master_argv_without_master);
+	tcase_add_test(tc, test_client_configs_without_address);
+	tcase_add_test(tc, test_worker_env_without_address);
+	tcase_add_test(tc, test_worker_env_role_not_in_recipe);
+	tcase_add_test(tc, test_gpu_config_without_device_list);
+	tcase_add_test(tc, test_gpu_config_without_gpus);
+	tcase_add_test(tc, test_gpu_config_uncovered_gpus);
+	tcase_add_test(tc, test_hostlist_over_max);
+	tcase_add_test(tc, test_hostlist_null);
+	tcase_add_test(tc, test_hostlist_only_commas);
+	tcase_add_test(tc, test_dir_template_empty);
+	tcase_add_loop_test(tc, test_host_port_accepted, 0,
+			    (int)(sizeof(HOST_PORT_OK) / sizeof(HOST_PORT_OK[0])));
+	tcase_add_loop_test(tc, test_host_port_refused, 0,
+			    (int)(sizeof(HOST_PORT_BAD) / sizeof(HOST_PORT_BAD[0])));
+	tcase_add_test(tc, test_write_onto_directory);
+	tcase_add_test(tc, test_mkdir_onto_file);
+	suite_add_tcase(s, tc);
+	return s;
+}
