@@ -39,10 +39,18 @@
 extern "C" {
 #endif
 
-/* The three ports of the master (§5). */
+/* The three ports of the master (§5), as srtctl fixes them. */
 #define MCR_MASTER_PORT 8700         /* RPC: master_server_address */
 #define MCR_METADATA_PORT 8701       /* HTTP metadata server (/metadata, /health) */
 #define MCR_METRICS_PORT 8702        /* admin/metrics HTTP (/health, /metrics) */
+
+/* The ports a job's master listens on (TCP port numbers, 1-65535); the
+ * plugin may give a job other ports than the three above (ports=auto). */
+struct mcr_ports {
+	int rpc;      /* master_server_address, MOONCAKE_MASTER */
+	int metadata; /* the HTTP metadata server, MOONCAKE_TE_META_DATA_SERVER */
+	int metrics;  /* admin/metrics HTTP */
+};
 
 enum mcr_error_kind {
 	MCR_OK = 0,
@@ -156,9 +164,10 @@ bool mcr_recipe_has_role(const struct mcr_recipe *recipe, enum mcr_role role);
  * roles, every vLLM role) with a master; false otherwise. */
 bool mcr_recipe_role_reads_config(const struct mcr_recipe *recipe,
 				  enum mcr_role role);
-/* True for vLLM with a non-empty device_names_by_gpu: each task reads the
- * per-GPU file of its own GPUs (mcr_vllm_gpu_config). */
-bool mcr_recipe_per_gpu_configs(const struct mcr_recipe *recipe);
+/* For vLLM with a non-empty device_names_by_gpu, the number of GPUs it
+ * names: each task reads the per-GPU file of its own GPUs
+ * (mcr_vllm_gpu_config). 0 otherwise (no per-GPU files). */
+size_t mcr_recipe_per_gpu_configs(const struct mcr_recipe *recipe);
 /* readiness.timeout_seconds of the mooncake-master service, rounded up, or
  * 0 when the recipe does not set it (the plugstack ready_timeout= applies). */
 int mcr_recipe_ready_timeout(const struct mcr_recipe *recipe);
@@ -236,6 +245,18 @@ int mcr_vllm_gpu_config(const struct mcr_recipe *recipe,
 			const char *master_address, const int *gpu_ids,
 			size_t count, struct mcr_file *out,
 			struct mcr_error *err);
+/*
+ * The per-GPU part of that file, alone: for a process on the physical GPUs
+ * `gpu_ids` (`count`, any order), its file name
+ * ("mooncake_store_config_gpu<ids sorted, joined by '-'>.json") and its
+ * device_name: the entries of `names` (one per GPU of the node, `n_names`)
+ * of those GPUs, in the process's order, duplicates removed, comma-joined.
+ * Both heap strings, the caller's. MCR_EINVAL without GPUs or for a GPU
+ * outside `names` (the message lists them).
+ */
+int mcr_gpu_selection(const char *const *names, size_t n_names,
+		      const int *gpu_ids, size_t count, char **file_name,
+		      char **device_name, struct mcr_error *err);
 /* Frees name and text (NULL is allowed). */
 void mcr_file_free(struct mcr_file *file);
 
@@ -263,13 +284,15 @@ int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
  * --http_metadata_server_port=8701 --eviction_high_watermark_ratio=0.9
  * --default_kv_lease_ttl=10000 --rpc_thread_num=16
  * --enable_metric_reporting=true --metrics_port=8702, then the service's
- * `args` verbatim. When the service sets `command`, argv is command + args
- * (`binary` unused).
- * Errors: MCR_EINVAL when the recipe starts no master (none, or external),
- * MCR_EIO out of memory.
+ * `args` verbatim; with `ports` (NULL: 8700, 8701, 8702) the three port
+ * flags carry those. When the service sets `command`, argv is command + args
+ * (`binary` and `ports` unused: the command chooses its ports).
+ * Errors: MCR_EINVAL when the recipe starts no master (none, or external) or
+ * a port is outside 1-65535, MCR_EIO out of memory.
  */
 int mcr_master_argv(const struct mcr_recipe *recipe, const char *binary,
-		    char ***argv, struct mcr_error *err);
+		    const struct mcr_ports *ports, char ***argv,
+		    struct mcr_error *err);
 /* Frees each string and the vector (NULL is allowed). */
 void mcr_strv_free(char **strv);
 /* Number of entries before the terminating NULL. */
@@ -296,6 +319,7 @@ struct mcr_env_input {
 	const char *config_dir;       /* directory holding the client configs */
 	const char *config_name;      /* file for this task (NULL: the role's default) */
 	const char *local_hostname;   /* this node's address for MOONCAKE_LOCAL_HOSTNAME */
+	int metadata_port;            /* the job's master's metadata port (0: 8701) */
 };
 
 /*
@@ -303,7 +327,8 @@ struct mcr_env_input {
  *   roles.<role>.env, top-level `environment`; then, when the recipe has a
  *   master: MOONCAKE_LOCAL_HOSTNAME (unless already set by the recipe),
  *   engine.mooncake_kv_store.env, MOONCAKE_MASTER=<master_address>,
- *   MOONCAKE_TE_META_DATA_SERVER=http://<metadata_host>:8701/metadata,
+ *   MOONCAKE_TE_META_DATA_SERVER=http://<metadata_host>:<metadata_port>/metadata
+ *   (port 8701 for an external master),
  *   MOONCAKE_CONFIG_PATH=<config_dir>/<file> for roles that read a file.
  * Values are strings as YAML gave them (numbers and bools in their YAML
  * spelling converted as Python's str() would: 1 -> "1", true -> "True").

@@ -24,11 +24,12 @@ static void usage(FILE *f)
 		"       mooncake-recipe env RECIPE --role ROLE --infra-addr ADDR --config-dir DIR\n"
 		"                           [--local-hostname ADDR]\n"
 		"       mooncake-recipe master-argv RECIPE [--binary PATH]\n"
+		"       (render, env and master-argv: [--ports RPC,METADATA,METRICS])\n"
 		"       mooncake-recipe --version\n"
 		"\n"
 		"check        validate RECIPE as srtctl would (schema 2, Mooncake rules)\n"
 		"render       write the client-config files of RECIPE into DIR for a master\n"
-		"             on ADDR (port 8700) and print each path\n"
+		"             on ADDR (port 8700, or --ports) and print each path\n"
 		"env          print the environment a task of ROLE gets (NAME=value lines)\n"
 		"master-argv  print the master's command line, one argument per line\n"
 		"\n"
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "local-hostname", required_argument, NULL, 'l' },
 		{ "binary", required_argument, NULL, 'b' },
+		{ "ports", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -60,8 +62,9 @@ int main(int argc, char **argv)
 	const char *infra = NULL, *out = NULL, *role_name = NULL, *config_dir = NULL;
 	const char *local = NULL, *binary = "mooncake_master", *cmd, *path;
 	struct mcr_recipe *recipe = NULL;
-	struct mcr_error err = { 0 };
-	char *master = NULL;
+	static struct mcr_error err;
+	struct mcr_ports ports = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
+	char *master = NULL, end;
 	int c, rc = 2;
 
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -104,6 +107,14 @@ int main(int argc, char **argv)
 		case 'b':
 			binary = optarg;
 			break;
+		case 'p':
+			if (sscanf(optarg, "%d,%d,%d%c", &ports.rpc, &ports.metadata,
+				   &ports.metrics, &end) != 3) {
+				fprintf(stderr, "mooncake: --ports '%s': write three port numbers, RPC,METADATA,METRICS (e.g. 8700,8701,8702)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -140,7 +151,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (master)
-		sprintf(master, "%s:%d", infra, MCR_MASTER_PORT);
+		sprintf(master, "%s:%d", infra, ports.rpc);
 
 	if (!strcmp(cmd, "check")) {
 		char *roles = mcr_recipe_role_list(recipe);
@@ -175,7 +186,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "env")) {
 		struct mcr_env env;
 		struct mcr_env_input in = { master, infra, config_dir, NULL,
-					    local ? local : infra };
+					    local ? local : infra, ports.metadata };
 		enum mcr_role role;
 
 		if (mcr_recipe_resolve_role(recipe, role_name, false, &role, &err) ||
@@ -190,7 +201,7 @@ int main(int argc, char **argv)
 	} else {
 		char **v;
 
-		if (mcr_master_argv(recipe, binary, &v, &err)) {
+		if (mcr_master_argv(recipe, binary, &ports, &v, &err)) {
 			rc = fail(&err);
 			goto out;
 		}

@@ -47,10 +47,11 @@ bool mcr_recipe_role_reads_config(const struct mcr_recipe *r, enum mcr_role role
 	return r->engine == MCR_ENGINE_VLLM;
 }
 
-bool mcr_recipe_per_gpu_configs(const struct mcr_recipe *r)
+size_t mcr_recipe_per_gpu_configs(const struct mcr_recipe *r)
 {
-	return r->has_master && r->engine == MCR_ENGINE_VLLM &&
-	       mcri_is_seq(r->device_names_by_gpu) && r->device_names_by_gpu->n > 0;
+	if (r->has_master && r->engine == MCR_ENGINE_VLLM && mcri_is_seq(r->device_names_by_gpu))
+		return r->device_names_by_gpu->n;
+	return 0;
 }
 
 int mcr_recipe_ready_timeout(const struct mcr_recipe *r)

@@ -87,12 +87,15 @@ int mcr_master_env(const struct mcr_recipe *r, struct mcr_env *out,
 	return 0;
 }
 
-/* MOONCAKE_TE_META_DATA_SERVER: an external master's host, else the infra
- * node's, port 8701 */
+/* MOONCAKE_TE_META_DATA_SERVER: an external master's host (port 8701),
+ * else the infra node's at the job's metadata port */
 static int metadata_server(const struct mcr_recipe *r, const char *infra_host,
-			   char **url, struct mcr_error *err)
+			   int port, char **url, struct mcr_error *err)
 {
 	char *host = NULL;
+
+	if (r->external || port <= 0)
+		port = MCR_METADATA_PORT;
 
 	if (r->external) {
 		if (mcri_host_port_parse(r->external, &host, NULL, err))
@@ -100,7 +103,7 @@ static int metadata_server(const struct mcr_recipe *r, const char *infra_host,
 	} else if (!(host = strdup(infra_host ? infra_host : ""))) {
 		return mcri_error_nomem(err);
 	}
-	*url = mcri_asprintf("http://%s:%d/metadata", host, MCR_METADATA_PORT);
+	*url = mcri_asprintf("http://%s:%d/metadata", host, port);
 	free(host);
 	return *url ? 0 : mcri_error_nomem(err);
 }
@@ -129,7 +132,7 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 	     env_set(out, "MOONCAKE_LOCAL_HOSTNAME", in->local_hostname, err)) ||
 	    env_merge(out, r->kv_env, err) ||
 	    env_set(out, "MOONCAKE_MASTER", master, err) ||
-	    metadata_server(r, in->metadata_host, &val, err))
+	    metadata_server(r, in->metadata_host, in->metadata_port, &val, err))
 		return -1;
 	rc = env_set(out, "MOONCAKE_TE_META_DATA_SERVER", val, err);
 	free(val);

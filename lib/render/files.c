@@ -112,20 +112,14 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address,
-			const int *gpu_ids, size_t count, struct mcr_file *out,
-			struct mcr_error *err)
+int mcr_gpu_selection(const char *const *names, size_t n_names,
+		      const int *gpu_ids, size_t count, char **file_name,
+		      char **device_name, struct mcr_error *err)
 {
-	const struct mcri_node *dev = r->device_names_by_gpu;
 	struct mcri_buf name = { 0 }, devices = { 0 }, missing = { 0 };
-	struct mcri_payload p = { 0 };
 	int *ids = NULL, rc = -1;
-	char *dn = NULL;
 
-	memset(out, 0, sizeof(*out));
-	if (r->engine != MCR_ENGINE_VLLM || !mcri_is_seq(dev) || dev->n == 0)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the recipe has no device_names_by_gpu; per-GPU client configs are for vLLM with options.device_names_by_gpu");
+	*file_name = *device_name = NULL;
 	if (count == 0)
 		return mcri_error_set(err, MCR_EINVAL,
 				      "the task has no GPUs (CUDA_VISIBLE_DEVICES is empty), but device_names_by_gpu needs each process's physical GPUs; request GPUs for the step (--gpus, --gres=gpu:N)");
@@ -139,50 +133,80 @@ int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address,
 		if (i && ids[i] == ids[i - 1])
 			continue;
 		mcri_buf_printf(&name, "%s%d", i ? "-" : "", ids[i]);
-		if (ids[i] < 0 || (size_t)ids[i] >= dev->n) {
+		if (ids[i] < 0 || (size_t)ids[i] >= n_names)
 			mcri_buf_printf(&missing, "%s%d", missing.len ? ", " : "", ids[i]);
-			continue;
-		}
 	}
 	mcri_buf_puts(&name, ".json");
 	if (missing.len) {
 		mcri_error_set(err, MCR_EINVAL,
 			       "mooncake device_names_by_gpu does not cover physical GPUs [%s]: the list has %zu entries (GPUs 0-%zu); give one HCA name per GPU of the node",
-			       missing.p, dev->n, dev->n - 1);
+			       missing.p, n_names, n_names ? n_names - 1 : 0);
 		goto out;
 	}
 	/* HCA names in the order of the process's GPUs, duplicates removed */
 	for (size_t i = 0; i < count; i++) {
-		const char *hca = dev->items[gpu_ids[i]]->s;
+		const char *hca = names[gpu_ids[i]];
 		bool seen = false;
 
 		for (size_t j = 0; j < i; j++)
-			seen |= strcmp(dev->items[gpu_ids[j]]->s, hca) == 0;
+			seen |= strcmp(names[gpu_ids[j]], hca) == 0;
 		if (!seen)
 			mcri_buf_printf(&devices, "%s%s", devices.len ? "," : "", hca);
 	}
-	dn = mcri_buf_take(&devices);
-	if (!dn) {
-		mcri_error_nomem(err);
-		goto out;
-	}
-	if (mcri_vllm_payload(r, mcri_effective_master(r, master_address), &p, err) ||
-	    mcri_payload_set(&p, "device_name", NULL, dn, err))
-		goto out;
-	out->name = mcri_buf_take(&name);
-	out->text = mcri_payload_dumps(&p);
-	if (!out->name || !out->text) {
-		mcr_file_free(out);
+	*file_name = mcri_buf_take(&name);
+	*device_name = mcri_buf_take(&devices);
+	if (!*file_name || !*device_name) {
+		free(*file_name);
+		free(*device_name);
+		*file_name = *device_name = NULL;
 		mcri_error_nomem(err);
 		goto out;
 	}
 	rc = 0;
 out:
 	free(ids);
-	free(dn);
 	free(name.p);
 	free(devices.p);
 	free(missing.p);
+	return rc;
+}
+
+int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address,
+			const int *gpu_ids, size_t count, struct mcr_file *out,
+			struct mcr_error *err)
+{
+	const struct mcri_node *dev = r->device_names_by_gpu;
+	struct mcri_payload p = { 0 };
+	const char **names = NULL;
+	char *file = NULL, *dn = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (r->engine != MCR_ENGINE_VLLM || !mcri_is_seq(dev) || dev->n == 0)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the recipe has no device_names_by_gpu; per-GPU client configs are for vLLM with options.device_names_by_gpu");
+	names = malloc(dev->n * sizeof(*names));
+	if (!names)
+		return mcri_error_nomem(err);
+	for (size_t i = 0; i < dev->n; i++)
+		names[i] = dev->items[i]->s;
+	if (mcr_gpu_selection(names, dev->n, gpu_ids, count, &file, &dn, err) ||
+	    mcri_vllm_payload(r, mcri_effective_master(r, master_address), &p, err) ||
+	    mcri_payload_set(&p, "device_name", NULL, dn, err))
+		goto out;
+	out->name = file;
+	out->text = mcri_payload_dumps(&p);
+	file = NULL;
+	if (!out->text) {
+		mcr_file_free(out);
+		mcri_error_nomem(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(names);
+	free(file);
+	free(dn);
 	mcri_payload_free(&p);
 	return rc;
 }

@@ -257,7 +257,7 @@ static void check_case01(const char *yaml)
 	 * library-side check is the argv, exactly (srtctl's test: it starts
 	 * `mooncake_master --port=8700`, no mooncake_donor, mooncake_master
 	 * only first). */
-	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", &argv, &err), 0);
+	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", NULL, &argv, &err), 0);
 	{
 		static const char *const want[] = {
 			"mooncake_master", "--port=8700", "--enable_http_metadata_server=true",

@@ -321,7 +321,7 @@ START_TEST(test_master_argv)
 
 	snprintf(y, sizeof(y), "%s    args: [--client_ttl=30]\n", base);
 	r = load_ok(y);
-	ck_assert_int_eq(mcr_master_argv(r, "/opt/mc/bin/mooncake_master", &argv, &err), 0);
+	ck_assert_int_eq(mcr_master_argv(r, "/opt/mc/bin/mooncake_master", NULL, &argv, &err), 0);
 	for (size_t i = 0; want[i] || argv[i]; i++)
 		ck_assert_str_eq(argv[i] ? argv[i] : "(end)", want[i] ? want[i] : "(end)");
 	mcr_strv_free(argv);
@@ -329,7 +329,7 @@ START_TEST(test_master_argv)
 	/* command replaces the defaults; args are appended */
 	snprintf(y, sizeof(y), "%s    command: [my-master, --x]\n    args: [--y]\n", base);
 	r = load_ok(y);
-	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", &argv, &err), 0);
+	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", NULL, &argv, &err), 0);
 	ck_assert_str_eq(argv[0], "my-master");
 	ck_assert_str_eq(argv[1], "--x");
 	ck_assert_str_eq(argv[2], "--y");
@@ -361,7 +361,7 @@ START_TEST(test_worker_env_layering)
 	struct mcr_recipe *r = load_ok(y);
 	struct mcr_env env;
 	struct mcr_error err = { 0 };
-	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.2.2.2" };
+	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.2.2.2", 0 };
 
 	ck_assert_int_eq(mcr_worker_env(r, MCR_ROLE_PREFILL, &in, &env, &err), 0);
 	ck_assert_str_eq(mcr_env_get(&env, "SHARED"), "top"); /* top-level environment wins */

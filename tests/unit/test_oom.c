@@ -157,7 +157,7 @@ static int trtllm_example(struct mcr_error *err)
 	struct mcr_recipe *r = NULL;
 	struct mcr_file_list files = { 0 };
 	struct mcr_env env = { 0 }, menv = { 0 };
-	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.1.1.2" };
+	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.1.1.2", 0 };
 	enum mcr_role role;
 	char **argv = NULL, *roles = NULL;
 	int rc;
@@ -166,7 +166,7 @@ static int trtllm_example(struct mcr_error *err)
 	rc = rc ? rc : mcr_client_configs(r, "10.1.1.1:8700", &files, err);
 	rc = rc ? rc : mcr_recipe_resolve_role(r, "decode", false, &role, err);
 	rc = rc ? rc : mcr_worker_env(r, role, &in, &env, err);
-	rc = rc ? rc : mcr_master_argv(r, "mooncake_master", &argv, err);
+	rc = rc ? rc : mcr_master_argv(r, "mooncake_master", NULL, &argv, err);
 	rc = rc ? rc : mcr_master_env(r, &menv, err);
 	if (rc == 0 && !(roles = mcr_recipe_role_list(r)))
 		rc = mcri_error_nomem(err);
@@ -200,7 +200,7 @@ static int vllm_gpu_files(struct mcr_error *err)
 	struct mcr_recipe *r = NULL;
 	struct mcr_file f = { 0 };
 	struct mcr_env env = { 0 };
-	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.1.1.2" };
+	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.1.1.2", 0 };
 	int gpus[] = { 1, 0 }, rc;
 
 	rc = mcr_recipe_load_buffer(VLLM, strlen(VLLM), "r.yaml", &r, err);
@@ -244,7 +244,7 @@ static int external_master(struct mcr_error *err)
 		"services:\n  - {name: m, type: mooncake-master, external: 'h.example:8700'}\n";
 	struct mcr_recipe *r = NULL;
 	struct mcr_env env = { 0 };
-	struct mcr_env_input in = { NULL, NULL, "/logs", NULL, NULL };
+	struct mcr_env_input in = { NULL, NULL, "/logs", NULL, NULL, 0 };
 	int rc = mcr_recipe_load_buffer(y, strlen(y), "r.yaml", &r, err);
 
 	rc = rc ? rc : mcr_worker_env(r, MCR_ROLE_AGG, &in, &env, err);

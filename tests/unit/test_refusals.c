@@ -338,7 +338,7 @@ START_TEST(test_master_argv_without_master)
 	struct mcr_error e = { 0 };
 	char **argv;
 
-	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", &argv, &e), -1);
+	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", NULL, &argv, &e), -1);
 	mcr_recipe_free(r);
 	ck_assert_str_eq(errmsg(&e), "mooncake: the recipe starts no master (none declared, or external)");
 }
@@ -359,7 +359,7 @@ END_TEST
 START_TEST(test_worker_env_without_address)
 {
 	struct mcr_recipe *r = load_ok(VLLM);
-	struct mcr_env_input in = { NULL, "10.1.1.1", "/logs", NULL, NULL };
+	struct mcr_env_input in = { NULL, "10.1.1.1", "/logs", NULL, NULL, 0 };
 	struct mcr_env env;
 	struct mcr_error e = { 0 };
 
@@ -372,7 +372,7 @@ END_TEST
 START_TEST(test_worker_env_role_not_in_recipe)
 {
 	struct mcr_recipe *r = load_ok(VLLM);
-	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, NULL };
+	struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, NULL, 0 };
 	struct mcr_env env;
 	struct mcr_error e = { 0 };
 
