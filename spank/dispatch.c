@@ -1,29 +1,19 @@
 /*
- * dispatch.c - the only place that defines SPANK_PLUGIN and the callbacks
- * shared by several contexts; each is a switch on spank_context() that
- * calls the function of that context (pyxis's layout).
+ * dispatch.c - the only place that defines SPANK_PLUGIN and the callbacks;
+ * each is a switch on spank_context() that calls the function of that
+ * context (pyxis's layout). Each context keeps its state in its own file.
  */
-#include <string.h>
-
 #include "plugin.h"
 
 SPANK_PLUGIN(mooncake, 1);
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-	struct mcr_error err;
-
 	switch (spank_context()) {
 	case S_CTX_ALLOCATOR:
+		return mcp_alloc_init(sp, ac, av);
 	case S_CTX_LOCAL:
-		memset(&mcp_ctx, 0, sizeof(mcp_ctx));
-		mcp_ctx.role = MCR_ROLE_NONE;
-		if (mcp_parse_config(&mcp_ctx.config, ac, av, &err)) {
-			mcp_error(&err);
-			return -1;
-		}
-		mcp_ctx.config_ok = true;
-		return mcp_register_options(sp);
+		return mcp_srun_init(sp, ac, av);
 	case S_CTX_REMOTE:
 		return mcp_stepd_init(sp, ac, av);
 	default:
@@ -42,8 +32,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	case S_CTX_LOCAL:
 		return mcp_srun_post_opt(sp);
 	default:
-		/* slurmstepd runs this as root: the recipe is read later, in
-		 * task_init, as the user */
+		/* slurmstepd runs this as root: the work is in task_init, as
+		 * the user */
 		return 0;
 	}
 }
@@ -67,6 +57,18 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
-	mcp_context_free();
+	switch (spank_context()) {
+	case S_CTX_ALLOCATOR:
+		mcp_alloc_exit();
+		break;
+	case S_CTX_LOCAL:
+		mcp_srun_exit();
+		break;
+	case S_CTX_REMOTE:
+		mcp_stepd_exit();
+		break;
+	default:
+		break;
+	}
 	return 0;
 }

@@ -1,13 +1,13 @@
 /*
  * plugin.h - what the files of spank_mooncake.so share.
  *
- * One dispatcher (dispatch.c) calls one function per context and callback:
- *   mcp_alloc_*  sbatch/salloc (alloc.c)
- *   mcp_srun_*   srun, the local context (srun.c, master.c)
+ * One dispatcher (dispatch.c) calls one function per context and callback,
+ * and each context keeps its state private to its file, from its init to
+ * its exit (pyxis's shape):
+ *   mcp_alloc_*  sbatch, salloc (alloc.c)
+ *   mcp_srun_*   srun, the local context (srun.c; the master: master.c)
  *   mcp_stepd_*  slurmstepd, the remote context (slurmstepd.c)
- * Each process keeps one struct mcp_context for the life of its plugin
- * stack (a SPANK plugin has no other place for state between callbacks); it
- * is freed and zeroed in slurm_spank_exit.
+ * options.c holds the command-line options and the plugstack arguments.
  */
 #ifndef MCP_PLUGIN_H_
 #define MCP_PLUGIN_H_
@@ -23,39 +23,37 @@
 #include "sys/sys.h"
 
 #define MCP_NAME "mooncake"
-/* srun hands its tasks the absolute path of the recipe it checked (a task
- * may run in another directory: --chdir, a script's cd); SLURM_ so that it
- * survives --export=NONE; each task removes it from its environment. */
-#define MCP_RECIPE_PATH_VAR "SLURM_MOONCAKE_RECIPE_PATH"
+
+/* What srun hands its tasks (handover.c): SLURM_ so that it survives
+ * --export=NONE; each task removes it from its environment. */
+#define MCP_TASK_VAR "SLURM_MOONCAKE_TASK"
+/* What srun hands the master step: its ports, to claim on the infra node
+ * (ports.c), "rpc,metadata,metrics". */
+#define MCP_PORTS_VAR "SLURM_MOONCAKE_MASTER_PORTS"
+
+/* ---- options.c ------------------------------------------------------ */
 
 /* plugstack.conf arguments (key=value), see doc/spank_mooncake.8 */
-struct mcp_config {
+struct mcp_plugstack {
 	char master[PATH_MAX];   /* master=      binary run on the infra node */
 	char srun[PATH_MAX];     /* srun=        binary that launches the master step */
 	char job_dir[PATH_MAX];  /* job_dir=     template of the job's directory */
 	int ready_timeout;       /* ready_timeout= seconds to wait for the master */
 	char interface[64];      /* interface=   NIC for MOONCAKE_LOCAL_HOSTNAME */
+	bool fixed_ports;        /* ports=fixed  (default auto) */
+	int port_lo, port_hi;    /* port_range=LO-HI for ports=auto */
 };
 
-struct mcp_context {
-	struct mcp_config config;
-	bool config_ok;
-	struct mcr_error config_error; /* deferred to task_init in slurmstepd */
-	char *recipe_arg;           /* --mooncake-recipe as given */
-	char *role_arg;             /* --mooncake-role as given */
-	struct mcr_recipe *recipe;  /* loaded in init_post_opt (srun, sbatch) */
-	enum mcr_role role;
-	bool active;                /* this srun step has a role and a recipe */
-	bool prepared;              /* srun: the job's files and master are done */
-	uint32_t prepared_job;      /* ... for this job (from the environment) */
-};
-
-extern struct mcp_context mcp_ctx;
-
-/* args.c */
-int mcp_register_options(spank_t sp);
-int mcp_parse_config(struct mcp_config *config, int ac, char **av,
-		     struct mcr_error *err);
+/* Parse the plugstack arguments; defaults for those not given. */
+int mcp_plugstack_parse(struct mcp_plugstack *ps, int ac, char **av,
+			struct mcr_error *err);
+/* Register --mooncake-recipe and --mooncake-role in any context. */
+int mcp_options_register(spank_t sp);
+/* Their values (NULL when not given); the strings live until
+ * mcp_options_free(), called by each context's exit. */
+const char *mcp_option_recipe(void);
+const char *mcp_option_role(void);
+void mcp_options_free(void);
 /* True when the recipe reached this process from sbatch/salloc (the
  * SLURM_SPANK_ copy of the option in the environment) rather than from the
  * command line. `getenv_fn` reads the environment of the context. */
@@ -64,62 +62,129 @@ bool mcp_recipe_inherited(const char *recipe_arg,
 			  void *arg);
 /* --mooncake-role given without a recipe: -1 with a message, else 0. */
 int mcp_role_without_recipe(void);
-void mcp_context_free(void);
 
-/* common.c: what several contexts do the same way */
+/* ---- common.c: what several contexts do the same way ---------------- */
+
 /* Print err with slurm_error (mcr_error_format). */
 void mcp_error(const struct mcr_error *err);
-/* Load and validate the recipe (as the calling user) and decide the role
- * (mcr_recipe_resolve_role). */
+/* Load and validate the recipe (as the calling user), print its warnings,
+ * and decide the role (mcr_recipe_resolve_role). */
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	     struct mcr_recipe **recipe, enum mcr_role *role,
 	     struct mcr_error *err);
 /* The job's Mooncake directory: output.log_dir of the recipe, else the
  * job_dir= template; placeholders expanded, relative to submit_dir (the
- * current directory when NULL or empty). */
-char *mcp_job_dir(const struct mcp_config *config,
+ * current directory when NULL or empty). Heap string, or NULL. */
+char *mcp_job_dir(const struct mcp_plugstack *ps,
 		  const struct mcr_recipe *recipe, const char *job_id,
 		  uid_t uid, const char *submit_dir, struct mcr_error *err);
 
-/* The state file of the job's master (<job dir>/mooncake_master.json). */
+/* ---- state.c: the master's state file, <job dir>/mooncake_master.json */
+
+#define MCP_STATE_FILE "mooncake_master.json"
+#define MCP_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
+#define MCP_LOG_FILE "mooncake_master.log"
+#define MCP_MAX_ATTEMPTS 100
+
+enum mcp_state_phase {
+	MCP_STATE_NONE = 0, /* no state file */
+	MCP_STATE_STARTING,
+	MCP_STATE_READY,
+	MCP_STATE_FAILED,
+};
+
 struct mcp_master_state {
-	char state[16];        /* "starting", "ready", "failed" */
+	enum mcp_state_phase phase;
 	int attempt;           /* the attempt (lock number) this state is about */
 	char infra_node[256];
 	char infra_addr[64];
+	struct mcr_ports ports;
 	char token[64];
-	char message[MCR_ERROR_TEXT_LENGTH]; /* why it failed (a struct mcr_error text) */
+	char recipe[PATH_MAX]; /* the recipe that started the pool (its real path) */
+	char message[MCR_ERROR_TEXT_LENGTH]; /* why it failed (an error's text) */
 	char starter_host[256];
 	long starter_pid;
 	long srun_pid;
-	long long started_at, ready_at;
+	long long started_at, ready_at; /* seconds since the epoch */
 };
-#define MCP_STATE_FILE "mooncake_master.json"
-#define MCP_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
-#define MCP_MAX_ATTEMPTS 100
-#define MCP_LOG_FILE "mooncake_master.log"
+
+/* MCR_ESTATE "no such file" when there is none (phase NONE), MCR_EIO when
+ * it cannot be read. */
 int mcp_state_read(const char *dir, struct mcp_master_state *st,
 		   struct mcr_error *err);
 int mcp_state_write(const char *dir, const struct mcp_master_state *st,
 		    struct mcr_error *err);
+const char *mcp_state_phase_name(enum mcp_state_phase phase);
 
-/* alloc.c */
-int mcp_alloc_post_opt(spank_t sp);
+/* ---- ports.c: the master's ports (ports=auto|fixed) ----------------- */
 
-/* srun.c */
-int mcp_srun_post_opt(spank_t sp);
-int mcp_srun_user_init(spank_t sp);
+/* How many port triples an election may try: 1 for ports=fixed. */
+int mcp_port_candidates(const struct mcp_plugstack *ps);
+/* The `candidate`-th triple for job `job_id`: 0 is 8700, 8701, 8702; then
+ * triples of port_range, from an offset the job id chooses. */
+void mcp_port_candidate(const struct mcp_plugstack *ps, unsigned long job_id,
+			int candidate, struct mcr_ports *out);
+/* "rpc,metadata,metrics" to ports (MCR_EINVAL when it is not that). */
+int mcp_ports_parse(const char *text, struct mcr_ports *out,
+		    struct mcr_error *err);
+/* On the infra node, in the master step's task (as the user): the ports
+ * srun chose must be free here and not reserved by another job's master
+ * that is starting on this node; reserve them for this process (the
+ * master after exec) in `registry` (a file every user may lock). -1 with
+ * a message that names the taken port. */
+int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
+		    struct mcr_error *err);
+/* ... followed by ".<network namespace inode>": one per port space */
+#define MCP_PORT_REGISTRY "/dev/shm/spank-mooncake-ports"
 
-/* master.c: make sure the job's master runs (srun, local_user_init) */
+/* ---- spawn.c -------------------------------------------------------- */
+
+/* posix_spawnp(argv[0]) detached: a session of its own, default signals,
+ * stdin /dev/null, stdout and stderr appended to `log`, no other
+ * descriptor. env is the child's environment. */
+int mcp_spawn_detached(char *const *argv, char *const *env, const char *log,
+		       pid_t *pid, struct mcr_error *err);
+
+/* ---- handover.c: what srun computes once and hands each task -------- */
+
+struct mcp_handover {
+	struct mcr_env env;     /* the role's variables (srun's, in order) */
+	char peer[64];          /* the master's host: the route for LOCAL_HOSTNAME */
+	/* vLLM device_names_by_gpu: the per-GPU file, for the task's GPUs */
+	char *gpu_dir;          /* where to write it (NULL: not per GPU) */
+	char *gpu_template;     /* the file's text, DEVICE_NAME for its device */
+	char **gpu_names;       /* each GPU's HCA name, JSON-escaped */
+	size_t gpu_count;
+};
+#define MCP_DEVICE_PLACEHOLDER "\x01" "device" "\x01"
+/* The handover as one environment value (heap), and back. */
+char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err);
+int mcp_handover_decode(const char *text, struct mcp_handover *h,
+			struct mcr_error *err);
+void mcp_handover_free(struct mcp_handover *h);
+/* The per-GPU client config of the GPUs `ids` (physical indexes, `count`):
+ * its file name and text (heap). */
+int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,
+			  size_t count, struct mcr_file *out,
+			  struct mcr_error *err);
+
+/* ---- master.c: make sure the job's master runs (srun) --------------- */
+
 struct mcp_job {
 	const char *job_id;
 	const char *dir;        /* the job's Mooncake directory */
-	const char *infra_node; /* first node of the job */
-	const char *infra_addr; /* its IPv4 address */
+	const char *recipe;     /* the recipe's real path */
+	/* the infra node: the job's first node; found lazily (a Slurm RPC)
+	 * only by the srun that starts the master */
+	int (*find_infra)(void *arg, char *node, size_t node_size, char *addr,
+			  size_t addr_size, struct mcr_error *err);
+	void *find_infra_arg;
 };
-int mcp_ensure_master(const struct mcp_config *config,
+/* Start or join the job's master. On success *st is the ready state
+ * (infra node and address, ports). */
+int mcp_ensure_master(const struct mcp_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
-		      struct mcr_error *err);
+		      struct mcp_master_state *st, struct mcr_error *err);
 /* master_advice.c: the fix for a master step whose mooncake_master could
  * not be run (slurmstepd's "execve(): NAME: No such file or directory" in
  * the log `tail`): " NAME is not on the PATH ... master=/path/to/NAME ...",
@@ -127,16 +192,30 @@ int mcp_ensure_master(const struct mcp_config *config,
 void mcp_master_exec_advice(const char *tail, const char *master,
 			    const char *node, char *out, size_t size);
 
+/* ---- the contexts ---------------------------------------------------- */
+
+/* alloc.c */
+int mcp_alloc_init(spank_t sp, int ac, char **av);
+int mcp_alloc_post_opt(spank_t sp);
+void mcp_alloc_exit(void);
+/* srun.c */
+int mcp_srun_init(spank_t sp, int ac, char **av);
+int mcp_srun_post_opt(spank_t sp);
+int mcp_srun_user_init(spank_t sp);
+void mcp_srun_exit(void);
 /* slurmstepd.c */
 int mcp_stepd_init(spank_t sp, int ac, char **av);
 int mcp_stepd_task_init(spank_t sp);
+void mcp_stepd_exit(void);
 
-/* slurm_query.c: what only slurmctld knows (srun context). */
+/* ---- slurm_query.c: what only slurmctld knows (srun) ----------------- */
+
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err);
 int mcp_node_address(const char *node, char *addr, size_t size,
 		     struct mcr_error *err);
 
-/* net.c */
+/* ---- net.c ------------------------------------------------------------ */
+
 /* IPv4 of `host` (a name or a dotted quad). */
 int mcp_resolve_ipv4(const char *host, char *addr, size_t size,
 		     struct mcr_error *err);

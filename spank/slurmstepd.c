@@ -4,9 +4,12 @@
  * init      (root) parse plugstack.conf and register the options; a problem
  *           is kept and raised in task_init, because a failing init in the
  *           batch step drains the node
- * task_init (the user, per task, just before exec) read the recipe, decide
- *           the role, and spank_setenv the role's Mooncake variables
- *           (doc/recipe-reference.md §8).
+ * task_init (the user, per task, just before exec)
+ *           - a role step: set the variables srun computed and handed over
+ *             (handover.c; no recipe is read here), this node's
+ *             MOONCAKE_LOCAL_HOSTNAME, and for vLLM's device_names_by_gpu
+ *             the per-GPU client config of the task's GPUs;
+ *           - the master step: claim its ports on this node (ports.c).
  *           Nothing for the batch, extern and interactive steps, nothing
  *           for a step without a role. Errors go to the task's stderr and
  *           return -1 (never a positive ESPANK code: 22.05 tests `< 0`).
@@ -20,18 +23,31 @@
 
 #include "plugin.h"
 
+#define ENV_VALUE_MAX 65536
+
+/* this slurmstepd's state, from init to exit */
+static struct {
+	struct mcp_plugstack ps;
+	bool ps_ok;
+	struct mcr_error ps_err; /* deferred to task_init */
+} ctx;
+
 int mcp_stepd_init(spank_t sp, int ac, char **av)
 {
-	memset(&mcp_ctx, 0, sizeof(mcp_ctx));
-	mcp_ctx.role = MCR_ROLE_NONE;
-	if (mcp_parse_config(&mcp_ctx.config, ac, av, &mcp_ctx.config_error) == 0)
-		mcp_ctx.config_ok = true;
-	if (mcp_register_options(sp) && mcp_ctx.config_ok) {
-		mcp_ctx.config_ok = false;
-		mcri_error_set(&mcp_ctx.config_error, MCR_ESTATE,
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ps_ok = mcp_plugstack_parse(&ctx.ps, ac, av, &ctx.ps_err) == 0;
+	if (mcp_options_register(sp) && ctx.ps_ok) {
+		ctx.ps_ok = false;
+		mcri_error_set(&ctx.ps_err, MCR_ESTATE,
 			       "cannot register the plugin's options in slurmstepd");
 	}
 	return 0;
+}
+
+void mcp_stepd_exit(void)
+{
+	mcp_options_free();
+	memset(&ctx, 0, sizeof(ctx));
 }
 
 static const char *stepd_getenv(void *arg, const char *name, char *buf, size_t size)
@@ -102,143 +118,114 @@ static int task_gpus(spank_t sp, int *ids, size_t max, size_t *count,
 	return 0;
 }
 
-static int set_env(spank_t sp, const struct mcr_env *env)
+static int set_var(spank_t sp, const char *name, const char *value)
 {
-	for (size_t i = 0; i < env->count; i++) {
-		spank_err_t rc = spank_setenv(sp, env->vars[i].name, env->vars[i].value, 1);
+	spank_err_t rc = spank_setenv(sp, name, value, 1);
 
-		if (rc != ESPANK_SUCCESS) {
-			slurm_error(MCP_NAME ": cannot set %s: %s", env->vars[i].name,
-				    spank_strerror(rc));
-			return -1;
-		}
+	if (rc != ESPANK_SUCCESS) {
+		slurm_error(MCP_NAME ": cannot set %s: %s", name, spank_strerror(rc));
+		return -1;
 	}
 	return 0;
 }
 
+/* the per-GPU client config of this task's GPUs, written as the user */
+static int gpu_config(spank_t sp, const struct mcp_handover *h, char **path,
+		      struct mcr_error *err)
+{
+	struct mcr_file f = { 0 };
+	int ids[256], rc = -1;
+	size_t n;
+
+	if (task_gpus(sp, ids, 256, &n, err) || mcp_handover_gpu_file(h, ids, n, &f, err) ||
+	    mcr_write_file_atomic(h->gpu_dir, f.name, f.text, strlen(f.text), err))
+		goto out;
+	if (!(*path = mcri_asprintf("%s/%s", h->gpu_dir, f.name))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	mcr_file_free(&f);
+	return rc;
+}
+
+/* a role step: what srun handed over, completed for this node and task */
+static int role_task(spank_t sp, const char *text, struct mcr_error *err)
+{
+	struct mcp_handover h;
+	char local[64] = "", *gpu_path = NULL;
+	int rc = -1;
+
+	if (mcp_handover_decode(text, &h, err))
+		return -1;
+	if (h.peer[0] && !mcr_env_get(&h.env, "MOONCAKE_LOCAL_HOSTNAME") &&
+	    mcp_local_address(ctx.ps.interface, h.peer, local, sizeof(local), err))
+		goto out;
+	if (h.gpu_dir && gpu_config(sp, &h, &gpu_path, err))
+		goto out;
+	for (size_t i = 0; i < h.env.count; i++)
+		if (set_var(sp, h.env.vars[i].name,
+			    gpu_path && !strcmp(h.env.vars[i].name, "MOONCAKE_CONFIG_PATH") ?
+				    gpu_path : h.env.vars[i].value))
+			goto out;
+	if (local[0] && set_var(sp, "MOONCAKE_LOCAL_HOSTNAME", local))
+		goto out;
+	rc = 0;
+out:
+	free(gpu_path);
+	mcp_handover_free(&h);
+	return rc;
+}
+
+/* the master step: claim the ports srun chose, on this node; the registry
+ * of reservations is the one of this port space (network namespace) */
+static int master_task(const char *text, struct mcr_error *err)
+{
+	struct mcr_ports ports;
+	char ns[64] = "", registry[128];
+	ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
+
+	if (mcp_ports_parse(text, &ports, err))
+		return -1;
+	ns[n > 0 ? n : 0] = '\0';
+	snprintf(registry, sizeof(registry), "%s.%lu", MCP_PORT_REGISTRY,
+		 strtoul(ns + strcspn(ns, "0123456789"), NULL, 10));
+	return mcp_ports_claim(&ports, registry, err);
+}
+
 int mcp_stepd_task_init(spank_t sp)
 {
-	struct mcr_error err = { 0 };
-	struct mcr_recipe *recipe = NULL;
-	struct mcr_env env = { 0 };
-	struct mcr_file gpu_file = { 0 };
-	struct mcp_master_state st = { 0 };
-	char job_id_s[32], buf[PATH_MAX], master_addr[128] = "", local[64] = "";
-	char path[PATH_MAX];
-	const char *recipe_path;
-	bool inherited;
-	char peer[64] = "";
-	char *dir = NULL;
-	enum mcr_role role;
-	uint32_t job_id, step_id;
-	uid_t uid;
-	int rv = -1;
+	static struct mcr_error err;
+	static char value[ENV_VALUE_MAX];
+	const char *recipe = mcp_option_recipe(), *role = mcp_option_role();
+	uint32_t step_id;
+	int rc;
 
-	if (!mcp_ctx.recipe_arg)
-		return 0;
 	if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
 	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
 	    step_id == SLURM_INTERACTIVE_STEP)
 		return 0;
-	if (!mcp_ctx.config_ok) {
-		mcp_error(&mcp_ctx.config_error);
-		return -1;
-	}
-	inherited = mcp_recipe_inherited(mcp_ctx.recipe_arg, stepd_getenv, sp);
-	if (inherited && !mcp_ctx.role_arg)
-		return 0; /* a step without a role under the job's recipe */
-	/* the recipe srun checked, wherever this task runs */
-	recipe_path = stepd_getenv(sp, MCP_RECIPE_PATH_VAR, path, sizeof(path));
-	if (recipe_path)
-		spank_unsetenv(sp, MCP_RECIPE_PATH_VAR);
-	if (!recipe_path || !*recipe_path)
-		recipe_path = mcp_ctx.recipe_arg;
-	if (mcp_load(recipe_path, mcp_ctx.role_arg, inherited, &recipe, &role, &err))
-		goto fail;
-	if (role == MCR_ROLE_NONE) {
-		rv = 0;
-		goto out;
-	}
-	if (stepd_getenv(sp, "SLURM_HET_JOB_ID", buf, sizeof(buf)) && *buf) {
-		job_id = (uint32_t)strtoul(buf, NULL, 10);
-	} else if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) {
-		mcri_error_set(&err, MCR_ESTATE, "cannot get the job id");
-		goto fail;
-	}
-	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
-	if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {
-		mcri_error_set(&err, MCR_ESTATE, "cannot get the job's user");
-		goto fail;
-	}
-	dir = mcp_job_dir(&mcp_ctx.config, recipe, job_id_s, uid,
-			  stepd_getenv(sp, "SLURM_SUBMIT_DIR", buf, sizeof(buf)), &err);
-	if (!dir)
-		goto fail;
-
-	if (mcr_recipe_has_master(recipe)) {
-		const char *ext = mcr_recipe_external_master(recipe);
-
-		if (ext) {
-			char *host = NULL;
-			int bad = mcri_host_port_parse(ext, &host, NULL, &err) ||
-				  mcp_resolve_ipv4(host, peer, sizeof(peer), &err);
-
-			free(host);
-			if (bad)
-				goto fail;
-			snprintf(master_addr, sizeof(master_addr), "%s", ext);
+	if (stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value))) {
+		spank_unsetenv(sp, MCP_PORTS_VAR);
+		rc = master_task(value, &err);
+	} else if (stepd_getenv(sp, MCP_TASK_VAR, value, sizeof(value))) {
+		spank_unsetenv(sp, MCP_TASK_VAR);
+		if (!ctx.ps_ok) {
+			err = ctx.ps_err;
+			rc = -1;
 		} else {
-			if (mcp_state_read(dir, &st, &err)) {
-				char why[sizeof(err.text)];
-
-				snprintf(why, sizeof(why), "%s", err.text);
-				mcri_error_set(&err, MCR_ESTATE,
-					       "%s; srun writes it when it starts the job's master: is spank_mooncake.so in the plugstack.conf of the node srun ran on, and is %s shared with this node?",
-					       why, dir);
-				goto fail;
-			}
-			if (strcmp(st.state, "ready") != 0) {
-				mcri_error_set(&err, MCR_ESTATE,
-					       "the job's mooncake_master is not ready (%s/%s says '%s'%s%s); the srun of this step should have waited for it",
-					       dir, MCP_STATE_FILE, st.state, st.message[0] ? ": " : "",
-					       st.message);
-				goto fail;
-			}
-			snprintf(peer, sizeof(peer), "%s", st.infra_addr);
-			snprintf(master_addr, sizeof(master_addr), "%s:%d", st.infra_addr,
-				 MCR_MASTER_PORT);
+			rc = role_task(sp, value, &err);
 		}
-		if (mcp_local_address(mcp_ctx.config.interface, peer, local, sizeof(local), &err))
-			goto fail;
-		if (mcr_recipe_per_gpu_configs(recipe) &&
-		    mcr_recipe_role_reads_config(recipe, role)) {
-			int ids[256];
-			size_t n;
-
-			if (task_gpus(sp, ids, 256, &n, &err) ||
-			    mcr_vllm_gpu_config(recipe, master_addr, ids, n, &gpu_file, &err) ||
-			    mcr_write_file_atomic(dir, gpu_file.name, gpu_file.text,
-						  strlen(gpu_file.text), &err))
-				goto fail;
-		}
+	} else if (recipe && (role || !mcp_recipe_inherited(recipe, stepd_getenv, sp))) {
+		/* a step with a role, but srun handed nothing over */
+		rc = mcri_error_set(&err, MCR_ESTATE,
+				    "srun handed this task no Mooncake environment (%s is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on, and of the same version?",
+				    MCP_TASK_VAR);
+	} else {
+		return 0; /* a step without a role */
 	}
-	{
-		struct mcr_env_input in = { master_addr[0] ? master_addr : NULL, peer, dir,
-					    gpu_file.name, local[0] ? local : NULL };
-
-		if (mcr_worker_env(recipe, role, &in, &env, &err))
-			goto fail;
-	}
-	if (set_env(sp, &env))
-		goto out;
-	rv = 0;
-	goto out;
-fail:
-	mcp_error(&err);
-out:
-	mcr_env_free(&env);
-	mcr_file_free(&gpu_file);
-	mcr_recipe_free(recipe);
-	free(dir);
-	return rv;
+	if (rc)
+		mcp_error(&err);
+	return rc;
 }

@@ -11,17 +11,51 @@
  * local_user_init a standalone srun's job exists only now: prepare it here
  *                 (a failure ends srun and with it the job it created).
  *
- * Preparing the job: find the infra node, write the client configs into
- * the job's directory, make sure the job's master runs (master.c).
+ * Preparing the job: start or join the job's master (master.c), write the
+ * client configs into the job's directory (unchanged files are left alone),
+ * and hand the tasks the role's environment (handover.c).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "plugin.h"
 
+/* this srun's state, from init to exit */
+static struct {
+	struct mcp_plugstack ps;
+	struct mcr_recipe *recipe;  /* loaded in init_post_opt */
+	enum mcr_role role;
+	char recipe_path[PATH_MAX]; /* its real path */
+	bool active;                /* this step has a role and a recipe */
+	bool prepared;              /* the job's files and master are done */
+	uint32_t prepared_job;      /* ... for this job (from the environment) */
+} ctx;
+
 static int prepare_job(uint32_t job_id, uid_t uid);
+
+int mcp_srun_init(spank_t sp, int ac, char **av)
+{
+	struct mcr_error err;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.role = MCR_ROLE_NONE;
+	if (mcp_plugstack_parse(&ctx.ps, ac, av, &err)) {
+		mcp_error(&err);
+		return -1;
+	}
+	return mcp_options_register(sp);
+}
+
+void mcp_srun_exit(void)
+{
+	mcr_recipe_free(ctx.recipe);
+	mcp_options_free();
+	memset(&ctx, 0, sizeof(ctx));
+}
 
 static const char *srun_getenv(void *arg, const char *name, char *buf, size_t size)
 {
@@ -33,51 +67,61 @@ static const char *srun_getenv(void *arg, const char *name, char *buf, size_t si
 
 int mcp_srun_post_opt(spank_t sp)
 {
-	struct mcr_error err = { 0 };
+	static struct mcr_error err;
+	const char *recipe = mcp_option_recipe(), *role = mcp_option_role(), *id;
 	bool inherited;
 
 	(void)sp;
-	if (!mcp_ctx.recipe_arg)
+	if (!recipe)
 		return mcp_role_without_recipe();
-	inherited = mcp_recipe_inherited(mcp_ctx.recipe_arg, srun_getenv, NULL);
-	if (inherited && !mcp_ctx.role_arg) {
+	inherited = mcp_recipe_inherited(recipe, srun_getenv, NULL);
+	if (inherited && !role) {
 		/* a helper step of the job script (hostname, a benchmark): it
 		 * gets nothing, and the recipe is not even read (it may run in
 		 * another directory, where the relative path means nothing) */
 		slurm_verbose(MCP_NAME ": %s comes from the job (sbatch/salloc) and this step names no --mooncake-role: it gets nothing",
-			      mcp_ctx.recipe_arg);
+			      recipe);
 		return 0;
 	}
-	if (mcp_load(mcp_ctx.recipe_arg, mcp_ctx.role_arg, inherited,
-		     &mcp_ctx.recipe, &mcp_ctx.role, &err)) {
+	if (mcp_load(recipe, role, inherited, &ctx.recipe, &ctx.role, &err)) {
 		mcp_error(&err);
 		return -1;
 	}
-	mcp_ctx.active = true;
-	{
-		char abs[PATH_MAX];
-
-		if (realpath(mcp_ctx.recipe_arg, abs) && setenv(MCP_RECIPE_PATH_VAR, abs, 1) != 0) {
-			slurm_error(MCP_NAME ": cannot set %s: out of memory", MCP_RECIPE_PATH_VAR);
-			return -1;
-		}
-	}
-	slurm_verbose(MCP_NAME ": %s: role %s", mcp_ctx.recipe_arg,
-		      mcr_role_name(mcp_ctx.role));
+	if (!realpath(recipe, ctx.recipe_path))
+		snprintf(ctx.recipe_path, sizeof(ctx.recipe_path), "%s", recipe);
+	ctx.active = true;
+	slurm_verbose(MCP_NAME ": %s: role %s", recipe, mcr_role_name(ctx.role));
 	/* inside an allocation: the job is known, prepare it before the step
-	 * exists (the job id of a heterogeneous job is its leader's) */
-	{
-		const char *id = getenv("SLURM_HET_JOB_ID");
+	 * exists (a heterogeneous job has one pool, its leader's, the first
+	 * component's) */
+	id = getenv("SLURM_HET_JOB_ID");
+	if (!id || !*id)
+		id = getenv("SLURM_JOB_ID_HET_GROUP_0");
+	if (!id || !*id)
+		id = getenv("SLURM_JOB_ID");
+	if (!id || !*id)
+		return 0;
+	ctx.prepared = true;
+	ctx.prepared_job = (uint32_t)strtoul(id, NULL, 10);
+	return prepare_job(ctx.prepared_job, getuid());
+}
 
-		if (!id || !*id)
-			id = getenv("SLURM_JOB_ID");
-		if (id && *id) {
-			mcp_ctx.prepared = true;
-			mcp_ctx.prepared_job = (uint32_t)strtoul(id, NULL, 10);
-			return prepare_job(mcp_ctx.prepared_job, getuid());
-		}
+/* job_id is one of the components of the heterogeneous job this srun's
+ * environment names (SLURM_JOB_ID_HET_GROUP_<k>) */
+static bool het_component(uint32_t job_id)
+{
+	char name[64];
+
+	for (int k = 0; k < 128; k++) {
+		const char *v;
+
+		snprintf(name, sizeof(name), "SLURM_JOB_ID_HET_GROUP_%d", k);
+		if (!(v = getenv(name)))
+			return false;
+		if (strtoul(v, NULL, 10) == job_id)
+			return true;
 	}
-	return 0;
+	return false;
 }
 
 int mcp_srun_user_init(spank_t sp)
@@ -86,20 +130,19 @@ int mcp_srun_user_init(spank_t sp)
 	uid_t uid;
 	spank_err_t rc;
 
-	if (!mcp_ctx.active)
+	if (!ctx.active)
 		return 0;
 	if ((rc = spank_get_item(sp, S_JOB_ID, &job_id)) != ESPANK_SUCCESS) {
 		slurm_error(MCP_NAME ": cannot get the job id: %s", spank_strerror(rc));
 		return -1;
 	}
-	if (mcp_ctx.prepared) {
-		const char *het = getenv("SLURM_HET_JOB_ID");
-
+	if (ctx.prepared) {
 		/* srun --jobid=OTHER inside an allocation: the environment named
-		 * another job than the one this step runs in */
-		if ((!het || !*het) && job_id != mcp_ctx.prepared_job) {
+		 * another job than the one this step runs in (a component of a
+		 * heterogeneous job is the same job) */
+		if (job_id != ctx.prepared_job && !het_component(job_id)) {
 			slurm_error(MCP_NAME ": this step runs in job %u, but srun's environment is job %u's (SLURM_JOB_ID): run srun --jobid=%u outside that allocation, or unset SLURM_JOB_ID",
-				    job_id, mcp_ctx.prepared_job, job_id);
+				    job_id, ctx.prepared_job, job_id);
 			return -1;
 		}
 		return 0;
@@ -108,59 +151,194 @@ int mcp_srun_user_init(spank_t sp)
 		slurm_error(MCP_NAME ": cannot get the job's user: %s", spank_strerror(rc));
 		return -1;
 	}
-	mcp_ctx.prepared = true;
+	ctx.prepared = true;
 	return prepare_job(job_id, uid);
+}
+
+/* the job's first node and its address (mcp_job.find_infra) */
+static int find_infra(void *arg, char *node, size_t node_size, char *addr,
+		      size_t addr_size, struct mcr_error *err)
+{
+	uint32_t job_id = *(const uint32_t *)arg;
+	char *nodelist = NULL, **hosts = NULL;
+	int rc = -1;
+
+	if (mcp_job_nodes(job_id, &nodelist, err) ||
+	    mcri_hostlist_expand(nodelist, 65536, &hosts, err) ||
+	    mcp_node_address(hosts[0], addr, addr_size, err))
+		goto out;
+	snprintf(node, node_size, "%s", hosts[0]);
+	rc = 0;
+out:
+	mcr_strv_free(hosts);
+	free(nodelist);
+	return rc;
+}
+
+/* does `path` hold exactly `text`? */
+static bool same_content(const char *path, const char *text)
+{
+	size_t len = strlen(text), got = 0;
+	struct stat sb;
+	char buf[8192];
+	bool same;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return false;
+	same = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == len;
+	while (same && got < len) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		same = n > 0 && (size_t)n <= len - got && memcmp(buf, text + got, (size_t)n) == 0;
+		got += n > 0 ? (size_t)n : 0;
+	}
+	close(fd);
+	return same;
+}
+
+/* Write the client configs that differ from what the directory holds. A
+ * running pool's files are never rewritten: when this srun joined a pool,
+ * a file that would change is an error (the recipe was edited since). */
+static int write_configs(const char *dir, const struct mcr_file_list *files,
+			 bool joined, struct mcr_error *err)
+{
+	for (size_t i = 0; i < files->count; i++) {
+		const struct mcr_file *f = &files->files[i];
+		char *path = mcri_asprintf("%s/%s", dir, f->name);
+		bool same;
+
+		if (!path)
+			return mcri_error_nomem(err);
+		same = same_content(path, f->text);
+		if (!same && joined && access(path, F_OK) == 0) {
+			mcri_error_set(err, MCR_EINVAL,
+				       "the client config %s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
+				       path, ctx.recipe_path);
+			free(path);
+			return -1;
+		}
+		free(path);
+		if (!same && mcr_write_file_atomic(dir, f->name, f->text, strlen(f->text), err))
+			return -1;
+		if (!same)
+			slurm_verbose(MCP_NAME ": wrote %s/%s", dir, f->name);
+	}
+	return 0;
+}
+
+/* For vLLM's device_names_by_gpu: the per-GPU file as a template (the
+ * file of GPU 0, its device_name a placeholder) and each GPU's HCA name as
+ * the file escapes it, taken from the files the library renders. */
+static int gpu_handover(const char *master, const char *dir, struct mcp_handover *h,
+			struct mcr_error *err)
+{
+	static const char key[] = "\n  \"device_name\": \"";
+	size_t n = mcr_recipe_per_gpu_configs(ctx.recipe);
+
+	h->gpu_names = calloc(n + 1, sizeof(*h->gpu_names));
+	if (!h->gpu_names || !(h->gpu_dir = strdup(dir)))
+		return mcri_error_nomem(err);
+	for (int i = 0; i < (int)n; i++) {
+		struct mcr_file f;
+		const char *v, *e;
+
+		if (mcr_vllm_gpu_config(ctx.recipe, master, &i, 1, &f, err))
+			return -1;
+		v = strstr(f.text, key);
+		for (e = v ? v + strlen(key) : NULL; e && *e && *e != '"'; e++)
+			if (*e == '\\' && e[1])
+				e++;
+		if (!v || !e || !*e) {
+			mcr_file_free(&f);
+			return mcri_error_set(err, MCR_ESTATE, "no device_name in %s", f.name);
+		}
+		v += strlen(key);
+		h->gpu_names[i] = strndup(v, (size_t)(e - v));
+		if (i == 0)
+			h->gpu_template = mcri_asprintf("%.*s%s%s", (int)(v - f.text), f.text,
+							MCP_DEVICE_PLACEHOLDER, e);
+		mcr_file_free(&f);
+		if (!h->gpu_names[i] || !h->gpu_template)
+			return mcri_error_nomem(err);
+		h->gpu_count++;
+	}
+	return 0;
+}
+
+/* the role's environment for every task of this step (handover.c) */
+static int hand_over(const char *dir, const char *master, const char *metadata_host,
+		     int metadata_port, struct mcr_error *err)
+{
+	struct mcp_handover h = { 0 };
+	struct mcr_env_input in = { master, metadata_host, dir, NULL, NULL, metadata_port };
+	const char *ext = mcr_recipe_external_master(ctx.recipe);
+	char *text = NULL, *host = NULL;
+	int rc = -1;
+
+	if (mcr_worker_env(ctx.recipe, ctx.role, &in, &h.env, err))
+		goto out;
+	if (ext) { /* each task's own address is the one toward it */
+		if (mcri_host_port_parse(ext, &host, NULL, err) ||
+		    mcp_resolve_ipv4(host, h.peer, sizeof(h.peer), err))
+			goto out;
+	} else if (metadata_host) {
+		snprintf(h.peer, sizeof(h.peer), "%s", metadata_host);
+	}
+	if (mcr_recipe_per_gpu_configs(ctx.recipe) &&
+	    mcr_recipe_role_reads_config(ctx.recipe, ctx.role) &&
+	    gpu_handover(master, dir, &h, err))
+		goto out;
+	if (!(text = mcp_handover_encode(&h, err)))
+		goto out;
+	if (setenv(MCP_TASK_VAR, text, 1) != 0) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	free(host);
+	mcp_handover_free(&h);
+	return rc;
 }
 
 static int prepare_job(uint32_t job_id, uid_t uid)
 {
-	struct mcr_error err = { 0 };
+	static struct mcr_error err;
 	struct mcr_file_list files = { 0 };
-	char job_id_s[32], infra_addr[64] = "";
-	char *dir = NULL, *nodelist = NULL, **hosts = NULL, *master_addr = NULL;
-	bool starts_master = mcr_recipe_has_master(mcp_ctx.recipe) &&
-			     !mcr_recipe_external_master(mcp_ctx.recipe);
+	struct mcp_master_state st = { 0 };
+	char job_id_s[32], *dir = NULL, *master = NULL;
+	bool starts = mcr_recipe_has_master(ctx.recipe) &&
+		      !mcr_recipe_external_master(ctx.recipe);
 	int rv = -1;
 
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
-	dir = mcp_job_dir(&mcp_ctx.config, mcp_ctx.recipe, job_id_s, uid,
-			  getenv("SLURM_SUBMIT_DIR"), &err);
+	dir = mcp_job_dir(&ctx.ps, ctx.recipe, job_id_s, uid, getenv("SLURM_SUBMIT_DIR"), &err);
 	if (!dir || mcri_mkdir_p(dir, 0755, &err))
 		goto fail;
+	if (starts) {
+		struct mcp_job job = { job_id_s, dir, ctx.recipe_path, find_infra, &job_id };
 
-	if (starts_master) {
-		if (mcp_job_nodes(job_id, &nodelist, &err) ||
-		    mcri_hostlist_expand(nodelist, 65536, &hosts, &err) ||
-		    mcp_node_address(hosts[0], infra_addr, sizeof(infra_addr), &err))
+		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))
 			goto fail;
-		if (asprintf(&master_addr, "%s:%d", infra_addr, MCR_MASTER_PORT) < 0) {
-			master_addr = NULL;
-			mcri_error_set(&err, MCR_EIO, "out of memory");
+		if (!(master = mcri_asprintf("%s:%d", st.infra_addr, st.ports.rpc))) {
+			mcri_error_nomem(&err);
 			goto fail;
 		}
 	}
-	/* files first: the master and the workers find them ready (reference §7); an
-	 * external master's address comes from the recipe */
-	if (mcr_client_configs(mcp_ctx.recipe, master_addr, &files, &err) ||
-	    mcr_write_files(dir, &files, &err))
+	/* an external master's address comes from the recipe */
+	if (mcr_client_configs(ctx.recipe, master, &files, &err) ||
+	    write_configs(dir, &files, starts && st.starter_pid != (long)getpid(), &err) ||
+	    hand_over(dir, master, starts ? st.infra_addr : NULL, st.ports.metadata, &err))
 		goto fail;
-	if (starts_master) {
-		struct mcp_job job = { job_id_s, dir, hosts[0], infra_addr };
-
-		if (mcp_ensure_master(&mcp_ctx.config, mcp_ctx.recipe, &job, &err))
-			goto fail;
-	}
-	for (size_t i = 0; i < files.count; i++)
-		slurm_verbose(MCP_NAME ": wrote %s/%s", dir, files.files[i].name);
 	rv = 0;
 	goto out;
 fail:
 	mcp_error(&err);
 out:
 	mcr_file_list_free(&files);
-	mcr_strv_free(hosts);
-	free(nodelist);
-	free(master_addr);
+	free(master);
 	free(dir);
 	return rv;
 }

@@ -54,25 +54,35 @@ jid=$(run_job stale -N3)
 check "a dead starter's lock does not block: the next srun takes over" \
 	bash -c "grep -q 'taking over' stale.out && grep -qx '$MCK_ADDR_n1:8700' stale.out"
 
-# --- C: a foreign listener on 8701 of the infra node
+# --- C: a foreign listener on 8701 of the infra node: never taken for the
+# master. With ports=auto (the default) the master takes other ports; with
+# ports=fixed the srun fails at once, saying why.
 "$CLUSTER" exec n1 python3 -c 'import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", 8701)); s.listen(); time.sleep(120)' &
 squatter=$!
 sleep 1
 cat >foreign.sh <<'EOS'
 #!/bin/bash
 SECONDS=0
-srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill echo TASK-RAN >foreign.out 2>&1
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER MOONCAKE_TE_META_DATA_SERVER >foreign.out 2>&1
 echo "rc=$? after=$SECONDS" >>foreign.out
 EOS
 jid=$(run_job foreign -N3)
+check "ports=auto: a foreign listener on 8701 makes the master take other ports: $(grep -o 'starting mooncake_master.*ports [0-9, ]*' foreign.out)" \
+	bash -c "grep -Eq 'starting mooncake_master on n1 \\($MCK_ADDR_n1, ports 8[789][0-9][0-9], ' foreign.out && ! grep -q 'ports 8700, 8701, 8702' foreign.out && grep -q 'rc=0' foreign.out"
+check "... and the task's MOONCAKE_MASTER and metadata server carry them: $(grep -v '^srun' foreign.out | head -2 | tr '\n' ' ')" \
+	bash -c "p=\$(sed -n 's/^$MCK_ADDR_n1:\\([0-9]*\\)$/\\1/p' foreign.out); [ -n \"\$p\" ] && [ \"\$p\" != 8700 ] && grep -qx \"http://$MCK_ADDR_n1:\$((p + 1))/metadata\" foreign.out"
+MCK_PLUGIN_ARGS="ports=fixed" "$CLUSTER" up >/dev/null 2>&1
+jid=$(run_job foreign -N3)
+"$CLUSTER" up >/dev/null 2>&1
 kill "$squatter"
 wait "$squatter" 2>/dev/null
-check "a foreign listener on 8701 is not taken for the master: $(grep mooncake: foreign.out | head -c 250)" \
+check "ports=fixed: the foreign listener is named: $(grep mooncake: foreign.out | head -c 250)" \
 	grep -q "port 8701 on the infra node n1 ($MCK_ADDR_n1) is already in use by another process" foreign.out
 check "... the srun fails (non-zero, no task ran) within seconds: $(tail -1 foreign.out)" \
-	bash -c "! grep -q TASK-RAN foreign.out && grep -Eq 'rc=[1-9][0-9]* after=[0-9]$' foreign.out"
+	bash -c "! grep -q '^$MCK_ADDR_n1' foreign.out && grep -Eq 'rc=[1-9][0-9]* after=[0-9]$' foreign.out"
 
-# --- C2: two jobs whose infra node is the same node: the second is told why
+# --- C2: ports=fixed, two jobs whose infra node is the same node: the
+# second is told why
 cat >hold.sh <<'EOS'
 #!/bin/bash
 srun -N1 -n1 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 20
@@ -81,6 +91,7 @@ cat >second.sh <<'EOS'
 #!/bin/bash
 srun -N1 -n1 --mooncake-recipe=r.yaml --mooncake-role=prefill echo TASK-RAN >second.out 2>&1
 EOS
+MCK_PLUGIN_ARGS="ports=fixed" "$CLUSTER" up >/dev/null 2>&1
 first=$(sbatch --parsable -N1 -w n1 -n1 -o "$W/hold.job.out" hold.sh)
 wait_master n1
 sleep 2
@@ -88,7 +99,8 @@ jid=$(sbatch --parsable -N1 -w n1 -n1 -o "$W/second.job.out" second.sh)
 wait_job "$jid" 60
 scancel "$first"
 wait_job "$first" 60
-check "a second job on the same infra node is told why: $(grep -m1 -o 'port 870[0-2] on the infra node.*' second.out | cut -c1-160)" \
+"$CLUSTER" up >/dev/null 2>&1
+check "ports=fixed: a second job on the same infra node is told why: $(grep -m1 -o 'port 870[0-2] on the infra node.*' second.out | cut -c1-160)" \
 	bash -c "grep -q 'Only one job at a time can use a node as its infra node' second.out && ! grep -q TASK-RAN second.out"
 
 # --- D: a master that exits during start-up (an unknown flag in args)

@@ -11,10 +11,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <ftw.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 
+#include "fake_master.h"
 #include "plugin.h"
 #include "stub.h"
 
@@ -64,6 +67,7 @@ static void in_tmpdir(void)
 	unsetenv("SLURM_JOB_ID");
 	unsetenv("SLURM_HET_JOB_ID");
 	unsetenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe");
+	unsetenv(MCP_TASK_VAR);
 }
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -128,7 +132,7 @@ static int srun_post_opt(char **av, const char *recipe, const char *role)
 
 /* What an earlier srun of job 4301 left in its directory: the lock of
  * attempt 1 (held from another host) and the state `st` (attempt 1, infra
- * node n1 at 127.0.0.1 unless set). Returns the job directory. */
+ * node n1 at 127.0.0.1 on 8700-8702 unless set). Returns the job directory. */
 static const char *record_state(struct mcp_master_state *st)
 {
 	static char logdir[512];
@@ -142,6 +146,8 @@ static const char *record_state(struct mcp_master_state *st)
 		snprintf(st->infra_node, sizeof(st->infra_node), "n1");
 	if (!st->infra_addr[0])
 		snprintf(st->infra_addr, sizeof(st->infra_addr), "127.0.0.1");
+	if (!st->ports.rpc)
+		st->ports = (struct mcr_ports){ 8700, 8701, 8702 };
 	ck_assert_int_eq(mcp_state_write(logdir, st, &err), 0);
 	return logdir;
 }
@@ -264,7 +270,7 @@ START_TEST(srun_concurrent_failure_fails_at_once)
 	pid_t pid;
 
 	in_tmpdir();
-	snprintf(st.state, sizeof(st.state), "starting");
+	st.phase = MCP_STATE_STARTING;
 	snprintf(st.starter_host, sizeof(st.starter_host), "elsewhere");
 	logdir = record_state(&st);
 	pid = fork();
@@ -272,15 +278,15 @@ START_TEST(srun_concurrent_failure_fails_at_once)
 	if (pid == 0) {
 		/* the other srun's verdict, half a second later */
 		usleep(500000);
-		snprintf(st.state, sizeof(st.state), "failed");
+		st.phase = MCP_STATE_FAILED;
 		snprintf(st.message, sizeof(st.message), "mooncake_master on n1 exited during start-up (exit status 1)");
 		_exit(mcp_state_write(logdir, &st, &err) ? 1 : 0);
 	}
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("could not be started (another srun of this job tried): mooncake_master on n1 exited during start-up (exit status 1)");
-	/* the client configs were written before the master was looked at */
-	ck_assert(exists("%s/outputs/4301/logs/mooncake_store_config_decode.json", dir));
+	/* no client config for a pool that is not there */
+	ck_assert(!exists("%s/outputs/4301/logs/mooncake_store_config_decode.json", dir));
 	slurm_spank_exit(NULL, 0, NULL);
 	waitpid(pid, NULL, 0);
 }
@@ -294,7 +300,7 @@ START_TEST(srun_earlier_failure_is_retried)
 	struct mcp_master_state st = { 0 };
 
 	in_tmpdir();
-	snprintf(st.state, sizeof(st.state), "failed");
+	st.phase = MCP_STATE_FAILED;
 	snprintf(st.message, sizeof(st.message), "OLD FAILURE");
 	record_state(&st);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "decode"), 0);
@@ -313,7 +319,7 @@ START_TEST(srun_ready_master_that_died)
 	struct mcp_master_state st = { 0 };
 
 	in_tmpdir();
-	snprintf(st.state, sizeof(st.state), "ready");
+	st.phase = MCP_STATE_READY;
 	/* nothing answers there */
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.254");
 	snprintf(st.token, sizeof(st.token), "abc");
@@ -335,7 +341,7 @@ START_TEST(srun_ready_master_unreachable)
 	struct mcp_master_state st = { 0 };
 
 	in_tmpdir();
-	snprintf(st.state, sizeof(st.state), "ready");
+	st.phase = MCP_STATE_READY;
 	/* TEST-NET-1: nothing routes there, nothing answers */
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "192.0.2.1");
 	snprintf(st.token, sizeof(st.token), "abc");
@@ -365,7 +371,7 @@ START_TEST(srun_master_that_exits_at_start)
 	ck_log_contains("ended during start-up (exit status 1) before it was ready");
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
 	ck_assert_int_eq(mcp_state_read(path, &st, &err), 0);
-	ck_assert_str_eq(st.state, "failed");
+	ck_assert_int_eq(st.phase, MCP_STATE_FAILED);
 	ck_assert_str_eq(st.infra_node, "n1");
 	slurm_spank_exit(NULL, 0, NULL);
 }
@@ -441,7 +447,7 @@ START_TEST(srun_in_allocation_prepares_before_the_step)
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
 	ck_log_contains("ended during start-up (exit status 1) before it was ready");
 	/* the job id came from the environment, not from S_JOB_ID (4301) */
-	ck_assert(exists("%s/outputs/4302/logs/mooncake_store_config_prefill.json", dir));
+	ck_assert(exists("%s/outputs/4302/logs/mooncake_master.json", dir));
 	ck_assert(!exists("%s/outputs/4301", dir));
 	slurm_spank_exit(NULL, 0, NULL);
 }
@@ -505,32 +511,253 @@ START_TEST(plugstack_arguments)
 	ck_assert_int_eq(init(S_CTX_ALLOCATOR, badtime), -1);
 	ck_log_contains("ready_timeout=0 must be a number of seconds");
 	ck_assert_int_eq(init(S_CTX_LOCAL, ok), 0);
-	ck_assert_str_eq(mcp_ctx.config.master, "/opt/mc/bin/mooncake_master");
-	ck_assert_str_eq(mcp_ctx.config.job_dir, "/scratch/{user}/{job_id}");
-	ck_assert_int_eq(mcp_ctx.config.ready_timeout, 300);
-	ck_assert_str_eq(mcp_ctx.config.interface, "ib0");
 	slurm_spank_exit(NULL, 0, NULL);
+	{
+		struct mcp_plugstack ps;
+		struct mcr_error err;
+
+		ck_assert_int_eq(mcp_plugstack_parse(&ps, 5, ok, &err), 0);
+		ck_assert_str_eq(ps.master, "/opt/mc/bin/mooncake_master");
+		ck_assert_str_eq(ps.srun, "/usr/bin/srun");
+		ck_assert_str_eq(ps.job_dir, "/scratch/{user}/{job_id}");
+		ck_assert_int_eq(ps.ready_timeout, 300);
+		ck_assert_str_eq(ps.interface, "ib0");
+		ck_assert(!ps.fixed_ports);
+		ck_assert_int_eq(ps.port_lo, 8700);
+		ck_assert_int_eq(ps.port_hi, 8999);
+	}
 	/* slurmd and the job-script contexts never fail */
 	ck_assert_int_eq(init(S_CTX_SLURMD, unknown), 0);
 }
 END_TEST
 
+/* ---- srun with a master: the fake one of fake_master.c ------------ */
+
+static const struct mcr_ports DEFAULT_PORTS = { 8700, 8701, 8702 };
+
+/* a ready master of job 4301 on n1 (127.0.0.1), started from `recipe` */
+static pid_t ready_master(const char *recipe)
+{
+	struct mcp_master_state st = { 0 };
+	char path[PATH_MAX];
+	pid_t pid = fake_master_start(&DEFAULT_PORTS, "abc");
+
+	ck_assert_int_gt(pid, 0);
+	st.phase = MCP_STATE_READY;
+	snprintf(st.token, sizeof(st.token), "abc");
+	ck_assert_ptr_nonnull(realpath(recipe, path));
+	snprintf(st.recipe, sizeof(st.recipe), "%s", path);
+	record_state(&st);
+	return pid;
+}
+
+/* What srun hands the tasks of a `role` step of `recipe` in job 4301,
+ * whose master runs (heap copy). */
+static char *handover_of(const char *recipe, const char *role)
+{
+	pid_t master = ready_master(recipe);
+	char *text;
+
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, recipe, role), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
+	text = strdup(getenv(MCP_TASK_VAR));
+	unsetenv(MCP_TASK_VAR);
+	unsetenv("SLURM_JOB_ID");
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(master);
+	return text;
+}
+
+START_TEST(srun_joins_a_ready_master)
+{
+	char path[512];
+	struct stat before, after;
+
+	in_tmpdir();
+	free(handover_of(TRT, "decode"));
+	snprintf(path, sizeof(path), "%s/outputs/4301/logs/mooncake_store_config_decode.json", dir);
+	ck_assert_int_eq(stat(path, &before), 0);
+	/* the next srun finds the same file: nothing is rewritten */
+	free(handover_of(TRT, "decode"));
+	ck_assert_int_eq(stat(path, &after), 0);
+	ck_assert_int_eq(before.st_ino, after.st_ino);
+	ck_assert_int_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+}
+END_TEST
+
+/* one pool per job directory: a second recipe is refused, naming both */
+START_TEST(srun_other_recipe_is_refused)
+{
+	static char want[PATH_MAX * 3 + 512];
+	char trt[PATH_MAX];
+	pid_t master;
+
+	in_tmpdir();
+	write_file("other.yaml", "schema: 2\nengine: vllm\nroles:\n  prefill: {args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}}\n"
+				 "services:\n  - {name: mooncake-master, type: mooncake-master}\n");
+	master = ready_master(TRT);
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, "other.yaml", "prefill"), -1);
+	ck_assert_ptr_nonnull(realpath(TRT, trt));
+	snprintf(want, sizeof(want),
+		 "mooncake: the job's Mooncake pool in %s/outputs/4301/logs comes from the recipe %s, and this srun names %s/other.yaml: one directory holds one pool. Use %s for this step too, or give the other recipe an output.log_dir of its own (its pool then gets a master of its own)",
+		 dir, trt, dir, trt);
+	ck_log_contains(want);
+	ck_assert(!exists("%s/outputs/4301/logs/mooncake_store_config.json", dir));
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(master);
+}
+END_TEST
+
+/* a recipe edited under a running pool never rewrites its files */
+START_TEST(srun_changed_client_config_is_refused)
+{
+	pid_t master;
+
+	in_tmpdir();
+	free(handover_of(TRT, "decode"));
+	write_file("outputs/4301/logs/mooncake_store_config_decode.json", "{\"edited\": true}");
+	master = ready_master(TRT);
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), -1);
+	ck_log_contains("mooncake_store_config_decode.json of the job's running pool differs from what ");
+	ck_log_contains("a running pool's files are never rewritten under its tasks");
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(master);
+}
+END_TEST
+
+/* a listener on `port` (another program holding it) */
+static int hold_port(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(fd, 1), 0);
+	return fd;
+}
+
+/* A fake srun that runs the fake master on the ports of its argv. */
+static void fake_srun(char *opt, size_t size)
+{
+	char self[PATH_MAX], script[PATH_MAX + 600], path[300];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	ck_assert_int_gt(n, 0);
+	self[n] = '\0';
+	snprintf(path, sizeof(path), "%s/fake-srun", dir);
+	snprintf(script, sizeof(script),
+		 "#!/bin/sh\nfor a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};;"
+		 " --metrics_port=*) x=${a#*=};; esac; done\nexec %s fake-master $r $m $x\n", self);
+	write_file(path, script);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	snprintf(opt, size, "srun=%s", path);
+}
+
+/* the master the election started: its state, and stop it */
+static void stop_started_master(struct mcp_master_state *st)
+{
+	char path[512];
+	struct mcr_error err;
+
+	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
+	ck_assert_int_eq(mcp_state_read(path, st, &err), 0);
+	ck_assert_int_gt(st->srun_pid, 0);
+	fake_master_stop((pid_t)st->srun_pid);
+}
+
+START_TEST(srun_starts_the_master_on_srtctls_ports)
+{
+	char opt[400];
+	char *av[] = { opt, NULL };
+	struct mcp_master_state st;
+
+	in_tmpdir();
+	fake_srun(opt, sizeof(opt));
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8700, 8701, 8702) as step mooncake-master of job 4301");
+	ck_log_contains("mooncake_master ready on n1 (127.0.0.1:8700) after ");
+	ck_assert_ptr_nonnull(strstr(getenv(MCP_TASK_VAR), "[\"MOONCAKE_MASTER\",\"127.0.0.1:8700\"]"));
+	slurm_spank_exit(NULL, 0, NULL);
+	stop_started_master(&st);
+	ck_assert_int_eq(st.phase, MCP_STATE_READY);
+	ck_assert_int_eq(st.ports.rpc, 8700);
+	ck_assert_str_eq(st.token[0] ? "set" : "", "set");
+}
+END_TEST
+
+/* ports=auto: 8701 is taken on the infra node, the master gets a triple
+ * of port_range, and every artifact says so */
+START_TEST(srun_starts_the_master_on_free_ports)
+{
+	char opt[400], path[512], *text;
+	char *av[] = { opt, NULL };
+	struct mcp_master_state st;
+	int busy;
+	FILE *f;
+
+	in_tmpdir();
+	busy = hold_port(8701);
+	fake_srun(opt, sizeof(opt));
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	/* job 4301: the triple at offset 4301 % 100 = 1 of 8700-8999 */
+	ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8703, 8704, 8705)");
+	text = getenv(MCP_TASK_VAR);
+	ck_assert_ptr_nonnull(strstr(text, "[\"MOONCAKE_MASTER\",\"127.0.0.1:8703\"]"));
+	ck_assert_ptr_nonnull(strstr(text, "[\"MOONCAKE_TE_META_DATA_SERVER\",\"http://127.0.0.1:8704/metadata\"]"));
+	slurm_spank_exit(NULL, 0, NULL);
+	close(busy);
+	stop_started_master(&st);
+	ck_assert_int_eq(st.ports.rpc, 8703);
+	ck_assert_int_eq(st.ports.metadata, 8704);
+	ck_assert_int_eq(st.ports.metrics, 8705);
+	snprintf(path, sizeof(path), "%s/outputs/4301/logs/mooncake_store_config_prefill.json", dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	text = calloc(1, 8192);
+	ck_assert_uint_gt(fread(text, 1, 8191, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "\"master_server_address\": \"127.0.0.1:8703\""));
+	free(text);
+}
+END_TEST
+
+/* ports=fixed: today's refusal, with its message */
+START_TEST(srun_fixed_ports_taken_is_refused)
+{
+	char opt[400];
+	char *av[] = { opt, "ports=fixed", NULL };
+	int busy;
+
+	in_tmpdir();
+	busy = hold_port(8701);
+	fake_srun(opt, sizeof(opt));
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
+	ck_log_contains("mooncake: port 8701 on the infra node n1 (127.0.0.1) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there. Is another job's mooncake_master running on n1? Only one job at a time can use a node as its infra node (the ports are fixed): run the job on other nodes, or with --exclusive");
+	slurm_spank_exit(NULL, 0, NULL);
+	close(busy);
+}
+END_TEST
+
 /* ---- slurmstepd (remote) ------------------------------------------ */
 
-/* a remote step of job 4301 whose srun ran in `dir` and recorded a ready
- * master on n1 */
+/* a remote step of job 4301 with the recipe and role options and, when
+ * given, what srun handed over */
 static void remote_step(uint32_t step_id, const char *recipe, const char *role,
-			bool with_state, char **av)
+			const char *handover, char **av)
 {
-	if (with_state) {
-		struct mcp_master_state st = { 0 };
-
-		snprintf(st.state, sizeof(st.state), "ready");
-		record_state(&st);
-	}
 	ck_assert_int_eq(init(S_CTX_REMOTE, av), 0);
 	stub.step_id = step_id;
 	stub_setenv("SLURM_SUBMIT_DIR", dir);
+	if (handover)
+		stub_setenv(MCP_TASK_VAR, handover);
 	ck_assert_int_eq(stub_option("mooncake-recipe", recipe, 1), 0);
 	if (role)
 		ck_assert_int_eq(stub_option("mooncake-role", role, 1), 0);
@@ -539,10 +766,11 @@ static void remote_step(uint32_t step_id, const char *recipe, const char *role,
 
 START_TEST(stepd_task_gets_role_env)
 {
-	char want[512];
+	char want[512], *h;
 
 	in_tmpdir();
-	remote_step(3, TRT, "decode", true, NULL);
+	h = handover_of(TRT, "decode");
+	remote_step(3, TRT, "decode", h, NULL);
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	snprintf(want, sizeof(want), "%s/outputs/4301/logs/mooncake_store_config_decode.json", dir);
 	ck_assert_str_eq(stub_getenv("MOONCAKE_CONFIG_PATH"), want);
@@ -551,20 +779,43 @@ START_TEST(stepd_task_gets_role_env)
 	ck_assert_str_eq(stub_getenv("MOONCAKE_LOCAL_HOSTNAME"), "127.0.0.1");
 	/* the role's own env reaches its tasks */
 	ck_assert_str_eq(stub_getenv("TLLM_LOG_LEVEL"), "INFO");
+	/* the handover does not stay in the task's environment */
+	ck_assert_ptr_null(stub_getenv(MCP_TASK_VAR));
 	ck_assert_int_eq(stub.errors, 0);
 	slurm_spank_exit(NULL, 0, NULL);
+	free(h);
+}
+END_TEST
+
+/* the task reads no recipe: what srun checked is what it gets, even when
+ * the recipe is gone (or edited) after srun */
+START_TEST(stepd_reads_no_recipe)
+{
+	char *h;
+
+	in_tmpdir();
+	write_file("r.yaml", SGLANG);
+	h = handover_of("r.yaml", "prefill");
+	ck_assert_int_eq(unlink("r.yaml"), 0);
+	remote_step(2, "r.yaml", "prefill", h, NULL);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_str_eq(stub_getenv("MOONCAKE_PROTOCOL"), "tcp");
+	ck_assert_str_eq(stub_getenv("MOONCAKE_MASTER"), "127.0.0.1:8700");
+	ck_assert_ptr_null(stub_getenv("MOONCAKE_CONFIG_PATH"));
+	slurm_spank_exit(NULL, 0, NULL);
+	free(h);
 }
 END_TEST
 
 START_TEST(stepd_batch_step_gets_nothing)
 {
 	uint32_t steps[] = { SLURM_BATCH_SCRIPT, SLURM_EXTERN_CONT, SLURM_INTERACTIVE_STEP };
+	const char *h = "{\"env\": [[\"MOONCAKE_MASTER\", \"x\"]], \"peer\": \"127.0.0.1\"}";
 
 	in_tmpdir();
 	for (size_t i = 0; i < 3; i++) {
-		remote_step(steps[i], TRT, "decode", true, NULL);
+		remote_step(steps[i], TRT, "decode", h, NULL);
 		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
-		ck_assert_ptr_null(stub_getenv("MOONCAKE_CONFIG_PATH"));
 		ck_assert_ptr_null(stub_getenv("MOONCAKE_MASTER"));
 		slurm_spank_exit(NULL, 0, NULL);
 	}
@@ -572,7 +823,7 @@ START_TEST(stepd_batch_step_gets_nothing)
 	{
 		char *bad[] = { "colour=blue", NULL };
 
-		remote_step(SLURM_BATCH_SCRIPT, TRT, "decode", false, bad);
+		remote_step(SLURM_BATCH_SCRIPT, TRT, "decode", NULL, bad);
 		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 		slurm_spank_exit(NULL, 0, NULL);
 	}
@@ -582,7 +833,7 @@ END_TEST
 START_TEST(stepd_inherited_recipe_without_role)
 {
 	in_tmpdir();
-	remote_step(2, "elsewhere.yaml", NULL, true, NULL);
+	remote_step(2, "elsewhere.yaml", NULL, NULL, NULL);
 	stub_setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", "elsewhere.yaml");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	ck_assert_ptr_null(stub_getenv("MOONCAKE_MASTER"));
@@ -594,59 +845,81 @@ END_TEST
 START_TEST(stepd_errors_return_minus_one)
 {
 	char *bad[] = { "colour=blue", NULL };
+	const char *h = "{\"env\": [], \"peer\": \"\"}";
 
 	in_tmpdir();
 	/* a plugstack problem is raised in task_init, not in init */
-	remote_step(1, TRT, "decode", true, bad);
+	remote_step(1, TRT, "decode", h, bad);
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 	ck_log_contains("unknown argument 'colour=blue'");
 	slurm_spank_exit(NULL, 0, NULL);
-	/* no state file: srun never started the master */
-	in_tmpdir();
-	remote_step(1, TRT, "decode", false, NULL);
+	/* a role, but nothing handed over: srun's host lacks the plugin */
+	remote_step(1, TRT, "decode", NULL, NULL);
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake_master.json: no such file; srun writes it");
+	ck_log_contains("mooncake: srun handed this task no Mooncake environment (SLURM_MOONCAKE_TASK is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on");
 	slurm_spank_exit(NULL, 0, NULL);
-	/* a state that is not ready: the task fails, saying so */
-	{
-		struct mcp_master_state st = { 0 };
+	/* something else handed over */
+	remote_step(1, TRT, "decode", "[1, 2]", NULL);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: SLURM_MOONCAKE_TASK is not what srun hands over");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
 
-		snprintf(st.state, sizeof(st.state), "failed");
-		snprintf(st.message, sizeof(st.message), "it broke");
-		record_state(&st);
-		remote_step(1, TRT, "decode", false, NULL);
-		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-		ck_log_contains("the job's mooncake_master is not ready");
-		ck_log_contains("says 'failed': it broke");
-		slurm_spank_exit(NULL, 0, NULL);
-	}
+/* the master step claims its ports on the infra node */
+START_TEST(stepd_master_step_claims_its_ports)
+{
+	int busy;
+
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
+	stub.step_id = 4;
+	stub_setenv(MCP_PORTS_VAR, "9200,9201,9202");
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+	busy = hold_port(9201);
+	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
+	stub.step_id = 4;
+	stub_setenv(MCP_PORTS_VAR, "9200,9201,9202");
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: port 9201 (metadata) on ");
+	ck_log_contains(" is taken: another process listens on it; the srun that started this step tries other ports");
+	slurm_spank_exit(NULL, 0, NULL);
+	close(busy);
 }
 END_TEST
 
 START_TEST(stepd_sglang_gets_variables_no_path)
 {
+	char *h;
+
 	in_tmpdir();
 	write_file("sglang.yaml", SGLANG);
-	remote_step(1, "sglang.yaml", "prefill", true, NULL);
+	h = handover_of("sglang.yaml", "prefill");
+	remote_step(1, "sglang.yaml", "prefill", h, NULL);
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	ck_assert_ptr_null(stub_getenv("MOONCAKE_CONFIG_PATH"));
 	ck_assert_str_eq(stub_getenv("MOONCAKE_MASTER"), "127.0.0.1:8700");
 	ck_assert_str_eq(stub_getenv("MOONCAKE_PROTOCOL"), "tcp");
 	slurm_spank_exit(NULL, 0, NULL);
+	free(h);
 }
 END_TEST
 
 /* vLLM device_names_by_gpu: the task's file follows its physical GPUs,
- * also when ConstrainDevices renumbers CUDA_VISIBLE_DEVICES from 0 */
+ * also when ConstrainDevices renumbers CUDA_VISIBLE_DEVICES from 0; it is
+ * what the library renders for those GPUs */
 START_TEST(stepd_vllm_per_gpu_file)
 {
-	char want[512], path[512];
+	char want[512], path[512], *h;
 	char *text;
 	FILE *f;
 
 	in_tmpdir();
 	write_file("vllm.yaml", VLLM_GPU);
-	remote_step(1, "vllm.yaml", "prefill", true, NULL);
+	h = handover_of("vllm.yaml", "prefill");
+	remote_step(1, "vllm.yaml", "prefill", h, NULL);
 	stub_setenv("CUDA_VISIBLE_DEVICES", "0,1");
 	stub_setenv("SLURM_STEP_GPUS", "2,3");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
@@ -661,38 +934,30 @@ START_TEST(stepd_vllm_per_gpu_file)
 	free(text);
 	slurm_spank_exit(NULL, 0, NULL);
 	/* unconstrained: CUDA_VISIBLE_DEVICES holds physical ids already */
-	remote_step(1, "vllm.yaml", "prefill", false, NULL);
+	remote_step(1, "vllm.yaml", "prefill", h, NULL);
 	stub_setenv("CUDA_VISIBLE_DEVICES", "1,2");
 	stub_setenv("SLURM_STEP_GPUS", "1,2");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs/mooncake_store_config_gpu1-2.json", dir);
 	ck_assert_str_eq(stub_getenv("MOONCAKE_CONFIG_PATH"), path);
+	f = fopen(path, "r");
+	text = calloc(1, 4096);
+	ck_assert_uint_gt(fread(text, 1, 4095, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "\"device_name\": \"mlx5_0,mlx5_1\""));
+	free(text);
 	slurm_spank_exit(NULL, 0, NULL);
 	/* a GPU outside the list */
-	remote_step(1, "vllm.yaml", "prefill", false, NULL);
+	remote_step(1, "vllm.yaml", "prefill", h, NULL);
 	stub_setenv("CUDA_VISIBLE_DEVICES", "5");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 	ck_log_contains("does not cover physical GPUs [5]");
 	slurm_spank_exit(NULL, 0, NULL);
+	free(h);
 }
 END_TEST
 
-/* srun hands the absolute recipe path to the tasks: a task in another
- * directory (--chdir) reads the recipe srun checked; the variable does not
- * stay in the task's environment */
-START_TEST(stepd_reads_the_recipe_srun_checked)
-{
-	in_tmpdir();
-	remote_step(2, "examples/trtllm-serve-disagg-mooncake.yaml", "prefill", true, NULL);
-	stub_setenv("SLURM_MOONCAKE_RECIPE_PATH", TRT);
-	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
-	ck_assert_ptr_nonnull(stub_getenv("MOONCAKE_CONFIG_PATH"));
-	ck_assert_ptr_null(stub_getenv("SLURM_MOONCAKE_RECIPE_PATH"));
-	slurm_spank_exit(NULL, 0, NULL);
-}
-END_TEST
-
-static Suite *plugin_suite(void)
+Suite *plugin_suite(void)
 {
 	Suite *s = suite_create("plugin");
 	TCase *srun = tcase_create("srun"), *alloc = tcase_create("sbatch"),
@@ -722,26 +987,22 @@ static Suite *plugin_suite(void)
 	tcase_add_test(srun, plugstack_arguments);
 	tcase_add_test(alloc, alloc_refuses_bad_recipe);
 	tcase_add_test(alloc, alloc_accepts_recipe_without_role);
+	tcase_add_test(srun, srun_joins_a_ready_master);
+	tcase_add_test(srun, srun_other_recipe_is_refused);
+	tcase_add_test(srun, srun_changed_client_config_is_refused);
+	tcase_add_test(srun, srun_starts_the_master_on_srtctls_ports);
+	tcase_add_test(srun, srun_starts_the_master_on_free_ports);
+	tcase_add_test(srun, srun_fixed_ports_taken_is_refused);
 	tcase_add_test(stepd, stepd_task_gets_role_env);
+	tcase_add_test(stepd, stepd_reads_no_recipe);
 	tcase_add_test(stepd, stepd_batch_step_gets_nothing);
 	tcase_add_test(stepd, stepd_inherited_recipe_without_role);
 	tcase_add_test(stepd, stepd_errors_return_minus_one);
+	tcase_add_test(stepd, stepd_master_step_claims_its_ports);
 	tcase_add_test(stepd, stepd_sglang_gets_variables_no_path);
 	tcase_add_test(stepd, stepd_vllm_per_gpu_file);
-	tcase_add_test(stepd, stepd_reads_the_recipe_srun_checked);
 	suite_add_tcase(s, srun);
 	suite_add_tcase(s, alloc);
 	suite_add_tcase(s, stepd);
 	return s;
-}
-
-int main(void)
-{
-	SRunner *sr = srunner_create(plugin_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,0 +1,151 @@
+/*
+ * handover.c - what srun computes once and hands each task of its step, in
+ * one environment variable (MCP_TASK_VAR, a JSON object): the role's
+ * Mooncake variables, the master's host (each task finds its own address
+ * toward it), and for vLLM's device_names_by_gpu the per-GPU client config
+ * as a template plus each GPU's HCA name. A task then needs no recipe: it
+ * gets exactly what srun checked and rendered, even when the recipe is
+ * edited after srun, and slurmstepd parses no YAML.
+ *
+ *   {"env": [["NAME", "value"], ...], "peer": "10.0.0.1",
+ *    "gpu": {"dir": "/job/dir", "template": "{...}", "names": ["mlx5_0", ...]}}
+ *
+ * The template is the per-GPU file with MCP_DEVICE_PLACEHOLDER as its
+ * device_name; the names are JSON-escaped as the file escapes them (Python's
+ * json.dumps), so that the task's device_name, a comma-joined list of
+ * them, is byte for byte what the library would write.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "plugin.h"
+
+char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
+{
+	json_t *o = json_object(), *env = json_array(), *gpu = NULL, *names;
+	char *text = NULL;
+	bool ok = o && env && json_object_set_new(o, "env", env) == 0;
+
+	for (size_t i = 0; ok && i < h->env.count; i++)
+		ok = json_array_append_new(env, json_pack("[ss]", h->env.vars[i].name,
+							  h->env.vars[i].value)) == 0;
+	ok = ok && json_object_set_new(o, "peer", json_string(h->peer)) == 0;
+	if (ok && h->gpu_dir) {
+		gpu = json_pack("{s:s, s:s, s:[]}", "dir", h->gpu_dir, "template",
+				h->gpu_template, "names");
+		names = json_object_get(gpu, "names");
+		ok = gpu && json_object_set_new(o, "gpu", gpu) == 0;
+		for (size_t i = 0; ok && i < h->gpu_count; i++)
+			ok = json_array_append_new(names, json_string(h->gpu_names[i])) == 0;
+	}
+	if (ok)
+		text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		mcri_error_nomem(err);
+	return text;
+}
+
+static char *dup_string(json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s ? strdup(s) : NULL;
+}
+
+int mcp_handover_decode(const char *text, struct mcp_handover *h,
+			struct mcr_error *err)
+{
+	json_error_t jerr;
+	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names;
+	const char *peer;
+	size_t n;
+
+	memset(h, 0, sizeof(*h));
+	if (!o)
+		return mcri_error_set(err, MCR_ESTATE, "%s is not what srun hands over: %s",
+				      MCP_TASK_VAR, jerr.text);
+	env = json_object_get(o, "env");
+	n = json_array_size(env);
+	peer = json_string_value(json_object_get(o, "peer"));
+	if (!peer || !json_is_array(env))
+		goto bad;
+	snprintf(h->peer, sizeof(h->peer), "%s", peer);
+	h->env.vars = calloc(n ? n : 1, sizeof(*h->env.vars));
+	if (!h->env.vars)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		json_t *pair = json_array_get(env, i);
+
+		if (!json_is_string(json_array_get(pair, 0)) || !json_is_string(json_array_get(pair, 1)))
+			goto bad;
+		h->env.vars[i].name = dup_string(json_array_get(pair, 0));
+		h->env.vars[i].value = dup_string(json_array_get(pair, 1));
+		h->env.count++;
+		if (!h->env.vars[i].name || !h->env.vars[i].value)
+			goto nomem;
+	}
+	gpu = json_object_get(o, "gpu");
+	if (gpu) {
+		names = json_object_get(gpu, "names");
+		h->gpu_dir = dup_string(json_object_get(gpu, "dir"));
+		h->gpu_template = dup_string(json_object_get(gpu, "template"));
+		if (!h->gpu_dir || !h->gpu_template || !json_is_array(names))
+			goto bad;
+		h->gpu_names = calloc(json_array_size(names) + 1, sizeof(*h->gpu_names));
+		if (!h->gpu_names)
+			goto nomem;
+		for (size_t i = 0; i < json_array_size(names); i++) {
+			if (!(h->gpu_names[i] = dup_string(json_array_get(names, i))))
+				goto bad;
+			h->gpu_count++;
+		}
+	}
+	json_decref(o);
+	return 0;
+bad:
+	mcri_error_set(err, MCR_ESTATE, "%s is not what srun hands over (a plugin of another version on srun's host?)",
+		       MCP_TASK_VAR);
+	goto fail;
+nomem:
+	mcri_error_nomem(err);
+fail:
+	json_decref(o);
+	mcp_handover_free(h);
+	return -1;
+}
+
+void mcp_handover_free(struct mcp_handover *h)
+{
+	mcr_env_free(&h->env);
+	free(h->gpu_dir);
+	free(h->gpu_template);
+	mcr_strv_free(h->gpu_names);
+	memset(h, 0, sizeof(*h));
+}
+
+int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,
+			  size_t count, struct mcr_file *out,
+			  struct mcr_error *err)
+{
+	const char *mark = strstr(h->gpu_template, MCP_DEVICE_PLACEHOLDER);
+	char *device = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (!mark)
+		return mcri_error_set(err, MCR_ESTATE, "%s has no device_name to fill in",
+				      MCP_TASK_VAR);
+	if (mcr_gpu_selection((const char *const *)h->gpu_names, h->gpu_count, ids, count,
+			      &out->name, &device, err))
+		return -1;
+	out->text = mcri_asprintf("%.*s%s%s", (int)(mark - h->gpu_template), h->gpu_template,
+				  device, mark + strlen(MCP_DEVICE_PLACEHOLDER));
+	free(device);
+	if (!out->text) {
+		mcr_file_free(out);
+		return mcri_error_nomem(err);
+	}
+	return 0;
+}

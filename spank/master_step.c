@@ -1,0 +1,320 @@
+/*
+ * master_step.c - the master step itself, for master.c: its srun command
+ * line and environment, the readiness probes, its log's last lines, and
+ * stopping it.
+ *
+ *   srun --quiet --jobid=J --overlap -N1 -n1 ... --job-name=mooncake-master
+ *        --nodelist=<infra> --output=<dir>/mooncake_master.log --chdir=<dir>
+ *        mooncake_master --port=8700 ... (the recipe's argv, lib/render/argv.c)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "master.h"
+
+extern char **environ;
+
+#define LOG_TAIL_LINES 12
+#define LOG_LINE_MAX 200
+
+void mcp_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+double mcp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool mcp_pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+void mcp_log_tail(const char *path, char *out, size_t size)
+{
+	char buf[4096], *lines[64], *save = NULL, *line;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
+	off_t end;
+	ssize_t got;
+	size_t o = 0;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return;
+	end = lseek(fd, 0, SEEK_END);
+	lseek(fd, end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0, SEEK_SET);
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (got <= 0)
+		return;
+	buf[got] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* srun's note on clusters without task/affinity (we ask for
+		 * --cpu-bind=none) is noise next to a real error */
+		if (strstr(line, "lacks support for cpu binding"))
+			continue;
+		if (n == (int)(sizeof(lines) / sizeof(lines[0]))) {
+			memmove(lines, lines + 1, sizeof(lines) - sizeof(lines[0]));
+			n--;
+		}
+		lines[n++] = line;
+	}
+	for (int i = n > LOG_TAIL_LINES ? n - LOG_TAIL_LINES : 0; i < n; i++) {
+		int w = snprintf(out + o, size - o, "\n    %.*s%s", LOG_LINE_MAX, lines[i],
+				 strlen(lines[i]) > LOG_LINE_MAX ? " [...]" : "");
+
+		if (w < 0 || (size_t)w >= size - o)
+			break;
+		o += (size_t)w;
+	}
+}
+
+void mcp_describe_status(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exit status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, size, "status 0x%x", status);
+}
+
+/* errno of a failed probe: did the host answer at all? (a timeout is not
+ * a refusal) */
+static enum mcp_probe failed_probe(void)
+{
+	switch (errno) {
+	case ETIMEDOUT:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EHOSTDOWN:
+	case ENETDOWN:
+		return MCP_PROBE_NO_ANSWER;
+	default:
+		return MCP_PROBE_REFUSED;
+	}
+}
+
+enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
+				const char *key_path, const char *token, bool health,
+				char *why, size_t why_size)
+{
+	struct mcr_error reason;
+	char body[256];
+	int status;
+
+	if (mcri_tcp_probe(addr, ports->rpc, MCP_PROBE_TIMEOUT_MS, &reason)) {
+		enum mcp_probe r = failed_probe();
+
+		snprintf(why, why_size, "port %d (RPC) does not accept: %.200s", ports->rpc, reason.text);
+		return r;
+	}
+	for (int k = 0; health && k < 2; k++) {
+		int port = k ? ports->metrics : ports->metadata;
+		const char *what = k ? "metrics" : "metadata";
+
+		if (mcri_http(addr, port, "GET", "/health", NULL, MCP_PROBE_TIMEOUT_MS, &status,
+			      body, sizeof(body), &reason)) {
+			enum mcp_probe r = failed_probe();
+
+			snprintf(why, why_size, "port %d (%s) GET /health: %.200s", port, what, reason.text);
+			return r;
+		}
+		if (status != 200 || (!k && strncmp(body, "OK", 2) != 0)) {
+			snprintf(why, why_size, "port %d (%s) GET /health answered %d", port, what, status);
+			return MCP_PROBE_REFUSED;
+		}
+	}
+	if (!token)
+		return MCP_PROBE_READY;
+	if (mcri_http(addr, ports->metadata, "GET", key_path, NULL, MCP_PROBE_TIMEOUT_MS, &status,
+		      body, sizeof(body), &reason)) {
+		enum mcp_probe r = failed_probe();
+
+		snprintf(why, why_size, "port %d GET %s: %.200s", ports->metadata, key_path, reason.text);
+		return r;
+	}
+	if (status != 200 || strcmp(body, token) != 0) {
+		snprintf(why, why_size,
+			 "a master answers on %s, but it is not the one this job started (its metadata server does not know this job)",
+			 addr);
+		return MCP_PROBE_REFUSED;
+	}
+	return MCP_PROBE_READY;
+}
+
+int mcp_busy_port(const char *addr, const struct mcr_ports *ports)
+{
+	const int p[3] = { ports->rpc, ports->metadata, ports->metrics };
+
+	for (int k = 0; k < 3; k++) {
+		struct mcr_error reason;
+
+		if (mcri_tcp_probe(addr, p[k], MCP_PROBE_TIMEOUT_MS, &reason) == 0)
+			return p[k];
+	}
+	return 0;
+}
+
+void mcp_stop_step(pid_t pid, bool ours)
+{
+	int status;
+
+	kill(pid, SIGTERM); /* srun forwards it to the master */
+	for (int i = 0; i < 40; i++) {
+		if (ours ? waitpid(pid, &status, WNOHANG) == pid : !mcp_pid_alive(pid))
+			return;
+		mcp_sleep_ms(250);
+	}
+	kill(pid, SIGKILL);
+	if (ours)
+		waitpid(pid, &status, 0);
+}
+
+static bool skip_env(const char *e)
+{
+	static const char *const prefixes[] = {
+		/* the child srun must not start another master */
+		"_SLURM_SPANK_OPTION_" MCP_NAME "_",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
+		MCP_TASK_VAR "=", MCP_PORTS_VAR "=",
+		/* a step time limit would end the pool before the job */
+		"SLURM_TIMELIMIT=",
+		/* the job's GPU requests are the workers'; with --gres=none they
+		 * make the master step an invalid TRES request */
+		"SLURM_GPUS=", "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_PER_TASK=",
+		"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
+		"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
+		"SLURM_TRES_PER_TASK=",
+		/* the master's RPC transport is its own business (spec/mooncake §1.3) */
+		"MC_RPC_PROTOCOL=",
+		NULL,
+	};
+
+	for (const char *const *p = prefixes; *p; p++)
+		if (strncmp(e, *p, strlen(*p)) == 0)
+			return true;
+	return false;
+}
+
+/* environ minus skip_env(), the service's own env, and `extra` (a
+ * NAME=value or NULL) */
+static char **step_env(const struct mcr_recipe *recipe, const char *extra,
+		       struct mcr_error *err)
+{
+	struct mcr_env svc = { 0 };
+	size_t n = 0, k = 0;
+	char **env;
+
+	if (mcr_master_env(recipe, &svc, err))
+		return NULL;
+	for (char **e = environ; e && *e; e++)
+		n++;
+	env = calloc(n + svc.count + 2, sizeof(*env));
+	if (!env)
+		goto nomem;
+	for (char **e = environ; e && *e; e++) {
+		size_t len = strcspn(*e, "=");
+		bool replaced = false;
+
+		for (size_t i = 0; i < svc.count; i++)
+			replaced |= strlen(svc.vars[i].name) == len &&
+				    strncmp(svc.vars[i].name, *e, len) == 0;
+		if (replaced || skip_env(*e))
+			continue;
+		if (!(env[k++] = strdup(*e)))
+			goto nomem;
+	}
+	for (size_t i = 0; i < svc.count; i++)
+		if (!(env[k++] = mcri_asprintf("%s=%s", svc.vars[i].name, svc.vars[i].value)))
+			goto nomem;
+	if (extra && !(env[k++] = strdup(extra)))
+		goto nomem;
+	mcr_env_free(&svc);
+	return env;
+nomem:
+	mcr_env_free(&svc);
+	mcr_strv_free(env);
+	mcri_error_nomem(err);
+	return NULL;
+}
+
+int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
+		     const char *job_id, const char *dir, const char *node,
+		     const struct mcr_ports *ports, bool claim, const char *log,
+		     pid_t *pid, struct mcr_error *err)
+{
+	char **margv = NULL, **argv = NULL, **env = NULL, *extra = NULL;
+	char *opt[4] = { NULL };
+	size_t n = 0, mlen;
+	int rc = -1, fd;
+
+	if (mcr_master_argv(recipe, ps->master, ports, &margv, err))
+		return -1;
+	/* a fresh log for this master; the step's srun writes there too */
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		mcri_error_set(err, MCR_EIO, "cannot create %s: %s", log, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	opt[0] = mcri_asprintf("--jobid=%s", job_id);
+	opt[1] = mcri_asprintf("--nodelist=%s", node);
+	opt[2] = mcri_asprintf("--output=%s", log);
+	opt[3] = mcri_asprintf("--chdir=%s", dir);
+	if (claim)
+		extra = mcri_asprintf("%s=%d,%d,%d", MCP_PORTS_VAR, ports->rpc, ports->metadata,
+				      ports->metrics);
+	if (!opt[0] || !opt[1] || !opt[2] || !opt[3] || (claim && !extra))
+		goto nomem;
+	{
+		const char *fixed[] = {
+			ps->srun, "--quiet", opt[0], "--overlap", "--nodes=1", "--ntasks=1",
+			"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
+			"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
+			"--kill-on-bad-exit=0", "--job-name=mooncake-master", opt[1], opt[2],
+			opt[3], NULL,
+		};
+		size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 1;
+
+		mlen = mcr_strv_len(margv);
+		argv = calloc(nf + mlen + 1, sizeof(*argv));
+		if (!argv)
+			goto nomem;
+		for (size_t i = 0; i < nf; i++)
+			if (!(argv[n++] = strdup(fixed[i])))
+				goto nomem;
+		for (size_t i = 0; i < mlen; i++)
+			if (!(argv[n++] = strdup(margv[i])))
+				goto nomem;
+	}
+	env = step_env(recipe, extra, err);
+	if (env)
+		rc = mcp_spawn_detached(argv, env, log, pid, err);
+	goto out;
+nomem:
+	mcri_error_nomem(err);
+out:
+	for (size_t i = 0; i < 4; i++)
+		free(opt[i]);
+	free(extra);
+	mcr_strv_free(margv);
+	mcr_strv_free(argv);
+	mcr_strv_free(env);
+	return rc;
+}

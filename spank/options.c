@@ -1,0 +1,233 @@
+/*
+ * options.c - the one option table (--mooncake-recipe, --mooncake-role),
+ * its callbacks, and the plugstack.conf arguments.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+/* The option values of this process's plugin stack: Slurm calls the
+ * callbacks, which have no other place to put them. Freed in each
+ * context's exit. */
+static struct {
+	char *recipe; /* --mooncake-recipe as given */
+	char *role;   /* --mooncake-role as given */
+} given;
+
+/* Slurm passes the value again when it is inherited from sbatch/salloc
+ * (environment first, command line second; in slurmstepd 22.05 calls every
+ * callback twice): the last value wins, as on every Slurm command line. */
+static int set_value(char **slot, const char *optarg, const char *option)
+{
+	char *copy;
+
+	if (!optarg || !*optarg) {
+		slurm_error(MCP_NAME ": --%s needs a value", option);
+		return -1;
+	}
+	copy = strdup(optarg);
+	if (!copy) {
+		slurm_error(MCP_NAME ": out of memory");
+		return -1;
+	}
+	free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+static int recipe_cb(int val, const char *optarg, int remote)
+{
+	(void)val;
+	(void)remote;
+	return set_value(&given.recipe, optarg, "mooncake-recipe");
+}
+
+static int role_cb(int val, const char *optarg, int remote)
+{
+	(void)val;
+	(void)remote;
+	return set_value(&given.role, optarg, "mooncake-role");
+}
+
+static struct spank_option options[] = {
+	{ "mooncake-recipe", "PATH",
+	  "[mooncake] srtctl-style recipe (schema 2) with a mooncake-master "
+	  "service: start the job's Mooncake master and give this step's tasks "
+	  "their Mooncake client config",
+	  1, 0, recipe_cb },
+	{ "mooncake-role", "ROLE",
+	  "[mooncake] role of this step in the recipe: prefill, decode or agg "
+	  "(default: the recipe's only role)",
+	  1, 0, role_cb },
+	SPANK_OPTIONS_TABLE_END
+};
+
+int mcp_options_register(spank_t sp)
+{
+	for (struct spank_option *o = options; o->name; o++) {
+		spank_err_t rc = spank_option_register(sp, o);
+
+		if (rc != ESPANK_SUCCESS) {
+			slurm_error(MCP_NAME ": cannot register --%s: %s", o->name,
+				    spank_strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+const char *mcp_option_recipe(void)
+{
+	return given.recipe;
+}
+
+const char *mcp_option_role(void)
+{
+	return given.role;
+}
+
+void mcp_options_free(void)
+{
+	free(given.recipe);
+	free(given.role);
+	given.recipe = given.role = NULL;
+}
+
+/* ---- plugstack.conf ---------------------------------------------------- */
+
+enum arg_kind { ARG_PATH, ARG_SECONDS, ARG_PORTS, ARG_RANGE };
+
+static const struct plugstack_arg {
+	const char *key;
+	enum arg_kind kind;
+	size_t offset, size; /* in struct mcp_plugstack (ARG_PATH) */
+} ARGS[] = {
+	{ "master", ARG_PATH, offsetof(struct mcp_plugstack, master), PATH_MAX },
+	{ "srun", ARG_PATH, offsetof(struct mcp_plugstack, srun), PATH_MAX },
+	{ "job_dir", ARG_PATH, offsetof(struct mcp_plugstack, job_dir), PATH_MAX },
+	{ "interface", ARG_PATH, offsetof(struct mcp_plugstack, interface), 64 },
+	{ "ready_timeout", ARG_SECONDS, 0, 0 },
+	{ "ports", ARG_PORTS, 0, 0 },
+	{ "port_range", ARG_RANGE, 0, 0 },
+};
+#define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
+#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports= and port_range="
+
+static int parse_long(const char *text, long lo, long hi, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(text, &end, 10);
+	return errno || end == text || *end || *out < lo || *out > hi ? -1 : 0;
+}
+
+static int set_arg(struct mcp_plugstack *ps, const struct plugstack_arg *a,
+		   const char *value, struct mcr_error *err)
+{
+	long lo, hi;
+	int n;
+
+	switch (a->kind) {
+	case ARG_PATH:
+		n = snprintf((char *)ps + a->offset, a->size, "%s", value);
+		if (!*value || n < 0 || (size_t)n >= a->size)
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: %s=%s: %s", a->key, value,
+					      *value ? "too long" : "needs a value");
+		return 0;
+	case ARG_SECONDS:
+		if (parse_long(value, 1, 86400, &lo))
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: ready_timeout=%s must be a number of seconds between 1 and 86400",
+					      value);
+		ps->ready_timeout = (int)lo;
+		return 0;
+	case ARG_PORTS:
+		if (strcmp(value, "auto") && strcmp(value, "fixed"))
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: ports=%s: write ports=auto (8700-8702 when free on the infra node, else free ports of port_range=) or ports=fixed (always 8700-8702)",
+					      value);
+		ps->fixed_ports = strcmp(value, "fixed") == 0;
+		return 0;
+	case ARG_RANGE: {
+		const char *dash = strchr(value, '-');
+		char low[16];
+
+		if (!dash || (size_t)(dash - value) >= sizeof(low))
+			goto bad_range;
+		snprintf(low, sizeof(low), "%.*s", (int)(dash - value), value);
+		if (parse_long(low, 1024, 65535, &lo) || parse_long(dash + 1, 1024, 65535, &hi) ||
+		    hi - lo + 1 < 3)
+			goto bad_range;
+		ps->port_lo = (int)lo;
+		ps->port_hi = (int)hi;
+		return 0;
+	bad_range:
+		return mcri_error_set(err, MCR_EINVAL,
+				      "plugstack.conf: port_range=%s must be LOW-HIGH, ports 1024-65535 with room for at least 3 (e.g. port_range=8700-8999)",
+				      value);
+	}
+	}
+	return 0;
+}
+
+int mcp_plugstack_parse(struct mcp_plugstack *ps, int ac, char **av,
+			struct mcr_error *err)
+{
+	memset(ps, 0, sizeof(*ps));
+	snprintf(ps->master, sizeof(ps->master), "mooncake_master");
+	snprintf(ps->srun, sizeof(ps->srun), "srun");
+	snprintf(ps->job_dir, sizeof(ps->job_dir), "%s", MCRI_DEFAULT_JOB_DIR);
+	ps->ready_timeout = 120;
+	ps->port_lo = 8700;
+	ps->port_hi = 8999;
+	for (int i = 0; i < ac; i++) {
+		const char *eq = strchr(av[i], '=');
+		size_t klen = eq ? (size_t)(eq - av[i]) : strlen(av[i]);
+		const struct plugstack_arg *a = NULL;
+
+		for (size_t k = 0; k < N_ARGS && !a; k++)
+			if (strlen(ARGS[k].key) == klen && strncmp(av[i], ARGS[k].key, klen) == 0)
+				a = &ARGS[k];
+		if (!a)
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: unknown argument '%s'; spank_mooncake.so takes " ARG_LIST " (see spank_mooncake(8))",
+					      av[i]);
+		if (set_arg(ps, a, eq ? eq + 1 : "", err))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- where the recipe came from ---------------------------------------- */
+
+#define INHERITED_VAR "SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_mooncake_recipe"
+
+bool mcp_recipe_inherited(const char *recipe_arg,
+			  const char *(*getenv_fn)(void *, const char *, char *, size_t),
+			  void *arg)
+{
+	char buf[PATH_MAX + 1], a[PATH_MAX], b[PATH_MAX];
+	const char *v = getenv_fn(arg, INHERITED_VAR, buf, sizeof(buf));
+
+	if (!v || !recipe_arg)
+		return false;
+	if (strcmp(v, recipe_arg) == 0)
+		return true;
+	/* "./r.yaml" and "r.yaml" name the same recipe */
+	return realpath(v, a) && realpath(recipe_arg, b) && strcmp(a, b) == 0;
+}
+
+int mcp_role_without_recipe(void)
+{
+	if (!given.role)
+		return 0;
+	slurm_error(MCP_NAME ": --mooncake-role=%s needs a recipe: add --mooncake-recipe=PATH (here or on sbatch/salloc)",
+		    given.role);
+	return -1;
+}

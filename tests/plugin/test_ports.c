@@ -1,0 +1,237 @@
+/*
+ * test_ports.c - the master's ports (ports.c): the triples an election
+ * tries, and their claim on the infra node (run in a network namespace of
+ * their own, tests/netns-run.sh: every port here is free unless a test
+ * takes it).
+ */
+#include <check.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+static struct mcp_plugstack ps;
+
+static void plugstack(char **av)
+{
+	struct mcr_error err;
+	int ac = 0;
+
+	while (av && av[ac])
+		ac++;
+	ck_assert_int_eq(mcp_plugstack_parse(&ps, ac, av, &err), 0);
+}
+
+START_TEST(candidates_start_with_srtctls_ports)
+{
+	struct mcr_ports p;
+
+	plugstack(NULL);
+	ck_assert_int_eq(mcp_port_candidates(&ps), 32); /* 100 triples, bounded */
+	mcp_port_candidate(&ps, 7, 0, &p);
+	ck_assert_int_eq(p.rpc, 8700);
+	ck_assert_int_eq(p.metadata, 8701);
+	ck_assert_int_eq(p.metrics, 8702);
+	/* then the range, from an offset of the job id */
+	mcp_port_candidate(&ps, 7, 1, &p);
+	ck_assert_int_eq(p.rpc, 8700 + 3 * 7);
+	ck_assert_int_eq(p.metadata, p.rpc + 1);
+	ck_assert_int_eq(p.metrics, p.rpc + 2);
+	mcp_port_candidate(&ps, 7, 2, &p);
+	ck_assert_int_eq(p.rpc, 8700 + 3 * 8);
+	/* two jobs start on different triples */
+	mcp_port_candidate(&ps, 8, 1, &p);
+	ck_assert_int_eq(p.rpc, 8700 + 3 * 8);
+}
+END_TEST
+
+START_TEST(candidates_skip_the_default_triple_and_wrap)
+{
+	char *av[] = { "port_range=8694-8705", NULL }; /* 4 triples: 8694 8697 8700 8703 */
+	struct mcr_ports p;
+
+	plugstack(av);
+	ck_assert_int_eq(mcp_port_candidates(&ps), 5);
+	mcp_port_candidate(&ps, 2, 1, &p); /* index 2: 8700, already tried */
+	ck_assert_int_eq(p.rpc, 8703);
+	mcp_port_candidate(&ps, 2, 2, &p); /* index 3 */
+	ck_assert_int_eq(p.rpc, 8703);
+	mcp_port_candidate(&ps, 2, 3, &p); /* wraps to index 0 */
+	ck_assert_int_eq(p.rpc, 8694);
+	for (int k = 1; k < 5; k++) {
+		mcp_port_candidate(&ps, 2, k, &p);
+		ck_assert_int_ge(p.rpc, 8694);
+		ck_assert_int_le(p.metrics, 8705);
+	}
+}
+END_TEST
+
+START_TEST(fixed_ports_have_one_candidate)
+{
+	char *av[] = { "ports=fixed", NULL };
+	struct mcr_ports p;
+
+	plugstack(av);
+	ck_assert_int_eq(mcp_port_candidates(&ps), 1);
+	mcp_port_candidate(&ps, 7, 3, &p);
+	ck_assert_int_eq(p.rpc, 8700);
+}
+END_TEST
+
+START_TEST(port_arguments_are_checked)
+{
+	char *bad[][2] = { { "ports=some", NULL }, { "port_range=9000", NULL },
+			   { "port_range=9000-9001", NULL }, { "port_range=80-90", NULL },
+			   { "port_range=9000-70000", NULL } };
+	const char *want[] = { "plugstack.conf: ports=some: write ports=auto",
+			       "plugstack.conf: port_range=9000 must be LOW-HIGH",
+			       "plugstack.conf: port_range=9000-9001 must be LOW-HIGH",
+			       "plugstack.conf: port_range=80-90 must be LOW-HIGH",
+			       "plugstack.conf: port_range=9000-70000 must be LOW-HIGH" };
+	struct mcr_error err;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad[i], &err), -1);
+		ck_assert_msg(strncmp(err.text, want[i], strlen(want[i])) == 0, "%s", err.text);
+	}
+}
+END_TEST
+
+START_TEST(ports_parse)
+{
+	struct mcr_ports p;
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcp_ports_parse("8703,8704,8705", &p, &err), 0);
+	ck_assert_int_eq(p.metadata, 8704);
+	ck_assert_int_eq(mcp_ports_parse("8703,8704", &p, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse("8703,8704,8705x", &p, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse("0,8704,8705", &p, &err), -1);
+	ck_assert_str_eq(err.text, "SLURM_MOONCAKE_MASTER_PORTS='0,8704,8705' is not three ports RPC,METADATA,METRICS");
+}
+END_TEST
+
+static char registry[64];
+
+static void fresh_registry(void)
+{
+	snprintf(registry, sizeof(registry), "/tmp/mck-ports.XXXXXX");
+	ck_assert_int_ge(mkstemp(registry), 0);
+}
+
+static void remove_registry(void)
+{
+	unlink(registry);
+}
+
+static int listener(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(fd, 1), 0);
+	return fd;
+}
+
+START_TEST(claim_free_ports_reserves_them)
+{
+	const struct mcr_ports p = { 9100, 9101, 9102 };
+	struct mcr_error err;
+	char text[256] = "";
+	FILE *f;
+
+	fresh_registry();
+	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+	f = fopen(registry, "r");
+	ck_assert_uint_gt(fread(text, 1, sizeof(text) - 1, f), 0);
+	fclose(f);
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "9100 %ld\n9101 %ld\n9102 %ld\n", (long)getpid(),
+			 (long)getpid(), (long)getpid());
+		ck_assert_str_eq(text, want);
+	}
+	/* this process again (a retried task): its own reservation is no obstacle */
+	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+}
+END_TEST
+
+START_TEST(claim_refuses_a_port_someone_listens_on)
+{
+	const struct mcr_ports p = { 9110, 9111, 9112 };
+	struct mcr_error err;
+	int fd;
+
+	fresh_registry();
+	fd = listener(9111);
+	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), -1);
+	ck_assert_msg(strstr(err.text, "port 9111 (metadata) on ") == err.text, "%s", err.text);
+	ck_assert_ptr_nonnull(strstr(err.text, " is taken: another process listens on it; the srun that started this step tries other ports"));
+	close(fd);
+	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+}
+END_TEST
+
+/* another job's master is starting on the node: its reservation holds
+ * until its process is gone */
+START_TEST(claim_respects_a_live_reservation)
+{
+	const struct mcr_ports p = { 9120, 9121, 9122 };
+	struct mcr_error err;
+	pid_t other = fork();
+	FILE *f;
+
+	if (other == 0) {
+		pause();
+		_exit(0);
+	}
+	fresh_registry();
+	f = fopen(registry, "w");
+	fprintf(f, "9122 %ld\n", (long)other);
+	fclose(f);
+	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "port 9122 (metrics) on "));
+	ck_assert_ptr_nonnull(strstr(err.text, "is taken: another job's mooncake_master"));
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+}
+END_TEST
+
+/* without a usable registry the bind alone decides */
+START_TEST(claim_without_registry)
+{
+	const struct mcr_ports p = { 9130, 9131, 9132 };
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, "/nonexistent/dir/registry", &err), 0);
+}
+END_TEST
+
+Suite *ports_suite(void)
+{
+	Suite *s = suite_create("ports");
+	TCase *tc = tcase_create("ports");
+
+	tcase_add_checked_fixture(tc, NULL, remove_registry);
+	tcase_add_test(tc, candidates_start_with_srtctls_ports);
+	tcase_add_test(tc, candidates_skip_the_default_triple_and_wrap);
+	tcase_add_test(tc, fixed_ports_have_one_candidate);
+	tcase_add_test(tc, port_arguments_are_checked);
+	tcase_add_test(tc, ports_parse);
+	tcase_add_test(tc, claim_free_ports_reserves_them);
+	tcase_add_test(tc, claim_refuses_a_port_someone_listens_on);
+	tcase_add_test(tc, claim_respects_a_live_reservation);
+	tcase_add_test(tc, claim_without_registry);
+	suite_add_tcase(s, tc);
+	return s;
+}
