@@ -84,7 +84,10 @@ $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 	ln -sf $(notdir $@) $(B)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/libmooncake_recipe.so
 
-$(CLI): $(B)/tools/mooncake-recipe.o $(LIB_A)
+CLI_SRC := $(wildcard tools/*.c)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+$(CLI_OBJ): CFLAGS += -Itools
+$(CLI): $(CLI_OBJ) $(LIB_A)
 	$(CC) $(LDFLAGS) -pie -o $@ $^ $(LIB_LIBS)
 
 # The plugin carries the library inside and exports only plugin_* and
@@ -94,7 +97,7 @@ $(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
 		-o $@ $(SPANK_OBJ) $(LIB_A) $(LIB_LIBS)
 
--include $(LIB_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(B)/tools/mooncake-recipe.d
+-include $(LIB_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
 include tests/tests.mk
 

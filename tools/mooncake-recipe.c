@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "mooncake_recipe.h"
-#include "sys/sys.h" /* private: mcri_mkdir_p (the tool links the static library) */
+#include "render/explain.h" /* private, as below: the tool links the static library */
+#include "sys/sys.h"        /* private: mcri_mkdir_p */
 
 #ifndef MCR_VERSION
 #define MCR_VERSION "0"
@@ -24,6 +26,10 @@ static void usage(FILE *f)
 		"       mooncake-recipe env RECIPE --role ROLE --infra-addr ADDR --config-dir DIR\n"
 		"                           [--local-hostname ADDR]\n"
 		"       mooncake-recipe master-argv RECIPE [--binary PATH]\n"
+		"       mooncake-recipe explain RECIPE --role ROLE [--infra-addr ADDR] [--config-dir DIR]\n"
+		"                           [--local-hostname ADDR]\n"
+		"       mooncake-recipe status [--job JOBID | --dir DIR] [--json]\n"
+		"       mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n"
 		"       mooncake-recipe --version\n"
 		"\n"
 		"check        validate RECIPE as srtctl would (schema 2, Mooncake rules)\n"
@@ -31,6 +37,11 @@ static void usage(FILE *f)
 		"             on ADDR (port 8700) and print each path\n"
 		"env          print the environment a task of ROLE gets (NAME=value lines)\n"
 		"master-argv  print the master's command line, one argument per line\n"
+		"explain      each key of ROLE's client config and each variable of its\n"
+		"             environment, with the layer and the file:line:col that set it\n"
+		"status       the pool of a running job: segments, bytes, keys, clients\n"
+		"             (inside an allocation: its job)\n"
+		"sample       the pool sampler the plugin runs as the job's mooncake-pool step\n"
 		"\n"
 		"Exit status: 0 ok, 1 the recipe is invalid, 2 usage or I/O error.\n");
 }
@@ -64,6 +75,11 @@ int main(int argc, char **argv)
 	char *master = NULL;
 	int c, rc = 2;
 
+	/* the pool's commands take no recipe */
+	if (argc > 1 && strcmp(argv[1], "status") == 0)
+		return mcr_cli_status(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "sample") == 0)
+		return mcr_cli_sample(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -118,16 +134,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (strcmp(cmd, "check") && strcmp(cmd, "render") && strcmp(cmd, "env") &&
-	    strcmp(cmd, "master-argv")) {
+	    strcmp(cmd, "master-argv") && strcmp(cmd, "explain")) {
 		fprintf(stderr, "mooncake: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return 2;
 	}
 	if ((!strcmp(cmd, "render") && (!infra || !out)) ||
-	    (!strcmp(cmd, "env") && (!infra || !role_name || !config_dir))) {
+	    (!strcmp(cmd, "env") && (!infra || !role_name || !config_dir)) ||
+	    (!strcmp(cmd, "explain") && !role_name)) {
 		fprintf(stderr, "mooncake: %s needs %s\n", cmd,
 			!strcmp(cmd, "render") ? "--infra-addr and --out" :
-						 "--role, --infra-addr and --config-dir");
+			!strcmp(cmd, "env")    ? "--role, --infra-addr and --config-dir" :
+						 "--role");
 		usage(stderr);
 		return 2;
 	}
@@ -186,6 +204,20 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < env.count; i++)
 			printf("%s=%s\n", env.vars[i].name, env.vars[i].value);
 		mcr_env_free(&env);
+		rc = 0;
+	} else if (!strcmp(cmd, "explain")) {
+		struct mcr_env_input in = { master, infra, config_dir, NULL,
+					    local ? local : infra };
+		enum mcr_role role;
+		char *text;
+
+		if (mcr_recipe_resolve_role(recipe, role_name, false, &role, &err) ||
+		    !(text = mcri_explain(recipe, role, &in, &err))) {
+			rc = fail(&err);
+			goto out;
+		}
+		fputs(text, stdout);
+		free(text);
 		rc = 0;
 	} else {
 		char **v;
