@@ -93,6 +93,10 @@ $(CLI): $(CLI_OBJ) $(LIB_A)
 # The plugin carries the library inside and exports only plugin_* and
 # slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,
 # slurm_*) resolve against libslurmfull in the process that loads it.
+# the pool's sampler (spank/sampler.c) is this build's mooncake-recipe
+$(B)/spank/args.o: CFLAGS += -DMCP_DEFAULT_SAMPLER='"$(BINDIR)/mooncake-recipe"'
+$(B)/spank/args.o: Makefile
+
 $(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
 		-o $@ $(SPANK_OBJ) $(LIB_A) $(LIB_LIBS)

@@ -9,6 +9,11 @@
 
 #include "plugin.h"
 
+/* the mooncake-recipe of the build (make's BINDIR), the pool's sampler */
+#ifndef MCP_DEFAULT_SAMPLER
+#define MCP_DEFAULT_SAMPLER "/usr/local/bin/mooncake-recipe"
+#endif
+
 struct mcp_context mcp_ctx;
 
 /* Slurm passes the value again when it is inherited from sbatch/salloc
@@ -94,6 +99,8 @@ int mcp_parse_config(struct mcp_config *c, int ac, char **av,
 	snprintf(c->srun, sizeof(c->srun), "srun");
 	snprintf(c->job_dir, sizeof(c->job_dir), "%s", MCRI_DEFAULT_JOB_DIR);
 	c->ready_timeout = 120;
+	snprintf(c->sampler, sizeof(c->sampler), "%s", MCP_DEFAULT_SAMPLER);
+	c->pool_interval = 5;
 	for (int i = 0; i < ac; i++) {
 		const char *a = av[i], *eq = strchr(a, '=');
 		const char *value = eq ? eq + 1 : "";
@@ -112,6 +119,24 @@ int mcp_parse_config(struct mcp_config *c, int ac, char **av,
 		} else if (KEY("interface")) {
 			if (copy_path(c->interface, sizeof(c->interface), value, "interface", err))
 				return -1;
+		} else if (KEY("sampler")) {
+			if (copy_path(c->sampler, sizeof(c->sampler), value, "sampler", err))
+				return -1;
+			if (c->sampler[0] != '/')
+				return mcri_error_set(err, MCR_EINVAL,
+						      "plugstack.conf: sampler=%s must be an absolute path (the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe)",
+						      value);
+		} else if (KEY("pool_interval")) {
+			char *end;
+			long t;
+
+			errno = 0;
+			t = strtol(value, &end, 10);
+			if (errno || end == value || *end || t < 0 || t > 3600)
+				return mcri_error_set(err, MCR_EINVAL,
+						      "plugstack.conf: pool_interval=%s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off",
+						      value);
+			c->pool_interval = (int)t;
 		} else if (KEY("ready_timeout")) {
 			char *end;
 			long t;
@@ -125,7 +150,7 @@ int mcp_parse_config(struct mcp_config *c, int ac, char **av,
 			c->ready_timeout = (int)t;
 		} else {
 			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: unknown argument '%s'; spank_mooncake.so takes master=, srun=, job_dir=, ready_timeout= and interface= (see spank_mooncake(8))",
+					      "plugstack.conf: unknown argument '%s'; spank_mooncake.so takes master=, srun=, job_dir=, ready_timeout=, interface=, sampler= and pool_interval= (see spank_mooncake(8))",
 					      a);
 		}
 #undef KEY

@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +32,6 @@
 #include <unistd.h>
 
 #include "plugin.h"
-
-extern char **environ;
 
 #define POLL_MS 250
 #define FIRST_PROGRESS_S 3 /* a master is usually ready in ~1.5 s: no line */
@@ -241,80 +238,23 @@ static int fail_state(const struct ctl *c, struct mcp_master_state *st,
 	return -1;
 }
 
-static bool skip_env(const char *e)
-{
-	static const char *const prefixes[] = {
-		/* the child srun must not start another master */
-		"_SLURM_SPANK_OPTION_" MCP_NAME "_",
-		"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
-		/* a step time limit would end the pool before the job */
-		"SLURM_TIMELIMIT=",
-		/* the job's GPU requests are the workers'; with --gres=none they
-		 * make the master step an invalid TRES request */
-		"SLURM_GPUS=", "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_PER_TASK=",
-		"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
-		"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
-		"SLURM_TRES_PER_TASK=",
-		/* the master's RPC transport is its own business (spec/mooncake §1.3) */
-		"MC_RPC_PROTOCOL=",
-		NULL,
-	};
-
-	for (const char *const *p = prefixes; *p; p++)
-		if (strncmp(e, *p, strlen(*p)) == 0)
-			return true;
-	return false;
-}
-
-/* environ minus skip_env(), then the service's own env (NULL-terminated) */
+/* environ minus what a step of ours must not inherit (spawn.c), then the
+ * service's own env (NULL-terminated) */
 static char **master_env(const struct mcr_recipe *recipe, struct mcr_error *err)
 {
 	struct mcr_env extra = { 0 };
-	size_t n = 0, k = 0;
 	char **env;
 
 	if (mcr_master_env(recipe, &extra, err))
 		return NULL;
-	for (char **e = environ; e && *e; e++)
-		n++;
-	env = calloc(n + extra.count + 1, sizeof(*env));
-	if (!env)
-		goto nomem;
-	for (char **e = environ; e && *e; e++) {
-		size_t len = strcspn(*e, "=");
-		bool replaced = false;
-
-		for (size_t i = 0; i < extra.count; i++)
-			replaced |= strlen(extra.vars[i].name) == len &&
-				    strncmp(extra.vars[i].name, *e, len) == 0;
-		if (replaced || skip_env(*e))
-			continue;
-		if (!(env[k++] = strdup(*e)))
-			goto nomem;
-	}
-	for (size_t i = 0; i < extra.count; i++)
-		if (asprintf(&env[k++], "%s=%s", extra.vars[i].name,
-			     extra.vars[i].value) < 0) {
-			env[k - 1] = NULL;
-			goto nomem;
-		}
+	env = mcp_step_env(&extra, err);
 	mcr_env_free(&extra);
 	return env;
-nomem:
-	mcr_env_free(&extra);
-	mcr_strv_free(env);
-	mcri_error_set(err, MCR_EIO, "out of memory");
-	return NULL;
 }
 
 static int spawn_master(const struct ctl *c, pid_t *pid, struct mcr_error *err)
 {
 	char **margv = NULL, **argv = NULL, **env = NULL;
-	char jobid[64], output[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], node[300];
-	posix_spawnattr_t attr;
-	posix_spawn_file_actions_t fa;
-	sigset_t none, all;
-	size_t n = 0, mlen;
 	int rc = -1, logfd;
 
 	if (mcr_master_argv(c->recipe, c->config->master, &margv, err))
@@ -327,69 +267,16 @@ static int spawn_master(const struct ctl *c, pid_t *pid, struct mcr_error *err)
 		return -1;
 	}
 	close(logfd);
-	snprintf(jobid, sizeof(jobid), "--jobid=%s", c->job->job_id);
-	snprintf(output, sizeof(output), "--output=%s", c->log);
-	snprintf(chdir_opt, sizeof(chdir_opt), "--chdir=%s", c->job->dir);
-	snprintf(node, sizeof(node), "--nodelist=%s", c->job->infra_node);
-	{
-		const char *fixed[] = {
-			c->config->srun, "--quiet", jobid, "--overlap", "--nodes=1", "--ntasks=1",
-			"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
-			"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
-			"--kill-on-bad-exit=0", "--job-name=mooncake-master", node, output,
-			chdir_opt, NULL,
-		};
-		size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 1;
-
-		mlen = mcr_strv_len(margv);
-		argv = calloc(nf + mlen + 1, sizeof(*argv));
-		if (!argv)
-			goto nomem;
-		for (size_t i = 0; i < nf; i++)
-			if (!(argv[n++] = strdup(fixed[i])))
-				goto nomem;
-		for (size_t i = 0; i < mlen; i++)
-			if (!(argv[n++] = strdup(margv[i])))
-				goto nomem;
+	argv = mcp_step_argv(c->config, c->job, "mooncake-master", c->log, margv, err);
+	env = argv ? master_env(c->recipe, err) : NULL;
+	if (argv && env) {
+		rc = mcp_spawn_detached(argv, env, c->log, pid);
+		if (rc != 0)
+			mcri_error_set(err, MCR_ESTATE,
+				       "cannot run %s to start the master step: %s; set srun= in plugstack.conf",
+				       argv[0], strerror(rc));
+		rc = rc ? -1 : 0;
 	}
-	env = master_env(c->recipe, err);
-	if (!env) {
-		rc = -1;
-		goto out;
-	}
-
-	/* own session (srun's signals and exit do not reach it), default
-	 * signals, stdin /dev/null, output to the log, nothing else inherited */
-	sigemptyset(&none);
-	sigfillset(&all);
-	if (posix_spawnattr_init(&attr) != 0)
-		goto nomem;
-	if (posix_spawn_file_actions_init(&fa) != 0) {
-		posix_spawnattr_destroy(&attr);
-		goto nomem;
-	}
-	rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-						     POSIX_SPAWN_SETSIGDEF);
-	rc = rc ? rc : posix_spawnattr_setsigmask(&attr, &none);
-	rc = rc ? rc : posix_spawnattr_setsigdefault(&attr, &all);
-	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 1, c->log, O_WRONLY | O_APPEND, 0);
-	rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	rc = rc ? rc : posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	rc = rc ? rc : posix_spawnp(pid, argv[0], &fa, &attr, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (rc != 0) {
-		mcri_error_set(err, MCR_ESTATE,
-			      "cannot run %s to start the master step: %s; set srun= in plugstack.conf",
-			      argv[0], strerror(rc));
-		rc = -1;
-	}
-	goto out;
-nomem:
-	mcri_error_set(err, MCR_EIO, "out of memory");
-	rc = -1;
-out:
 	mcr_strv_free(margv);
 	mcr_strv_free(argv);
 	mcr_strv_free(env);
@@ -507,6 +394,8 @@ static int await_ready(struct ctl *c, struct mcp_master_state *st, pid_t child,
 	slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
 		   c->job->infra_node, c->job->infra_addr, MCR_MASTER_PORT,
 		   now_s() - c->t0);
+	/* the pool's sampler step (sampler.c): a warning if it cannot start */
+	mcp_start_sampler(c->config, c->job, err);
 	return 0;
 }
 

@@ -35,6 +35,8 @@ struct mcp_config {
 	char job_dir[PATH_MAX];  /* job_dir=     template of the job's directory */
 	int ready_timeout;       /* ready_timeout= seconds to wait for the master */
 	char interface[64];      /* interface=   NIC for MOONCAKE_LOCAL_HOSTNAME */
+	char sampler[PATH_MAX];  /* sampler=     mooncake-recipe, run as the pool's sampler step */
+	int pool_interval;       /* pool_interval= seconds between samples, 0: no sampler */
 };
 
 struct mcp_context {
@@ -126,6 +128,35 @@ int mcp_ensure_master(const struct mcp_config *config,
  * or "" when the tail shows no such failure. `master` is master=. */
 void mcp_master_exec_advice(const char *tail, const char *master,
 			    const char *node, char *out, size_t size);
+
+/* spawn.c: the job steps the plugin starts (the master, the sampler) */
+/* environ minus what such a step must not inherit (the plugin's options,
+ * the job's time limit and GPU requests, MC_RPC_PROTOCOL), plus `extra`;
+ * NULL-terminated, mcr_strv_free. */
+char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err);
+/* srun --jobid=J --overlap -N1 -n1 ... --job-name=NAME -w <infra>
+ * --output=LOG --chdir=<dir> CMD... (mcr_strv_free) */
+char **mcp_step_argv(const struct mcp_config *config, const struct mcp_job *job,
+		     const char *name, const char *log, char *const *cmd,
+		     struct mcr_error *err);
+/* posix_spawnp argv[0] detached: own session, default signals and an
+ * empty mask, stdin /dev/null, stdout and stderr appended to `log`, no
+ * other descriptor. 0, or the error number. */
+int mcp_spawn_detached(char *const argv[], char *const env[], const char *log,
+		       pid_t *pid);
+
+/* sampler.c: start the pool's sampler step (after the master is ready);
+ * 0, or -1 with err set and printed as a warning (never an error of srun);
+ * nothing with pool_interval=0. */
+int mcp_start_sampler(const struct mcp_config *config, const struct mcp_job *job,
+		      struct mcr_error *err);
+
+/* workers.c: a task of a step with a master the plugin started records
+ * its node, role and MOONCAKE_LOCAL_HOSTNAME (from `env`) in
+ * <dir>/workers/ (task_init); a warning on the task's stderr when it
+ * cannot. */
+void mcp_record_worker(spank_t sp, const struct mcr_recipe *recipe,
+		       const char *dir, enum mcr_role role, const struct mcr_env *env);
 
 /* slurmstepd.c */
 int mcp_stepd_init(spank_t sp, int ac, char **av);

@@ -231,6 +231,7 @@ int mcp_stepd_task_init(spank_t sp)
 	}
 	if (set_env(sp, &env))
 		goto out;
+	mcp_record_worker(sp, recipe, dir, role, &env); /* workers.c: for status and the report */
 	rv = 0;
 	goto out;
 fail:
