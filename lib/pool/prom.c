@@ -220,8 +220,9 @@ int mcri_prom_parse(const char *text, struct mcri_prom *out,
 			if (rc == -2)
 				return mcri_error_nomem(err);
 			return mcri_error_set(err, MCR_EINVAL,
-					      "line %d of the master's /metrics is not a Prometheus sample: '%.100s'",
-					      lineno, s);
+					      "line %d of the master's /metrics is not a Prometheus sample: '%.*s'",
+					      lineno, (int)(len - (size_t)(s - p) > 100 ? 100 : len - (size_t)(s - p)),
+					      s);
 		}
 		out->s[out->n++] = sample;
 		p = nl ? nl + 1 : p + len;

@@ -45,6 +45,7 @@ static int env_set(struct envb *b, const char *name, const char *value,
 			o->replaced = true;
 			o->over_layer = o->layer;
 			o->over = o->node;
+			snprintf(o->over_value, sizeof(o->over_value), "%s", env->vars[i].value);
 		} else {
 			memset(o, 0, sizeof(*o));
 		}

@@ -156,12 +156,15 @@ static void flush(struct mcri_buf *b, struct table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* a note under a value that replaced another: `json` shows the old
+ * value as the client config would (else as the environment has it) */
 static void replaced(struct table *t, const struct mcr_recipe *r,
 		     enum mcr_role role, enum mcri_layer layer,
-		     const struct mcri_node *over, const char *over_text)
+		     const struct mcri_node *over, const char *over_text, bool json)
 {
 	char lname[128], at[MCR_ERROR_SOURCE_LENGTH + 32];
-	char *v = mcri_value_json(over, over_text ? over_text : "");
+	char *v = json ? mcri_value_json(over, over_text ? over_text : "") :
+			 strdup(over_text ? over_text : "");
 
 	layer_name(r, role, layer, lname, sizeof(lname));
 	where_of(r, over, at, sizeof(at));
@@ -225,7 +228,7 @@ static int explain_config(struct mcri_buf *b, const struct mcr_recipe *r,
 		where_of(r, at, where, sizeof(where));
 		row(&t, e->key, v, lname, where, path ? path : pnote);
 		if (e->replaced)
-			replaced(&t, r, role, e->over_layer, e->over, e->over_text);
+			replaced(&t, r, role, e->over_layer, e->over, e->over_text, true);
 		free(v);
 	}
 	flush(b, &t);
@@ -253,7 +256,7 @@ static int explain_env(struct mcri_buf *b, const struct mcr_recipe *r,
 		row(&t, env.vars[i].name, env.vars[i].value, lname, where,
 		    plugin_note(r, o[i].layer, env.vars[i].name));
 		if (o[i].replaced)
-			replaced(&t, r, role, o[i].over_layer, o[i].over, NULL);
+			replaced(&t, r, role, o[i].over_layer, o[i].over, o[i].over_value, false);
 	}
 	flush(b, &t);
 	if (env.count == 0)

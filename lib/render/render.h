@@ -30,6 +30,7 @@ struct mcri_env_origin {
 	bool replaced;                /* it replaced the value of an earlier layer: */
 	enum mcri_layer over_layer;
 	const struct mcri_node *over;
+	char over_value[256];         /* that value (cut) */
 };
 
 /* mcr_worker_env, and with `origins` (not NULL) the origin of each
