@@ -93,9 +93,14 @@ $(CLI): $(CLI_OBJ) $(LIB_A)
 # The plugin carries the library inside and exports only plugin_* and
 # slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,
 # slurm_*) resolve against libslurmfull in the process that loads it.
-# the pool's sampler (spank/sampler.c) is this build's mooncake-recipe
+# the pool's sampler (spank/sampler.c) is this build's mooncake-recipe,
+# $(BINDIR)/mooncake-recipe: args.o is rebuilt when BINDIR changes
 $(B)/spank/args.o: CFLAGS += -DMCP_DEFAULT_SAMPLER='"$(BINDIR)/mooncake-recipe"'
-$(B)/spank/args.o: Makefile
+$(B)/spank/args.o: $(B)/bindir.stamp
+.PHONY: FORCE
+$(B)/bindir.stamp: FORCE
+	@mkdir -p $(B) && echo '$(BINDIR)' >$@.tmp && \
+		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@; }
 
 $(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
