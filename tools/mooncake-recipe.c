@@ -11,7 +11,8 @@
 
 #include "cli.h"
 #include "mooncake_recipe.h"
-#include "render/explain.h" /* private, as below: the tool links the static library */
+#include "pool/pool.h"      /* private, as below: the tool links the static library */
+#include "render/explain.h"
 #include "sys/sys.h"        /* private: mcri_mkdir_p */
 
 #ifndef MCR_VERSION
@@ -26,8 +27,8 @@ static void usage(FILE *f)
 		"       mooncake-recipe env RECIPE --role ROLE --infra-addr ADDR --config-dir DIR\n"
 		"                           [--local-hostname ADDR]\n"
 		"       mooncake-recipe master-argv RECIPE [--binary PATH]\n"
-		"       mooncake-recipe explain RECIPE --role ROLE [--infra-addr ADDR] [--config-dir DIR]\n"
-		"                           [--local-hostname ADDR]\n"
+		"       mooncake-recipe explain RECIPE --role ROLE [--dir JOBDIR | --infra-addr ADDR\n"
+		"                           --config-dir DIR] [--local-hostname ADDR]\n"
 		"       mooncake-recipe status [--job JOBID | --dir DIR] [--json]\n"
 		"       mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n"
 		"       mooncake-recipe --version\n"
@@ -64,12 +65,14 @@ int main(int argc, char **argv)
 		{ "config-dir", required_argument, NULL, 'c' },
 		{ "local-hostname", required_argument, NULL, 'l' },
 		{ "binary", required_argument, NULL, 'b' },
+		{ "dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *infra = NULL, *out = NULL, *role_name = NULL, *config_dir = NULL;
-	const char *local = NULL, *binary = "mooncake_master", *cmd, *path;
+	const char *local = NULL, *binary = "mooncake_master", *cmd, *path, *job_dir = NULL;
+	struct mcri_master_info job_master;
 	struct mcr_recipe *recipe = NULL;
 	struct mcr_error err = { 0 };
 	char *master = NULL;
@@ -120,6 +123,9 @@ int main(int argc, char **argv)
 		case 'b':
 			binary = optarg;
 			break;
+		case 'D':
+			job_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -149,6 +155,18 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (job_dir && strcmp(cmd, "explain") == 0) {
+		/* the job's own master and directory, as its tasks get them */
+		if (mcri_master_info_read(job_dir, &job_master, &err)) {
+			fprintf(stderr, "mooncake: explain --dir %s: %s\n", job_dir, err.text);
+			return 1;
+		}
+		infra = infra ? infra : job_master.addr;
+		config_dir = config_dir ? config_dir : job_dir;
+	} else if (job_dir) {
+		fprintf(stderr, "mooncake: --dir is for explain (and status, sample)\n");
+		return 2;
+	}
 	if (mcr_recipe_load_file(path, NULL, &recipe, &err))
 		return fail(&err);
 	for (size_t i = 0; i < mcr_recipe_warning_count(recipe); i++)
@@ -158,7 +176,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (master)
-		sprintf(master, "%s:%d", infra, MCR_MASTER_PORT);
+		sprintf(master, "%s:%d", infra, job_dir ? job_master.rpc_port : MCR_MASTER_PORT);
 
 	if (!strcmp(cmd, "check")) {
 		char *roles = mcr_recipe_role_list(recipe);
@@ -206,8 +224,8 @@ int main(int argc, char **argv)
 		mcr_env_free(&env);
 		rc = 0;
 	} else if (!strcmp(cmd, "explain")) {
-		struct mcr_env_input in = { master, infra, config_dir, NULL,
-					    local ? local : infra };
+		/* the node's address: a placeholder unless given */
+		struct mcr_env_input in = { master, infra, config_dir, NULL, local };
 		enum mcr_role role;
 		char *text;
 
