@@ -84,17 +84,29 @@ $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 	ln -sf $(notdir $@) $(B)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(B)/libmooncake_recipe.so
 
-$(CLI): $(B)/tools/mooncake-recipe.o $(LIB_A)
+CLI_SRC := $(wildcard tools/*.c)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+$(CLI_OBJ): CFLAGS += -Itools
+$(CLI): $(CLI_OBJ) $(LIB_A)
 	$(CC) $(LDFLAGS) -pie -o $@ $^ $(LIB_LIBS)
 
 # The plugin carries the library inside and exports only plugin_* and
 # slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,
 # slurm_*) resolve against libslurmfull in the process that loads it.
+# the pool's sampler (spank/sampler.c) is this build's mooncake-recipe,
+# $(BINDIR)/mooncake-recipe: options.o is rebuilt when BINDIR changes
+$(B)/spank/options.o: CFLAGS += -DMCP_DEFAULT_SAMPLER='"$(BINDIR)/mooncake-recipe"'
+$(B)/spank/options.o: $(B)/bindir.stamp
+.PHONY: FORCE
+$(B)/bindir.stamp: FORCE
+	@mkdir -p $(B) && echo '$(BINDIR)' >$@.tmp && \
+		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@; }
+
 $(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
 		-o $@ $(SPANK_OBJ) $(LIB_A) $(LIB_LIBS)
 
--include $(LIB_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(B)/tools/mooncake-recipe.d
+-include $(LIB_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
 include tests/tests.mk
 

@@ -8,6 +8,7 @@
  * edited after srun, and slurmstepd parses no YAML.
  *
  *   {"env": [["NAME", "value"], ...], "peer": "10.0.0.1",
+ *    "role": "prefill", "dir": "/job/dir",      (a step of the job's own pool)
  *    "gpu": {"dir": "/job/dir", "template": "{...}", "names": ["mlx5_0", ...]}}
  *
  * The template is the per-GPU file with MCP_DEVICE_PLACEHOLDER as its
@@ -32,6 +33,9 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 		ok = json_array_append_new(env, json_pack("[ss]", h->env.vars[i].name,
 							  h->env.vars[i].value)) == 0;
 	ok = ok && json_object_set_new(o, "peer", json_string(h->peer)) == 0;
+	if (ok && h->role && h->dir)
+		ok = json_object_set_new(o, "role", json_string(h->role)) == 0 &&
+		     json_object_set_new(o, "dir", json_string(h->dir)) == 0;
 	if (ok && h->gpu_dir) {
 		gpu = json_pack("{s:s, s:s, s:[]}", "dir", h->gpu_dir, "template",
 				h->gpu_template, "names");
@@ -87,6 +91,12 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 		if (!h->env.vars[i].name || !h->env.vars[i].value)
 			goto nomem;
 	}
+	if (json_object_get(o, "role")) {
+		h->role = dup_string(json_object_get(o, "role"));
+		h->dir = dup_string(json_object_get(o, "dir"));
+		if (!h->role || !h->dir)
+			goto bad;
+	}
 	gpu = json_object_get(o, "gpu");
 	if (gpu) {
 		names = json_object_get(gpu, "names");
@@ -120,6 +130,8 @@ fail:
 void mcp_handover_free(struct mcp_handover *h)
 {
 	mcr_env_free(&h->env);
+	free(h->role);
+	free(h->dir);
 	free(h->gpu_dir);
 	free(h->gpu_template);
 	mcr_strv_free(h->gpu_names);

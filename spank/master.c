@@ -106,6 +106,7 @@ static void record_failure(struct master *m, const struct mcr_error *err)
 static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
 	struct mcp_master_state *st = &m->st;
+	const struct mcp_step_place at = { m->job->job_id, m->job->dir, st->infra_node };
 	unsigned char r[16];
 
 	if (el->candidate == 0) {
@@ -136,8 +137,8 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	m->busy_port = mcp_busy_port(st->infra_addr, &st->ports);
 	if (m->busy_port)
 		return MCP_SPAWN_BUSY;
-	if (mcp_spawn_master(m->ps, m->recipe, m->job->job_id, m->job->dir, st->infra_node,
-			     &st->ports, m->claim_ports, m->log, &m->child, &m->err))
+	if (mcp_spawn_master(m->ps, m->recipe, &at, &st->ports, m->claim_ports, m->log,
+			     &m->child, &m->err))
 		return MCP_SPAWN_ERROR;
 	st->srun_pid = (long)m->child;
 	if (mcp_state_write(m->job->dir, st, &m->err)) {
@@ -378,6 +379,10 @@ static int verdict(struct master *m, const struct mcp_election *el,
 			slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
 				   m->st.infra_node, m->st.infra_addr, m->st.ports.rpc,
 				   mcp_now() - m->t0);
+			/* the pool's sampler, next to it; a warning at worst */
+			mcp_start_sampler(m->ps, &(struct mcp_step_place){ m->job->job_id, m->job->dir,
+									   m->st.infra_node },
+					  &m->err);
 		} else if (m->next_line > m->t0) {
 			slurm_info(MCP_NAME ": mooncake_master on %s (%s) answers again after %.1f s",
 				   m->st.infra_node, m->st.infra_addr, mcp_now() - m->t0);

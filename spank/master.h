@@ -33,9 +33,8 @@ int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
  * the recipe's argv on `ports`; with `claim`, the step's task claims them
  * on the infra node first (MCP_PORTS_VAR). */
 int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
-		     const char *job_id, const char *dir, const char *node,
-		     const struct mcr_ports *ports, bool claim, const char *log,
-		     pid_t *pid, struct mcr_error *err);
+		     const struct mcp_step_place *at, const struct mcr_ports *ports,
+		     bool claim, const char *log, pid_t *pid, struct mcr_error *err);
 /* SIGTERM the master step's srun (it forwards it), SIGKILL after 10 s.
  * `ours`: our child, reaped. */
 void mcp_stop_step(pid_t pid, bool ours);

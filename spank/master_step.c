@@ -19,7 +19,6 @@
 
 #include "master.h"
 
-extern char **environ;
 
 #define LOG_TAIL_LINES 12
 #define LOG_LINE_MAX 200
@@ -186,86 +185,31 @@ void mcp_stop_step(pid_t pid, bool ours)
 		waitpid(pid, &status, 0);
 }
 
-static bool skip_env(const char *e)
-{
-	static const char *const prefixes[] = {
-		/* the child srun must not start another master */
-		"_SLURM_SPANK_OPTION_" MCP_NAME "_",
-		"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
-		MCP_TASK_VAR "=", MCP_PORTS_VAR "=",
-		/* a step time limit would end the pool before the job */
-		"SLURM_TIMELIMIT=",
-		/* the job's GPU requests are the workers'; with --gres=none they
-		 * make the master step an invalid TRES request */
-		"SLURM_GPUS=", "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_PER_TASK=",
-		"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
-		"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
-		"SLURM_TRES_PER_TASK=",
-		/* the master's RPC transport is its own business (spec/mooncake §1.3) */
-		"MC_RPC_PROTOCOL=",
-		NULL,
-	};
-
-	for (const char *const *p = prefixes; *p; p++)
-		if (strncmp(e, *p, strlen(*p)) == 0)
-			return true;
-	return false;
-}
-
-/* environ minus skip_env(), the service's own env, and `extra` (a
- * NAME=value or NULL) */
-static char **step_env(const struct mcr_recipe *recipe, const char *extra,
-		       struct mcr_error *err)
-{
-	struct mcr_env svc = { 0 };
-	size_t n = 0, k = 0;
-	char **env;
-
-	if (mcr_master_env(recipe, &svc, err))
-		return NULL;
-	for (char **e = environ; e && *e; e++)
-		n++;
-	env = calloc(n + svc.count + 2, sizeof(*env));
-	if (!env)
-		goto nomem;
-	for (char **e = environ; e && *e; e++) {
-		size_t len = strcspn(*e, "=");
-		bool replaced = false;
-
-		for (size_t i = 0; i < svc.count; i++)
-			replaced |= strlen(svc.vars[i].name) == len &&
-				    strncmp(svc.vars[i].name, *e, len) == 0;
-		if (replaced || skip_env(*e))
-			continue;
-		if (!(env[k++] = strdup(*e)))
-			goto nomem;
-	}
-	for (size_t i = 0; i < svc.count; i++)
-		if (!(env[k++] = mcri_asprintf("%s=%s", svc.vars[i].name, svc.vars[i].value)))
-			goto nomem;
-	if (extra && !(env[k++] = strdup(extra)))
-		goto nomem;
-	mcr_env_free(&svc);
-	return env;
-nomem:
-	mcr_env_free(&svc);
-	mcr_strv_free(env);
-	mcri_error_nomem(err);
-	return NULL;
-}
-
 int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
-		     const char *job_id, const char *dir, const char *node,
-		     const struct mcr_ports *ports, bool claim, const char *log,
-		     pid_t *pid, struct mcr_error *err)
+		     const struct mcp_step_place *at, const struct mcr_ports *ports,
+		     bool claim, const char *log, pid_t *pid, struct mcr_error *err)
 {
-	char **margv = NULL, **argv = NULL, **env = NULL, *extra = NULL;
-	char *opt[4] = { NULL };
-	size_t n = 0, mlen;
+	struct mcr_env env = { 0 };
+	char **margv = NULL, **argv = NULL, **envp = NULL;
 	int rc = -1, fd;
 
-	if (mcr_master_argv(recipe, ps->master, ports, &margv, err))
-		return -1;
+	if (mcr_master_argv(recipe, ps->master, ports, &margv, err) ||
+	    mcr_master_env(recipe, &env, err))
+		goto out;
+	/* the step's task claims its ports on the infra node (ports.c) */
+	if (claim) {
+		struct mcr_env_var *v = realloc(env.vars, (env.count + 1) * sizeof(*v));
+
+		if (!v)
+			goto nomem;
+		env.vars = v;
+		v[env.count].name = strdup(MCP_PORTS_VAR);
+		v[env.count].value = mcri_asprintf("%d,%d,%d", ports->rpc, ports->metadata,
+						   ports->metrics);
+		env.count++;
+		if (!v[env.count - 1].name || !v[env.count - 1].value)
+			goto nomem;
+	}
 	/* a fresh log for this master; the step's srun writes there too */
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
@@ -273,48 +217,21 @@ int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *re
 		goto out;
 	}
 	close(fd);
-	opt[0] = mcri_asprintf("--jobid=%s", job_id);
-	opt[1] = mcri_asprintf("--nodelist=%s", node);
-	opt[2] = mcri_asprintf("--output=%s", log);
-	opt[3] = mcri_asprintf("--chdir=%s", dir);
-	if (claim)
-		extra = mcri_asprintf("%s=%d,%d,%d", MCP_PORTS_VAR, ports->rpc, ports->metadata,
-				      ports->metrics);
-	if (!opt[0] || !opt[1] || !opt[2] || !opt[3] || (claim && !extra))
-		goto nomem;
-	{
-		const char *fixed[] = {
-			ps->srun, "--quiet", opt[0], "--overlap", "--nodes=1", "--ntasks=1",
-			"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
-			"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
-			"--kill-on-bad-exit=0", "--job-name=mooncake-master", opt[1], opt[2],
-			opt[3], NULL,
-		};
-		size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 1;
-
-		mlen = mcr_strv_len(margv);
-		argv = calloc(nf + mlen + 1, sizeof(*argv));
-		if (!argv)
-			goto nomem;
-		for (size_t i = 0; i < nf; i++)
-			if (!(argv[n++] = strdup(fixed[i])))
-				goto nomem;
-		for (size_t i = 0; i < mlen; i++)
-			if (!(argv[n++] = strdup(margv[i])))
-				goto nomem;
-	}
-	env = step_env(recipe, extra, err);
-	if (env)
-		rc = mcp_spawn_detached(argv, env, log, pid, err);
+	if (!(argv = mcp_step_argv(ps, at, "mooncake-master", log, margv, err)) ||
+	    !(envp = mcp_step_env(&env, err)))
+		goto out;
+	rc = mcp_spawn_detached(argv, envp, log, pid);
+	if (rc != 0)
+		rc = mcri_error_set(err, MCR_ESTATE,
+				    "cannot run %s to start the master step: %s; set srun= in plugstack.conf",
+				    argv[0], strerror(rc));
 	goto out;
 nomem:
 	mcri_error_nomem(err);
 out:
-	for (size_t i = 0; i < 4; i++)
-		free(opt[i]);
-	free(extra);
+	mcr_env_free(&env);
 	mcr_strv_free(margv);
 	mcr_strv_free(argv);
-	mcr_strv_free(env);
+	mcr_strv_free(envp);
 	return rc;
 }

@@ -10,6 +10,11 @@
 
 #include "plugin.h"
 
+/* the mooncake-recipe of the build (make's BINDIR), the pool's sampler */
+#ifndef MCP_DEFAULT_SAMPLER
+#define MCP_DEFAULT_SAMPLER "/usr/local/bin/mooncake-recipe"
+#endif
+
 /* The option values of this process's plugin stack: Slurm calls the
  * callbacks, which have no other place to put them. Freed in each
  * context's exit. */
@@ -99,7 +104,7 @@ void mcp_options_free(void)
 
 /* ---- plugstack.conf ---------------------------------------------------- */
 
-enum arg_kind { ARG_PATH, ARG_SECONDS, ARG_PORTS, ARG_RANGE };
+enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE };
 
 static const struct plugstack_arg {
 	const char *key;
@@ -113,9 +118,11 @@ static const struct plugstack_arg {
 	{ "ready_timeout", ARG_SECONDS, 0, 0 },
 	{ "ports", ARG_PORTS, 0, 0 },
 	{ "port_range", ARG_RANGE, 0, 0 },
+	{ "sampler", ARG_ABSPATH, offsetof(struct mcp_plugstack, sampler), PATH_MAX },
+	{ "pool_interval", ARG_INTERVAL, 0, 0 },
 };
 #define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
-#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports= and port_range="
+#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler= and pool_interval="
 
 static int parse_long(const char *text, long lo, long hi, long *out)
 {
@@ -133,12 +140,25 @@ static int set_arg(struct mcp_plugstack *ps, const struct plugstack_arg *a,
 	int n;
 
 	switch (a->kind) {
+	case ARG_ABSPATH:
+		if (value[0] != '/')
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: %s=%s must be an absolute path (the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe)",
+					      a->key, value);
+		/* fall through */
 	case ARG_PATH:
 		n = snprintf((char *)ps + a->offset, a->size, "%s", value);
 		if (!*value || n < 0 || (size_t)n >= a->size)
 			return mcri_error_set(err, MCR_EINVAL,
 					      "plugstack.conf: %s=%s: %s", a->key, value,
 					      *value ? "too long" : "needs a value");
+		return 0;
+	case ARG_INTERVAL:
+		if (parse_long(value, 0, 3600, &lo))
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: pool_interval=%s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off",
+					      value);
+		ps->pool_interval = (int)lo;
 		return 0;
 	case ARG_SECONDS:
 		if (parse_long(value, 1, 86400, &lo))
@@ -186,6 +206,8 @@ int mcp_plugstack_parse(struct mcp_plugstack *ps, int ac, char **av,
 	ps->ready_timeout = 120;
 	ps->port_lo = 8700;
 	ps->port_hi = 8999;
+	snprintf(ps->sampler, sizeof(ps->sampler), "%s", MCP_DEFAULT_SAMPLER);
+	ps->pool_interval = 5;
 	for (int i = 0; i < ac; i++) {
 		const char *eq = strchr(av[i], '=');
 		size_t klen = eq ? (size_t)(eq - av[i]) : strlen(av[i]);

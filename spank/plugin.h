@@ -42,6 +42,8 @@ struct mcp_plugstack {
 	char interface[64];      /* interface=   NIC for MOONCAKE_LOCAL_HOSTNAME */
 	bool fixed_ports;        /* ports=fixed  (default auto) */
 	int port_lo, port_hi;    /* port_range=LO-HI for ports=auto */
+	char sampler[PATH_MAX];  /* sampler=     mooncake-recipe, run as the pool's sampler step */
+	int pool_interval;       /* pool_interval= seconds between samples, 0: no sampler */
 };
 
 /* Parse the plugstack arguments; defaults for those not given. */
@@ -137,19 +139,50 @@ int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
 /* ... followed by ".<network namespace inode>": one per port space */
 #define MCP_PORT_REGISTRY "/dev/shm/spank-mooncake-ports"
 
-/* ---- spawn.c -------------------------------------------------------- */
+/* ---- spawn.c: the job steps the plugin starts (master, sampler) ----- */
 
-/* posix_spawnp(argv[0]) detached: a session of its own, default signals,
- * stdin /dev/null, stdout and stderr appended to `log`, no other
- * descriptor. env is the child's environment. */
-int mcp_spawn_detached(char *const *argv, char *const *env, const char *log,
-		       pid_t *pid, struct mcr_error *err);
+/* where such a step runs: the job, its Mooncake directory, the infra node */
+struct mcp_step_place {
+	const char *job_id;
+	const char *dir;
+	const char *node;
+};
+/* environ minus what such a step must not inherit (the plugin's options
+ * and handovers, the job's time limit and GPU requests, MC_RPC_PROTOCOL),
+ * plus `extra`; NULL-terminated, mcr_strv_free. */
+char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err);
+/* srun --jobid=J --overlap -N1 -n1 ... --job-name=NAME -w <infra>
+ * --output=LOG --chdir=<dir> CMD... (mcr_strv_free) */
+char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+		     const char *name, const char *log, char *const *cmd,
+		     struct mcr_error *err);
+/* posix_spawnp argv[0] detached: own session, default signals and an
+ * empty mask, stdin /dev/null, stdout and stderr appended to `log`, no
+ * other descriptor. 0, or the error number. */
+int mcp_spawn_detached(char *const argv[], char *const env[], const char *log,
+		       pid_t *pid);
+
+/* ---- sampler.c, workers.c: what `mooncake-recipe status` and the pool's
+ * report read ----------------------------------------------------------- */
+
+/* Start the pool's sampler step (after the master is ready); 0, or -1
+ * with err set and printed as a warning (never an error of srun); nothing
+ * with pool_interval=0. */
+int mcp_start_sampler(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+		      struct mcr_error *err);
+/* A task of a step of the job's own pool records its node, role and
+ * MOONCAKE_LOCAL_HOSTNAME in <dir>/workers/ (task_init); a warning on the
+ * task's stderr when it cannot. */
+void mcp_record_worker(spank_t sp, const char *dir, const char *role,
+		       const char *address);
 
 /* ---- handover.c: what srun computes once and hands each task -------- */
 
 struct mcp_handover {
 	struct mcr_env env;     /* the role's variables (srun's, in order) */
 	char peer[64];          /* the master's host: the route for LOCAL_HOSTNAME */
+	/* a step of the job's own pool: its role and directory (workers.c) */
+	char *role, *dir;
 	/* vLLM device_names_by_gpu: the per-GPU file, for the task's GPUs */
 	char *gpu_dir;          /* where to write it (NULL: not per GPU) */
 	char *gpu_template;     /* the file's text, DEVICE_NAME for its device */

@@ -171,6 +171,8 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 			goto out;
 	if (local[0] && set_var(sp, "MOONCAKE_LOCAL_HOSTNAME", local))
 		goto out;
+	mcp_record_worker(sp, h.dir, h.role,
+			  local[0] ? local : mcr_env_get(&h.env, "MOONCAKE_LOCAL_HOSTNAME"));
 	rc = 0;
 out:
 	free(gpu_path);

@@ -283,7 +283,14 @@ static int hand_over(const char *dir, const char *master, const char *metadata_h
 		    mcp_resolve_ipv4(host, h.peer, sizeof(h.peer), err))
 			goto out;
 	} else if (metadata_host) {
+		/* the job's own pool: its tasks record themselves (workers.c) */
 		snprintf(h.peer, sizeof(h.peer), "%s", metadata_host);
+		h.role = strdup(mcr_role_name(ctx.role));
+		h.dir = strdup(dir);
+		if (!h.role || !h.dir) {
+			mcri_error_nomem(err);
+			goto out;
+		}
 	}
 	if (mcr_recipe_per_gpu_configs(ctx.recipe) &&
 	    mcr_recipe_role_reads_config(ctx.recipe, ctx.role) &&

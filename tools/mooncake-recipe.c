@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "mooncake_recipe.h"
-#include "sys/sys.h" /* private: mcri_mkdir_p (the tool links the static library) */
+#include "pool/pool.h"      /* private, as below: the tool links the static library */
+#include "render/explain.h"
+#include "sys/sys.h"        /* private: mcri_mkdir_p */
 
 #ifndef MCR_VERSION
 #define MCR_VERSION "0"
@@ -24,6 +27,10 @@ static void usage(FILE *f)
 		"       mooncake-recipe env RECIPE --role ROLE --infra-addr ADDR --config-dir DIR\n"
 		"                           [--local-hostname ADDR]\n"
 		"       mooncake-recipe master-argv RECIPE [--binary PATH]\n"
+		"       mooncake-recipe explain RECIPE --role ROLE [--dir JOBDIR | --infra-addr ADDR\n"
+		"                           --config-dir DIR] [--local-hostname ADDR]\n"
+		"       mooncake-recipe status [--job JOBID | --dir DIR] [--json]\n"
+		"       mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n"
 		"       (render, env and master-argv: [--ports RPC,METADATA,METRICS])\n"
 		"       mooncake-recipe --version\n"
 		"\n"
@@ -32,6 +39,11 @@ static void usage(FILE *f)
 		"             on ADDR (port 8700, or --ports) and print each path\n"
 		"env          print the environment a task of ROLE gets (NAME=value lines)\n"
 		"master-argv  print the master's command line, one argument per line\n"
+		"explain      each key of ROLE's client config and each variable of its\n"
+		"             environment, with the layer and the file:line:col that set it\n"
+		"status       the pool of a running job: segments, bytes, keys, clients\n"
+		"             (inside an allocation: its job)\n"
+		"sample       the pool sampler the plugin runs as the job's mooncake-pool step\n"
 		"\n"
 		"Exit status: 0 ok, 1 the recipe is invalid, 2 usage or I/O error.\n");
 }
@@ -55,18 +67,25 @@ int main(int argc, char **argv)
 		{ "local-hostname", required_argument, NULL, 'l' },
 		{ "binary", required_argument, NULL, 'b' },
 		{ "ports", required_argument, NULL, 'p' },
+		{ "dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *infra = NULL, *out = NULL, *role_name = NULL, *config_dir = NULL;
-	const char *local = NULL, *binary = "mooncake_master", *cmd, *path;
+	const char *local = NULL, *binary = "mooncake_master", *cmd, *path, *job_dir = NULL;
+	struct mcri_master_info job_master;
 	struct mcr_recipe *recipe = NULL;
 	static struct mcr_error err;
 	struct mcr_ports ports = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
 	char *master = NULL, end;
 	int c, rc = 2;
 
+	/* the pool's commands take no recipe */
+	if (argc > 1 && strcmp(argv[1], "status") == 0)
+		return mcr_cli_status(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "sample") == 0)
+		return mcr_cli_sample(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -115,6 +134,9 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'D':
+			job_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -129,17 +151,33 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (strcmp(cmd, "check") && strcmp(cmd, "render") && strcmp(cmd, "env") &&
-	    strcmp(cmd, "master-argv")) {
+	    strcmp(cmd, "master-argv") && strcmp(cmd, "explain")) {
 		fprintf(stderr, "mooncake: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return 2;
 	}
 	if ((!strcmp(cmd, "render") && (!infra || !out)) ||
-	    (!strcmp(cmd, "env") && (!infra || !role_name || !config_dir))) {
+	    (!strcmp(cmd, "env") && (!infra || !role_name || !config_dir)) ||
+	    (!strcmp(cmd, "explain") && !role_name)) {
 		fprintf(stderr, "mooncake: %s needs %s\n", cmd,
 			!strcmp(cmd, "render") ? "--infra-addr and --out" :
-						 "--role, --infra-addr and --config-dir");
+			!strcmp(cmd, "env")    ? "--role, --infra-addr and --config-dir" :
+						 "--role");
 		usage(stderr);
+		return 2;
+	}
+	if (job_dir && strcmp(cmd, "explain") == 0) {
+		/* the job's own master and directory, as its tasks get them */
+		if (mcri_master_info_read(job_dir, &job_master, &err)) {
+			fprintf(stderr, "mooncake: explain --dir %s: %s\n", job_dir, err.text);
+			return 1;
+		}
+		infra = infra ? infra : job_master.addr;
+		config_dir = config_dir ? config_dir : job_dir;
+		ports = (struct mcr_ports){ job_master.rpc_port, job_master.metadata_port,
+					    job_master.metrics_port };
+	} else if (job_dir) {
+		fprintf(stderr, "mooncake: --dir is for explain (and status, sample)\n");
 		return 2;
 	}
 	if (mcr_recipe_load_file(path, NULL, &recipe, &err))
@@ -197,6 +235,20 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < env.count; i++)
 			printf("%s=%s\n", env.vars[i].name, env.vars[i].value);
 		mcr_env_free(&env);
+		rc = 0;
+	} else if (!strcmp(cmd, "explain")) {
+		/* the node's address: a placeholder unless given */
+		struct mcr_env_input in = { master, infra, config_dir, NULL, local, ports.metadata };
+		enum mcr_role role;
+		char *text;
+
+		if (mcr_recipe_resolve_role(recipe, role_name, false, &role, &err) ||
+		    !(text = mcri_explain(recipe, role, &in, &err))) {
+			rc = fail(&err);
+			goto out;
+		}
+		fputs(text, stdout);
+		free(text);
 		rc = 0;
 	} else {
 		char **v;

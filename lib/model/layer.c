@@ -41,12 +41,24 @@ int mcri_payload_set(struct mcri_payload *p, const char *key,
 			return mcri_error_nomem(err);
 		}
 		p->n++;
+	} else {
+		/* a later layer replaces the value in place */
+		e->replaced = true;
+		e->over_layer = e->layer;
+		e->over = e->val;
+		free(e->over_src);
+		free(e->over_text);
+		e->over_src = e->src;
+		e->over_text = e->text;
+		e->src = NULL;
+		e->text = NULL;
 	}
 	free(e->text);
 	free(e->src);
 	e->src = NULL;
 	e->text = t;
 	e->val = val;
+	e->layer = p->layer;
 	return 0;
 }
 
@@ -89,6 +101,8 @@ void mcri_payload_free(struct mcri_payload *p)
 		free(p->e[i].key);
 		free(p->e[i].text);
 		free(p->e[i].src);
+		free(p->e[i].over_src);
+		free(p->e[i].over_text);
 	}
 	free(p->e);
 	memset(p, 0, sizeof(*p));
@@ -106,15 +120,22 @@ int mcri_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode,
 	snprintf(src, sizeof(src), "roles.%s.mooncake_store_config", mcr_role_name(mode));
 	/* 1. role, 2. model_key, 3. the master's store_config, 4. the role's
 	 * mooncake_store_config, 5. master_server_address (reference §7.1) */
+	out->layer = MCRI_LAYER_ROLE_DEFAULT;
 	if (mcri_payload_set(out, "role", NULL,
-			     mode == MCR_ROLE_DECODE ? "capacity" : "both", err) ||
-	    (r->served_model_name &&
-	     mcri_payload_set(out, "model_key", NULL, r->served_model_name, err)) ||
-	    mcri_payload_merge_map(out, r->store_config, r->store_config_where, err) ||
-	    mcri_payload_merge_map(out, msc, src, err) ||
-	    mcri_payload_set(out, "master_server_address", NULL, master_address, err))
+			     mode == MCR_ROLE_DECODE ? "capacity" : "both", err))
 		return -1;
-	return 0;
+	out->layer = MCRI_LAYER_MODEL_DEFAULT;
+	if (r->served_model_name &&
+	    mcri_payload_set(out, "model_key", NULL, r->served_model_name, err))
+		return -1;
+	out->layer = MCRI_LAYER_STORE_CONFIG;
+	if (mcri_payload_merge_map(out, r->store_config, r->store_config_where, err))
+		return -1;
+	out->layer = MCRI_LAYER_ROLE_CONFIG;
+	if (mcri_payload_merge_map(out, msc, src, err))
+		return -1;
+	out->layer = MCRI_LAYER_MASTER;
+	return mcri_payload_set(out, "master_server_address", NULL, master_address, err);
 }
 
 int mcri_vllm_payload(const struct mcr_recipe *r, const char *master_address,
@@ -122,8 +143,9 @@ int mcri_vllm_payload(const struct mcr_recipe *r, const char *master_address,
 {
 	memset(out, 0, sizeof(*out));
 	/* the master's store_config, then master_server_address (reference §7.2) */
-	if (mcri_payload_merge_map(out, r->store_config, r->store_config_where, err) ||
-	    mcri_payload_set(out, "master_server_address", NULL, master_address, err))
+	out->layer = MCRI_LAYER_STORE_CONFIG;
+	if (mcri_payload_merge_map(out, r->store_config, r->store_config_where, err))
 		return -1;
-	return 0;
+	out->layer = MCRI_LAYER_MASTER;
+	return mcri_payload_set(out, "master_server_address", NULL, master_address, err);
 }

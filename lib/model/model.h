@@ -56,6 +56,22 @@ int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r,
 
 /* ---- client-config payloads (layer.c) ------------------------------ */
 
+/* Where a value of a client config or of the worker environment comes
+ * from (mooncake-recipe explain): the layers of reference §7 and §8. */
+enum mcri_layer {
+	MCRI_LAYER_ROLE_DEFAULT,  /* role: both or capacity */
+	MCRI_LAYER_MODEL_DEFAULT, /* model_key: the served model */
+	MCRI_LAYER_STORE_CONFIG,  /* the master's store_config */
+	MCRI_LAYER_ROLE_CONFIG,   /* roles.<role>.mooncake_store_config */
+	MCRI_LAYER_MASTER,        /* the job's master (the plugin) */
+	MCRI_LAYER_ROLE_ENV,      /* roles.<role>.env */
+	MCRI_LAYER_ENVIRONMENT,   /* environment */
+	MCRI_LAYER_NODE,          /* the node's address (the plugin) */
+	MCRI_LAYER_ENGINE_ENV,    /* engine.mooncake_kv_store.env */
+	MCRI_LAYER_JOB_DIR,       /* the job's directory (the plugin) */
+	MCRI_LAYER_COUNT,
+};
+
 /* An ordered JSON object whose values are YAML nodes (or synthetic
  * strings): a client config while it is being layered. */
 struct mcri_payload_entry {
@@ -63,10 +79,18 @@ struct mcri_payload_entry {
 	const struct mcri_node *val; /* the value, or NULL: the string `text` */
 	char *text;
 	char *src; /* key path of the map the value came from, or NULL (a default) */
+	enum mcri_layer layer;       /* the layer that set it last */
+	/* the value it replaced, if any (explain): its layer, node and map */
+	bool replaced;
+	enum mcri_layer over_layer;
+	const struct mcri_node *over; /* or NULL: the string over_text */
+	char *over_text;
+	char *over_src;
 };
 struct mcri_payload {
 	struct mcri_payload_entry *e;
 	size_t n, cap;
+	enum mcri_layer layer; /* the layer mcri_payload_set records */
 };
 /* Set key: an existing key keeps its position (Python dict semantics). */
 int mcri_payload_set(struct mcri_payload *p, const char *key,

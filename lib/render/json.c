@@ -185,3 +185,33 @@ char *mcri_payload_dumps(const struct mcri_payload *p)
 	mcri_buf_puts(&b, "}");
 	return mcri_buf_take(&b);
 }
+
+char *mcri_value_json(const struct mcri_node *n, const char *text)
+{
+	struct mcri_buf b = { 0 };
+	char *s, *w;
+
+	if (n)
+		put_node(&b, n, 0);
+	else
+		put_string(&b, text, strlen(text));
+	if (!(s = mcri_buf_take(&b)))
+		return NULL;
+	/* one line: a collection's newlines and indents become one blank */
+	w = s;
+	for (const char *r = s; *r; r++) {
+		if (*r == '\n') {
+			while (r[1] == ' ')
+				r++;
+			if (w > s && (w[-1] == '[' || w[-1] == '{'))
+				continue;
+			if (r[1] == ']' || r[1] == '}')
+				continue;
+			*w++ = ' ';
+			continue;
+		}
+		*w++ = *r;
+	}
+	*w = '\0';
+	return s;
+}

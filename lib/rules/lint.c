@@ -74,6 +74,39 @@ static void lint_client_keys(struct mcri_check *v, const struct mcri_node *map,
 	}
 }
 
+/*
+ * Keys of a client config that fight what the plugin gives each task
+ * (reference §11): a metadata_server the clients read instead of the job's
+ * own (the task's MOONCAKE_TE_META_DATA_SERVER), a local_hostname that
+ * every rank of every node would announce instead of its own address (the
+ * task's MOONCAKE_LOCAL_HOSTNAME). `role_map` is a role's block.
+ */
+static void lint_against_plugin(struct mcri_check *v, const struct mcri_node *map,
+				const char *where, bool role_map)
+{
+	const struct mcr_recipe *r = v->r;
+	const struct mcri_node *md = mcri_map_get(map, "metadata_server");
+	const struct mcri_node *lh = mcri_map_get(map, "local_hostname");
+
+	if (r->external)
+		return; /* the pool is not the job's: no metadata server of its own */
+	if (!role_map && mcri_is_str(md) && md->s[0] && strcmp(md->s, "P2PHANDSHAKE") != 0)
+		warn(v, md,
+		     "%s.metadata_server: '%s' is not this job's metadata server: the job's master serves http://<infra node>:%d/metadata and the tasks get that as MOONCAKE_TE_META_DATA_SERVER, but the Mooncake clients read this file's URL (a dead one makes each client retry 20 times, then fail); %s",
+		     where, md->s, MCR_METADATA_PORT,
+		     r->engine == MCR_ENGINE_TRTLLM ?
+			     "remove metadata_server (TRT-LLM then uses P2PHANDSHAKE, which needs no metadata server)" :
+			     "set metadata_server: P2PHANDSHAKE (it needs no metadata server)");
+	if (r->engine == MCR_ENGINE_TRTLLM && lh && lh->type != MCRI_T_NULL) {
+		char *val = mcri_pystr(lh);
+
+		warn(v, lh,
+		     "%s.local_hostname: '%s' is one address for every rank of %s on every node, while each task gets its own node's address as MOONCAKE_LOCAL_HOSTNAME; TRT-LLM reads the file's, so its segments would be announced at this address; remove local_hostname (each rank then finds its own)",
+		     where, val ? val : "?", role_map ? "the role" : "every role");
+		free(val);
+	}
+}
+
 static const char *const CONNECTOR[] = { "mooncake-store", NULL };
 static const char *const CONNECTOR_CONFIG[] = { "kv_connector_config", NULL };
 
@@ -89,6 +122,8 @@ static void lint_trtllm_role(struct mcri_check *v, enum mcr_role role)
 	snprintf(where, sizeof(where), "roles.%s.mooncake_store_config", mcr_role_name(role));
 	lint_client_keys(v, mcri_map_get(r->role_node[role], "mooncake_store_config"),
 			 where, TRTLLM_CLIENT_KEYS, "TRT-LLM's Mooncake client");
+	lint_against_plugin(v, mcri_map_get(r->role_node[role], "mooncake_store_config"),
+			    where, true);
 	if (!(r->connector_modes & MCRI_ROLE_BIT(role)) && mcri_is_str(conn) &&
 	    mcri_did_you_mean(conn->s, CONNECTOR))
 		warn(v, conn,
@@ -124,10 +159,12 @@ void mcri_rules_lint(struct mcri_check *v)
 	if (r->engine == MCR_ENGINE_TRTLLM) {
 		lint_client_keys(v, r->store_config, r->store_config_where,
 				 TRTLLM_CLIENT_KEYS, "TRT-LLM's Mooncake client");
+		lint_against_plugin(v, r->store_config, r->store_config_where, false);
 		for (int role = 0; role < MCR_ROLE_COUNT; role++)
 			lint_trtllm_role(v, (enum mcr_role)role);
 	} else if (r->engine == MCR_ENGINE_VLLM) {
 		lint_client_keys(v, r->store_config, r->store_config_where,
 				 VLLM_CLIENT_KEYS, "vLLM's Mooncake client");
+		lint_against_plugin(v, r->store_config, r->store_config_where, false);
 	}
 }

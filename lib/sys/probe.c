@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,19 +125,21 @@ static int send_all(int fd, const char *buf, size_t len, long long deadline)
 	return 0;
 }
 
-int mcri_http(const char *host, int port, const char *method, const char *path,
-	      const char *body, int timeout_ms, int *status, char *resp,
-	      size_t resp_size, struct mcr_error *err)
+/* One request; the answer (headers and body) into *answer (heap,
+ * NUL-terminated) and its length into *len: at most `max` bytes, the rest
+ * dropped when `cut`, else an error (errno EMSGSIZE). */
+static int exchange(const char *host, int port, const char *method,
+		    const char *path, const char *body, int timeout_ms,
+		    size_t max, bool cut, char **answer, size_t *len,
+		    struct mcr_error *err)
 {
 	long long deadline = now_ms() + timeout_ms;
-	char buf[8192], *req = NULL;
-	size_t got = 0;
+	char *buf = NULL, *req = NULL;
+	size_t got = 0, cap = 0;
 	int fd, rc = -1, n, e = EIO;
-	char *hdr_end, *sp;
 
-	*status = 0;
-	if (resp_size)
-		resp[0] = '\0';
+	*answer = NULL;
+	*len = 0;
 	fd = connect_to(host, port, deadline, err);
 	if (fd < 0)
 		return -1;
@@ -156,16 +159,37 @@ int mcri_http(const char *host, int port, const char *method, const char *path,
 		mcri_error_set(err, MCR_ESTATE, "sending the request failed: %s", strerror(e));
 		goto out;
 	}
-	while (got < sizeof(buf) - 1) {
+	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		ssize_t r;
 
+		if (got + 1 >= cap) {
+			size_t ncap = cap ? cap * 2 : 8192;
+			char *nb;
+
+			if (ncap > max + 1)
+				ncap = max + 1;
+			if (got + 1 >= ncap && cut)
+				break;
+			if (got + 1 >= ncap) {
+				e = EMSGSIZE;
+				mcri_error_set(err, MCR_ESTATE, "the answer is larger than %zu bytes", max);
+				goto out;
+			}
+			if (!(nb = realloc(buf, ncap))) {
+				e = ENOMEM;
+				mcri_error_nomem(err);
+				goto out;
+			}
+			buf = nb;
+			cap = ncap;
+		}
 		if (poll(&p, 1, remaining(deadline)) <= 0) {
 			e = ETIMEDOUT;
 			mcri_error_set(err, MCR_ESTATE, "no answer within %d ms", timeout_ms);
 			goto out;
 		}
-		r = recv(fd, buf + got, sizeof(buf) - 1 - got, 0);
+		r = recv(fd, buf + got, cap - 1 - got, 0);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0) {
@@ -178,20 +202,69 @@ int mcri_http(const char *host, int port, const char *method, const char *path,
 		got += (size_t)r;
 	}
 	buf[got] = '\0';
-	if (strncmp(buf, "HTTP/1.", 7) != 0 || !(sp = strchr(buf, ' '))) {
+	if (strncmp(buf, "HTTP/1.", 7) != 0 || !strchr(buf, ' ')) {
 		e = EPROTO;
 		mcri_error_set(err, MCR_ESTATE, "the answer is not HTTP");
 		goto out;
 	}
-	*status = atoi(sp + 1);
-	hdr_end = strstr(buf, "\r\n\r\n");
-	if (resp_size)
-		snprintf(resp, resp_size, "%s", hdr_end ? hdr_end + 4 : "");
+	*answer = buf;
+	*len = got;
+	buf = NULL;
 	rc = 0;
 out:
+	free(buf);
 	free(req);
 	close(fd);
 	if (rc)
 		errno = e;
 	return rc;
+}
+
+/* status code and start of the body of an answer */
+static const char *parse_answer(const char *answer, int *status)
+{
+	const char *hdr_end = strstr(answer, "\r\n\r\n");
+
+	*status = atoi(strchr(answer, ' ') + 1);
+	return hdr_end ? hdr_end + 4 : answer + strlen(answer);
+}
+
+int mcri_http(const char *host, int port, const char *method, const char *path,
+	      const char *body, int timeout_ms, int *status, char *resp,
+	      size_t resp_size, struct mcr_error *err)
+{
+	char *answer;
+	size_t len;
+
+	*status = 0;
+	if (resp_size)
+		resp[0] = '\0';
+	/* the first 8 KiB of the answer are enough for /health and /metadata */
+	if (exchange(host, port, method, path, body, timeout_ms, 8191, true, &answer,
+		     &len, err))
+		return -1;
+	if (resp_size)
+		snprintf(resp, resp_size, "%s", parse_answer(answer, status));
+	else
+		parse_answer(answer, status);
+	free(answer);
+	return 0;
+}
+
+int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
+		  size_t max, int *status, char **body, struct mcr_error *err)
+{
+	char *answer;
+	const char *start;
+	size_t len;
+
+	*status = 0;
+	*body = NULL;
+	if (exchange(host, port, "GET", path, NULL, timeout_ms, max, false, &answer,
+		     &len, err))
+		return -1;
+	start = parse_answer(answer, status);
+	memmove(answer, start, strlen(start) + 1);
+	*body = answer;
+	return 0;
 }

@@ -79,4 +79,13 @@ int mcri_http(const char *host, int port, const char *method, const char *path,
 	      const char *body, int timeout_ms, int *status, char *resp,
 	      size_t resp_size, struct mcr_error *err);
 
+/*
+ * GET `path` within `timeout_ms`, the whole body: 0 when a response
+ * arrived, *status its code and *body (heap, caller frees, NUL-terminated)
+ * its body. -1 as mcri_http, and also when the answer is larger than `max`
+ * bytes (errno EMSGSIZE): /metrics grows with the segments of the pool.
+ */
+int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
+		  size_t max, int *status, char **body, struct mcr_error *err);
+
 #endif /* MCRI_SYS_H_ */

@@ -29,7 +29,8 @@
 #                    namespaces are named after it, so two directories are two clusters
 #   MCK_NODES        compute nodes (4)
 #   MCK_PLUGIN       the plugin in plugstack.conf (build/spank_mooncake.so)
-#   MCK_PLUGIN_ARGS  its plugstack arguments
+#   MCK_PLUGIN_ARGS  its plugstack arguments (after sampler=$MCK_SAMPLER)
+#   MCK_SAMPLER      the pool sampler, sampler= (build/mooncake-recipe)
 #   MCK_GPUS         dummy GRES gpus per node (4)
 #   MOONCAKE_VENV    the venv with the wheel's mooncake_master (/opt/spank-mooncake/venv)
 #
@@ -166,7 +167,7 @@ slurm_major() { slurmd -V 2>/dev/null | awk '{split($2, v, "."); print v[1] + 0}
 write_plugstack() {
 	{
 		echo "# written by tests/cluster/cluster.sh"
-		echo "required $PLUGIN ${MCK_PLUGIN_ARGS:-}"
+		echo "required $PLUGIN sampler=${MCK_SAMPLER:-$TOP/build/mooncake-recipe} ${MCK_PLUGIN_ARGS:-}"
 		echo "include $D/etc/plugstack.conf.d/*.conf"
 	} >"$D/etc/plugstack.conf"
 }

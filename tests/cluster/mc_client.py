@@ -7,6 +7,7 @@ it, the MOONCAKE_* variables (SGLang). Used inside the test cluster's tasks.
   mc_client.py put KEY VALUE DONE  put VALUE under KEY, then stay mounted until the
                                    file DONE exists (the reader says it is done)
   mc_client.py get KEY VALUE DONE  read KEY until it equals VALUE (60 s), touch DONE
+  mc_client.py hold DONE           mount the task's segment, say MOUNTED, stay until DONE exists
 
 A VALUE of the form @N stands for N bytes derived from KEY (the same on both
 sides), and prints as @N.
@@ -99,6 +100,15 @@ def main():
         if os.environ.get("MOONCAKE_CONFIG_PATH"):
             print(f"{host} FILE_MASTER={s['master']}")
             print(f"{host} FILE_ROLE={s['role']}")
+        return
+    if cmd == "hold":
+        done = sys.argv[2]
+        st = store(s)
+        print(f"{host} MOUNTED", flush=True)
+        deadline = time.time() + 90
+        while not os.path.exists(done) and time.time() < deadline:
+            time.sleep(0.2)
+        st.close()
         return
     key, spec, done = sys.argv[2], sys.argv[3], sys.argv[4]
     value = payload(key, spec)

@@ -109,6 +109,9 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = stub.uid;
 		break;
+	case S_TASK_GLOBAL_ID:
+		*va_arg(ap, uint32_t *) = 0;
+		break;
 	default:
 		rc = ESPANK_NOT_AVAIL;
 	}

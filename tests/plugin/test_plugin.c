@@ -746,6 +746,128 @@ START_TEST(srun_fixed_ports_taken_is_refused)
 }
 END_TEST
 
+/* sampler= and pool_interval=: defaults, values, refusals */
+START_TEST(plugstack_pool_arguments)
+{
+	char *ok[] = { "sampler=/opt/mc/bin/mooncake-recipe", "pool_interval=2", NULL };
+	char *off[] = { "pool_interval=0", NULL };
+	char *relative[] = { "sampler=mooncake-recipe", NULL };
+	char *bad[] = { "pool_interval=5s", NULL };
+	char *big[] = { "pool_interval=3601", NULL };
+
+	struct mcp_plugstack ps;
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcp_plugstack_parse(&ps, 0, NULL, &err), 0);
+	ck_assert_int_eq(ps.pool_interval, 5);
+	ck_assert_msg(strstr(ps.sampler, "/mooncake-recipe") != NULL && ps.sampler[0] == '/',
+		      "default sampler: %s", ps.sampler);
+	ck_assert_int_eq(mcp_plugstack_parse(&ps, 2, ok, &err), 0);
+	ck_assert_str_eq(ps.sampler, "/opt/mc/bin/mooncake-recipe");
+	ck_assert_int_eq(ps.pool_interval, 2);
+	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, off, &err), 0);
+	ck_assert_int_eq(ps.pool_interval, 0);
+	ck_assert_int_eq(init(S_CTX_LOCAL, relative), -1);
+	ck_log_contains("mooncake: plugstack.conf: sampler=mooncake-recipe must be an absolute path (the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe)");
+	ck_assert_int_eq(init(S_CTX_LOCAL, bad), -1);
+	ck_log_contains("mooncake: plugstack.conf: pool_interval=5s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off");
+	ck_assert_int_eq(init(S_CTX_LOCAL, big), -1);
+	ck_log_contains("pool_interval=3601 must be a number of seconds");
+}
+END_TEST
+
+/* a fake srun that writes its argv and environment into `out` */
+static void recording_srun(const char *path, const char *out)
+{
+	char text[10000];
+
+	snprintf(text, sizeof(text),
+		 "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >%s.tmp\nenv >%s.env\n"
+		 "mv %s.tmp %s\n",
+		 out, out, out, out);
+	write_file(path, text);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
+static bool wait_file(const char *path)
+{
+	struct stat sb;
+
+	for (int i = 0; i < 200; i++) {
+		if (stat(path, &sb) == 0)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* The sampler step: srun ... --job-name=mooncake-pool -w <infra>
+ * --output=<dir>/mooncake_pool.log <sampler> sample --dir <dir>
+ * --interval S, detached, without the plugin's options in its
+ * environment; nothing with pool_interval=0; a sampler that cannot run is
+ * a warning, never an error. */
+START_TEST(sampler_step_argv_and_env)
+{
+	struct mcp_plugstack config;
+	struct mcr_error err = { 0 };
+	struct mcp_step_place job = { "4301", NULL, "n1" };
+	char srun[300], out[2048], sampler[300], logdir[300], buf[8192];
+	char *av[] = { NULL };
+	FILE *f;
+	size_t n;
+
+	in_tmpdir();
+	snprintf(srun, sizeof(srun), "%s/fake-srun", dir);
+	snprintf(out, sizeof(out), "%s/argv.txt", dir);
+	snprintf(sampler, sizeof(sampler), "%s/fake-sampler", dir);
+	snprintf(logdir, sizeof(logdir), "%s/logs", dir);
+	ck_assert_int_eq(mkdir(logdir, 0755), 0);
+	job.dir = logdir;
+	recording_srun(srun, out);
+	write_file(sampler, "#!/bin/sh\n");
+	ck_assert_int_eq(chmod(sampler, 0755), 0);
+	ck_assert_int_eq(mcp_plugstack_parse(&config, 0, av, &err), 0);
+	snprintf(config.srun, sizeof(config.srun), "%s", srun);
+	snprintf(config.sampler, sizeof(config.sampler), "%s", sampler);
+	config.pool_interval = 7;
+	setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", "r.yaml", 1);
+	stub_reset(S_CTX_LOCAL);
+	ck_assert_int_eq(mcp_start_sampler(&config, &job, &err), 0);
+	ck_assert(wait_file(out));
+	f = fopen(out, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "--jobid=4301\n--overlap\n--nodes=1\n--ntasks=1\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "--job-name=mooncake-pool\n--nodelist=n1\n"));
+	snprintf(out, sizeof(out), "--output=%s/mooncake_pool.log\n--chdir=%s\n%s\nsample\n--dir\n%s\n--interval\n7\n",
+		 logdir, logdir, sampler, logdir);
+	ck_assert_msg(strstr(buf, out) != NULL, "%s", buf);
+	ck_assert(exists("%s/logs/mooncake_pool.log", dir));
+	snprintf(out, sizeof(out), "%s/argv.txt.env", dir);
+	f = fopen(out, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	ck_assert_msg(strstr(buf, "SLURM_SPANK__SLURM_SPANK_OPTION_mooncake") == NULL, "%s", buf);
+	unsetenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe");
+	ck_assert_int_eq(stub.errors, 0);
+	ck_assert_str_eq(stub.log, "");
+	/* off */
+	config.pool_interval = 0;
+	snprintf(config.sampler, sizeof(config.sampler), "/nonexistent/mooncake-recipe");
+	ck_assert_int_eq(mcp_start_sampler(&config, &job, &err), 0);
+	ck_assert_str_eq(stub.log, "");
+	/* a sampler that is not there: a warning with the fix */
+	config.pool_interval = 5;
+	ck_assert_int_eq(mcp_start_sampler(&config, &job, &err), -1);
+	ck_log_contains("mooncake: warning: the pool sampler /nonexistent/mooncake-recipe cannot run here (No such file or directory), so this job gets no pool report; install mooncake-recipe there, set sampler=/path/to/mooncake-recipe in plugstack.conf, or pool_interval=0 to switch the sampler off");
+	ck_assert_int_eq(stub.errors, 0);
+}
+END_TEST
+
 /* ---- slurmstepd (remote) ------------------------------------------ */
 
 /* a remote step of job 4301 with the recipe and role options and, when
@@ -783,6 +905,24 @@ START_TEST(stepd_task_gets_role_env)
 	ck_assert_ptr_null(stub_getenv(MCP_TASK_VAR));
 	ck_assert_int_eq(stub.errors, 0);
 	slurm_spank_exit(NULL, 0, NULL);
+	/* the task recorded itself for status and the pool's report */
+	{
+		char host[256] = "", path[1024], buf[1024];
+		FILE *f;
+		size_t n;
+
+		gethostname(host, sizeof(host) - 1);
+		snprintf(path, sizeof(path), "%s/outputs/4301/logs/workers/%s.4301.3.0.json", dir, host);
+		f = fopen(path, "r");
+		ck_assert_msg(f != NULL, "no %s", path);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+		snprintf(path, sizeof(path),
+			 "{\"node\": \"%s\", \"role\": \"decode\", \"address\": \"127.0.0.1\", \"job\": 4301, \"step\": 3, \"task\": 0}",
+			 host);
+		ck_assert_str_eq(buf, path);
+	}
 	free(h);
 }
 END_TEST
@@ -985,6 +1125,8 @@ Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
 	tcase_add_test(srun, srun_jobid_other_than_the_environment);
 	tcase_add_test(srun, plugstack_arguments);
+	tcase_add_test(srun, plugstack_pool_arguments);
+	tcase_add_test(srun, sampler_step_argv_and_env);
 	tcase_add_test(alloc, alloc_refuses_bad_recipe);
 	tcase_add_test(alloc, alloc_accepts_recipe_without_role);
 	tcase_add_test(srun, srun_joins_a_ready_master);

@@ -1,0 +1,307 @@
+/*
+ * pool.c - the job's pool now: where its master is (the plugin's state
+ * file), what its /metrics and /metrics/summary say, and which worker
+ * mounted each segment (the records of spank/workers.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "pool/pool.h"
+#include "sys/sys.h"
+
+#define METRICS_MAX (16u << 20) /* /metrics grows with the segments */
+
+static void copy_str(char *dst, size_t size, json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	snprintf(dst, size, "%s", s ? s : "");
+}
+
+static int port_of(json_t *obj, const char *key, int fallback)
+{
+	json_t *v = json_object_get(obj, key);
+	json_int_t p = json_is_integer(v) ? json_integer_value(v) : 0;
+
+	return p >= 1 && p <= 65535 ? (int)p : fallback;
+}
+
+int mcri_master_info_read(const char *dir, struct mcri_master_info *m,
+			  struct mcr_error *err)
+{
+	char *path = mcri_asprintf("%s/%s", dir, MCRI_MASTER_STATE);
+	json_error_t jerr;
+	json_t *obj;
+
+	memset(m, 0, sizeof(*m));
+	if (!path)
+		return mcri_error_nomem(err);
+	obj = json_load_file(path, 0, &jerr);
+	if (!obj) {
+		bool missing = access(path, F_OK) != 0 && errno == ENOENT;
+
+		mcri_error_set(err, missing ? MCR_ESTATE : MCR_EIO, "cannot read %s: %s", path,
+			       missing ? "no such file" : jerr.text);
+		free(path);
+		return -1;
+	}
+	free(path);
+	copy_str(m->state, sizeof(m->state), obj, "state");
+	copy_str(m->node, sizeof(m->node), obj, "infra_node");
+	copy_str(m->addr, sizeof(m->addr), obj, "infra_addr");
+	copy_str(m->message, sizeof(m->message), obj, "message");
+	/* per-job ports (issue 10) when the file carries them */
+	m->rpc_port = port_of(obj, "rpc_port", MCR_MASTER_PORT);
+	m->metadata_port = port_of(obj, "metadata_port", MCR_METADATA_PORT);
+	m->metrics_port = port_of(obj, "metrics_port", MCR_METRICS_PORT);
+	m->started_at = json_integer_value(json_object_get(obj, "started_at"));
+	m->ready_at = json_integer_value(json_object_get(obj, "ready_at"));
+	json_decref(obj);
+	return 0;
+}
+
+static long long count(double v)
+{
+	return isfinite(v) && v > 0 ? (long long)llround(v) : 0;
+}
+
+static struct mcri_segment *segment(struct mcri_pool *pool, const char *name,
+				    struct mcr_error *err)
+{
+	struct mcri_segment *s;
+	const char *colon;
+
+	for (size_t i = 0; i < pool->nseg; i++)
+		if (strcmp(pool->seg[i].name, name) == 0)
+			return &pool->seg[i];
+	s = realloc(pool->seg, (pool->nseg + 1) * sizeof(*s));
+	if (!s) {
+		mcri_error_nomem(err);
+		return NULL;
+	}
+	pool->seg = s;
+	s = &pool->seg[pool->nseg];
+	memset(s, 0, sizeof(*s));
+	colon = strrchr(name, ':');
+	s->name = strdup(name);
+	s->address = strndup(name, colon ? (size_t)(colon - name) : strlen(name));
+	if (!s->name || !s->address) {
+		free(s->name);
+		free(s->address);
+		mcri_error_nomem(err);
+		return NULL;
+	}
+	pool->nseg++;
+	return s;
+}
+
+int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
+			struct mcr_error *err)
+{
+	double v;
+
+	if (!mcri_prom_value(p, "master_total_capacity_bytes", &v))
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the master's /metrics has no master_total_capacity_bytes: is it a mooncake_master?");
+	pool->capacity = count(v);
+	pool->allocated = mcri_prom_value(p, "master_allocated_bytes", &v) ? count(v) : 0;
+	pool->keys = mcri_prom_value(p, "master_key_count", &v) ? count(v) : 0;
+	pool->clients = mcri_prom_value(p, "master_active_clients", &v) ? count(v) : 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct mcri_prom_sample *s = &p->s[i];
+		bool cap = strcmp(s->name, "segment_total_capacity_bytes") == 0;
+		const char *name = mcri_prom_label(s, "segment");
+		struct mcri_segment *seg;
+
+		if (!name || (!cap && strcmp(s->name, "segment_allocated_bytes") != 0))
+			continue;
+		if (!(seg = segment(pool, name, err)))
+			return -1;
+		if (cap)
+			seg->capacity = count(s->value);
+		else
+			seg->allocated = count(s->value);
+	}
+	return 0;
+}
+
+int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
+		    struct mcr_error *err)
+{
+	static const char tag[] = "Requests (Success/Total per sec):";
+	const char *p = strstr(summary, tag), *end;
+
+	if (!p)
+		return 0;
+	p += sizeof(tag) - 1;
+	end = strchr(p, '|');
+	if (!end)
+		end = p + strlen(p);
+	while (p < end) {
+		char name[64];
+		double ok, total;
+		int used = 0;
+		struct mcri_rate *r;
+
+		while (p < end && (*p == ' ' || *p == ','))
+			p++;
+		if (p >= end || sscanf(p, "%63[A-Za-z]=%lf/%lf%n", name, &ok, &total, &used) != 3)
+			break;
+		p += used;
+		r = realloc(pool->rates, (pool->nrates + 1) * sizeof(*r));
+		if (!r)
+			return mcri_error_nomem(err);
+		pool->rates = r;
+		if (!(r[pool->nrates].name = strdup(name)))
+			return mcri_error_nomem(err);
+		r[pool->nrates++].per_s = total;
+	}
+	return 0;
+}
+
+/* add `role` to a "+"-joined set */
+static int add_role(char **roles, const char *role)
+{
+	char *n;
+	size_t len = strlen(role);
+
+	if (*roles) {
+		for (const char *p = *roles; (p = strstr(p, role)); p += len)
+			if ((p == *roles || p[-1] == '+') && (p[len] == '+' || !p[len]))
+				return 0;
+		n = mcri_asprintf("%s+%s", *roles, role);
+	} else {
+		n = strdup(role);
+	}
+	if (!n)
+		return -1;
+	free(*roles);
+	*roles = n;
+	return 0;
+}
+
+int mcri_pool_join_workers(struct mcri_pool *pool, const char *dir,
+			   struct mcr_error *err)
+{
+	char *wdir = mcri_asprintf("%s/workers", dir);
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	if (!wdir)
+		return mcri_error_nomem(err);
+	d = opendir(wdir);
+	if (!d) {
+		free(wdir);
+		return 0; /* no worker recorded yet */
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char *path;
+		json_t *w;
+		const char *addr, *node, *role;
+
+		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		if (!(path = mcri_asprintf("%s/%s", wdir, de->d_name))) {
+			rc = mcri_error_nomem(err);
+			break;
+		}
+		w = json_load_file(path, 0, NULL);
+		free(path);
+		addr = json_string_value(json_object_get(w, "address"));
+		node = json_string_value(json_object_get(w, "node"));
+		role = json_string_value(json_object_get(w, "role"));
+		for (size_t i = 0; addr && node && role && i < pool->nseg; i++) {
+			struct mcri_segment *s = &pool->seg[i];
+
+			if (strcmp(s->address, addr) != 0)
+				continue;
+			if (!s->node && !(s->node = strdup(node)))
+				rc = mcri_error_nomem(err);
+			if (rc == 0 && add_role(&s->role, role))
+				rc = mcri_error_nomem(err);
+		}
+		json_decref(w);
+	}
+	closedir(d);
+	free(wdir);
+	return rc;
+}
+
+int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *err)
+{
+	const struct mcri_master_info *m = &pool->master;
+	struct mcri_prom prom;
+	char *body = NULL;
+	int status, rc;
+
+	if (mcri_http_get(m->addr, m->metrics_port, "/metrics", timeout_ms, METRICS_MAX,
+			  &status, &body, err)) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%.500s", err->text);
+		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics: %s", m->addr,
+				      m->metrics_port, why);
+	}
+	if (status != 200) {
+		free(body);
+		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics answered %d",
+				      m->addr, m->metrics_port, status);
+	}
+	rc = mcri_prom_parse(body, &prom, err);
+	free(body);
+	if (rc)
+		return -1;
+	rc = mcri_pool_from_prom(&prom, pool, err);
+	mcri_prom_free(&prom);
+	if (rc)
+		return -1;
+	/* the rates are a bonus: a master without them is still the pool */
+	if (mcri_http_get(m->addr, m->metrics_port, "/metrics/summary", timeout_ms,
+			  METRICS_MAX, &status, &body, err) == 0) {
+		rc = status == 200 ? mcri_pool_rates(body, pool, err) : 0;
+		free(body);
+	}
+	return rc;
+}
+
+void mcri_pool_free(struct mcri_pool *pool)
+{
+	for (size_t i = 0; i < pool->nseg; i++) {
+		free(pool->seg[i].name);
+		free(pool->seg[i].address);
+		free(pool->seg[i].node);
+		free(pool->seg[i].role);
+	}
+	free(pool->seg);
+	for (size_t i = 0; i < pool->nrates; i++)
+		free(pool->rates[i].name);
+	free(pool->rates);
+	pool->seg = NULL;
+	pool->rates = NULL;
+	pool->nseg = pool->nrates = 0;
+}
+
+void mcri_human_bytes(long long bytes, char *buf, size_t size)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%lld B", bytes);
+	else
+		snprintf(buf, size, "%.1f %s", v, unit[u]);
+}

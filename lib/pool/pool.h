@@ -1,0 +1,139 @@
+/*
+ * pool.h - the job's pool as the master's admin port tells it (spec
+ * mooncake.md §1.6): its Prometheus text (/metrics) read into numbers, the
+ * segments joined to the workers that mounted them, the samples the
+ * sampler step takes, and the report and picture written when the job
+ * ends. Private (prefix mcri_); mooncake-recipe (status, sample) uses it.
+ */
+#ifndef MCRI_POOL_H_
+#define MCRI_POOL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/base.h"
+
+/* ---- Prometheus text format 0.0.4 (prom.c) ------------------------- */
+
+struct mcri_prom_sample {
+	char *name;     /* metric name, e.g. "segment_allocated_bytes" */
+	char **labels;  /* name, value, name, value, ..., NULL */
+	double value;   /* +Inf, -Inf and NaN as C's */
+};
+struct mcri_prom {
+	struct mcri_prom_sample *s;
+	size_t n, cap;
+};
+
+/* Every sample line of `text` (comments, blank lines and timestamps
+ * skipped). MCR_EINVAL naming the line for a line that is not a sample,
+ * MCR_EIO for memory; `out` is empty on failure. */
+int mcri_prom_parse(const char *text, struct mcri_prom *out,
+		    struct mcr_error *err);
+void mcri_prom_free(struct mcri_prom *p);
+/* Value of label `label` of a sample, or NULL. */
+const char *mcri_prom_label(const struct mcri_prom_sample *s, const char *label);
+/* The value of the first sample named `name`; false when there is none. */
+bool mcri_prom_value(const struct mcri_prom *p, const char *name, double *v);
+
+/* ---- the pool now (pool.c) ----------------------------------------- */
+
+struct mcri_segment {
+	char *name;       /* the master's segment name: "<client address>:<port>" */
+	char *address;    /* the host part of the name */
+	char *node;       /* the worker's node (<dir>/workers/), or NULL */
+	char *role;       /* its role(s), "prefill" or "prefill+decode", or NULL */
+	long long capacity, allocated;
+	long long peak_allocated; /* report: the most seen during the job */
+};
+
+struct mcri_rate {
+	char *name;       /* the master's name, e.g. "PutStart", "Get" */
+	double per_s;     /* total requests per second */
+};
+
+/* Where the master is: the state file the plugin writes
+ * (<dir>/mooncake_master.json). */
+struct mcri_master_info {
+	char state[16];          /* "starting", "ready", "failed" */
+	char node[256], addr[64];
+	char message[512];
+	int rpc_port, metadata_port, metrics_port; /* 8700-8702 unless the file says */
+	long long started_at, ready_at;            /* Unix seconds, 0 unknown */
+};
+#define MCRI_MASTER_STATE "mooncake_master.json"
+
+struct mcri_pool {
+	struct mcri_master_info master;
+	long long capacity, allocated, keys, clients;
+	struct mcri_segment *seg;
+	size_t nseg;
+	struct mcri_rate *rates;  /* /metrics/summary, when it answered */
+	size_t nrates;
+};
+
+/* The state file of the job's master in `dir`. MCR_ESTATE when there is
+ * none (no pool ever started there), MCR_EIO when it cannot be read. */
+int mcri_master_info_read(const char *dir, struct mcri_master_info *m,
+			  struct mcr_error *err);
+
+/* The numbers of a /metrics text (master_total_capacity_bytes,
+ * master_allocated_bytes, master_key_count, master_active_clients and the
+ * segment_* gauges) into pool; the master part is left alone. */
+int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
+			struct mcr_error *err);
+/* The request rates of a /metrics/summary text ("Requests (Success/Total
+ * per sec): PutStart=1.57/1.57, ..."); nothing when it has none. */
+int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
+		    struct mcr_error *err);
+/* Node and role of each segment, from the worker records in
+ * <dir>/workers/ (spank/workers.c), joined by address. */
+int mcri_pool_join_workers(struct mcri_pool *pool, const char *dir,
+			   struct mcr_error *err);
+/* Ask the master of pool->master (GET /metrics, /metrics/summary) within
+ * timeout_ms each; MCR_ESTATE when it does not answer. */
+int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *err);
+void mcri_pool_free(struct mcri_pool *pool);
+
+/* ---- samples, the report and its picture (report.c, svg.c) --------- */
+
+struct mcri_sample {
+	double t;            /* Unix time, seconds */
+	long long capacity, allocated, keys, clients;
+};
+
+struct mcri_report {
+	char job_id[32];
+	struct mcri_pool last;          /* the pool at its last sample */
+	struct mcri_segment *seg;       /* every segment seen, with its peak */
+	size_t nseg;
+	struct mcri_sample *samples;
+	size_t nsamples, cap;
+	double ended_at;
+	char ended_by[64];              /* "SIGTERM", "the master stopped answering" */
+};
+
+/* status --json: one JSON object (heap; NULL out of memory). */
+char *mcri_pool_json(const struct mcri_pool *pool, const char *job_id,
+		     double now);
+/* One line of mooncake_pool_samples.jsonl, with its newline (heap). */
+char *mcri_sample_line(const struct mcri_sample *s);
+/* The samples of a .jsonl text, appended to r (lines that do not parse,
+ * such as a last line cut by a kill, are skipped). */
+int mcri_samples_parse(const char *text, struct mcri_report *r,
+		       struct mcr_error *err);
+int mcri_report_add_sample(struct mcri_report *r, const struct mcri_sample *s,
+			   struct mcr_error *err);
+/* Remember the segments of `pool` (peaks) and keep it as r->last. */
+int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
+			  struct mcr_error *err);
+/* mooncake_pool_report.json (heap). */
+char *mcri_report_json(const struct mcri_report *r);
+/* mooncake_pool.svg (heap): capacity, allocated bytes and keys over time. */
+char *mcri_report_svg(const struct mcri_report *r);
+void mcri_report_free(struct mcri_report *r);
+
+/* "64.0 MiB", "3 B": bytes for people */
+void mcri_human_bytes(long long bytes, char *buf, size_t size);
+
+#endif /* MCRI_POOL_H_ */

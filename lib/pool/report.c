@@ -1,0 +1,303 @@
+/*
+ * report.c - the pool as JSON: status --json, one line per sample
+ * (mooncake_pool_samples.jsonl, appended while the job runs) and the
+ * report written when it ends (mooncake_pool_report.json). jansson builds
+ * and reads the text.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "pool/pool.h"
+
+#define DUMP_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+
+/* a JSON string, or null for NULL */
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* obj[key] = v; false when out of memory (v is consumed) */
+static bool set(json_t *obj, const char *key, json_t *v)
+{
+	return v && json_object_set_new(obj, key, v) == 0;
+}
+
+static json_t *segment_json(const struct mcri_segment *s, bool peak)
+{
+	json_t *o = json_object();
+	bool ok = o && set(o, "node", str_or_null(s->node)) &&
+		  set(o, "role", str_or_null(s->role)) &&
+		  set(o, "name", json_string(s->name)) &&
+		  set(o, "address", json_string(s->address)) &&
+		  set(o, "capacity_bytes", json_integer(s->capacity)) &&
+		  set(o, "allocated_bytes", json_integer(s->allocated)) &&
+		  (!peak || set(o, "peak_allocated_bytes", json_integer(s->peak_allocated)));
+
+	if (!ok) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* the fields status --json and the report share (each container is
+ * attached to `o` before it is filled: `o` owns everything) */
+static bool pool_fields(json_t *o, const struct mcri_pool *pool,
+			const struct mcri_segment *seg, size_t nseg, bool peak,
+			double now)
+{
+	const struct mcri_master_info *m = &pool->master;
+	json_t *master = json_object(), *segs, *rates;
+	json_int_t up = m->ready_at > 0 && now > (double)m->ready_at ?
+				(json_int_t)(now - (double)m->ready_at) : 0;
+
+	if (!set(o, "master", master) || !set(master, "node", json_string(m->node)) ||
+	    !set(master, "address", json_string(m->addr)) ||
+	    !set(master, "rpc_port", json_integer(m->rpc_port)) ||
+	    !set(master, "metadata_port", json_integer(m->metadata_port)) ||
+	    !set(master, "metrics_port", json_integer(m->metrics_port)) ||
+	    !set(master, "state", json_string(m->state)) ||
+	    !set(master, "ready_at", json_integer(m->ready_at)) ||
+	    !set(master, "uptime_seconds", json_integer(up)) ||
+	    !set(o, "capacity_bytes", json_integer(pool->capacity)) ||
+	    !set(o, "allocated_bytes", json_integer(pool->allocated)) ||
+	    !set(o, "keys", json_integer(pool->keys)) ||
+	    !set(o, "clients", json_integer(pool->clients)) ||
+	    !set(o, "requests_per_second", rates = json_object()))
+		return false;
+	for (size_t i = 0; i < pool->nrates; i++)
+		if (!set(rates, pool->rates[i].name, json_real(pool->rates[i].per_s)))
+			return false;
+	if (!set(o, "segments", segs = json_array()))
+		return false;
+	for (size_t i = 0; i < nseg; i++) {
+		json_t *s = segment_json(&seg[i], peak);
+
+		if (!s || json_array_append_new(segs, s) != 0)
+			return false;
+	}
+	return true;
+}
+
+static char *dump(json_t *o, size_t flags)
+{
+	char *text = o ? json_dumps(o, flags) : NULL;
+
+	json_decref(o);
+	return text;
+}
+
+char *mcri_pool_json(const struct mcri_pool *pool, const char *job_id, double now)
+{
+	json_t *o = json_object();
+
+	if (!o || !set(o, "job_id", str_or_null(job_id)) ||
+	    !pool_fields(o, pool, pool->seg, pool->nseg, false, now)) {
+		json_decref(o);
+		return NULL;
+	}
+	return dump(o, DUMP_FLAGS);
+}
+
+static json_t *sample_json(const struct mcri_sample *s)
+{
+	json_t *o = json_object();
+
+	if (!o || !set(o, "time", json_real(round(s->t * 1000) / 1000)) ||
+	    !set(o, "capacity_bytes", json_integer(s->capacity)) ||
+	    !set(o, "allocated_bytes", json_integer(s->allocated)) ||
+	    !set(o, "keys", json_integer(s->keys)) ||
+	    !set(o, "clients", json_integer(s->clients))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+char *mcri_sample_line(const struct mcri_sample *s)
+{
+	char *text = dump(sample_json(s), JSON_COMPACT | JSON_PRESERVE_ORDER |
+						  JSON_REAL_PRECISION(15));
+	char *line = text ? mcri_asprintf("%s\n", text) : NULL;
+
+	free(text);
+	return line;
+}
+
+int mcri_report_add_sample(struct mcri_report *r, const struct mcri_sample *s,
+			   struct mcr_error *err)
+{
+	if (r->nsamples == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct mcri_sample *n = realloc(r->samples, cap * sizeof(*n));
+
+		if (!n)
+			return mcri_error_nomem(err);
+		r->samples = n;
+		r->cap = cap;
+	}
+	r->samples[r->nsamples++] = *s;
+	return 0;
+}
+
+static long long int_of(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+}
+
+int mcri_samples_parse(const char *text, struct mcri_report *r,
+		       struct mcr_error *err)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		json_t *o = json_loadb(p, len, 0, NULL);
+		json_t *t = json_object_get(o, "time");
+
+		if (json_is_number(t)) {
+			struct mcri_sample s = {
+				.t = json_number_value(t),
+				.capacity = int_of(o, "capacity_bytes"),
+				.allocated = int_of(o, "allocated_bytes"),
+				.keys = int_of(o, "keys"),
+				.clients = int_of(o, "clients"),
+			};
+
+			if (mcri_report_add_sample(r, &s, err)) {
+				json_decref(o);
+				return -1;
+			}
+		}
+		json_decref(o);
+		p = nl ? nl + 1 : p + len;
+	}
+	return 0;
+}
+
+static int dup_into(char **dst, const char *src)
+{
+	char *n = src ? strdup(src) : NULL;
+
+	if (src && !n)
+		return -1;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+static int copy_pool(struct mcri_pool *dst, const struct mcri_pool *src)
+{
+	mcri_pool_free(dst);
+	*dst = *src;
+	dst->seg = calloc(src->nseg ? src->nseg : 1, sizeof(*dst->seg));
+	dst->rates = calloc(src->nrates ? src->nrates : 1, sizeof(*dst->rates));
+	dst->nseg = dst->nrates = 0;
+	if (!dst->seg || !dst->rates)
+		return -1;
+	for (size_t i = 0; i < src->nseg; i++, dst->nseg++) {
+		struct mcri_segment *d = &dst->seg[i];
+
+		*d = src->seg[i];
+		d->name = d->address = d->node = d->role = NULL;
+		if (dup_into(&d->name, src->seg[i].name) ||
+		    dup_into(&d->address, src->seg[i].address) ||
+		    dup_into(&d->node, src->seg[i].node) || dup_into(&d->role, src->seg[i].role)) {
+			dst->nseg++;
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < src->nrates; i++, dst->nrates++) {
+		dst->rates[i].per_s = src->rates[i].per_s;
+		if (!(dst->rates[i].name = strdup(src->rates[i].name)))
+			return -1;
+	}
+	return 0;
+}
+
+int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
+			  struct mcr_error *err)
+{
+	for (size_t i = 0; i < pool->nseg; i++) {
+		const struct mcri_segment *s = &pool->seg[i];
+		struct mcri_segment *d = NULL;
+
+		for (size_t j = 0; j < r->nseg && !d; j++)
+			if (strcmp(r->seg[j].name, s->name) == 0)
+				d = &r->seg[j];
+		if (!d) {
+			d = realloc(r->seg, (r->nseg + 1) * sizeof(*d));
+			if (!d)
+				return mcri_error_nomem(err);
+			r->seg = d;
+			d = &r->seg[r->nseg++];
+			memset(d, 0, sizeof(*d));
+		}
+		if (dup_into(&d->name, s->name) || dup_into(&d->address, s->address) ||
+		    (s->node && dup_into(&d->node, s->node)) ||
+		    (s->role && dup_into(&d->role, s->role)))
+			return mcri_error_nomem(err);
+		d->capacity = s->capacity;
+		d->allocated = s->allocated;
+		if (s->allocated > d->peak_allocated)
+			d->peak_allocated = s->allocated;
+	}
+	return copy_pool(&r->last, pool) ? mcri_error_nomem(err) : 0;
+}
+
+char *mcri_report_json(const struct mcri_report *r)
+{
+	json_t *o = json_object(), *samples;
+	long long peak = 0, peak_keys = 0, peak_clients = 0;
+	double interval = 0;
+
+	for (size_t i = 0; i < r->nsamples; i++) {
+		const struct mcri_sample *s = &r->samples[i];
+
+		peak = s->allocated > peak ? s->allocated : peak;
+		peak_keys = s->keys > peak_keys ? s->keys : peak_keys;
+		peak_clients = s->clients > peak_clients ? s->clients : peak_clients;
+	}
+	if (r->nsamples > 1)
+		interval = (r->samples[r->nsamples - 1].t - r->samples[0].t) /
+			   (double)(r->nsamples - 1);
+	if (!o || !set(o, "job_id", json_string(r->job_id)) ||
+	    !pool_fields(o, &r->last, r->seg, r->nseg, true, r->ended_at) ||
+	    !set(o, "peak_allocated_bytes", json_integer(peak)) ||
+	    !set(o, "peak_keys", json_integer(peak_keys)) ||
+	    !set(o, "peak_clients", json_integer(peak_clients)) ||
+	    !set(o, "interval_seconds", json_real(round(interval * 1000) / 1000)) ||
+	    !set(o, "ended_at", json_real(round(r->ended_at * 1000) / 1000)) ||
+	    !set(o, "ended_by", json_string(r->ended_by)) ||
+	    !set(o, "samples", samples = json_array()))
+		goto fail;
+	for (size_t i = 0; i < r->nsamples; i++) {
+		json_t *s = sample_json(&r->samples[i]);
+
+		if (!s || json_array_append_new(samples, s) != 0)
+			goto fail;
+	}
+	return dump(o, DUMP_FLAGS);
+fail:
+	json_decref(o);
+	return NULL;
+}
+
+void mcri_report_free(struct mcri_report *r)
+{
+	for (size_t i = 0; i < r->nseg; i++) {
+		free(r->seg[i].name);
+		free(r->seg[i].address);
+		free(r->seg[i].node);
+		free(r->seg[i].role);
+	}
+	free(r->seg);
+	free(r->samples);
+	mcri_pool_free(&r->last);
+	memset(r, 0, sizeof(*r));
+}

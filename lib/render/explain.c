@@ -1,0 +1,299 @@
+/*
+ * explain.c - mooncake-recipe explain: each key of a role's client config
+ * and each variable of its worker environment, with the layer that set it
+ * (reference §7, §8) and the file:line:col where. The values come from the
+ * same layering that writes the files (model/layer.c) and the environment
+ * (render/env.c), which record where each value came from.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/explain.h"
+#include "render/render.h"
+
+/* the layer's name as explain prints it; `r`, `role` for key paths */
+static void layer_name(const struct mcr_recipe *r, enum mcr_role role,
+		       enum mcri_layer layer, char *buf, size_t size)
+{
+	switch (layer) {
+	case MCRI_LAYER_ROLE_DEFAULT:
+		snprintf(buf, size, "role default");
+		break;
+	case MCRI_LAYER_MODEL_DEFAULT:
+		snprintf(buf, size, "served-model default");
+		break;
+	case MCRI_LAYER_STORE_CONFIG:
+		snprintf(buf, size, "%s", r->store_config_where ? r->store_config_where :
+				      "options.store_config");
+		break;
+	case MCRI_LAYER_ROLE_CONFIG:
+		snprintf(buf, size, "roles.%s.mooncake_store_config", mcr_role_name(role));
+		break;
+	case MCRI_LAYER_MASTER:
+		snprintf(buf, size, r->external ? "the external master" : "the job's master");
+		break;
+	case MCRI_LAYER_ROLE_ENV:
+		snprintf(buf, size, "roles.%s.env", mcr_role_name(role));
+		break;
+	case MCRI_LAYER_ENVIRONMENT:
+		snprintf(buf, size, "environment");
+		break;
+	case MCRI_LAYER_NODE:
+		snprintf(buf, size, "the node's address");
+		break;
+	case MCRI_LAYER_ENGINE_ENV:
+		snprintf(buf, size, "engine.mooncake_kv_store.env");
+		break;
+	default:
+		snprintf(buf, size, "the job's directory");
+		break;
+	}
+}
+
+/* "recipe.yaml:12:7" of a node, or "" */
+static void where_of(const struct mcr_recipe *r, const struct mcri_node *n,
+		     char *buf, size_t size)
+{
+	if (n)
+		snprintf(buf, size, "%s:%d:%d", r->doc->name, n->line, n->col);
+	else
+		buf[0] = '\0';
+}
+
+/* what the plugin (or a default) sets, said where no recipe line does */
+static const char *plugin_note(const struct mcr_recipe *r, enum mcri_layer layer,
+			       const char *key)
+{
+	switch (layer) {
+	case MCRI_LAYER_ROLE_DEFAULT:
+		return "(both for prefill and agg, capacity for decode)";
+	case MCRI_LAYER_MASTER:
+		if (r->external)
+			return "(the service's external address)";
+		if (key && strcmp(key, "MOONCAKE_TE_META_DATA_SERVER") == 0)
+			return "(the plugin: the infra node's metadata server)";
+		return "(the plugin: the infra node's address)";
+	case MCRI_LAYER_NODE:
+		return "(the plugin: interface=, else the route toward the master)";
+	case MCRI_LAYER_JOB_DIR:
+		return "(the plugin: the role's file in the job's directory)";
+	default:
+		return "";
+	}
+}
+
+/* A table whose columns are as wide as their widest cell; a row with
+ * only `line` is a note under the row above it. */
+struct table {
+	struct trow {
+		char *cell[4]; /* key, value, layer, where and note */
+		char *line;
+	} *rows;
+	size_t n;
+	bool oom;
+};
+
+static void row(struct table *t, const char *key, const char *value,
+		const char *layer, const char *where, const char *note)
+{
+	struct trow *r = realloc(t->rows, (t->n + 1) * sizeof(*r));
+
+	if (!r) {
+		t->oom = true;
+		return;
+	}
+	t->rows = r;
+	r = &t->rows[t->n++];
+	memset(r, 0, sizeof(*r));
+	r->cell[0] = strdup(key);
+	r->cell[1] = strdup(value);
+	r->cell[2] = strdup(layer);
+	r->cell[3] = mcri_asprintf("%s%s%s", where, where[0] && note[0] ? " " : "", note);
+	for (int i = 0; i < 4; i++)
+		t->oom |= !r->cell[i];
+}
+
+static void note(struct table *t, char *line)
+{
+	struct trow *r = line ? realloc(t->rows, (t->n + 1) * sizeof(*r)) : NULL;
+
+	if (!r) {
+		free(line);
+		t->oom = true;
+		return;
+	}
+	t->rows = r;
+	r = &t->rows[t->n++];
+	memset(r, 0, sizeof(*r));
+	r->line = line;
+}
+
+/* print the table into b and empty it */
+static void flush(struct mcri_buf *b, struct table *t)
+{
+	int w[3] = { 0, 0, 0 };
+
+	for (size_t i = 0; i < t->n; i++)
+		for (int c = 0; c < 3 && !t->rows[i].line; c++)
+			if (t->rows[i].cell[c] && (int)strlen(t->rows[i].cell[c]) > w[c])
+				w[c] = (int)strlen(t->rows[i].cell[c]);
+	for (size_t i = 0; i < t->n; i++) {
+		struct trow *r = &t->rows[i];
+
+		if (r->line)
+			mcri_buf_printf(b, "  %*s  %s\n", w[0], "", r->line);
+		else if (!t->oom)
+			mcri_buf_printf(b, "  %-*s  %-*s  %-*s  %s\n", w[0], r->cell[0], w[1],
+					r->cell[1], w[2], r->cell[2], r->cell[3]);
+		for (int c = 0; c < 4; c++)
+			free(r->cell[c]);
+		free(r->line);
+	}
+	if (t->oom)
+		b->oom = true;
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+/* a note under a value that replaced another: `json` shows the old
+ * value as the client config would (else as the environment has it) */
+static void replaced(struct table *t, const struct mcr_recipe *r,
+		     enum mcr_role role, enum mcri_layer layer,
+		     const struct mcri_node *over, const char *over_text, bool json)
+{
+	char lname[128], at[MCR_ERROR_SOURCE_LENGTH + 32];
+	char *v = json ? mcri_value_json(over, over_text ? over_text : "") :
+			 strdup(over_text ? over_text : "");
+
+	layer_name(r, role, layer, lname, sizeof(lname));
+	where_of(r, over, at, sizeof(at));
+	note(t, v ? mcri_asprintf("(replaces %s from %s%s%s)", v, lname, at[0] ? " at " : "", at) :
+		    NULL);
+	free(v);
+}
+
+/* the served model's node: engine.served_model_name, else model.path */
+static const struct mcri_node *model_node(const struct mcr_recipe *r, const char **path)
+{
+	const struct mcri_node *n = mcri_map_get(r->engine_node, "served_model_name");
+
+	*path = "engine.served_model_name";
+	if (mcri_is_str(n) && n->s[0])
+		return n;
+	*path = "model.path";
+	return mcri_map_get(mcri_map_get(r->root, "model"), "path");
+}
+
+static int explain_config(struct mcri_buf *b, const struct mcr_recipe *r,
+			  enum mcr_role role, const char *master,
+			  struct mcr_error *err)
+{
+	const char *name = mcr_client_config_name(r, role);
+	struct mcri_payload p;
+	struct table t = { 0 };
+	int rc;
+
+	if (!name) {
+		mcri_buf_printf(b, "client config of roles.%s: none (%s)\n", mcr_role_name(role),
+				!r->has_master ? "the recipe has no mooncake-master" :
+				r->engine == MCR_ENGINE_SGLANG ? "SGLang workers read the MOONCAKE_* variables" :
+				r->engine == MCR_ENGINE_TRTLLM ? "the role does not use the mooncake-store connector" :
+								 "the engine reads no Mooncake client config");
+		return 0;
+	}
+	rc = r->engine == MCR_ENGINE_TRTLLM ? mcri_trtllm_payload(r, role, master, &p, err) :
+					      mcri_vllm_payload(r, master, &p, err);
+	if (rc) {
+		mcri_payload_free(&p);
+		return -1;
+	}
+	mcri_buf_printf(b, "client config of roles.%s: %s\n", mcr_role_name(role), name);
+	row(&t, "KEY", "VALUE", "LAYER", "SET AT", "");
+	for (size_t i = 0; i < p.n; i++) {
+		const struct mcri_payload_entry *e = &p.e[i];
+		const struct mcri_node *at = e->val;
+		char lname[128], where[MCR_ERROR_SOURCE_LENGTH + 32];
+		const char *pnote = plugin_note(r, e->layer, e->key), *path = NULL;
+		char *v = mcri_value_json(e->val, e->text ? e->text : "");
+
+		if (!v) {
+			flush(b, &t);
+			mcri_payload_free(&p);
+			return mcri_error_nomem(err);
+		}
+		if (e->layer == MCRI_LAYER_MODEL_DEFAULT)
+			at = model_node(r, &path);
+		layer_name(r, role, e->layer, lname, sizeof(lname));
+		where_of(r, at, where, sizeof(where));
+		row(&t, e->key, v, lname, where, path ? path : pnote);
+		if (e->replaced)
+			replaced(&t, r, role, e->over_layer, e->over, e->over_text, true);
+		free(v);
+	}
+	flush(b, &t);
+	mcri_payload_free(&p);
+	return 0;
+}
+
+static int explain_env(struct mcri_buf *b, const struct mcr_recipe *r,
+		       enum mcr_role role, const struct mcr_env_input *in,
+		       struct mcr_error *err)
+{
+	struct mcri_env_origin *o = NULL;
+	struct table t = { 0 };
+	struct mcr_env env;
+
+	if (mcri_worker_env_origins(r, role, in, &env, &o, err))
+		return -1;
+	mcri_buf_printf(b, "\nworker environment of roles.%s:\n", mcr_role_name(role));
+	row(&t, "VARIABLE", "VALUE", "LAYER", "SET AT", "");
+	for (size_t i = 0; i < env.count; i++) {
+		char lname[128], where[MCR_ERROR_SOURCE_LENGTH + 32];
+
+		layer_name(r, role, o[i].layer, lname, sizeof(lname));
+		where_of(r, o[i].node, where, sizeof(where));
+		row(&t, env.vars[i].name, env.vars[i].value, lname, where,
+		    plugin_note(r, o[i].layer, env.vars[i].name));
+		if (o[i].replaced)
+			replaced(&t, r, role, o[i].over_layer, o[i].over, o[i].over_value, false);
+	}
+	flush(b, &t);
+	if (env.count == 0)
+		mcri_buf_puts(b, "  (none)\n");
+	mcr_env_free(&env);
+	free(o);
+	return 0;
+}
+
+char *mcri_explain(const struct mcr_recipe *r, enum mcr_role role,
+		   const struct mcr_env_input *in, struct mcr_error *err)
+{
+	struct mcri_buf b = { 0 };
+	struct mcr_env_input job = *in;
+	char master[128], *text;
+
+	if (!mcr_recipe_has_role(r, role)) {
+		mcri_error_set(err, MCR_EINVAL, "the recipe has no roles.%s",
+			       mcr_role_name(role) ? mcr_role_name(role) : "?");
+		return NULL;
+	}
+	/* placeholders for what only the job knows */
+	snprintf(master, sizeof(master), "<infra node>:%d", MCR_MASTER_PORT);
+	if (!job.master_address)
+		job.master_address = master;
+	if (!job.metadata_host)
+		job.metadata_host = "<infra node>";
+	if (!job.config_dir)
+		job.config_dir = "<job dir>";
+	if (!job.local_hostname)
+		job.local_hostname = "<node address>";
+	if (explain_config(&b, r, role, job.master_address, err) ||
+	    explain_env(&b, r, role, &job, err)) {
+		free(b.p);
+		return NULL;
+	}
+	if (!(text = mcri_buf_take(&b)))
+		mcri_error_nomem(err);
+	return text;
+}

@@ -1,0 +1,71 @@
+/*
+ * sampler.c - the pool's sampler: once the job's master is ready, the srun
+ * that saw it ready starts a step of its own next to it,
+ *   srun --jobid=J --overlap -N1 -n1 -w <infra> --job-name=mooncake-pool
+ *        --output=<dir>/mooncake_pool.log <sampler> sample --dir <dir> --interval S
+ * detached like the master step (spawn.c). It asks the master's /metrics
+ * every S seconds and, when Slurm ends the job's steps, writes the pool's
+ * report and picture into the job's directory (mooncake-recipe(1),
+ * sample). The master's start, failure and stop do not depend on it: a
+ * sampler that cannot start is a warning on srun's terminal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+#define POOL_LOG "mooncake_pool.log"
+
+static int start(const struct mcp_plugstack *config, const struct mcp_step_place *job,
+		 struct mcr_error *err)
+{
+	char log[PATH_MAX + 32], interval[32], **argv = NULL, **env = NULL;
+	char *const cmd[] = { (char *)config->sampler, "sample", "--dir", (char *)job->dir,
+			      "--interval", interval, NULL };
+	struct mcr_env none = { 0 };
+	pid_t pid;
+	int fd, rc = -1;
+
+	if (access(config->sampler, X_OK) != 0)
+		return mcri_error_set(err, MCR_ESTATE,
+				      "the pool sampler %s cannot run here (%s), so this job gets no pool report; install mooncake-recipe there, set sampler=/path/to/mooncake-recipe in plugstack.conf, or pool_interval=0 to switch the sampler off",
+				      config->sampler, strerror(errno));
+	snprintf(interval, sizeof(interval), "%d", config->pool_interval);
+	snprintf(log, sizeof(log), "%s/%s", job->dir, POOL_LOG);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return mcri_error_set(err, MCR_EIO, "cannot create %s: %s", log, strerror(errno));
+	close(fd);
+	argv = mcp_step_argv(config, job, "mooncake-pool", log, cmd, err);
+	env = argv ? mcp_step_env(&none, err) : NULL;
+	if (argv && env) {
+		rc = mcp_spawn_detached(argv, env, log, &pid);
+		if (rc != 0)
+			mcri_error_set(err, MCR_ESTATE,
+				       "cannot run %s to start the pool sampler step: %s; set srun= in plugstack.conf",
+				       argv[0], strerror(rc));
+		rc = rc ? -1 : 0;
+	}
+	mcr_strv_free(argv);
+	mcr_strv_free(env);
+	return rc;
+}
+
+int mcp_start_sampler(const struct mcp_plugstack *config, const struct mcp_step_place *job,
+		      struct mcr_error *err)
+{
+	char msg[MCR_ERROR_MESSAGE_LENGTH];
+
+	if (config->pool_interval <= 0)
+		return 0;
+	if (start(config, job, err) == 0)
+		return 0;
+	err->kind = MCR_WARNING;
+	mcr_error_format(err, msg, sizeof(msg));
+	slurm_info("%s", msg);
+	return -1;
+}

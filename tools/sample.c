@@ -1,0 +1,244 @@
+/*
+ * sample.c - mooncake-recipe sample: the job's pool sampler, the task of
+ * the mooncake-pool step the plugin starts next to the master (spank/
+ * sampler.c). Every --interval seconds it asks the master's /metrics and
+ * appends one line to <dir>/mooncake_pool_samples.jsonl (a kill loses
+ * nothing already written). On SIGTERM or SIGINT (Slurm signals the job's
+ * steps at its end: normal end, scancel, time limit) or when the master
+ * has not answered for max(30 s, 3 intervals), it writes
+ * mooncake_pool_report.json and mooncake_pool.svg atomically and exits 0.
+ * `--report` writes them from the samples file alone and exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pool/pool.h"
+
+#define SAMPLES "mooncake_pool_samples.jsonl"
+#define REPORT "mooncake_pool_report.json"
+#define PICTURE "mooncake_pool.svg"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* sleep `s` seconds unless a signal says stop */
+static void pause_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (!stop_signal && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int write_report(const char *dir, struct mcri_report *r)
+{
+	struct mcr_error err = { 0 };
+	char *json = mcri_report_json(r), *svg = mcri_report_svg(r);
+	int rc = 0;
+
+	if (!json || !svg) {
+		fprintf(stderr, "mooncake: out of memory writing the pool's report\n");
+		rc = 2;
+	} else if (mcr_write_file_atomic(dir, REPORT, json, strlen(json), &err) ||
+		   mcr_write_file_atomic(dir, PICTURE, svg, strlen(svg), &err)) {
+		fprintf(stderr, "mooncake: %s\n", err.text);
+		rc = 2;
+	} else {
+		printf("mooncake: pool report: %s/%s and %s/%s (%zu samples; %s)\n", dir, REPORT,
+		       dir, PICTURE, r->nsamples, r->ended_by);
+	}
+	free(json);
+	free(svg);
+	return rc;
+}
+
+/* --report: the report of the samples file (segments are not in it) */
+static int report_only(const char *dir, struct mcri_report *r)
+{
+	struct mcr_error err = { 0 };
+	char *path = NULL, *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (asprintf(&path, "%s/%s", dir, SAMPLES) < 0 || !(f = fopen(path, "re"))) {
+		fprintf(stderr, "mooncake: cannot read %s/%s: %s\n", dir, SAMPLES, strerror(errno));
+		free(path);
+		return 1;
+	}
+	free(path);
+	{
+		FILE *m = open_memstream(&text, &len);
+		char buf[8192];
+		size_t n;
+
+		while (m && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, m);
+		if (m)
+			fclose(m);
+	}
+	fclose(f);
+	if (!text || mcri_samples_parse(text, r, &err)) {
+		free(text);
+		fprintf(stderr, "mooncake: out of memory reading the samples\n");
+		return 2;
+	}
+	free(text);
+	mcri_master_info_read(dir, &r->last.master, &err);
+	if (r->nsamples) {
+		const struct mcri_sample *s = &r->samples[r->nsamples - 1];
+
+		r->last.capacity = s->capacity;
+		r->last.allocated = s->allocated;
+		r->last.keys = s->keys;
+		r->last.clients = s->clients;
+		r->ended_at = s->t;
+	}
+	snprintf(r->ended_by, sizeof(r->ended_by), "rebuilt from %s", SAMPLES);
+	return write_report(dir, r);
+}
+
+static int sample_loop(const char *dir, double interval, struct mcri_report *r)
+{
+	double gone_after = interval * 3 > 30 ? interval * 3 : 30, last_ok;
+	struct mcri_master_info master;
+	struct mcr_error err = { 0 };
+	struct sigaction sa;
+	bool quiet = false;
+	char *path = NULL;
+	int fd;
+
+	if (mcri_master_info_read(dir, &master, &err)) {
+		fprintf(stderr, "mooncake: the pool sampler cannot find the master: %s\n", err.text);
+		return 1;
+	}
+	if (asprintf(&path, "%s/%s", dir, SAMPLES) < 0)
+		return 2;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "mooncake: cannot create %s: %s\n", path, strerror(errno));
+		free(path);
+		return 2;
+	}
+	free(path);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends a sleep or a request */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	printf("mooncake: sampling the pool of %s (%s:%d) every %g s into %s/%s\n", master.node,
+	       master.addr, master.metrics_port, interval, dir, SAMPLES);
+	fflush(stdout);
+	last_ok = now_s();
+	while (!stop_signal) {
+		struct mcri_pool pool = { .master = master };
+		double t = now_s();
+		int tmo = interval < 2 ? (int)(interval * 1000) : 2000;
+
+		if (mcri_pool_fetch(&pool, tmo > 200 ? tmo : 200, &err) == 0 &&
+		    mcri_pool_join_workers(&pool, dir, &err) == 0) {
+			struct mcri_sample s = { t, pool.capacity, pool.allocated, pool.keys,
+						 pool.clients };
+			char *line = mcri_sample_line(&s);
+
+			if (!line || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+				fprintf(stderr, "mooncake: cannot append to %s/%s: %s\n", dir, SAMPLES,
+					line ? strerror(errno) : "out of memory");
+			free(line);
+			if (mcri_report_add_sample(r, &s, &err) || mcri_report_note_pool(r, &pool, &err))
+				fprintf(stderr, "mooncake: %s\n", err.text);
+			last_ok = t;
+			quiet = false;
+		} else if (!stop_signal) {
+			if (!quiet)
+				fprintf(stderr, "mooncake: the master does not answer: %s\n", err.text);
+			quiet = true;
+			if (t - last_ok >= gone_after) {
+				snprintf(r->ended_by, sizeof(r->ended_by),
+					 "the master stopped answering");
+				mcri_pool_free(&pool);
+				break;
+			}
+		}
+		mcri_pool_free(&pool);
+		pause_s(interval - (now_s() - t));
+	}
+	close(fd);
+	if (stop_signal)
+		snprintf(r->ended_by, sizeof(r->ended_by), "%s",
+			 stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+	if (!r->last.master.addr[0])
+		r->last.master = master;
+	r->ended_at = now_s();
+	return write_report(dir, r);
+}
+
+int mcr_cli_sample(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "report", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mcri_report r = { 0 };
+	const char *dir = NULL, *job = getenv("SLURM_JOB_ID");
+	double interval = 5;
+	bool only = false;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'i':
+			interval = strtod(optarg, &end);
+			if (end == optarg || *end || !(interval >= 0.1 && interval <= 3600)) {
+				fprintf(stderr, "mooncake: sample --interval %s: give seconds between 0.1 and 3600\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			only = true;
+			break;
+		case 'h':
+			printf("usage: mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n");
+			return 0;
+		default:
+			fprintf(stderr, "usage: mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n");
+			return 2;
+		}
+	}
+	if (!dir || optind != argc) {
+		fprintf(stderr, "usage: mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n");
+		return 2;
+	}
+	snprintf(r.job_id, sizeof(r.job_id), "%s", job ? job : "");
+	rc = only ? report_only(dir, &r) : sample_loop(dir, interval, &r);
+	mcri_report_free(&r);
+	return rc;
+}

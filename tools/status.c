@@ -1,0 +1,192 @@
+/*
+ * status.c - mooncake-recipe status: the pool of a running job, from its
+ * master's admin port, each segment joined to the worker that mounted it.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "pool/pool.h"
+
+#define FETCH_TIMEOUT_MS 3000
+
+static void duration(long long s, char *buf, size_t size)
+{
+	if (s >= 3600)
+		snprintf(buf, size, "%lldh%02lldm%02llds", s / 3600, s / 60 % 60, s % 60);
+	else if (s >= 60)
+		snprintf(buf, size, "%lldm%02llds", s / 60, s % 60);
+	else
+		snprintf(buf, size, "%llds", s);
+}
+
+static void percent(long long part, long long whole, char *buf, size_t size)
+{
+	if (whole > 0)
+		snprintf(buf, size, "%.1f%%", 100.0 * (double)part / (double)whole);
+	else
+		snprintf(buf, size, "-");
+}
+
+static void print_table(const struct mcri_pool *pool, const char *job_id,
+			const char *dir, double now)
+{
+	static const char *const shown[] = { "PutStart", "Get", "Exist", "Del", "Ping" };
+	const struct mcri_master_info *m = &pool->master;
+	char cap[32], alloc[32], use[16], up[32];
+	bool any = false;
+
+	printf("Mooncake pool of job %s (%s)\n", job_id ? job_id : "?", dir);
+	duration(m->ready_at > 0 && now > (double)m->ready_at ? (long long)(now - (double)m->ready_at) : 0,
+		 up, sizeof(up));
+	printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->node, m->addr,
+	       m->rpc_port, m->metadata_port, m->metrics_port, up);
+	printf("%-10s %-15s %-24s %12s %12s %7s\n", "NODE", "ROLE", "SEGMENT", "CAPACITY",
+	       "ALLOCATED", "USED");
+	for (size_t i = 0; i < pool->nseg; i++) {
+		const struct mcri_segment *s = &pool->seg[i];
+
+		mcri_human_bytes(s->capacity, cap, sizeof(cap));
+		mcri_human_bytes(s->allocated, alloc, sizeof(alloc));
+		percent(s->allocated, s->capacity, use, sizeof(use));
+		printf("%-10s %-15s %-24s %12s %12s %7s\n", s->node ? s->node : "-",
+		       s->role ? s->role : "-", s->name, cap, alloc, use);
+	}
+	mcri_human_bytes(pool->capacity, cap, sizeof(cap));
+	mcri_human_bytes(pool->allocated, alloc, sizeof(alloc));
+	percent(pool->allocated, pool->capacity, use, sizeof(use));
+	snprintf(up, sizeof(up), "%zu segment%s", pool->nseg, pool->nseg == 1 ? "" : "s");
+	printf("%-10s %-15s %-24s %12s %12s %7s\n", "total", "", up, cap, alloc, use);
+	printf("keys %lld, clients %lld\n", pool->keys, pool->clients);
+	for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
+		for (size_t i = 0; i < pool->nrates; i++)
+			if (strcmp(pool->rates[i].name, shown[k]) == 0) {
+				printf("%s%s %.2f", any ? ", " : "requests/s (the master's summary): ",
+				       shown[k], pool->rates[i].per_s);
+				any = true;
+			}
+	if (any)
+		printf("\n");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: mooncake-recipe status [--job JOBID | --dir DIR] [--json]\n");
+}
+
+int mcr_cli_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "job", required_argument, NULL, 'j' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *job = NULL, *dir_arg = NULL;
+	struct mcri_pool pool = { 0 };
+	struct mcr_error err = { 0 };
+	char *dir = NULL, report[4200];
+	bool json = false;
+	struct timespec ts;
+	struct stat sb;
+	int c, rc = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			job = optarg;
+			break;
+		case 'd':
+			dir_arg = optarg;
+			break;
+		case 'J':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "mooncake: status: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (!job && !dir_arg)
+		job = getenv("SLURM_JOB_ID"); /* inside an allocation: its job */
+	if (!job && !dir_arg) {
+		fprintf(stderr,
+			"mooncake: status needs a job: --job JOBID, --dir DIR (the job's Mooncake directory), or run it inside the job's allocation\n");
+		return 2;
+	}
+	if (dir_arg) {
+		if (!(dir = strdup(dir_arg)))
+			return 2;
+	} else if ((rc = mcr_cli_job_dir(job, &dir)) != 0) {
+		return rc;
+	}
+	rc = 1;
+	if (mcri_master_info_read(dir, &pool.master, &err)) {
+		if (err.kind != MCR_ESTATE)
+			fprintf(stderr, "mooncake: %s\n", err.text);
+		else if (job && !dir_arg)
+			fprintf(stderr,
+				"mooncake: no Mooncake pool found for job %s (looked in %s); if its recipe sets output.log_dir, run mooncake-recipe status --dir <that directory>\n",
+				job, dir);
+		else
+			fprintf(stderr,
+				"mooncake: no Mooncake pool found in %s (it has no %s); give the job's Mooncake directory: <submit dir>/outputs/<job id>/logs, or the recipe's output.log_dir\n",
+				dir, MCRI_MASTER_STATE);
+		goto out;
+	}
+	snprintf(report, sizeof(report), "%s/mooncake_pool_report.json", dir);
+	if (strcmp(pool.master.state, "ready") != 0) {
+		fprintf(stderr, "mooncake: the pool in %s has no running master: %s/%s says '%s'%s%s%s\n",
+			dir, dir, MCRI_MASTER_STATE, pool.master.state,
+			pool.master.message[0] ? ": " : "", pool.master.message,
+			strcmp(pool.master.state, "starting") == 0 ? "; try again in a few seconds" : "");
+		goto out;
+	}
+	if (mcri_pool_fetch(&pool, FETCH_TIMEOUT_MS, &err)) {
+		fprintf(stderr,
+			"mooncake: the job's mooncake_master on %s (%s:%d) does not answer (%s): it has stopped or the job has ended; %s%s\n",
+			pool.master.node, pool.master.addr, pool.master.metrics_port, err.text,
+			stat(report, &sb) == 0 ? "the pool's report is " :
+						 "when a job ends its pool's report is in ",
+			stat(report, &sb) == 0 ? report : dir);
+		goto out;
+	}
+	if (mcri_pool_join_workers(&pool, dir, &err)) {
+		fprintf(stderr, "mooncake: %s\n", err.text);
+		goto out;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (json) {
+		char *text = mcri_pool_json(&pool, job, (double)ts.tv_sec);
+
+		if (!text) {
+			fprintf(stderr, "mooncake: out of memory\n");
+			rc = 2;
+			goto out;
+		}
+		printf("%s\n", text);
+		free(text);
+	} else {
+		print_table(&pool, job, dir, (double)ts.tv_sec);
+	}
+	rc = 0;
+out:
+	mcri_pool_free(&pool);
+	free(dir);
+	return rc;
+}
