@@ -146,8 +146,20 @@ demo: all
 	tests/setup.sh
 	tests/demo.sh
 
-bench: $(B)/tests/bench
+# make bench: the library (bench.c), the plugin against the stub
+# (plugin_bench.c, in a network namespace of its own), and, as root, srun
+# with and without a role on the test cluster (srun_bench.sh)
+bench: $(B)/tests/bench $(B)/tests/plugin_bench $(PLUGIN)
 	$(B)/tests/bench
+	$(NETNS_RUN) $(B)/tests/plugin_bench
+	tests/bench/srun_bench.sh
+
+PLUGIN_BENCH_SRC := tests/bench/plugin_bench.c tests/plugin/stub.c tests/plugin/fake_master.c
+$(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) $(TEST_CFLAGS) -Itests/plugin $(LDFLAGS) -o $@ $(PLUGIN_BENCH_SRC) \
+		$(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS)
 
 $(B)/tests/bench: tests/bench/bench.c $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -15,6 +15,12 @@
 int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
 			  size_t len, struct mcr_error *err)
 {
+	return mcri_write_file(dir, name, text, len, true, err);
+}
+
+int mcri_write_file(const char *dir, const char *name, const char *text, size_t len,
+		    bool durable, struct mcr_error *err)
+{
 	char *path = mcri_asprintf("%s/%s", dir, name);
 	char *tmp = mcri_asprintf("%s/.%s.tmp.%ld", dir, name, (long)getpid());
 	int fd = -1, rc = -1;
@@ -41,7 +47,7 @@ int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
 		}
 		off += (size_t)n;
 	}
-	if (fsync(fd) != 0) {
+	if (durable && fsync(fd) != 0) {
 		mcri_error_set(err, MCR_EIO, "cannot write %s: %s", tmp, strerror(errno));
 		goto out;
 	}
