@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mooncake_recipe.h"
 
@@ -54,5 +55,42 @@ void mcri_buf_printf(struct mcri_buf *b, const char *fmt, ...)
 /* The string (caller frees; "" when nothing was added), or NULL after an
  * allocation failure; the buffer is empty again either way. */
 char *mcri_buf_take(struct mcri_buf *b);
+
+/* ---- hashing (hash.c) ---------------------------------------------- */
+
+/* The key of a keyed hash: random per document, so that no recipe can make
+ * its keys collide (every lookup stays constant time). */
+struct mcri_hashkey {
+	uint64_t k[2];
+};
+/* A fresh random key (getrandom; the clock and the process without
+ * entropy). Never fails. */
+void mcri_hashkey_init(struct mcri_hashkey *hk);
+/* SipHash-1-3 of `len` bytes under `hk` (NULL: the all-zero key). */
+uint64_t mcri_hash(const struct mcri_hashkey *hk, const void *data, size_t len);
+
+/* An index of positions (0 .. 2^32-2) in the caller's array, by the hash of
+ * what is at each position; the caller says what "equal" means. Open
+ * addressing, at most half full. Zero-initialise it; free with
+ * mcri_index_free. */
+struct mcri_index_slot {
+	uint32_t pos1; /* position + 1; 0: empty */
+	uint32_t hash; /* low bits of its hash */
+};
+struct mcri_index {
+	struct mcri_index_slot *slot;
+	size_t mask; /* capacity - 1; 0 before the first add */
+	size_t n;
+	const struct mcri_hashkey *key; /* the key its users hash with (not used here) */
+};
+#define MCRI_NOT_FOUND ((size_t)-1)
+/* Record that `pos` holds something of hash `hash`; -1 when out of memory
+ * (the index is unchanged). */
+int mcri_index_add(struct mcri_index *ix, uint64_t hash, size_t pos);
+/* The first recorded position of hash `hash` for which eq(ctx, pos) is
+ * true, or MCRI_NOT_FOUND. */
+size_t mcri_index_find(const struct mcri_index *ix, uint64_t hash,
+		       bool (*eq)(const void *ctx, size_t pos), const void *ctx);
+void mcri_index_free(struct mcri_index *ix);
 
 #endif /* MCRI_BASE_H_ */

@@ -8,6 +8,10 @@
 
 #include "testutil.h"
 
+/* a comment line of 50000 bytes: room for the aliases' text (line 1) */
+#define X10(s) s s s s s s s s s s
+#define BIG_COMMENT "# " X10(X10(X10(X10("xxxxx")))) "\n"
+
 static const struct {
 	const char *name, *yaml, *message;
 } REFUSED[] = {
@@ -266,7 +270,19 @@ static const struct {
 		"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
 		"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n"
 		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n",
-		"mooncake: r.yaml:6:4: the recipe expands to more than 200000 values through aliases; write it out without nested aliases" },
+		/* e holds 100000 values of 2 bytes: more text than 8 times the
+		 * recipe's 319 bytes plus 64 KiB, before f is built */
+		"mooncake: r.yaml:5:4: the recipe expands through aliases to more than 68088 bytes of values (8 times its 319 bytes, plus 64 KiB); write the aliased values out, or alias smaller ones" },
+	/* the same with room for the text (a long comment): the number of
+	 * values trips first, at f's second alias */
+	{ "yaml_billion_laughs_values", BIG_COMMENT
+		"a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+		"b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+		"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+		"e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
+		"f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+		"mooncake: r.yaml:7:4: the recipe expands to more than 200000 values through aliases; write it out without nested aliases" },
 
 };
 
