@@ -24,6 +24,12 @@
 /* bit of a role in a set of roles (struct mcr_recipe.connector_modes) */
 #define MCRI_ROLE_BIT(role) (1u << (role))
 
+/* a + b, or SIZE_MAX when the sum does not fit (sizes and weights) */
+static inline size_t mcri_weight_add(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
 /* ---- errors (error.c) ---------------------------------------------- */
 
 /* Set every field of err (source NULL: ""); returns -1. */
@@ -35,6 +41,21 @@ int mcri_error_set(struct mcr_error *err, enum mcr_error_kind kind,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* MCR_EIO "out of memory"; returns -1. */
 int mcri_error_nomem(struct mcr_error *err);
+
+/* ---- environment variables (names.c; reference §8, E1 and E2) ------ */
+
+/* E1: a name a shell can export: a letter or '_', then letters, digits and
+ * '_' ([A-Za-z_][A-Za-z0-9_]*). */
+bool mcri_env_name_valid(const char *name);
+/* E2: the longest NAME=value string execve() passes (Linux's
+ * MAX_ARG_STRLEN, 32 pages, less the NUL). */
+#define MCRI_ENV_STRING_MAX 131071u
+/* E2: NULL when `value` can be passed safely as the value of `name`: no
+ * line break or other control character but tab (a line of
+ * `NAME=value` stays one line), and NAME=value at most MCRI_ENV_STRING_MAX
+ * bytes; otherwise what is wrong ("a newline", "a carriage return", "a
+ * control character", "more bytes than execve() passes"), static. */
+const char *mcri_env_value_problem(const char *name, const char *value);
 
 /* ---- strings (str.c) ----------------------------------------------- */
 

@@ -9,31 +9,79 @@
 #include "render/render.h"
 #include "sys/sys.h"
 
-/* name=value, replacing an earlier value in place */
-static int env_set(struct mcr_env *env, const char *name, const char *value,
+/* An environment being built: its variables found by name in constant
+ * time, its size bounded (render.h). */
+struct envb {
+	struct mcr_env *env;
+	struct mcri_index ix;
+	size_t bytes, max;
+	const char *name; /* the one looked up */
+};
+
+static bool name_eq(const void *ctx, size_t pos)
+{
+	const struct envb *b = ctx;
+
+	return strcmp(b->env->vars[pos].name, b->name) == 0;
+}
+
+static void envb_init(struct envb *b, const struct mcr_recipe *r, struct mcr_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	memset(b, 0, sizeof(*b));
+	b->env = env;
+	b->ix.key = &r->doc->hashkey;
+	b->max = mcri_render_max(r);
+}
+
+/* name=value, replacing an earlier value in place. The recipe's own
+ * variables passed E1 and E2 at load; a value made from the caller's input
+ * (an address, a directory) is checked here the same way. */
+static int env_set(struct envb *b, const char *name, const char *value,
 		   struct mcr_error *err)
 {
+	struct mcr_env *env = b->env;
 	struct mcr_env_var *v;
-	char *val = strdup(value);
+	const char *problem = mcri_env_value_problem(name, value);
+	uint64_t h = mcri_hash(b->ix.key, name, strlen(name));
+	size_t i;
+	char *val;
 
-	if (!val)
+	if (problem) {
+		char *shown = mcri_repr_text(value);
+		int rc = mcri_error_set(err, MCR_EINVAL,
+					"the environment variable %s would be %.200s, which contains %s (rule E2); fix what it is made of: the master's address, the node's address or the job directory",
+					name, shown ? shown : "?", problem);
+
+		free(shown);
+		return rc;
+	}
+	b->bytes = mcri_weight_add(b->bytes, strlen(name) + strlen(value) + 2);
+	if (b->bytes > b->max)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the environment would hold more than %zu bytes (%u times the recipe's size, plus %u KiB) when %s is set; shorten the recipe's env, environment or engine.mooncake_kv_store.env",
+				      b->max, MCRI_RENDER_FACTOR, MCRI_RENDER_SLACK >> 10, name);
+	if (!(val = strdup(value)))
 		return mcri_error_nomem(err);
-	for (size_t i = 0; i < env->count; i++) {
-		if (strcmp(env->vars[i].name, name) == 0) {
-			free(env->vars[i].value);
-			env->vars[i].value = val;
-			return 0;
+	b->name = name;
+	i = mcri_index_find(&b->ix, h, name_eq, b);
+	if (i != MCRI_NOT_FOUND) {
+		free(env->vars[i].value);
+		env->vars[i].value = val;
+		return 0;
+	}
+	if (!(env->count & (env->count - 1))) { /* a power of two (or 0): grow */
+		v = realloc(env->vars, (env->count ? env->count * 2 : 8) * sizeof(*v));
+		if (!v) {
+			free(val);
+			return mcri_error_nomem(err);
 		}
+		env->vars = v;
 	}
-	v = realloc(env->vars, (env->count + 1) * sizeof(*v));
-	if (!v) {
-		free(val);
-		return mcri_error_nomem(err);
-	}
-	env->vars = v;
 	v = &env->vars[env->count];
 	v->value = val;
-	if (!(v->name = strdup(name))) {
+	if (!(v->name = strdup(name)) || mcri_index_add(&b->ix, h, env->count)) {
+		free(v->name);
 		free(val);
 		return mcri_error_nomem(err);
 	}
@@ -41,16 +89,21 @@ static int env_set(struct mcr_env *env, const char *name, const char *value,
 	return 0;
 }
 
-/* every NAME: value of a map (validated: string keys and values) */
-static int env_merge(struct mcr_env *env, const struct mcri_node *map,
+/* every NAME: value of a map (validation let only strings through; str()
+ * of anything else, as Python would) */
+static int env_merge(struct envb *b, const struct mcri_node *map,
 		     struct mcr_error *err)
 {
 	for (size_t i = 0; mcri_is_map(map) && i < map->n; i++) {
-		char *k = mcri_key_str(map->keys[i]), *val = mcri_pystr(map->items[i]);
-		int rc = k && val ? env_set(env, k, val, err) : mcri_error_nomem(err);
+		const struct mcri_node *k = map->keys[i], *val = map->items[i];
+		char *ks = k->type == MCRI_T_STR ? NULL : mcri_key_str(k);
+		char *vs = val->type == MCRI_T_STR ? NULL : mcri_pystr(val);
+		int rc = (k->type != MCRI_T_STR && !ks) || (val->type != MCRI_T_STR && !vs) ?
+				 mcri_error_nomem(err) :
+				 env_set(b, ks ? ks : k->s, vs ? vs : val->s, err);
 
-		free(k);
-		free(val);
+		free(ks);
+		free(vs);
 		if (rc)
 			return -1;
 	}
@@ -79,12 +132,15 @@ void mcr_env_free(struct mcr_env *env)
 int mcr_master_env(const struct mcr_recipe *r, struct mcr_env *out,
 		   struct mcr_error *err)
 {
-	memset(out, 0, sizeof(*out));
-	if (r->service && env_merge(out, mcri_map_get(r->service, "env"), err)) {
+	struct envb b;
+	int rc;
+
+	envb_init(&b, r, out);
+	rc = r->service ? env_merge(&b, mcri_map_get(r->service, "env"), err) : 0;
+	mcri_index_free(&b.ix);
+	if (rc)
 		mcr_env_free(out);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 /* MOONCAKE_TE_META_DATA_SERVER: an external master's host, else the infra
@@ -107,7 +163,7 @@ static int metadata_server(const struct mcr_recipe *r, const char *infra_host,
 
 /* the layers of reference §8, later entries winning */
 static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
-		     const struct mcr_env_input *in, struct mcr_env *out,
+		     const struct mcr_env_input *in, struct envb *out,
 		     struct mcr_error *err)
 {
 	const char *master = mcri_effective_master(r, in->master_address);
@@ -125,7 +181,7 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 				      "no master address for the worker environment");
 	/* 3. MOONCAKE_LOCAL_HOSTNAME unless 1 or 2 set it, 4. the engine
 	 * block's env, 5. MOONCAKE_MASTER, 6. MOONCAKE_TE_META_DATA_SERVER */
-	if ((!mcr_env_get(out, "MOONCAKE_LOCAL_HOSTNAME") && in->local_hostname &&
+	if ((!mcr_env_get(out->env, "MOONCAKE_LOCAL_HOSTNAME") && in->local_hostname &&
 	     env_set(out, "MOONCAKE_LOCAL_HOSTNAME", in->local_hostname, err)) ||
 	    env_merge(out, r->kv_env, err) ||
 	    env_set(out, "MOONCAKE_MASTER", master, err) ||
@@ -150,13 +206,17 @@ int mcr_worker_env(const struct mcr_recipe *r, enum mcr_role role,
 		   const struct mcr_env_input *in, struct mcr_env *out,
 		   struct mcr_error *err)
 {
+	struct envb b;
+	int rc;
+
 	memset(out, 0, sizeof(*out));
 	if (!mcr_recipe_has_role(r, role))
 		return mcri_error_set(err, MCR_EINVAL, "the recipe has no roles.%s",
 				      mcr_role_name(role) ? mcr_role_name(role) : "?");
-	if (layer_env(r, role, in, out, err)) {
+	envb_init(&b, r, out);
+	rc = layer_env(r, role, in, &b, err);
+	mcri_index_free(&b.ix);
+	if (rc)
 		mcr_env_free(out);
-		return -1;
-	}
-	return 0;
+	return rc;
 }

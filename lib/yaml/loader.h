@@ -10,12 +10,6 @@
 
 #include "yaml/yaml.h"
 
-/* saturating sum of node weights (alias expansion guard) */
-static inline size_t mcri_weight_add(size_t a, size_t b)
-{
-	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
-}
-
 /* What a document has used of the limits of yaml.h while it loads. */
 struct mcri_budget {
 	size_t values;    /* values built, and pairs copied by merges */

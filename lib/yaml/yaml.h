@@ -104,8 +104,11 @@ int mcri_verr_at(struct mcr_error *err, enum mcr_error_kind kind,
 /* ---- Python's views of a node (pyrepr.c) --------------------------- */
 /* Each returns a new string, NULL only when out of memory. */
 
-/* repr(): 'text', 16, True, None, 1.5, [..], {..}. */
+/* repr(): 'text', 16, True, None, 1.5, [..], {..}; a list or mapping
+ * deeper than 8 levels, or past about 64 KiB, shows "..." for the rest. */
 char *mcri_repr(const struct mcri_node *n);
+/* repr() of a Python str holding `s`: 'a\nb'. */
+char *mcri_repr_text(const char *s);
 /* str() of a scalar: text, "16", "True", "None", "1.5"; repr for
  * collections. */
 char *mcri_pystr(const struct mcri_node *n);
