@@ -151,4 +151,4 @@ deb:
 	tests/package/build.sh $(CURDIR)/$(B)/deb
 
 clean:
-	rm -rf $(B) build-san build-cov
+	rm -rf $(B) build-san build-cov build-fuzz

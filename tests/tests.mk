@@ -146,6 +146,31 @@ demo: all
 	tests/setup.sh
 	tests/demo.sh
 
+# libFuzzer over load, validation and every render (tests/fuzz/): the
+# library built with clang, -fsanitize=fuzzer,address,undefined, in a build
+# tree of its own; the corpus (build-fuzz/corpus, kept between runs) is
+# seeded with examples/ and tests/recipes/; FUZZ_SECONDS long (default 60).
+# A finding leaves its input in build-fuzz/ (crash-*, leak-*, timeout-*,
+# oom-*) and fails the target. clang and its runtime: tests/setup.sh.
+FUZZ := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+.PHONY: fuzz
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: $(FUZZ_CC) is missing (tests/setup.sh installs clang)" >&2; exit 2; }
+	$(MAKE) -s B=$(FUZZ) CC=$(FUZZ_CC) \
+		OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ)/libmooncake_recipe.a
+	$(FUZZ_CC) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude \
+		-o $(FUZZ)/fuzz_recipe tests/fuzz/fuzz_recipe.c $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS)
+	@mkdir -p $(FUZZ)/corpus
+	@for f in examples/*.yaml tests/recipes/*/*.yaml; do \
+		cp -n "$$f" "$(FUZZ)/corpus/seed-$$(echo "$$f" | tr / _)"; done
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ)/fuzz_recipe \
+		-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-dict=tests/fuzz/recipe.dict -artifact_prefix=$(FUZZ)/ -print_final_stats=1 \
+		$(FUZZ)/corpus
+
 bench: $(B)/tests/bench
 	$(B)/tests/bench
 

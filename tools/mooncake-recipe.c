@@ -123,6 +123,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (out && !*out) {
+		fprintf(stderr, "mooncake: render --out is empty; name the directory to write into (e.g. --out ./configs)\n");
+		return 2;
+	}
 	if ((!strcmp(cmd, "render") && (!infra || !out)) ||
 	    (!strcmp(cmd, "env") && (!infra || !role_name || !config_dir))) {
 		fprintf(stderr, "mooncake: %s needs %s\n", cmd,

@@ -70,8 +70,9 @@ static int env_set(struct envb *b, const char *name, const char *value,
 		env->vars[i].value = val;
 		return 0;
 	}
-	if (!(env->count & (env->count - 1))) { /* a power of two (or 0): grow */
-		v = realloc(env->vars, (env->count ? env->count * 2 : 8) * sizeof(*v));
+	/* the capacity is the next power of two: grow when count is one */
+	if (!(env->count & (env->count - 1))) {
+		v = realloc(env->vars, (env->count ? env->count * 2 : 1) * sizeof(*v));
 		if (!v) {
 			free(val);
 			return mcri_error_nomem(err);
