@@ -21,7 +21,7 @@ PLUGIN_TEST_BIN := $(B)/tests/plugin_tests
 # the plugin's objects minus the libslurm queries, which the tests fake
 PLUGIN_TEST_OBJ := $(filter-out $(B)/spank/slurm_query.o,$(SPANK_OBJ))
 TEST_CFLAGS := $(CFLAGS) $(CHECK_CFLAGS) -Itests/unit -Ispank -DMCK_TOP='"$(CURDIR)"' \
-	-Wno-missing-prototypes
+	-DMCK_TYPING='"$(CURDIR)/$(B)/tests/typing.tsv"' -Wno-missing-prototypes
 SLURM_LIBDIR ?= $(firstword $(wildcard /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm))
 
 $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
@@ -33,7 +33,14 @@ $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
 UNIT_WRAP := $(foreach f,malloc calloc realloc strdup strndup asprintf vasprintf \
 	__asprintf_chk __vasprintf_chk,-Wl,--wrap=$(f))
 
-$(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A)
+# the typing corpus: scalars and what PyYAML's safe_load makes of them
+# (python3-yaml), checked by tests/unit/test_typing.c
+$(B)/tests/typing.tsv: tests/unit/gen_typing.py
+	@mkdir -p $(dir $@)
+	@python3 $< >$@.tmp && mv $@.tmp $@
+
+$(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A) \
+		$(B)/tests/typing.tsv
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) $(UNIT_WRAP) -o $@ tests/unit/main.c \
 		$(UNIT_SRC) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
