@@ -230,8 +230,15 @@ const char *mcri_did_you_mean(const char *word, const char *const *list)
 	const char *best = NULL;
 	size_t bestd = FAR, maxd = strlen(word) <= 4 ? 1 : 2;
 
+	size_t wl = strlen(word);
+
 	for (; *list; list++) {
-		size_t d = distance(word, *list);
+		size_t ll = strlen(*list), d;
+
+		/* the distance is at least the difference in length */
+		if ((wl > ll ? wl - ll : ll - wl) > maxd)
+			continue;
+		d = distance(word, *list);
 
 		if (d < bestd) {
 			bestd = d;

@@ -71,7 +71,7 @@ def recipe(shape, n):
         out.append("x_uses:\n")
         out.extend("  - *a\n" for _ in range(n))
     elif shape == "merges":
-        out.append("x_base: &b\n")
+        out.append("x_base: &b\n" if n else "x_base: &b {}\n")
         out.extend("  k%d: %d\n" % (i, i) for i in range(n))
         out.append("x_users:\n")
         out.extend("  - {<<: *b, own: %d}\n" % i for i in range(5))
