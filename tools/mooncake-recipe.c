@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mooncake_recipe.h"
-#include "sys/sys.h" /* private: mcri_mkdir_p (the tool links the static library) */
+#include "sys/sys.h" /* private: mcri_mkdir_p, mcri_env_value_problem (the tool links the static library) */
 
 #ifndef MCR_VERSION
 #define MCR_VERSION "0"
@@ -122,6 +122,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mooncake: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return 2;
+	}
+	/* what goes into NAME=value lines: one line each (rule E2) */
+	{
+		const char *const args[][2] = { { "--infra-addr", infra }, { "--config-dir", config_dir },
+						 { "--local-hostname", local } };
+
+		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+			const char *problem = args[i][1] ? mcri_env_value_problem("X", args[i][1]) : NULL;
+
+			if (problem) {
+				fprintf(stderr, "mooncake: %s contains %s, which would break the NAME=value lines of the environment; give it on one line\n",
+					args[i][0], problem);
+				return 2;
+			}
+		}
 	}
 	if (out && !*out) {
 		fprintf(stderr, "mooncake: render --out is empty; name the directory to write into (e.g. --out ./configs)\n");

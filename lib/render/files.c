@@ -22,14 +22,6 @@ const char *mcr_client_config_name(const struct mcr_recipe *r, enum mcr_role rol
 	return r->engine == MCR_ENGINE_TRTLLM ? TRT_NAMES[role] : VLLM_NAME;
 }
 
-size_t mcri_render_max(const struct mcr_recipe *r)
-{
-	size_t len = r->doc ? r->doc->input_len : 0;
-
-	return len > (SIZE_MAX - MCRI_RENDER_SLACK) / MCRI_RENDER_FACTOR ?
-		       SIZE_MAX : len * MCRI_RENDER_FACTOR + MCRI_RENDER_SLACK;
-}
-
 static int add_file(const struct mcr_recipe *r, struct mcr_file_list *list,
 		    const char *name, const struct mcri_payload *p,
 		    size_t *budget, struct mcr_error *err)

@@ -6,6 +6,8 @@
 #ifndef MCRI_RENDER_H_
 #define MCRI_RENDER_H_
 
+#include <stdint.h>
+
 #include "model/model.h"
 
 /* What one render call may write for a recipe (reference §7): the client
@@ -15,7 +17,13 @@
  * output passes the bound, before writing the rest. */
 #define MCRI_RENDER_FACTOR 16u
 #define MCRI_RENDER_SLACK (1u << 20)
-size_t mcri_render_max(const struct mcr_recipe *r);
+static inline size_t mcri_render_max(const struct mcr_recipe *r)
+{
+	size_t len = r->doc ? r->doc->input_len : 0;
+
+	return len > (SIZE_MAX - MCRI_RENDER_SLACK) / MCRI_RENDER_FACTOR ?
+		       SIZE_MAX : len * MCRI_RENDER_FACTOR + MCRI_RENDER_SLACK;
+}
 
 /* The payload as Python's json.dumps(payload, indent=2) writes it
  * (reference §7) into *out (heap, caller frees), appended to nothing;
