@@ -462,6 +462,19 @@ START_TEST(test_repr_bounded)
 }
 END_TEST
 
+/* C3 refused for decode after prefill's run_dir was recorded for C4: the
+ * early return freed nothing (a leak make sanitize reports) */
+START_TEST(test_c3_after_run_dir)
+{
+	ck_assert_contains(load_err("schema: 2\nmodel: {path: q}\nfrontend: {type: trtllm_serve}\n"
+				    "engine: {type: trtllm}\nservices: []\nroles:\n"
+				    "  prefill: {args: {kv_connector_config: {connector: mooncake-store,"
+				    " mooncake_store: {run_dir: /a}}}}\n"
+				    "  decode: {args: {kv_connector_config: {connector: mooncake-store}}}\n"),
+			   "r.yaml:8:40: roles.decode.args.kv_connector_config selects the mooncake-store connector");
+}
+END_TEST
+
 Suite *bounds_suite(void)
 {
 	Suite *s = suite_create("bounds");
@@ -484,6 +497,7 @@ Suite *bounds_suite(void)
 	tcase_add_test(tc, test_write_set_all_or_nothing);
 	tcase_add_test(tc, test_procfs_recipe);
 	tcase_add_test(tc, test_repr_bounded);
+	tcase_add_test(tc, test_c3_after_run_dir);
 	suite_add_tcase(s, tc);
 	return s;
 }
