@@ -132,8 +132,11 @@ int main(int argc, char **argv)
 			const char *problem = args[i][1] ? mcri_env_value_problem("X", args[i][1]) : NULL;
 
 			if (problem) {
-				fprintf(stderr, "mooncake: %s contains %s, which would break the NAME=value lines of the environment; give it on one line\n",
-					args[i][0], problem);
+				fprintf(stderr, "mooncake: %s '", args[i][0]);
+				for (const unsigned char *p = (const unsigned char *)args[i][1]; *p; p++)
+					fprintf(stderr, *p == '\n' ? "\\n" : *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c", *p);
+				fprintf(stderr, "' contains %s, which would break the NAME=value lines of the environment; give it on one line\n",
+					problem);
 				return 2;
 			}
 		}
