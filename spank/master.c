@@ -30,6 +30,7 @@
 #define FIRST_PROGRESS_S 3  /* a master is usually ready in ~1.5 s: no line */
 #define PROGRESS_EVERY_S 5
 #define TOKEN_KEY "spank_mooncake/job/"
+#define POOL_KEY "spank_mooncake/pool/" /* the recipe and directory of the pool */
 
 struct master {
 	const struct mcp_plugstack *ps;
@@ -38,11 +39,12 @@ struct master {
 	unsigned long job_num;
 	char host[256];
 	char lock[PATH_MAX], log[PATH_MAX];
-	char key_path[128];
+	char key_path[128], pool_path[128];
 	struct mcp_master_state st; /* ours while we hold the lock, else read */
 	pid_t child;                /* the master step's srun we launched */
 	char ended[64];             /* how the master step ended */
 	bool claim_ports;           /* ports=auto with srtctl's argv */
+	int timeout;                /* the readiness bound, seconds */
 	double t0, next_line;       /* of the current wait, for progress */
 	char why[512];              /* what the last probe saw */
 	int busy_port;              /* a port found in use before we started */
@@ -189,18 +191,37 @@ static void watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 				    sizeof(m->why));
 }
 
-/* store the job's token in its metadata server, and see it there */
+/* store the job's token in its metadata server, and see it there; and
+ * which pool this master serves (a second pool's srun names it) */
 static bool claim(struct master *m)
 {
 	struct mcr_error reason;
-	char body[64];
+	char body[64], *pool = mcri_asprintf("%s\n%s", m->job->recipe, m->job->dir);
+	int status;
+	bool ok = mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->key_path,
+			    m->st.token, MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body),
+			    &reason) == 0 &&
+		  status == 200 &&
+		  mcp_probe_master(m->st.infra_addr, &m->st.ports, m->key_path, m->st.token,
+				   true, m->why, sizeof(m->why)) == MCP_PROBE_READY;
+
+	if (ok && pool)
+		mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->pool_path, pool,
+			  MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body), &reason);
+	free(pool);
+	return ok;
+}
+
+/* The pool a listener on the busy port serves, when it is this job's own
+ * master: "<recipe>\n<dir>" in out, else false. */
+static bool own_pool(struct master *m, char *out, size_t size)
+{
+	struct mcr_error reason;
 	int status;
 
-	return mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->key_path, m->st.token,
-			 MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body), &reason) == 0 &&
-	       status == 200 &&
-	       mcp_probe_master(m->st.infra_addr, &m->st.ports, m->key_path, m->st.token, true,
-				m->why, sizeof(m->why)) == MCP_PROBE_READY;
+	return mcri_http(m->st.infra_addr, m->st.ports.metadata, "GET", m->pool_path, NULL,
+			 MCP_PROBE_TIMEOUT_MS, &status, out, size, &reason) == 0 &&
+	       status == 200 && strchr(out, '\n');
 }
 
 static void read_state(struct master *m, int attempt, struct mcp_seen *s)
@@ -234,7 +255,7 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 	/* the starter's bound, plus the time it takes to stop a master
 	 * that was not ready */
 	s->lock_stale = stat(m->lock, &sb) != 0 ||
-			time(NULL) - sb.st_mtime > (time_t)m->ps->ready_timeout + 15;
+			time(NULL) - sb.st_mtime > (time_t)m->timeout + 15;
 }
 
 /* the starter died after launching the master step: one srun on this
@@ -303,6 +324,15 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 		*err = m->err;
 		break;
 	case MCP_V_PORTS_BUSY:
+		if (own_pool(m, tail, sizeof(tail))) {
+			/* a second pool of this job: another recipe, another directory */
+			*strchr(tail, '\n') = '\0';
+			mcri_error_set(err, MCR_EINVAL,
+				       "port %d on the infra node %s (%s) is taken by this job's own mooncake_master, of the pool of %s in %s; this srun's recipe %s has a pool of its own (in %s), and with ports=fixed a node holds one master: use %s for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)",
+				       m->busy_port, st->infra_node, st->infra_addr, tail,
+				       tail + strlen(tail) + 1, m->job->recipe, m->job->dir, tail);
+			break;
+		}
 		mcri_error_set(err, MCR_ESTATE,
 			       "port %d on the infra node %s (%s) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there. Is another job's mooncake_master running on %s? Only one job at a time can use a node as its infra node (the ports are fixed): run the job on other nodes, or with --exclusive",
 			       m->busy_port, st->infra_node, st->infra_addr, st->infra_node);
@@ -420,10 +450,12 @@ int mcp_ensure_master(const struct mcp_plugstack *ps,
 
 	if (timeout <= 0)
 		timeout = ps->ready_timeout;
+	m.timeout = timeout;
 	m.job_num = strtoul(job->job_id, NULL, 10);
 	gethostname(m.host, sizeof(m.host) - 1);
 	snprintf(m.log, sizeof(m.log), "%s/%s", job->dir, MCP_LOG_FILE);
 	snprintf(m.key_path, sizeof(m.key_path), "/metadata?key=" TOKEN_KEY "%s", job->job_id);
+	snprintf(m.pool_path, sizeof(m.pool_path), "/metadata?key=" POOL_KEY "%s", job->job_id);
 	/* ports=auto moves srtctl's ports; a service's own command keeps its */
 	if (!ps->fixed_ports && mcr_master_argv(recipe, ps->master, NULL, &a, err) == 0 &&
 	    mcr_master_argv(recipe, ps->master, &probe, &b, err) == 0) {

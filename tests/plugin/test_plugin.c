@@ -878,6 +878,25 @@ START_TEST(net_addresses)
 }
 END_TEST
 
+/* ports=fixed: the ports are taken by this job's own master, of a pool
+ * from another recipe in another directory: the message names both */
+START_TEST(srun_fixed_ports_taken_by_the_jobs_other_pool)
+{
+	char *av[] = { "ports=fixed", NULL };
+	pid_t other;
+
+	in_tmpdir();
+	other = fake_master_start(&DEFAULT_PORTS, "/r/first.yaml\n/d/first");
+	ck_assert_int_gt(other, 0);
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
+	ck_log_contains("mooncake: port 8700 on the infra node n1 (127.0.0.1) is taken by this job's own mooncake_master, of the pool of /r/first.yaml in /d/first; this srun's recipe ");
+	ck_log_contains("with ports=fixed a node holds one master: use /r/first.yaml for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)");
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+}
+END_TEST
+
 /* sampler= and pool_interval=: defaults, values, refusals */
 START_TEST(plugstack_pool_arguments)
 {
@@ -1271,6 +1290,7 @@ Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_starts_the_master_on_srtctls_ports);
 	tcase_add_test(srun, srun_starts_the_master_on_free_ports);
 	tcase_add_test(srun, srun_fixed_ports_taken_is_refused);
+	tcase_add_test(srun, srun_fixed_ports_taken_by_the_jobs_other_pool);
 	tcase_add_test(stepd, stepd_task_gets_role_env);
 	tcase_add_test(stepd, stepd_reads_no_recipe);
 	tcase_add_test(stepd, stepd_batch_step_gets_nothing);
