@@ -59,6 +59,9 @@ build_rootfs() {
 		[ -n "$f" ] && [ -s "$f" ] && { cp "$f" "$ROOT/etc/mck-ca.crt"; ca=/etc/mck-ca.crt; break; }
 	done
 	log "the wheel ($WHEEL) into $ROOT/opt/mooncake"
+	# /proc for pip and for the loader ($ORIGIN in the wheel's binaries)
+	mount -t proc proc "$ROOT/proc"
+	trap 'umount "$ROOT/proc" 2>/dev/null || true' EXIT
 	chroot "$ROOT" python3.13 -m venv /opt/mooncake
 	retry 3 chroot "$ROOT" env ${ca:+PIP_CERT=$ca} PIP_DEFAULT_TIMEOUT=60 \
 		/opt/mooncake/bin/pip install -q --disable-pip-version-check "$WHEEL" ||
@@ -73,6 +76,8 @@ build_rootfs() {
 		{ log "the bundle's mooncake_master does not run"; chroot "$ROOT" /usr/local/bin/mooncake_master --version; return 1; }
 	chroot "$ROOT" /usr/local/bin/python3 -c 'import mooncake.store' ||
 		{ log "the bundle's python cannot import mooncake.store"; return 1; }
+	umount "$ROOT/proc"
+	trap - EXIT
 	touch "$ROOT/.mck-ready"
 	log "ready: $ROOT ($(du -sh "$ROOT" | cut -f1))"
 }
