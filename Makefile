@@ -11,7 +11,9 @@
 #   make sanitize   unit suite and corpus under ASan + UBSan
 #   make coverage   line coverage of lib/ and spank/ by the fast layers (gcovr)
 #   make demo       test cluster + the example TRT-LLM job, shown step by step
-#   make bench      parse/validate/render timings and memory
+#   make bench      ratios: the CLI vs /bin/true, time per item at 10x/100x/1000x,
+#                   the loader vs PyYAML safe_load (then the plugin's costs)
+#   make fuzz       libFuzzer over load, validation and renders (FUZZ_SECONDS=60)
 #   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
 #   make uninstall  the same variables: removes what install wrote
 #   make deb        Debian packages of HEAD from a clean clone, checked by lintian
@@ -163,4 +165,4 @@ deb:
 	tests/package/build.sh $(CURDIR)/$(B)/deb
 
 clean:
-	rm -rf $(B) build-san build-cov
+	rm -rf $(B) build-san build-cov build-fuzz

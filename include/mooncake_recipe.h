@@ -11,7 +11,7 @@
  * (lib/libmooncake_recipe.map); its soname is libmooncake_recipe.so.MAJOR
  * and doc/libmooncake_recipe.md says when which number changes.
  *
- * Section numbers (§) and rule ids (C1-C11, V1, V2, M1) are those of
+ * Section numbers (§) and rule ids (C1-C11, V1, V2, M1, E1, E2) are those of
  * doc/recipe-reference.md, the contract: every rule the library enforces
  * is listed there with its message.
  *
@@ -126,11 +126,16 @@ struct mcr_recipe;
  * wins). The YAML is typed as PyYAML safe_load types it (YAML 1.1:
  * `yes` is a bool, `1e9` a string, `0x10` an int). `display_name` is what
  * messages call the file (NULL: the path as given).
- * At most 16 MiB. On success *out is the caller's (mcr_recipe_free); on
- * failure *out is NULL.
+ * At most 16 MiB, read to its end (a /proc file that says it is empty is
+ * read too). Time and memory are linear in the recipe's size: a recipe
+ * with more than 200000 values (its aliases and merge keys expanded), more
+ * than 256 levels, or whose values' text with aliases expanded exceeds 8
+ * times its size plus 64 KiB is refused before that work is done (§1).
+ * On success *out is the caller's (mcr_recipe_free); on failure *out is
+ * NULL.
  * Errors: MCR_EIO when the file cannot be read (or memory runs out),
- * MCR_EINVAL when the recipe is malformed or breaks a rule (source, line
- * and column say where).
+ * MCR_EINVAL when the recipe is malformed, exceeds a limit or breaks a
+ * rule (source, line and column say where).
  */
 int mcr_recipe_load_file(const char *path, const char *display_name,
 			 struct mcr_recipe **out, struct mcr_error *err);
@@ -230,8 +235,11 @@ struct mcr_file_list {
  * The model_key default is engine.served_model_name, else the last path
  * component of model.path (hf: prefix removed). An external master's
  * address replaces `master_address`. *out is the caller's
- * (mcr_file_list_free), empty on failure.
- * Errors: MCR_EINVAL without an address for a master, MCR_EIO out of memory.
+ * (mcr_file_list_free), empty on failure. The files together hold at most
+ * 16 times the recipe's size plus 1 MiB (§7).
+ * Errors: MCR_EINVAL without an address for a master, or for files beyond
+ * that bound (refused as soon as the text passes it); MCR_EIO out of
+ * memory.
  */
 int mcr_client_configs(const struct mcr_recipe *recipe,
 		       const char *master_address, struct mcr_file_list *out,
@@ -253,7 +261,8 @@ const char *mcr_client_config_name(const struct mcr_recipe *recipe,
  * of those GPUs in the task's order (comma-joined, duplicates removed).
  * *out is the caller's (mcr_file_free).
  * Errors (MCR_EINVAL): a recipe without device_names_by_gpu, no GPUs
- * (count 0), a GPU outside the list (the message names the uncovered ones).
+ * (count 0), a GPU outside the list (the message names the uncovered ones),
+ * a file beyond 16 times the recipe's size plus 1 MiB.
  */
 int mcr_vllm_gpu_config(const struct mcr_recipe *recipe,
 			const char *master_address, const int *gpu_ids,
@@ -275,16 +284,19 @@ int mcr_gpu_selection(const char *const *names, size_t n_names,
 void mcr_file_free(struct mcr_file *file);
 
 /*
- * Write each file into `dir` atomically (temporary file in the same
- * directory, fsync, rename): a reader never sees a half-written file.
- * `dir` must exist. Mode 0644 minus the caller's umask. Stops at the first
- * failure.
- * Errors: MCR_EIO naming the file and the reason (a temporary file is
- * removed).
+ * Write the files into `dir`, all of them or none: each text goes to a new
+ * temporary file in `dir` (created with O_EXCL under a random name, so a
+ * file or link planted there is never written through) and is synced;
+ * then each replaces its file by rename, and a failed rename puts the
+ * files already replaced back (the old ones are kept as hard links until
+ * then). A reader never sees a half-written file. `dir` must exist; a name
+ * taken by anything but a regular file is refused before anything is
+ * replaced. Mode 0644 minus the caller's umask.
+ * Errors: MCR_EIO naming the file and the reason; no temporary file is left.
  */
 int mcr_write_files(const char *dir, const struct mcr_file_list *list,
 		    struct mcr_error *err);
-/* One file, same guarantees. */
+/* One file, same guarantees (`len` bytes of `text`). */
 int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
 			  size_t len, struct mcr_error *err);
 
@@ -347,9 +359,13 @@ struct mcr_env_input {
  * Values are strings as YAML gave them (numbers and bools in their YAML
  * spelling converted as Python's str() would: 1 -> "1", true -> "True").
  * An external master's address replaces in->master_address, its host
- * in->metadata_host. *out is the caller's (mcr_env_free), empty on failure.
- * Errors: MCR_EINVAL for a role the recipe lacks or a master without an
- * address, MCR_EIO out of memory.
+ * in->metadata_host. Every name follows rule E1 and every value rule E2
+ * (§8): the recipe's are checked at load, the ones made from `in` here.
+ * *out is the caller's (mcr_env_free), empty on failure.
+ * Errors: MCR_EINVAL for a role the recipe lacks, a master without an
+ * address, a value made from `in` that breaks E2 (a line break in the
+ * directory, say), an environment beyond 16 times the recipe's size plus
+ * 1 MiB; MCR_EIO out of memory.
  */
 int mcr_worker_env(const struct mcr_recipe *recipe, enum mcr_role role,
 		   const struct mcr_env_input *in, struct mcr_env *out,

@@ -88,14 +88,30 @@ int mcr_recipe_load_file(const char *path, const char *display_name,
 			       name, MCR_MAX_RECIPE_BYTES >> 20);
 		goto out;
 	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		mcri_error_nomem(err);
-		goto out;
-	}
-	while (len < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + len, (size_t)st.st_size - len);
+	/* read to the end, not to st_size: a file of /proc or of some FUSE
+	 * file systems says 0 and has text */
+	for (size_t cap = 0;;) {
+		ssize_t n;
 
+		if (len == cap) {
+			char *t;
+
+			if (cap > MCR_MAX_RECIPE_BYTES) {
+				mcri_error_set(err, MCR_EIO,
+					       "the recipe %s is larger than %u MiB; a recipe is a small YAML file",
+					       name, MCR_MAX_RECIPE_BYTES >> 20);
+				goto out;
+			}
+			cap = cap ? cap * 2 : (size_t)st.st_size + 4096;
+			if (cap > MCR_MAX_RECIPE_BYTES + 1)
+				cap = MCR_MAX_RECIPE_BYTES + 1;
+			if (!(t = realloc(text, cap + 1))) {
+				mcri_error_nomem(err);
+				goto out;
+			}
+			text = t;
+		}
+		n = read(fd, text + len, cap - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

@@ -16,6 +16,7 @@
  * and hand the tasks the role's environment (handover.c).
  */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,34 @@ static struct {
 	bool prepared;              /* the job's files and master are done */
 	struct mcp_container container; /* where the job's master runs */
 	uint32_t prepared_job;      /* ... for this job (from the environment) */
+	char notes[4096];           /* srun -v lines, shown in local_user_init */
 } ctx;
+
+/* A line for `srun -v`. srun applies -v only after init_post_opt, so the
+ * lines wait for local_user_init, where every srun shows them. */
+__attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
+{
+	size_t len = strlen(ctx.notes);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(ctx.notes + len, sizeof(ctx.notes) - len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n + 1 >= sizeof(ctx.notes) - len)
+		ctx.notes[len] = '\0'; /* no room: the line is dropped, never cut */
+	else
+		strcat(ctx.notes, "\n");
+}
+
+static void show_notes(void)
+{
+	char *save = NULL;
+
+	for (char *l = strtok_r(ctx.notes, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		slurm_verbose("%s", l);
+	ctx.notes[0] = '\0';
+}
 
 static int prepare_job(uint32_t job_id, uid_t uid);
 
@@ -80,8 +108,8 @@ int mcp_srun_post_opt(spank_t sp)
 		/* a helper step of the job script (hostname, a benchmark): it
 		 * gets nothing, and the recipe is not even read (it may run in
 		 * another directory, where the relative path means nothing) */
-		slurm_verbose(MCP_NAME ": %s comes from the job (sbatch/salloc) and this step names no --mooncake-role: it gets nothing",
-			      recipe);
+		note(MCP_NAME ": %s comes from the job (sbatch/salloc) and this step names no --mooncake-role: it gets nothing",
+		     recipe);
 		return 0;
 	}
 	/* a container the cluster cannot run the master in refuses the srun
@@ -94,7 +122,7 @@ int mcp_srun_post_opt(spank_t sp)
 	if (!realpath(recipe, ctx.recipe_path))
 		snprintf(ctx.recipe_path, sizeof(ctx.recipe_path), "%s", recipe);
 	ctx.active = true;
-	slurm_verbose(MCP_NAME ": %s: role %s", recipe, mcr_role_name(ctx.role));
+	note(MCP_NAME ": %s: role %s", recipe, mcr_role_name(ctx.role));
 	/* inside an allocation: the job is known, prepare it before the step
 	 * exists (a heterogeneous job has one pool, its leader's, the first
 	 * component's) */
@@ -128,7 +156,17 @@ static bool het_component(uint32_t job_id)
 	return false;
 }
 
+static int user_init(spank_t sp);
+
 int mcp_srun_user_init(spank_t sp)
+{
+	int rc = user_init(sp);
+
+	show_notes();
+	return rc;
+}
+
+static int user_init(spank_t sp)
 {
 	uint32_t job_id;
 	uid_t uid;
@@ -226,7 +264,7 @@ static int write_configs(const char *dir, const struct mcr_file_list *files,
 		if (!same && mcr_write_file_atomic(dir, f->name, f->text, strlen(f->text), err))
 			return -1;
 		if (!same)
-			slurm_verbose(MCP_NAME ": wrote %s/%s", dir, f->name);
+			note(MCP_NAME ": wrote %s/%s", dir, f->name);
 	}
 	return 0;
 }

@@ -1,12 +1,15 @@
 /*
- * workers.c - each task of a step with a master records itself in the
- * job's directory, <dir>/workers/<node>.<job>.<step>.<task>.json: node,
- * role, the address its Mooncake client announces (MOONCAKE_LOCAL_HOSTNAME),
- * step and task. The master names each segment after that address, so
+ * workers.c - the first task of each node of a step with a master records
+ * the node in the job's directory, <dir>/workers/<node>.<job>.<step>.<task>.json:
+ * node, role, the address its Mooncake clients announce
+ * (MOONCAKE_LOCAL_HOSTNAME, the same for every task of the node), step and
+ * task. The master names each segment after that address, so
  * mooncake-recipe status and the pool's report join segments to nodes and
- * roles through these records. Written atomically, as the user
- * (task_init); a record that cannot be written is a warning, never an
- * error of the task.
+ * roles through these records. One file per node and step, not per task (a
+ * file created on the job's shared file system costs far more than the
+ * rest of task_init); written atomically without fsync (it is advice), as
+ * the user; a record that cannot be written is a warning, never an error of
+ * the task.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,8 +44,9 @@ static int record(spank_t sp, const char *dir, const char *role, const char *add
 		mcri_error_nomem(err);
 		goto out;
 	}
+	/* advice for status and the report: no fsync on every task's start */
 	rc = mcri_mkdir_p(wdir, 0755, err) ||
-	     mcr_write_file_atomic(wdir, name, text, strlen(text), err) ? -1 : 0;
+	     mcri_write_file(wdir, name, text, strlen(text), false, err) ? -1 : 0;
 out:
 	free(text);
 	free(wdir);
@@ -56,8 +60,12 @@ void mcp_record_worker(spank_t sp, const char *dir, const char *role,
 	struct mcr_error err = { 0 };
 	char msg[MCR_ERROR_MESSAGE_LENGTH];
 
+	uint32_t local = 0;
+
 	if (!address || !dir || !role)
 		return; /* no pool of the job's own here */
+	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local != 0)
+		return; /* the node's first task speaks for the node */
 	if (record(sp, dir, role, address, &err) == 0)
 		return;
 	err.kind = MCR_WARNING;

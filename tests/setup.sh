@@ -8,7 +8,8 @@
 #           python3-yaml, a Python the wheel supports (3.10-3.13) with venv,
 #           the libraries the Mooncake wheel needs from the OS, and what
 #           `make deb` needs (git, build-essential, dpkg-dev, debhelper,
-#           fakeroot, lintian), gcovr (`make coverage`)
+#           fakeroot, lintian), gcovr (`make coverage`), clang and its
+#           sanitizer and libFuzzer runtime (`make fuzz`)
 #   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV
 #   with Slurm 23.02 or later (Slurm's OCI containers, as the test cluster
 #   configures them): crun, and the root file system of the test's OCI
@@ -65,7 +66,7 @@ fi
 for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
 	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
 	debootstrap python3 python3-yaml "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl \
-	git build-essential dpkg-dev debhelper fakeroot lintian gcovr; do
+	git build-essential dpkg-dev debhelper fakeroot lintian gcovr clang libclang-rt-dev; do
 	have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

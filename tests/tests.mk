@@ -21,7 +21,7 @@ PLUGIN_TEST_BIN := $(B)/tests/plugin_tests
 # the plugin's objects minus the libslurm queries, which the tests fake
 PLUGIN_TEST_OBJ := $(filter-out $(B)/spank/slurm_query.o,$(SPANK_OBJ))
 TEST_CFLAGS := $(CFLAGS) $(CHECK_CFLAGS) -Itests/unit -Ispank -DMCK_TOP='"$(CURDIR)"' \
-	-Wno-missing-prototypes
+	-DMCK_TYPING='"$(CURDIR)/$(B)/tests/typing.tsv"' -Wno-missing-prototypes
 SLURM_LIBDIR ?= $(firstword $(wildcard /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm))
 
 $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
@@ -33,7 +33,14 @@ $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
 UNIT_WRAP := $(foreach f,malloc calloc realloc strdup strndup asprintf vasprintf \
 	__asprintf_chk __vasprintf_chk,-Wl,--wrap=$(f))
 
-$(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A)
+# the typing corpus: scalars and what PyYAML's safe_load makes of them
+# (python3-yaml), checked by tests/unit/test_typing.c
+$(B)/tests/typing.tsv: tests/unit/gen_typing.py
+	@mkdir -p $(dir $@)
+	@python3 $< >$@.tmp && mv $@.tmp $@
+
+$(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A) \
+		$(B)/tests/typing.tsv
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) $(UNIT_WRAP) -o $@ tests/unit/main.c \
 		$(UNIT_SRC) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
@@ -154,9 +161,57 @@ demo: all
 	tests/setup.sh
 	tests/demo.sh
 
-bench: $(B)/tests/bench
-	$(B)/tests/bench
+# libFuzzer over load, validation and every render (tests/fuzz/): the
+# library built with clang, -fsanitize=fuzzer,address,undefined, in a build
+# tree of its own; the corpus (build-fuzz/corpus, kept between runs) is
+# seeded with examples/ and tests/recipes/; FUZZ_SECONDS long (default 60).
+# A finding leaves its input in build-fuzz/ (crash-*, leak-*, timeout-*,
+# oom-*) and fails the target. clang and its runtime: tests/setup.sh.
+FUZZ := build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+.PHONY: fuzz
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: $(FUZZ_CC) is missing (tests/setup.sh installs clang)" >&2; exit 2; }
+	$(MAKE) -s B=$(FUZZ) CC=$(FUZZ_CC) \
+		OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ)/libmooncake_recipe.a
+	$(FUZZ_CC) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude \
+		-o $(FUZZ)/fuzz_recipe tests/fuzz/fuzz_recipe.c $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS)
+	@mkdir -p $(FUZZ)/corpus
+	@for f in examples/*.yaml tests/recipes/*/*.yaml; do \
+		cp -n "$$f" "$(FUZZ)/corpus/seed-$$(echo "$$f" | tr / _)"; done
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ)/fuzz_recipe \
+		-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+		-dict=tests/fuzz/recipe.dict -artifact_prefix=$(FUZZ)/ -print_final_stats=1 \
+		$(FUZZ)/corpus
+
+# make bench: ratios measured side by side in one run (tests/bench/): the
+# library's (bench-lib: the CLI against /bin/true, time per item at 10x,
+# 100x and 1000x of each shape, the loader against PyYAML's safe_load),
+# then the plugin's (bench-plugin: per task, per node, per joining srun and
+# readiness against the SPANK stub, in a network namespace of its own; as
+# root, srun with and without a role on the test cluster, srun_bench.sh).
+# Needs python3 and python3-yaml (tests/setup.sh).
+BENCH_PARTS := bench-lib bench-plugin
+.PHONY: bench-lib bench-plugin
+bench: $(BENCH_PARTS)
+
+bench-lib: $(B)/tests/bench $(CLI)
+	rm -rf $(B)/bench-work && mkdir -p $(B)/bench-work
+	$(B)/tests/bench $(CURDIR) $(CURDIR)/$(CLI) $(CURDIR)/$(B)/bench-work
+
+bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
+	$(NETNS_RUN) $(B)/tests/plugin_bench
+	tests/bench/srun_bench.sh
+
+PLUGIN_BENCH_SRC := tests/bench/plugin_bench.c tests/plugin/stub.c tests/plugin/fake_master.c
+$(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) $(TEST_CFLAGS) -Itests/plugin $(LDFLAGS) -o $@ $(PLUGIN_BENCH_SRC) \
+		$(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS)
 
 $(B)/tests/bench: tests/bench/bench.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	@$(CC) $(CFLAGS) -DMCK_TOP='"$(CURDIR)"' $(LDFLAGS) -o $@ $< $(LIB_A) $(LIB_LIBS)
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LIB_LIBS)

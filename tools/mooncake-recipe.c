@@ -13,7 +13,7 @@
 #include "mooncake_recipe.h"
 #include "pool/pool.h"      /* private, as below: the tool links the static library */
 #include "render/explain.h"
-#include "sys/sys.h"        /* private: mcri_mkdir_p */
+#include "sys/sys.h"        /* private: mcri_mkdir_p, mcri_env_value_problem */
 
 #ifndef MCR_VERSION
 #define MCR_VERSION "0"
@@ -154,6 +154,28 @@ int main(int argc, char **argv)
 	    strcmp(cmd, "master-argv") && strcmp(cmd, "explain")) {
 		fprintf(stderr, "mooncake: unknown command '%s'\n", cmd);
 		usage(stderr);
+		return 2;
+	}
+	/* what goes into NAME=value lines: one line each (rule E2) */
+	{
+		const char *const args[][2] = { { "--infra-addr", infra }, { "--config-dir", config_dir },
+						 { "--local-hostname", local } };
+
+		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+			const char *problem = args[i][1] ? mcri_env_value_problem("X", args[i][1]) : NULL;
+
+			if (problem) {
+				fprintf(stderr, "mooncake: %s '", args[i][0]);
+				for (const unsigned char *p = (const unsigned char *)args[i][1]; *p; p++)
+					fprintf(stderr, *p == '\n' ? "\\n" : *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c", *p);
+				fprintf(stderr, "' contains %s, which would break the NAME=value lines of the environment; give it on one line\n",
+					problem);
+				return 2;
+			}
+		}
+	}
+	if (out && !*out) {
+		fprintf(stderr, "mooncake: render --out is empty; name the directory to write into (e.g. --out ./configs)\n");
 		return 2;
 	}
 	if ((!strcmp(cmd, "render") && (!infra || !out)) ||

@@ -16,12 +16,19 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mooncake_recipe.h"
 
 #define MCRI_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 /* bit of a role in a set of roles (struct mcr_recipe.connector_modes) */
 #define MCRI_ROLE_BIT(role) (1u << (role))
+
+/* a + b, or SIZE_MAX when the sum does not fit (sizes and weights) */
+static inline size_t mcri_weight_add(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
 
 /* ---- errors (error.c) ---------------------------------------------- */
 
@@ -34,6 +41,21 @@ int mcri_error_set(struct mcr_error *err, enum mcr_error_kind kind,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* MCR_EIO "out of memory"; returns -1. */
 int mcri_error_nomem(struct mcr_error *err);
+
+/* ---- environment variables (names.c; reference §8, E1 and E2) ------ */
+
+/* E1: a name a shell can export: a letter or '_', then letters, digits and
+ * '_' ([A-Za-z_][A-Za-z0-9_]*). */
+bool mcri_env_name_valid(const char *name);
+/* E2: the longest NAME=value string execve() passes (Linux's
+ * MAX_ARG_STRLEN, 32 pages, less the NUL). */
+#define MCRI_ENV_STRING_MAX 131071u
+/* E2: NULL when `value` can be passed safely as the value of `name`: no
+ * line break or other control character but tab (a line of
+ * `NAME=value` stays one line), and NAME=value at most MCRI_ENV_STRING_MAX
+ * bytes; otherwise what is wrong ("a newline", "a carriage return", "a
+ * control character", "more bytes than execve() passes"), static. */
+const char *mcri_env_value_problem(const char *name, const char *value);
 
 /* ---- strings (str.c) ----------------------------------------------- */
 
@@ -54,5 +76,42 @@ void mcri_buf_printf(struct mcri_buf *b, const char *fmt, ...)
 /* The string (caller frees; "" when nothing was added), or NULL after an
  * allocation failure; the buffer is empty again either way. */
 char *mcri_buf_take(struct mcri_buf *b);
+
+/* ---- hashing (hash.c) ---------------------------------------------- */
+
+/* The key of a keyed hash: random per document, so that no recipe can make
+ * its keys collide (every lookup stays constant time). */
+struct mcri_hashkey {
+	uint64_t k[2];
+};
+/* A fresh random key (getrandom; the clock and the process without
+ * entropy). Never fails. */
+void mcri_hashkey_init(struct mcri_hashkey *hk);
+/* SipHash-1-3 of `len` bytes under `hk` (NULL: the all-zero key). */
+uint64_t mcri_hash(const struct mcri_hashkey *hk, const void *data, size_t len);
+
+/* An index of positions (0 .. 2^32-2) in the caller's array, by the hash of
+ * what is at each position; the caller says what "equal" means. Open
+ * addressing, at most half full. Zero-initialise it; free with
+ * mcri_index_free. */
+struct mcri_index_slot {
+	uint32_t pos1; /* position + 1; 0: empty */
+	uint32_t hash; /* low bits of its hash */
+};
+struct mcri_index {
+	struct mcri_index_slot *slot;
+	size_t mask; /* capacity - 1; 0 before the first add */
+	size_t n;
+	const struct mcri_hashkey *key; /* the key its users hash with (not used here) */
+};
+#define MCRI_NOT_FOUND ((size_t)-1)
+/* Record that `pos` holds something of hash `hash`; -1 when out of memory
+ * (the index is unchanged). */
+int mcri_index_add(struct mcri_index *ix, uint64_t hash, size_t pos);
+/* The first recorded position of hash `hash` for which eq(ctx, pos) is
+ * true, or MCRI_NOT_FOUND. */
+size_t mcri_index_find(const struct mcri_index *ix, uint64_t hash,
+		       bool (*eq)(const void *ctx, size_t pos), const void *ctx);
+void mcri_index_free(struct mcri_index *ix);
 
 #endif /* MCRI_BASE_H_ */

@@ -40,3 +40,31 @@ const char *mcr_engine_name(enum mcr_engine engine)
 		return "other";
 	}
 }
+
+bool mcri_env_name_valid(const char *name)
+{
+	if (!((*name >= 'A' && *name <= 'Z') || (*name >= 'a' && *name <= 'z') || *name == '_'))
+		return false;
+	for (const char *p = name + 1; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	return true;
+}
+
+const char *mcri_env_value_problem(const char *name, const char *value)
+{
+	size_t len = strlen(value);
+
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		if (*p == '\n')
+			return "a newline";
+		if (*p == '\r')
+			return "a carriage return";
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+			return "a control character";
+	}
+	if (strlen(name) + 1 + len > MCRI_ENV_STRING_MAX)
+		return "more bytes than execve() passes";
+	return NULL;
+}

@@ -9,18 +9,38 @@
 
 #include "model/model.h"
 
+struct lookup {
+	const struct mcri_payload *p;
+	const char *key;
+};
+
+static bool key_eq(const void *ctx, size_t pos)
+{
+	const struct lookup *l = ctx;
+
+	return strcmp(l->p->e[pos].key, l->key) == 0;
+}
+
+static size_t find(const struct mcri_payload *p, const char *key, uint64_t h)
+{
+	struct lookup l = { p, key };
+
+	return mcri_index_find(&p->ix, h, key_eq, &l);
+}
+
 int mcri_payload_set(struct mcri_payload *p, const char *key,
 		     const struct mcri_node *val, const char *text,
 		     struct mcr_error *err)
 {
 	struct mcri_payload_entry *e = NULL;
+	uint64_t h = mcri_hash(p->ix.key, key, strlen(key));
+	size_t i = find(p, key, h);
 	char *t = NULL;
 
 	if (text && !(t = strdup(text)))
 		return mcri_error_nomem(err);
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->e[i].key, key) == 0)
-			e = &p->e[i];
+	if (i != MCRI_NOT_FOUND)
+		e = &p->e[i];
 	if (!e) {
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 16;
@@ -36,7 +56,8 @@ int mcri_payload_set(struct mcri_payload *p, const char *key,
 		}
 		e = &p->e[p->n];
 		memset(e, 0, sizeof(*e));
-		if (!(e->key = strdup(key))) {
+		if (!(e->key = strdup(key)) || mcri_index_add(&p->ix, h, p->n)) {
+			free(e->key);
 			free(t);
 			return mcri_error_nomem(err);
 		}
@@ -89,10 +110,9 @@ int mcri_payload_merge_map(struct mcri_payload *p, const struct mcri_node *map,
 const struct mcri_payload_entry *mcri_payload_get(const struct mcri_payload *p,
 						  const char *key)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->e[i].key, key) == 0)
-			return &p->e[i];
-	return NULL;
+	size_t i = find(p, key, mcri_hash(p->ix.key, key, strlen(key)));
+
+	return i == MCRI_NOT_FOUND ? NULL : &p->e[i];
 }
 
 void mcri_payload_free(struct mcri_payload *p)
@@ -105,6 +125,7 @@ void mcri_payload_free(struct mcri_payload *p)
 		free(p->e[i].over_text);
 	}
 	free(p->e);
+	mcri_index_free(&p->ix);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -117,6 +138,7 @@ int mcri_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode,
 	char src[64];
 
 	memset(out, 0, sizeof(*out));
+	out->ix.key = &r->doc->hashkey;
 	snprintf(src, sizeof(src), "roles.%s.mooncake_store_config", mcr_role_name(mode));
 	/* 1. role, 2. model_key, 3. the master's store_config, 4. the role's
 	 * mooncake_store_config, 5. master_server_address (reference §7.1) */
@@ -142,6 +164,7 @@ int mcri_vllm_payload(const struct mcr_recipe *r, const char *master_address,
 		      struct mcri_payload *out, struct mcr_error *err)
 {
 	memset(out, 0, sizeof(*out));
+	out->ix.key = &r->doc->hashkey;
 	/* the master's store_config, then master_server_address (reference §7.2) */
 	out->layer = MCRI_LAYER_STORE_CONFIG;
 	if (mcri_payload_merge_map(out, r->store_config, r->store_config_where, err))

@@ -91,8 +91,10 @@ struct mcri_payload {
 	struct mcri_payload_entry *e;
 	size_t n, cap;
 	enum mcri_layer layer; /* the layer mcri_payload_set records */
+	struct mcri_index ix; /* keys by hash (ix.key: the recipe's; NULL: a fixed key) */
 };
-/* Set key: an existing key keeps its position (Python dict semantics). */
+/* Set key: an existing key keeps its position (Python dict semantics);
+ * constant time. */
 int mcri_payload_set(struct mcri_payload *p, const char *key,
 		     const struct mcri_node *val, const char *text,
 		     struct mcr_error *err);

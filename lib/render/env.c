@@ -9,64 +9,117 @@
 #include "render/render.h"
 #include "sys/sys.h"
 
-/* The environment while it is layered, with the origin of each value
- * when `orig` is wanted (explain). */
+/* An environment being built: its variables found by name in constant
+ * time, its size bounded (render.h), and the origin of each value when
+ * `orig` is wanted (explain). */
 struct envb {
 	struct mcr_env *env;
+	struct mcri_index ix;
+	size_t bytes, max;
+	const char *name;              /* the one looked up */
 	struct mcri_env_origin **orig; /* NULL: not wanted */
 	enum mcri_layer layer;         /* the layer env_set records */
 	const char *where;             /* its key path, or NULL */
 };
 
+static bool name_eq(const void *ctx, size_t pos)
+{
+	const struct envb *b = ctx;
+
+	return strcmp(b->env->vars[pos].name, b->name) == 0;
+}
+
+static void envb_init(struct envb *b, const struct mcr_recipe *r, struct mcr_env *env,
+		      struct mcri_env_origin **orig)
+{
+	memset(env, 0, sizeof(*env));
+	memset(b, 0, sizeof(*b));
+	b->env = env;
+	b->ix.key = &r->doc->hashkey;
+	b->max = mcri_render_max(r);
+	b->orig = orig;
+}
+
+/* where the value at `i` (== count: a new one) came from, and what it replaced */
+static int record_origin(struct envb *b, size_t i, const struct mcri_node *node,
+			 struct mcr_error *err)
+{
+	struct mcri_env_origin *o;
+
+	if (!b->orig)
+		return 0;
+	if (!(o = realloc(*b->orig, (b->env->count + 1) * sizeof(*o))))
+		return mcri_error_nomem(err);
+	*b->orig = o;
+	o = &o[i];
+	if (i < b->env->count) {
+		o->replaced = true;
+		o->over_layer = o->layer;
+		o->over = o->node;
+		snprintf(o->over_value, sizeof(o->over_value), "%s", b->env->vars[i].value);
+	} else {
+		memset(o, 0, sizeof(*o));
+	}
+	o->layer = b->layer;
+	o->node = node;
+	snprintf(o->where, sizeof(o->where), "%s", b->where ? b->where : "");
+	return 0;
+}
+
 /* name=value, replacing an earlier value in place; `node` is where the
- * recipe sets it (NULL: the plugin's) */
+ * recipe sets it (NULL: the plugin's). The recipe's own variables passed E1
+ * and E2 at load; a value made from the caller's input (an address, a
+ * directory) is checked here the same way. */
 static int env_set(struct envb *b, const char *name, const char *value,
 		   const struct mcri_node *node, struct mcr_error *err)
 {
 	struct mcr_env *env = b->env;
 	struct mcr_env_var *v;
-	struct mcri_env_origin *o;
-	char *val = strdup(value);
+	const char *problem = mcri_env_value_problem(name, value);
+	uint64_t h = mcri_hash(b->ix.key, name, strlen(name));
 	size_t i;
+	char *val;
 
-	if (!val)
-		return mcri_error_nomem(err);
-	for (i = 0; i < env->count; i++)
-		if (strcmp(env->vars[i].name, name) == 0)
-			break;
-	if (b->orig) {
-		if (!(o = realloc(*b->orig, (env->count + 1) * sizeof(*o)))) {
-			free(val);
-			return mcri_error_nomem(err);
-		}
-		*b->orig = o;
-		o = &o[i];
-		if (i < env->count) {
-			o->replaced = true;
-			o->over_layer = o->layer;
-			o->over = o->node;
-			snprintf(o->over_value, sizeof(o->over_value), "%s", env->vars[i].value);
-		} else {
-			memset(o, 0, sizeof(*o));
-		}
-		o->layer = b->layer;
-		o->node = node;
-		snprintf(o->where, sizeof(o->where), "%s", b->where ? b->where : "");
+	if (problem) {
+		char *shown = mcri_repr_text(value);
+		int rc = mcri_error_set(err, MCR_EINVAL,
+					"the environment variable %s would be %.200s, which contains %s (rule E2); fix what it is made of: the master's address, the node's address or the job directory",
+					name, shown ? shown : "?", problem);
+
+		free(shown);
+		return rc;
 	}
-	if (i < env->count) {
+	b->bytes = mcri_weight_add(b->bytes, strlen(name) + strlen(value) + 2);
+	if (b->bytes > b->max)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the environment would hold more than %zu bytes (%u times the recipe's size, plus %u KiB) when %s is set; shorten the recipe's env, environment or engine.mooncake_kv_store.env",
+				      b->max, MCRI_RENDER_FACTOR, MCRI_RENDER_SLACK >> 10, name);
+	if (!(val = strdup(value)))
+		return mcri_error_nomem(err);
+	b->name = name;
+	i = mcri_index_find(&b->ix, h, name_eq, b);
+	if (record_origin(b, i == MCRI_NOT_FOUND ? env->count : i, node, err)) {
+		free(val);
+		return -1;
+	}
+	if (i != MCRI_NOT_FOUND) {
 		free(env->vars[i].value);
 		env->vars[i].value = val;
 		return 0;
 	}
-	v = realloc(env->vars, (env->count + 1) * sizeof(*v));
-	if (!v) {
-		free(val);
-		return mcri_error_nomem(err);
+	/* the capacity is the next power of two: grow when count is one */
+	if (!(env->count & (env->count - 1))) {
+		v = realloc(env->vars, (env->count ? env->count * 2 : 1) * sizeof(*v));
+		if (!v) {
+			free(val);
+			return mcri_error_nomem(err);
+		}
+		env->vars = v;
 	}
-	env->vars = v;
 	v = &env->vars[env->count];
 	v->value = val;
-	if (!(v->name = strdup(name))) {
+	if (!(v->name = strdup(name)) || mcri_index_add(&b->ix, h, env->count)) {
+		free(v->name);
 		free(val);
 		return mcri_error_nomem(err);
 	}
@@ -74,17 +127,21 @@ static int env_set(struct envb *b, const char *name, const char *value,
 	return 0;
 }
 
-/* every NAME: value of a map (validated: string keys and values) */
+/* every NAME: value of a map (validation let only strings through; str()
+ * of anything else, as Python would) */
 static int env_merge(struct envb *b, const struct mcri_node *map,
 		     struct mcr_error *err)
 {
 	for (size_t i = 0; mcri_is_map(map) && i < map->n; i++) {
-		char *k = mcri_key_str(map->keys[i]), *val = mcri_pystr(map->items[i]);
-		int rc = k && val ? env_set(b, k, val, map->items[i], err) :
-				    mcri_error_nomem(err);
+		const struct mcri_node *k = map->keys[i], *val = map->items[i];
+		char *ks = k->type == MCRI_T_STR ? NULL : mcri_key_str(k);
+		char *vs = val->type == MCRI_T_STR ? NULL : mcri_pystr(val);
+		int rc = (k->type != MCRI_T_STR && !ks) || (val->type != MCRI_T_STR && !vs) ?
+				 mcri_error_nomem(err) :
+				 env_set(b, ks ? ks : k->s, vs ? vs : val->s, val, err);
 
-		free(k);
-		free(val);
+		free(ks);
+		free(vs);
 		if (rc)
 			return -1;
 	}
@@ -113,14 +170,16 @@ void mcr_env_free(struct mcr_env *env)
 int mcr_master_env(const struct mcr_recipe *r, struct mcr_env *out,
 		   struct mcr_error *err)
 {
-	struct envb b = { out, NULL, MCRI_LAYER_MASTER, NULL };
+	struct envb b;
+	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if (r->service && env_merge(&b, mcri_map_get(r->service, "env"), err)) {
+	envb_init(&b, r, out, NULL);
+	b.layer = MCRI_LAYER_MASTER;
+	rc = r->service ? env_merge(&b, mcri_map_get(r->service, "env"), err) : 0;
+	mcri_index_free(&b.ix);
+	if (rc)
 		mcr_env_free(out);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 /* MOONCAKE_TE_META_DATA_SERVER: an external master's host (port 8701),
@@ -205,7 +264,8 @@ int mcri_worker_env_origins(const struct mcr_recipe *r, enum mcr_role role,
 			    const struct mcr_env_input *in, struct mcr_env *out,
 			    struct mcri_env_origin **origins, struct mcr_error *err)
 {
-	struct envb b = { out, origins, MCRI_LAYER_ROLE_ENV, NULL };
+	struct envb b;
+	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (origins)
@@ -213,15 +273,17 @@ int mcri_worker_env_origins(const struct mcr_recipe *r, enum mcr_role role,
 	if (!mcr_recipe_has_role(r, role))
 		return mcri_error_set(err, MCR_EINVAL, "the recipe has no roles.%s",
 				      mcr_role_name(role) ? mcr_role_name(role) : "?");
-	if (layer_env(r, role, in, &b, err)) {
+	envb_init(&b, r, out, origins);
+	rc = layer_env(r, role, in, &b, err);
+	mcri_index_free(&b.ix);
+	if (rc) {
 		mcr_env_free(out);
 		if (origins) {
 			free(*origins);
 			*origins = NULL;
 		}
-		return -1;
 	}
-	return 0;
+	return rc;
 }
 
 int mcr_worker_env(const struct mcr_recipe *r, enum mcr_role role,

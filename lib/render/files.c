@@ -22,8 +22,9 @@ const char *mcr_client_config_name(const struct mcr_recipe *r, enum mcr_role rol
 	return r->engine == MCR_ENGINE_TRTLLM ? TRT_NAMES[role] : VLLM_NAME;
 }
 
-static int add_file(struct mcr_file_list *list, const char *name,
-		    const struct mcri_payload *p, struct mcr_error *err)
+static int add_file(const struct mcr_recipe *r, struct mcr_file_list *list,
+		    const char *name, const struct mcri_payload *p,
+		    size_t *budget, struct mcr_error *err)
 {
 	struct mcr_file *f = realloc(list->files, (list->count + 1) * sizeof(*f));
 
@@ -31,10 +32,9 @@ static int add_file(struct mcr_file_list *list, const char *name,
 		return mcri_error_nomem(err);
 	list->files = f;
 	f = &list->files[list->count];
-	f->name = strdup(name);
-	f->text = mcri_payload_dumps(p);
-	if (!f->name || !f->text) {
-		free(f->name);
+	if (mcri_payload_dumps(r, p, name, budget, &f->text, err))
+		return -1;
+	if (!(f->name = strdup(name))) {
 		free(f->text);
 		return mcri_error_nomem(err);
 	}
@@ -51,6 +51,8 @@ const char *mcri_effective_master(const struct mcr_recipe *r,
 int mcr_client_configs(const struct mcr_recipe *r, const char *master_address,
 		       struct mcr_file_list *out, struct mcr_error *err)
 {
+	size_t budget = mcri_render_max(r);
+
 	memset(out, 0, sizeof(*out));
 	if (!r->has_master)
 		return 0;
@@ -66,7 +68,7 @@ int mcr_client_configs(const struct mcr_recipe *r, const char *master_address,
 			if (!(r->connector_modes & MCRI_ROLE_BIT(role)))
 				continue;
 			rc = mcri_trtllm_payload(r, (enum mcr_role)role, master_address, &p, err);
-			rc = rc ? rc : add_file(out, TRT_NAMES[role], &p, err);
+			rc = rc ? rc : add_file(r, out, TRT_NAMES[role], &p, &budget, err);
 			mcri_payload_free(&p);
 			if (rc) {
 				mcr_file_list_free(out);
@@ -77,7 +79,7 @@ int mcr_client_configs(const struct mcr_recipe *r, const char *master_address,
 		struct mcri_payload p;
 		int rc = mcri_vllm_payload(r, master_address, &p, err);
 
-		rc = rc ? rc : add_file(out, VLLM_NAME, &p, err);
+		rc = rc ? rc : add_file(r, out, VLLM_NAME, &p, &budget, err);
 		mcri_payload_free(&p);
 		if (rc) {
 			mcr_file_list_free(out);
@@ -179,6 +181,7 @@ int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address,
 	struct mcri_payload p = { 0 };
 	const char **names = NULL;
 	char *file = NULL, *dn = NULL;
+	size_t budget = mcri_render_max(r);
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -195,11 +198,9 @@ int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address,
 	    mcri_payload_set(&p, "device_name", NULL, dn, err))
 		goto out;
 	out->name = file;
-	out->text = mcri_payload_dumps(&p);
 	file = NULL;
-	if (!out->text) {
+	if (mcri_payload_dumps(r, &p, out->name, &budget, &out->text, err)) {
 		mcr_file_free(out);
-		mcri_error_nomem(err);
 		goto out;
 	}
 	rc = 0;

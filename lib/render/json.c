@@ -91,10 +91,15 @@ static void indent(struct mcri_buf *b, int level)
 		mcri_buf_puts(b, "  ");
 }
 
-static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level)
+/* n at indentation `level`; stops adding once the text passes `max` bytes
+ * (the caller refuses it then) */
+static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level,
+		     size_t max)
 {
 	char num[64];
 
+	if (b->len > max)
+		return;
 	switch (n->type) {
 	case MCRI_T_NULL:
 		mcri_buf_puts(b, "null");
@@ -127,11 +132,11 @@ static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level)
 			break;
 		}
 		mcri_buf_puts(b, "[");
-		for (size_t i = 0; i < n->n; i++) {
+		for (size_t i = 0; i < n->n && b->len <= max; i++) {
 			if (i)
 				mcri_buf_puts(b, ",");
 			indent(b, level + 1);
-			put_node(b, n->items[i], level + 1);
+			put_node(b, n->items[i], level + 1, max);
 		}
 		indent(b, level);
 		mcri_buf_puts(b, "]");
@@ -142,7 +147,7 @@ static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level)
 			break;
 		}
 		mcri_buf_puts(b, "{");
-		for (size_t i = 0; i < n->n; i++) {
+		for (size_t i = 0; i < n->n && b->len <= max; i++) {
 			char *key = mcri_json_key(n->keys[i]);
 
 			if (i)
@@ -155,7 +160,7 @@ static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level)
 			put_string(b, key, strlen(key));
 			free(key);
 			mcri_buf_puts(b, ": ");
-			put_node(b, n->items[i], level + 1);
+			put_node(b, n->items[i], level + 1, max);
 		}
 		indent(b, level);
 		mcri_buf_puts(b, "}");
@@ -163,27 +168,39 @@ static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level)
 	}
 }
 
-char *mcri_payload_dumps(const struct mcri_payload *p)
+int mcri_payload_dumps(const struct mcr_recipe *r, const struct mcri_payload *p,
+		       const char *what, size_t *budget, char **out,
+		       struct mcr_error *err)
 {
 	struct mcri_buf b = { 0 };
 
-	if (p->n == 0)
-		return strdup("{}");
+	*out = NULL;
 	mcri_buf_puts(&b, "{");
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = 0; i < p->n && b.len <= *budget; i++) {
 		if (i)
 			mcri_buf_puts(&b, ",");
 		indent(&b, 1);
 		put_string(&b, p->e[i].key, strlen(p->e[i].key));
 		mcri_buf_puts(&b, ": ");
 		if (p->e[i].val)
-			put_node(&b, p->e[i].val, 1);
+			put_node(&b, p->e[i].val, 1, *budget);
 		else
 			put_string(&b, p->e[i].text, strlen(p->e[i].text));
 	}
-	indent(&b, 0);
+	if (p->n)
+		indent(&b, 0);
 	mcri_buf_puts(&b, "}");
-	return mcri_buf_take(&b);
+	if (!b.oom && b.len > *budget) {
+		free(b.p);
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the client config %s would take the render past %zu bytes, what one render may write for this recipe (%u times its %zu bytes, plus %u KiB); make the client config's values smaller (aliases repeat a value wherever they are used)",
+				      what, mcri_render_max(r), MCRI_RENDER_FACTOR,
+				      r->doc->input_len, MCRI_RENDER_SLACK >> 10);
+	}
+	if (!(*out = mcri_buf_take(&b)))
+		return mcri_error_nomem(err);
+	*budget -= strlen(*out);
+	return 0;
 }
 
 char *mcri_value_json(const struct mcri_node *n, const char *text)
@@ -192,7 +209,7 @@ char *mcri_value_json(const struct mcri_node *n, const char *text)
 	char *s, *w;
 
 	if (n)
-		put_node(&b, n, 0);
+		put_node(&b, n, 0, SIZE_MAX); /* a value of a loaded recipe: bounded by its limits */
 	else
 		put_string(&b, text, strlen(text));
 	if (!(s = mcri_buf_take(&b)))

@@ -6,11 +6,33 @@
 #ifndef MCRI_RENDER_H_
 #define MCRI_RENDER_H_
 
+#include <stdint.h>
+
 #include "model/model.h"
 
+/* What one render call may write for a recipe (reference §7): the client
+ * configs of mcr_client_configs together, one per-GPU file, one
+ * environment: MCRI_RENDER_FACTOR times the recipe's size in bytes plus
+ * MCRI_RENDER_SLACK. Beyond it the call fails (MCR_EINVAL) as soon as the
+ * output passes the bound, before writing the rest. */
+#define MCRI_RENDER_FACTOR 16u
+#define MCRI_RENDER_SLACK (1u << 20)
+static inline size_t mcri_render_max(const struct mcr_recipe *r)
+{
+	size_t len = r->doc ? r->doc->input_len : 0;
+
+	return len > (SIZE_MAX - MCRI_RENDER_SLACK) / MCRI_RENDER_FACTOR ?
+		       SIZE_MAX : len * MCRI_RENDER_FACTOR + MCRI_RENDER_SLACK;
+}
+
 /* The payload as Python's json.dumps(payload, indent=2) writes it
- * (reference §7); NULL only when out of memory. */
-char *mcri_payload_dumps(const struct mcri_payload *p);
+ * (reference §7) into *out (heap, caller frees), appended to nothing;
+ * `*budget` is the bytes left to the render call, decreased by the text's
+ * length. MCR_EINVAL (naming `what`, e.g. "mooncake_store_config_prefill.json")
+ * when the text would exceed the budget; MCR_EIO out of memory. */
+int mcri_payload_dumps(const struct mcr_recipe *r, const struct mcri_payload *p,
+		       const char *what, size_t *budget, char **out,
+		       struct mcr_error *err);
 
 /* One value as it appears in a client config, on one line ("tcp" with
  * its quotes, 16, true, {"a": 1}); `text` when `n` is NULL. NULL only when

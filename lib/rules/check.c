@@ -98,6 +98,51 @@ const char *mcri_entry_name(const struct mcri_node *e)
 	return mcri_is_str(n) ? n->s : "?";
 }
 
+/* name with every character a shell name cannot hold replaced by '_' (and
+ * '_' before a leading digit): the fix a message suggests */
+static const char *env_name_fix(struct mcri_check *v, const char *name)
+{
+	struct mcri_buf b = { 0 };
+	const char *kept;
+	char *s;
+
+	if (!*name)
+		return "MY_VARIABLE";
+	if (*name >= '0' && *name <= '9')
+		mcri_buf_puts(&b, "_");
+	for (const char *p = name; *p && b.len < 64; p++)
+		mcri_buf_add(&b, isalnum((unsigned char)*p) && !(*p & 0x80) ? p : "_", 1);
+	s = mcri_buf_take(&b);
+	kept = s ? mcri_keepf(v, "%s", s) : NULL;
+	free(s);
+	return kept ? kept : "MY_VARIABLE";
+}
+
+/* E1 and E2 (reference §8): a name a shell can export, a value that keeps
+ * a NAME=value line one line and that execve() passes */
+static int env_rules(struct mcri_check *v, const struct mcri_node *k,
+		     const struct mcri_node *val, const char *path)
+{
+	const char *problem;
+	size_t len;
+
+	if (!mcri_env_name_valid(k->s))
+		return mcri_fail(v, k,
+				 "%s: %s is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. %s)",
+				 path, mcri_show(v, k), env_name_fix(v, k->s));
+	problem = mcri_env_value_problem(k->s, val->s);
+	len = strlen(k->s) + 1 + strlen(val->s);
+	if (problem && len > MCRI_ENV_STRING_MAX && strncmp(problem, "more", 4) == 0)
+		return mcri_fail(v, val,
+				 "%s.%s: %s=<value> is %zu bytes, more than the %u bytes execve() passes in one variable, so the tasks would not start; shorten the value, or put it in a file and pass the file's path",
+				 path, k->s, k->s, len, MCRI_ENV_STRING_MAX);
+	if (problem)
+		return mcri_fail(v, val,
+				 "%s.%s: the value %s contains %s, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters",
+				 path, k->s, mcri_show(v, val), problem);
+	return 0;
+}
+
 int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map,
 		       const char *path)
 {
@@ -120,6 +165,8 @@ int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map,
 					 path, k->s, mcri_show(v, val), k->s,
 					 val->type == MCRI_T_BOOL ? (val->b ? "true" : "false") : mcri_show(v, val));
 		}
+		if (env_rules(v, k, val, path))
+			return -1;
 	}
 	return 0;
 }
@@ -183,8 +230,15 @@ const char *mcri_did_you_mean(const char *word, const char *const *list)
 	const char *best = NULL;
 	size_t bestd = FAR, maxd = strlen(word) <= 4 ? 1 : 2;
 
+	size_t wl = strlen(word);
+
 	for (; *list; list++) {
-		size_t d = distance(word, *list);
+		size_t ll = strlen(*list), d;
+
+		/* the distance is at least the difference in length */
+		if ((wl > ll ? wl - ll : ll - wl) > maxd)
+			continue;
+		d = distance(word, *list);
 
 		if (d < bestd) {
 			bestd = d;

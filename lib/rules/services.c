@@ -191,9 +191,23 @@ static int check_start_readiness(struct mcri_check *v, const struct entry *s)
 	return 0;
 }
 
+/* the names of the entries checked so far, by hash */
+struct names {
+	const struct mcri_node *services;
+	struct mcri_index ix;
+	const char *name; /* the one looked up */
+};
+
+static bool name_eq(const void *ctx, size_t pos)
+{
+	const struct names *nm = ctx;
+
+	return mcri_str_eq(mcri_map_get(nm->services->items[pos], "name"), nm->name);
+}
+
 /* name (unique, non-empty), fields, kind, enabled */
 static int check_identity(struct mcri_check *v, const struct mcri_node *services,
-			  size_t idx, struct entry *s)
+			  size_t idx, struct names *names, struct entry *s)
 {
 	const struct mcri_node *e = services->items[idx], *name, *type, *n;
 
@@ -208,12 +222,17 @@ static int check_identity(struct mcri_check *v, const struct mcri_node *services
 	s->e = e;
 	if (!(s->path = mcri_keepf(v, "services[%s]", name->s)))
 		return -1;
-	for (size_t j = 0; j < idx; j++)
-		if (mcri_is_map(services->items[j]) &&
-		    mcri_str_eq(mcri_map_get(services->items[j], "name"), name->s))
+	{
+		uint64_t h = mcri_hash(names->ix.key, name->s, strlen(name->s));
+
+		names->name = name->s;
+		if (mcri_index_find(&names->ix, h, name_eq, names) != MCRI_NOT_FOUND)
 			return mcri_fail(v, name,
 					 "%s: the name '%s' is used by another service too; names must be unique",
 					 s->path, name->s);
+		if (mcri_index_add(&names->ix, h, idx))
+			return mcri_error_nomem(v->err);
+	}
 	if (mcri_check_fields(v, e, s->path, SERVICE_FIELDS, NULL))
 		return -1;
 	type = mcri_map_get(e, "type");
@@ -236,14 +255,17 @@ static int check_identity(struct mcri_check *v, const struct mcri_node *services
 int mcri_rules_services(struct mcri_check *v)
 {
 	const struct mcri_node *services = mcri_map_get(v->r->root, "services");
+	struct names names = { services, { .key = &v->r->doc->hashkey }, NULL };
+	int rc = 0;
 
-	for (size_t i = 0; mcri_is_seq(services) && i < services->n; i++) {
+	for (size_t i = 0; rc == 0 && mcri_is_seq(services) && i < services->n; i++) {
 		struct entry s = { 0 };
 
-		if (check_identity(v, services, i, &s) || check_external(v, &s) ||
+		if (check_identity(v, services, i, &names, &s) || check_external(v, &s) ||
 		    check_command_args_env(v, &s) || check_options(v, &s) ||
 		    check_placement(v, &s) || check_start_readiness(v, &s))
-			return -1;
+			rc = -1;
 	}
-	return 0;
+	mcri_index_free(&names.ix);
+	return rc;
 }

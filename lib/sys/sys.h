@@ -11,6 +11,11 @@
 
 /* ---- directories (files.c; the atomic writes are public) ----------- */
 
+/* mcr_write_file_atomic, and without its fsync when not `durable` (a
+ * reader still never sees half of the file; a crash may lose it). */
+int mcri_write_file(const char *dir, const char *name, const char *text, size_t len,
+		    bool durable, struct mcr_error *err);
+
 /* mkdir -p with `mode` for the directories it creates. MCR_EIO when one
  * cannot be created or `path` exists and is not a directory. */
 int mcri_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);

@@ -4,8 +4,11 @@
  * scalar.c, mappings built in mapping.c.
  *
  * Aliases share the anchored node instead of copying it, so "billion laughs"
- * documents cost no memory; every node carries its expanded weight and a
- * document heavier than MCR_MAX_WEIGHT is refused before anything walks it.
+ * documents cost no memory; every node carries its expanded weight (values)
+ * and size (bytes of text), and a document beyond the limits of yaml.h is
+ * refused as soon as a node or a collection being built exceeds them,
+ * before anything walks it. Anchors are found by hash: the loader is
+ * linear in the input on every shape.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +18,10 @@
 
 #include "yaml/loader.h"
 
-#define MCR_MAX_WEIGHT 200000u
-#define MCR_MAX_DEPTH 256
-
 struct anchor {
 	char *name;
 	struct mcri_node *node;
-	struct anchor *next;
+	int line, col; /* where it was defined */
 };
 
 struct frame {
@@ -30,16 +30,17 @@ struct frame {
 	struct mcri_pairs raw;
 	struct mcri_node *pending_key;
 	bool have_key;
-	char *anchor;
 };
 
 struct loader {
 	struct mcri_doc *doc;
 	struct mcr_error *err;
-	struct anchor *anchors;
-	struct frame stack[MCR_MAX_DEPTH];
+	struct anchor *anchors;  /* in order of definition */
+	size_t nanchors, anchors_cap;
+	struct mcri_index anchor_index; /* by name */
+	struct mcri_budget budget;
+	struct frame stack[MCRI_MAX_DEPTH];
 	int depth;
-	struct mcri_resolver res;
 };
 
 static struct mcri_node *new_node(struct loader *ld, enum mcri_type type,
@@ -53,8 +54,10 @@ static struct mcri_node *new_node(struct loader *ld, enum mcri_type type,
 	n->line = (int)mark->line + 1;
 	n->col = (int)mark->column + 1;
 	n->weight = 1;
+	n->bytes = 1;
 	n->next_alloc = ld->doc->arena;
 	ld->doc->arena = n;
+	ld->budget.values++;
 	return n;
 }
 
@@ -63,6 +66,10 @@ static void free_node_storage(struct mcri_node *n)
 	free(n->s);
 	free(n->items);
 	free(n->keys);
+	if (n->index) {
+		mcri_index_free(n->index);
+		free(n->index);
+	}
 	free(n);
 }
 
@@ -80,43 +87,123 @@ void mcri_doc_free(struct mcri_doc *doc)
 	free(doc);
 }
 
+/* a position for a message where no node exists */
+static struct mcri_node at_mark(const yaml_mark_t *m)
+{
+	struct mcri_node pos = { 0 };
+
+	pos.line = (int)m->line + 1;
+	pos.col = (int)m->column + 1;
+	return pos;
+}
+
+/* the recipe has more values than a recipe can (before the one at `at`
+ * is built) */
+static int too_many_values(struct loader *ld, const struct mcri_node *at)
+{
+	return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, at,
+			   "the recipe has more than %u values (keys, items and scalars); a recipe describes one job: remove what it does not need",
+			   MCRI_MAX_VALUES);
+}
+
+static bool anchor_eq(const void *ctx, size_t pos)
+{
+	const struct loader *ld = ((const void *const *)ctx)[0];
+	const char *name = ((const void *const *)ctx)[1];
+
+	return strcmp(ld->anchors[pos].name, name) == 0;
+}
+
+static struct anchor *find_anchor(struct loader *ld, const char *name)
+{
+	const void *ctx[2] = { ld, name };
+	size_t i = mcri_index_find(&ld->anchor_index,
+				   mcri_hash(&ld->doc->hashkey, name, strlen(name)),
+				   anchor_eq, ctx);
+
+	return i == MCRI_NOT_FOUND ? NULL : &ld->anchors[i];
+}
+
+/* Define anchor `name` for `node`; PyYAML refuses a second definition. */
 static int remember_anchor(struct loader *ld, const char *name,
 			   struct mcri_node *node)
 {
-	struct anchor *a = calloc(1, sizeof(*a));
+	struct anchor *a = find_anchor(ld, name);
 
-	if (!a || !(a->name = strdup(name))) {
-		free(a);
+	if (a)
+		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, node,
+				   "found duplicate anchor '&%s' (first defined at line %d, column %d); give each anchor its own name",
+				   name, a->line, a->col);
+	if (ld->nanchors == ld->anchors_cap) {
+		size_t cap = ld->anchors_cap ? ld->anchors_cap * 2 : 16;
+		struct anchor *v = realloc(ld->anchors, cap * sizeof(*v));
+
+		if (!v)
+			return mcri_error_nomem(ld->err);
+		ld->anchors = v;
+		ld->anchors_cap = cap;
+	}
+	a = &ld->anchors[ld->nanchors];
+	if (!(a->name = strdup(name)))
+		return mcri_error_nomem(ld->err);
+	if (mcri_index_add(&ld->anchor_index,
+			   mcri_hash(&ld->doc->hashkey, name, strlen(name)), ld->nanchors)) {
+		free(a->name);
 		return mcri_error_nomem(ld->err);
 	}
 	a->node = node;
-	a->next = ld->anchors; /* newest first: a redefined anchor wins */
-	ld->anchors = a;
+	a->line = node->line;
+	a->col = node->col;
+	ld->nanchors++;
 	return 0;
 }
 
-static struct mcri_node *find_anchor(struct loader *ld, const char *name)
+/* the expanded size of n (or of the collection it is being added to)
+ * within the limits; `aliased`: whether aliases made it so large */
+static int check_size(struct loader *ld, const struct mcri_node *n)
 {
-	for (struct anchor *a = ld->anchors; a; a = a->next)
-		if (strcmp(a->name, name) == 0)
-			return a->node;
-	return NULL;
-}
-
-/* Attach a finished node to its parent (or make it the root). */
-static int attach(struct loader *ld, struct mcri_node *n)
-{
-	struct frame *f;
-
-	if (n->weight > MCR_MAX_WEIGHT)
+	if (n->weight > MCRI_MAX_VALUES && ld->budget.aliases)
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
 				   "the recipe expands to more than %u values through aliases; write it out without nested aliases",
-				   MCR_MAX_WEIGHT);
-	if (ld->depth == 0) {
+				   MCRI_MAX_VALUES);
+	if (n->weight > MCRI_MAX_VALUES)
+		return too_many_values(ld, n);
+	if (n->bytes > ld->budget.max_bytes && ld->budget.aliases)
+		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
+				   "the recipe expands through aliases to more than %zu bytes of values (%u times its %zu bytes, plus %u KiB); write the aliased values out, or alias smaller ones",
+				   ld->budget.max_bytes, MCRI_EXPANSION_FACTOR,
+				   ld->doc->input_len, MCRI_EXPANSION_SLACK >> 10);
+	if (n->bytes > ld->budget.max_bytes)
+		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
+				   "the recipe's values hold more than %zu bytes of text (%u times its %zu bytes, plus %u KiB); a recipe describes one job: remove what it does not need",
+				   ld->budget.max_bytes, MCRI_EXPANSION_FACTOR,
+				   ld->doc->input_len, MCRI_EXPANSION_SLACK >> 10);
+	return 0;
+}
+
+/* Attach a finished node to its parent (or make it the root). The running
+ * size of the parent (before a mapping's duplicate keys are dropped, an
+ * upper bound) is checked as it grows. */
+static int attach(struct loader *ld, struct mcri_node *n)
+{
+	struct frame *f = ld->depth ? &ld->stack[ld->depth - 1] : NULL;
+	bool key = f && f->node->type == MCRI_T_MAP && !f->have_key;
+
+	if (check_size(ld, n))
+		return -1;
+	if ((n->merge_key || n->value_key) && !key)
+		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
+				   "'%s' is YAML's %s key, and PyYAML cannot read it as a value (safe_load fails); quote it ('%s') to keep it a string",
+				   n->merge_key ? "<<" : "=", n->merge_key ? "merge" : "value",
+				   n->merge_key ? "<<" : "=");
+	if (!f) {
 		ld->doc->root = n;
 		return 0;
 	}
-	f = &ld->stack[ld->depth - 1];
+	f->node->weight = mcri_weight_add(f->node->weight, n->weight);
+	f->node->bytes = mcri_weight_add(f->node->bytes, n->bytes);
+	if (check_size(ld, f->node))
+		return -1;
 	if (f->node->type == MCRI_T_SEQ) {
 		struct mcri_node *seq = f->node;
 
@@ -131,10 +218,9 @@ static int attach(struct loader *ld, struct mcri_node *n)
 			seq->cap = cap;
 		}
 		seq->items[seq->n++] = n;
-		seq->weight = mcri_weight_add(seq->weight, n->weight);
 		return 0;
 	}
-	if (!f->have_key) {
+	if (key) {
 		f->pending_key = n;
 		f->have_key = true;
 		return 0;
@@ -146,30 +232,29 @@ static int attach(struct loader *ld, struct mcri_node *n)
 static int on_scalar(struct loader *ld, yaml_event_t *ev)
 {
 	const char *text = (const char *)ev->data.scalar.value;
-	bool plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-	bool unsupported;
+	size_t len = ev->data.scalar.length;
 	const char *raw_tag = (const char *)ev->data.scalar.tag;
+	bool unsupported;
 	const char *tag = mcri_short_tag(raw_tag, &unsupported);
+	/* PyYAML resolves a plain scalar, and any tagged `!`, by its text */
+	bool implicit = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ||
+			(raw_tag && strcmp(raw_tag, "!") == 0);
 	struct mcri_node *n = new_node(ld, MCRI_T_STR, &ev->start_mark);
 
 	if (!n)
 		return mcri_error_nomem(ld->err);
-	if (memchr(text, '\0', ev->data.scalar.length))
+	if (ld->budget.values > MCRI_MAX_VALUES)
+		return too_many_values(ld, n);
+	n->bytes = mcri_weight_add(len, 1);
+	if (memchr(text, '\0', len))
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
 				   "a value contains a NUL character; remove it");
 	if (unsupported)
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
 				   "the tag '%s' is not supported in a recipe; remove it",
 				   raw_tag);
-	if (plain && !tag && strcmp(text, "<<") == 0) {
-		n->s = strdup(text);
-		if (!n->s)
-			return mcri_error_nomem(ld->err);
-		n->merge_key = true;
-	} else if (mcri_scalar_resolve(&ld->res, ld->doc, n, text, tag, plain,
-				       raw_tag, ld->err)) {
+	if (mcri_scalar_resolve(ld->doc, n, text, len, tag, implicit, raw_tag, ld->err))
 		return -1;
-	}
 	n->complete = true;
 	if (ev->data.scalar.anchor &&
 	    remember_anchor(ld, (const char *)ev->data.scalar.anchor, n))
@@ -192,32 +277,28 @@ static int on_start(struct loader *ld, yaml_event_t *ev, enum mcri_type type)
 
 	if (!n)
 		return mcri_error_nomem(ld->err);
+	if (ld->budget.values > MCRI_MAX_VALUES)
+		return too_many_values(ld, n);
 	if (unsupported || (tag && strcmp(tag, type == MCRI_T_MAP ? "map" : "seq")))
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
 				   "the tag '%s' is not supported in a recipe; remove it",
 				   raw_tag);
-	if (ld->depth == MCR_MAX_DEPTH)
+	if (ld->depth == MCRI_MAX_DEPTH)
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
 				   "the recipe nests more than %d levels deep; flatten it",
-				   MCR_MAX_DEPTH);
+				   MCRI_MAX_DEPTH);
 	f = &ld->stack[ld->depth++];
 	memset(f, 0, sizeof(*f));
 	f->node = n;
-	if (anchor) {
-		f->anchor = strdup(anchor);
-		if (!f->anchor)
-			return mcri_error_nomem(ld->err);
-		/* registered now so that a self-reference is detected as a cycle */
-		if (remember_anchor(ld, anchor, n))
-			return -1;
-	}
+	/* registered now so that a self-reference is detected as a cycle */
+	if (anchor && remember_anchor(ld, anchor, n))
+		return -1;
 	return 0;
 }
 
 static void free_frame(struct frame *f)
 {
 	mcri_pairs_free(&f->raw);
-	free(f->anchor);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -228,7 +309,7 @@ static int on_end(struct loader *ld)
 	int rc = 0;
 
 	if (n->type == MCRI_T_MAP)
-		rc = mcri_mapping_finish(n, &f->raw, ld->doc, ld->err);
+		rc = mcri_mapping_finish(n, &f->raw, &ld->budget, ld->doc, ld->err);
 	n->complete = true;
 	free_frame(f);
 	ld->depth--;
@@ -240,11 +321,11 @@ static int on_end(struct loader *ld)
 static int on_alias(struct loader *ld, yaml_event_t *ev)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
-	struct mcri_node *target = find_anchor(ld, name);
-	struct mcri_node pos = { 0 };
+	struct anchor *a = find_anchor(ld, name);
+	struct mcri_node *target = a ? a->node : NULL;
+	struct mcri_node pos = at_mark(&ev->start_mark);
 
-	pos.line = (int)ev->start_mark.line + 1;
-	pos.col = (int)ev->start_mark.column + 1;
+	ld->budget.aliases++;
 	if (!target)
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, &pos,
 				   "found undefined alias '*%s'; define the anchor '&%s' before using it",
@@ -258,12 +339,9 @@ static int on_alias(struct loader *ld, yaml_event_t *ev)
 
 static int parse_error(struct loader *ld, yaml_parser_t *p)
 {
-	struct mcri_node pos = { 0 };
-	const yaml_mark_t *m = p->problem_mark.line || p->problem_mark.column ?
-				       &p->problem_mark : &p->context_mark;
+	struct mcri_node pos = at_mark(p->problem_mark.line || p->problem_mark.column ?
+					       &p->problem_mark : &p->context_mark);
 
-	pos.line = (int)m->line + 1;
-	pos.col = (int)m->column + 1;
 	if (p->error == YAML_MEMORY_ERROR)
 		return mcri_error_nomem(ld->err);
 	return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, &pos,
@@ -288,12 +366,12 @@ int mcri_doc_parse(const char *text, size_t len, const char *name,
 		free(ld.doc);
 		return mcri_error_nomem(err);
 	}
-	if (mcri_resolver_init(&ld.res, err)) {
-		mcri_doc_free(ld.doc);
-		return -1;
-	}
+	ld.doc->input_len = len;
+	mcri_hashkey_init(&ld.doc->hashkey);
+	ld.budget.max_bytes = mcri_weight_add(MCRI_EXPANSION_SLACK,
+					      len > SIZE_MAX / MCRI_EXPANSION_FACTOR ? SIZE_MAX :
+					      len * MCRI_EXPANSION_FACTOR);
 	if (!yaml_parser_initialize(&parser)) {
-		mcri_resolver_free(&ld.res);
 		mcri_doc_free(ld.doc);
 		return mcri_error_nomem(err);
 	}
@@ -311,10 +389,8 @@ int mcri_doc_parse(const char *text, size_t len, const char *name,
 			break;
 		case YAML_DOCUMENT_START_EVENT:
 			if (++docs > 1) {
-				struct mcri_node pos = { 0 };
+				struct mcri_node pos = at_mark(&ev.start_mark);
 
-				pos.line = (int)ev.start_mark.line + 1;
-				pos.col = (int)ev.start_mark.column + 1;
 				erc = mcri_err_at(err, MCR_EINVAL, ld.doc, &pos,
 						  "expected a single document in the stream, but found another one; keep one recipe per file");
 			}
@@ -348,15 +424,11 @@ int mcri_doc_parse(const char *text, size_t len, const char *name,
 out:
 	while (ld.depth > 0)
 		free_frame(&ld.stack[--ld.depth]);
-	while (ld.anchors) {
-		struct anchor *a = ld.anchors;
-
-		ld.anchors = a->next;
-		free(a->name);
-		free(a);
-	}
+	for (size_t i = 0; i < ld.nanchors; i++)
+		free(ld.anchors[i].name);
+	free(ld.anchors);
+	mcri_index_free(&ld.anchor_index);
 	yaml_parser_delete(&parser);
-	mcri_resolver_free(&ld.res);
 	mcri_doc_free(ld.doc);
 	return rc;
 }

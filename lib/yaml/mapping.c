@@ -2,51 +2,126 @@
  * mapping.c - a YAML mapping as PyYAML's SafeConstructor builds it:
  * flatten_mapping (merge keys `<<`), then construct_mapping (a Python dict:
  * a repeated key keeps its first position and takes the later value, and 1,
- * 1.0 and True are the same key).
+ * 1.0 and True are the same key). A mapping of more than SMALL_MAP keys
+ * finds them by hash (node->index), so building one is linear.
  */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "yaml/loader.h"
 
-static bool is_numeric(const struct mcri_node *n)
+/* up to this many keys a scan is cheaper than an index */
+#define SMALL_MAP 8
+
+/* The decimal digits of a key that is an integral number (an int, a bool,
+ * a float without fraction), as Python compares numbers: exactly; NULL for
+ * other keys. */
+static const char *integral(const struct mcri_node *k, char *buf, size_t size)
 {
-	return n->type == MCRI_T_INT || n->type == MCRI_T_FLOAT ||
-	       n->type == MCRI_T_BOOL;
+	switch (k->type) {
+	case MCRI_T_BOOL:
+		return k->b ? "1" : "0";
+	case MCRI_T_INT:
+		if (k->s)
+			return k->s;
+		snprintf(buf, size, "%lld", k->i);
+		return buf;
+	case MCRI_T_FLOAT:
+		if (!isfinite(k->f) || k->f != trunc(k->f))
+			return NULL;
+		if (k->f == 0)
+			return "0";
+		snprintf(buf, size, "%.0f", k->f); /* exact: at most 309 digits */
+		return buf;
+	default:
+		return NULL;
+	}
 }
 
-static double numeric(const struct mcri_node *n)
-{
-	if (n->type == MCRI_T_INT)
-		return (double)n->i;
-	if (n->type == MCRI_T_FLOAT)
-		return n->f;
-	return n->b ? 1.0 : 0.0;
-}
+#define DIGITS 400
 
-/* Python dict key equality for scalar keys (1 == 1.0 == True). */
+/* Python dict key equality for scalar keys: 1 == 1.0 == True, a big int
+ * equals only its own value, and PyYAML's .nan is a single object. */
 static bool key_equal(const struct mcri_node *a, const struct mcri_node *b)
 {
+	char ba[DIGITS], bb[DIGITS];
+	const char *ia, *ib;
+
 	if (a->type == MCRI_T_STR || b->type == MCRI_T_STR)
 		return a->type == b->type && strcmp(a->s, b->s) == 0;
 	if (a->type == MCRI_T_NULL || b->type == MCRI_T_NULL)
 		return a->type == b->type;
-	if (a->type == MCRI_T_INT && b->type == MCRI_T_INT)
-		return a->s || b->s ? a->s && b->s && strcmp(a->s, b->s) == 0 :
-				      a->i == b->i;
-	if (is_numeric(a) && is_numeric(b))
-		return numeric(a) == numeric(b);
-	return false;
+	ia = integral(a, ba, sizeof(ba));
+	ib = integral(b, bb, sizeof(bb));
+	if (ia || ib)
+		return ia && ib && strcmp(ia, ib) == 0;
+	/* two floats, neither integral */
+	return a->f == b->f || (isnan(a->f) && isnan(b->f));
+}
+
+/* a hash equal for keys key_equal finds equal */
+static uint64_t key_hash(const struct mcri_hashkey *hk, const struct mcri_node *k)
+{
+	char buf[DIGITS];
+	const char *digits;
+
+	if (k->type == MCRI_T_STR)
+		return mcri_hash(hk, k->s, strlen(k->s));
+	if (k->type == MCRI_T_NULL)
+		return 0x4e6f6e65;
+	if ((digits = integral(k, buf, sizeof(buf))))
+		return mcri_hash(hk, digits, strlen(digits)) + 1;
+	if (isnan(k->f))
+		return 0x4e614e;
+	return mcri_hash(hk, &k->f, sizeof(k->f));
+}
+
+struct probe {
+	const struct mcri_node *map, *key;
+};
+
+static bool probe_eq(const void *ctx, size_t pos)
+{
+	const struct probe *p = ctx;
+
+	return key_equal(p->map->keys[pos], p->key);
+}
+
+/* index every key of a map that outgrew SMALL_MAP */
+static int build_index(struct mcri_node *map, const struct mcri_doc *doc)
+{
+	map->index = calloc(1, sizeof(*map->index));
+	if (!map->index)
+		return -1;
+	map->index->key = &doc->hashkey;
+	for (size_t i = 0; i < map->n; i++)
+		if (mcri_index_add(map->index, key_hash(&doc->hashkey, map->keys[i]), i))
+			return -1;
+	return 0;
 }
 
 static int map_put(struct mcri_node *map, struct mcri_node *key,
-		   struct mcri_node *val, struct mcr_error *err)
+		   struct mcri_node *val, const struct mcri_doc *doc,
+		   struct mcr_error *err)
 {
-	for (size_t i = 0; i < map->n; i++) {
-		if (key_equal(map->keys[i], key)) {
-			map->items[i] = val; /* later wins, first position kept */
-			return 0;
-		}
+	size_t i = MCRI_NOT_FOUND;
+	uint64_t h = 0;
+
+	if (map->index) {
+		struct probe p = { map, key };
+
+		h = key_hash(&doc->hashkey, key);
+		i = mcri_index_find(map->index, h, probe_eq, &p);
+	} else {
+		for (size_t j = 0; j < map->n && i == MCRI_NOT_FOUND; j++)
+			if (key_equal(map->keys[j], key))
+				i = j;
+	}
+	if (i != MCRI_NOT_FOUND) {
+		map->items[i] = val; /* later wins, first position kept */
+		return 0;
 	}
 	if (map->n == map->cap) {
 		size_t cap = map->cap ? map->cap * 2 : 8;
@@ -64,6 +139,9 @@ static int map_put(struct mcri_node *map, struct mcri_node *key,
 	map->keys[map->n] = key;
 	map->items[map->n] = val;
 	map->n++;
+	if (map->index ? mcri_index_add(map->index, h, map->n - 1) :
+	    map->n > SMALL_MAP ? build_index(map, doc) : 0)
+		return mcri_error_nomem(err);
 	return 0;
 }
 
@@ -91,66 +169,89 @@ void mcri_pairs_free(struct mcri_pairs *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* the pairs a `<<: value` merges, PyYAML's order: for a list, the last
- * mapping first, so that the first one wins */
-static int merged_pairs(const struct mcri_node *v, struct mcri_pairs *merge,
-			const struct mcri_doc *doc, struct mcr_error *err)
+/* How many pairs a `<<: value` merges (a mapping, or a list of them). */
+static int merge_size(const struct mcri_node *v, size_t *count,
+		      const struct mcri_doc *doc, struct mcr_error *err)
 {
 	if (v->type == MCRI_T_MAP) {
-		for (size_t j = 0; j < v->n; j++)
-			if (mcri_pairs_add(merge, v->keys[j], v->items[j], err))
-				return -1;
+		*count = mcri_weight_add(*count, v->n);
 		return 0;
 	}
 	if (v->type != MCRI_T_SEQ)
 		return mcri_err_at(err, MCR_EINVAL, doc, v,
 				   "expected a mapping or list of mappings for merging (<<); merge only mappings");
-	for (size_t s = v->n; s-- > 0;) {
-		const struct mcri_node *sub = v->items[s];
-
-		if (sub->type != MCRI_T_MAP)
-			return mcri_err_at(err, MCR_EINVAL, doc, sub,
+	for (size_t s = 0; s < v->n; s++) {
+		if (v->items[s]->type != MCRI_T_MAP)
+			return mcri_err_at(err, MCR_EINVAL, doc, v->items[s],
 					   "expected a mapping for merging (<<), but found another value; merge only mappings");
+		*count = mcri_weight_add(*count, v->items[s]->n);
+	}
+	return 0;
+}
+
+/* put the pairs a `<<: value` merges, PyYAML's order: for a list, the last
+ * mapping first, so that the first one wins */
+static int merge_into(struct mcri_node *map, const struct mcri_node *v,
+		      const struct mcri_doc *doc, struct mcr_error *err)
+{
+	size_t subs = v->type == MCRI_T_MAP ? 1 : v->n;
+
+	for (size_t s = subs; s-- > 0;) {
+		const struct mcri_node *sub = v->type == MCRI_T_MAP ? v : v->items[s];
+
 		for (size_t j = 0; j < sub->n; j++)
-			if (mcri_pairs_add(merge, sub->keys[j], sub->items[j], err))
+			if (map_put(map, sub->keys[j], sub->items[j], doc, err))
 				return -1;
 	}
 	return 0;
 }
 
 int mcri_mapping_finish(struct mcri_node *map, const struct mcri_pairs *pairs,
-			const struct mcri_doc *doc, struct mcr_error *err)
+			struct mcri_budget *budget, const struct mcri_doc *doc,
+			struct mcr_error *err)
 {
-	struct mcri_pairs merge = { 0 };
-	int rc = -1;
+	size_t copies = 0;
+	const struct mcri_node *first_merge = NULL;
 
-	/* a plain `<<` key: PyYAML resolves it to tag:yaml.org,2002:merge */
+	/* a `<<` key (PyYAML's tag:yaml.org,2002:merge): what it copies is
+	 * counted before anything is copied */
+	for (size_t i = 0; i < pairs->n; i++) {
+		if (!pairs->v[i].key->merge_key)
+			continue;
+		if (merge_size(pairs->v[i].value, &copies, doc, err))
+			return -1;
+		if (!first_merge)
+			first_merge = pairs->v[i].key;
+	}
+	if (copies > MCRI_MAX_VALUES - (budget->values < MCRI_MAX_VALUES ? budget->values : MCRI_MAX_VALUES))
+		return mcri_err_at(err, MCR_EINVAL, doc, first_merge,
+				   "the merge keys (<<) of the recipe copy more than %u values in all; merge fewer or smaller mappings, or write the values out",
+				   MCRI_MAX_VALUES);
+	budget->values += copies;
 	for (size_t i = 0; i < pairs->n; i++)
 		if (pairs->v[i].key->merge_key &&
-		    merged_pairs(pairs->v[i].value, &merge, doc, err))
-			goto out;
-	for (size_t i = 0; i < merge.n; i++)
-		if (map_put(map, merge.v[i].key, merge.v[i].value, err))
-			goto out;
+		    merge_into(map, pairs->v[i].value, doc, err))
+			return -1;
 	for (size_t i = 0; i < pairs->n; i++) {
 		struct mcri_node *k = pairs->v[i].key;
 
 		if (k->merge_key)
 			continue;
-		if (k->type == MCRI_T_SEQ || k->type == MCRI_T_MAP) {
-			mcri_err_at(err, MCR_EINVAL, doc, k,
-				    "found unhashable key (a list or mapping used as a key); use a plain key");
-			goto out;
-		}
-		if (map_put(map, k, pairs->v[i].value, err))
-			goto out;
+		if (k->type == MCRI_T_SEQ || k->type == MCRI_T_MAP)
+			return mcri_err_at(err, MCR_EINVAL, doc, k,
+					   "found unhashable key (a list or mapping used as a key); use a plain key");
+		if (map_put(map, k, pairs->v[i].value, doc, err))
+			return -1;
 	}
-	for (size_t i = 0; i < map->n; i++)
+	/* the final pairs' weight and size (load.c counted the raw pairs) */
+	map->weight = map->bytes = 1;
+	for (size_t i = 0; i < map->n; i++) {
 		map->weight = mcri_weight_add(map->weight,
 					      mcri_weight_add(map->keys[i]->weight,
 							      map->items[i]->weight));
-	rc = 0;
-out:
-	mcri_pairs_free(&merge);
-	return rc;
+		map->bytes = mcri_weight_add(map->bytes,
+					     mcri_weight_add(map->keys[i]->bytes,
+							     map->items[i]->bytes));
+	}
+	return 0;
 }

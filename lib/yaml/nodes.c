@@ -6,13 +6,33 @@
 
 #include "yaml/yaml.h"
 
+struct lookup {
+	const struct mcri_node *map;
+	const char *key;
+};
+
+static bool str_key_eq(const void *ctx, size_t pos)
+{
+	const struct lookup *l = ctx;
+	const struct mcri_node *k = l->map->keys[pos];
+
+	return k->type == MCRI_T_STR && !k->merge_key && strcmp(k->s, l->key) == 0;
+}
+
 size_t mcri_map_index(const struct mcri_node *map, const char *key)
 {
+	struct lookup l = { map, key };
+	size_t i;
+
 	if (!map || map->type != MCRI_T_MAP)
 		return MCRI_NO_INDEX;
-	for (size_t i = 0; i < map->n; i++)
-		if (map->keys[i]->type == MCRI_T_STR && !map->keys[i]->merge_key &&
-		    strcmp(map->keys[i]->s, key) == 0)
+	if (map->index) { /* the hash of a string key (mapping.c) */
+		i = mcri_index_find(map->index, mcri_hash(map->index->key, key, strlen(key)),
+				    str_key_eq, &l);
+		return i == MCRI_NOT_FOUND ? MCRI_NO_INDEX : i;
+	}
+	for (i = 0; i < map->n; i++)
+		if (str_key_eq(&l, i))
 			return i;
 	return MCRI_NO_INDEX;
 }

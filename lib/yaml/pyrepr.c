@@ -104,12 +104,18 @@ static void repr_str(struct mcri_buf *b, const char *s)
 	mcri_buf_add(b, &q, 1);
 }
 
+/* a list or mapping is shown up to about this many bytes, then "...":
+ * what the messages show of a value stays small however large the value
+ * (a string, the recipe's own, is shown whole) */
+#define REPR_MAX (64u << 10)
+
 static void repr_into(struct mcri_buf *b, const struct mcri_node *n, bool quote,
 		      int depth)
 {
 	char num[64];
+	size_t i;
 
-	if (depth > 8) {
+	if (depth > 8 || b->len > REPR_MAX) {
 		mcri_buf_puts(b, "...");
 		return;
 	}
@@ -138,23 +144,23 @@ static void repr_into(struct mcri_buf *b, const struct mcri_node *n, bool quote,
 		break;
 	case MCRI_T_SEQ:
 		mcri_buf_puts(b, "[");
-		for (size_t i = 0; i < n->n; i++) {
+		for (i = 0; i < n->n && (i == 0 || b->len <= REPR_MAX); i++) {
 			if (i)
 				mcri_buf_puts(b, ", ");
 			repr_into(b, n->items[i], true, depth + 1);
 		}
-		mcri_buf_puts(b, "]");
+		mcri_buf_puts(b, i < n->n ? ", ...]" : "]");
 		break;
 	case MCRI_T_MAP:
 		mcri_buf_puts(b, "{");
-		for (size_t i = 0; i < n->n; i++) {
+		for (i = 0; i < n->n && (i == 0 || b->len <= REPR_MAX); i++) {
 			if (i)
 				mcri_buf_puts(b, ", ");
 			repr_into(b, n->keys[i], true, depth + 1);
 			mcri_buf_puts(b, ": ");
 			repr_into(b, n->items[i], true, depth + 1);
 		}
-		mcri_buf_puts(b, "}");
+		mcri_buf_puts(b, i < n->n ? ", ...}" : "}");
 		break;
 	}
 }
@@ -166,6 +172,14 @@ char *mcri_repr(const struct mcri_node *n)
 	if (!n)
 		return strdup("None");
 	repr_into(&b, n, true, 0);
+	return mcri_buf_take(&b);
+}
+
+char *mcri_repr_text(const char *s)
+{
+	struct mcri_buf b = { 0 };
+
+	repr_str(&b, s);
 	return mcri_buf_take(&b);
 }
 

@@ -5,9 +5,9 @@
  * constructors (construct_yaml_int, construct_yaml_float, ...).
  */
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,55 +17,9 @@
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
 
-static const char *RE_INT =
-	"^([-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(0|[1-9][0-9_]*)"
-	"|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+)$";
-static const char *RE_FLOAT =
-	"^([-+]?([0-9][0-9_]*)\\.[0-9_]*([eE][-+][0-9]+)?"
-	"|\\.[0-9][0-9_]*([eE][-+][0-9]+)?"
-	"|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\\.[0-9_]*"
-	"|[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN))$";
-static const char *RE_BOOL =
-	"^(yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE"
-	"|on|On|ON|off|Off|OFF)$";
-static const char *RE_NULL = "^(~|null|Null|NULL|)$";
-
-int mcri_resolver_init(struct mcri_resolver *ld, struct mcr_error *err)
-{
-	memset(ld, 0, sizeof(*ld));
-	if (regcomp(&ld->re_int, RE_INT, REG_EXTENDED | REG_NOSUB) != 0)
-		goto fail;
-	if (regcomp(&ld->re_float, RE_FLOAT, REG_EXTENDED | REG_NOSUB) != 0) {
-		regfree(&ld->re_int);
-		goto fail;
-	}
-	if (regcomp(&ld->re_bool, RE_BOOL, REG_EXTENDED | REG_NOSUB) != 0) {
-		regfree(&ld->re_int);
-		regfree(&ld->re_float);
-		goto fail;
-	}
-	if (regcomp(&ld->re_null, RE_NULL, REG_EXTENDED | REG_NOSUB) != 0) {
-		regfree(&ld->re_int);
-		regfree(&ld->re_float);
-		regfree(&ld->re_bool);
-		goto fail;
-	}
-	ld->ok = true;
-	return 0;
-fail:
-	return mcri_error_set(err, MCR_EIO, "cannot compile the YAML resolvers");
-}
-
-void mcri_resolver_free(struct mcri_resolver *ld)
-{
-	if (!ld->ok)
-		return;
-	regfree(&ld->re_int);
-	regfree(&ld->re_float);
-	regfree(&ld->re_bool);
-	regfree(&ld->re_null);
-	ld->ok = false;
-}
+/* Python (3.11 and later) converts at most this many decimal digits to an
+ * int; PyYAML's safe_load fails beyond (int_max_str_digits) */
+#define PY_MAX_STR_DIGITS 4300
 
 /* text without '_' (PyYAML removes them before converting numbers) */
 static char *strip_underscores(const char *text)
@@ -86,7 +40,9 @@ static char *strip_underscores(const char *text)
 #define NOMEM (-2)
 
 /* PyYAML construct_yaml_int. 0 ok, 1 a decimal int beyond 64 bits (*out
- * clamped), -1 not an int (or out of range in another base), NOMEM. */
+ * clamped), -1 not an int (or out of range in another base), TOO_LONG
+ * more digits than Python converts, NOMEM. */
+#define TOO_LONG 2
 static int construct_int(const char *text, long long *out, bool *range)
 {
 	char *v = strip_underscores(text), *p, *end;
@@ -151,7 +107,7 @@ static int construct_int(const char *text, long long *out, bool *range)
 			*range = true;
 			/* a decimal integer beyond 64 bits is still an int to
 			 * Python: the caller keeps its digits */
-			rc = base == 10 ? 1 : -1;
+			rc = base != 10 ? -1 : strlen(p) > PY_MAX_STR_DIGITS ? TOO_LONG : 1;
 			*out = sign < 0 ? LLONG_MIN : LLONG_MAX;
 			goto out;
 		}
@@ -163,7 +119,62 @@ out:
 	return rc;
 }
 
-/* PyYAML construct_yaml_float: 0 ok, -1 not a float, NOMEM. */
+/* 60**k as Python's float(int) gives it (correctly rounded); inf beyond
+ * the range of a double, where Python raises OverflowError */
+static double power60(size_t k)
+{
+#ifdef __SIZEOF_INT128__
+	if (k <= 21) { /* 60**21 < 2**127: exact, then one rounding */
+		unsigned __int128 p = 1;
+
+		for (size_t i = 0; i < k; i++)
+			p *= 60;
+		return (double)p;
+	}
+#endif
+	{
+		long double p = 1.0L;
+
+		for (size_t i = 0; i < k; i++)
+			p *= 60.0L;
+		return p > (long double)DBL_MAX ? INFINITY : (double)p;
+	}
+}
+
+/* construct_yaml_float's sexagesimal branch, in Python's order: the parts
+ * from the last, value += float(part) * 60**k. 0, -1 not a float, OVERFLOW */
+#define OVERFLOW (-3)
+static int sexagesimal_float(char *p, double *out)
+{
+	size_t parts = 1, k = 0;
+	double value = 0.0;
+	char *end = p + strlen(p);
+
+	for (char *c = p; *c; c++)
+		parts += *c == ':';
+	for (char *part_end = end; k < parts; k++) {
+		char *start = part_end, *stop;
+		volatile double term; /* no fused multiply-add: Python rounds twice */
+		double d, base;
+
+		while (start > p && start[-1] != ':')
+			start--;
+		*part_end = '\0';
+		d = strtod(start, &stop);
+		if (stop != part_end || start == part_end)
+			return -1;
+		base = power60(k);
+		if (isinf(base))
+			return OVERFLOW;
+		term = d * base;
+		value += term;
+		part_end = start > p ? start - 1 : p;
+	}
+	*out = value;
+	return 0;
+}
+
+/* PyYAML construct_yaml_float: 0 ok, -1 not a float, OVERFLOW, NOMEM. */
 static int construct_float(const char *text, double *out)
 {
 	char *v = strip_underscores(text), *p, *end;
@@ -187,19 +198,9 @@ static int construct_float(const char *text, double *out)
 		*out = NAN;
 		rc = 0;
 	} else if (strchr(p, ':')) {
-		char *save = NULL, *part;
-		double value = 0.0;
-
-		for (part = strtok_r(p, ":", &save); part;
-		     part = strtok_r(NULL, ":", &save)) {
-			double d = strtod(part, &end);
-
-			if (*end || end == part)
-				goto out;
-			value = value * 60.0 + d;
-		}
-		*out = sign * value;
-		rc = 0;
+		rc = sexagesimal_float(p, out);
+		if (rc == 0)
+			*out *= sign;
 	} else {
 		double d = strtod(p, &end);
 
@@ -248,48 +249,102 @@ static int big_int(struct mcri_node *n, const char *text, struct mcr_error *err)
 	return n->s ? 0 : mcri_error_nomem(err);
 }
 
-int mcri_scalar_resolve(const struct mcri_resolver *ld,
-			const struct mcri_doc *doc, struct mcri_node *n,
-			const char *text, const char *tag, bool plain,
-			const char *raw_tag, struct mcr_error *err)
+static int too_long(const struct mcri_doc *doc, const struct mcri_node *n,
+		    const char *text, struct mcr_error *err)
+{
+	return mcri_err_at(err, MCR_EINVAL, doc, n,
+			   "integer '%s' has more than %d digits, which Python does not convert (PyYAML refuses the recipe); quote it to keep it a string",
+			   text, PY_MAX_STR_DIGITS);
+}
+
+/* the value of a scalar PyYAML's resolvers typed as `it`, by its
+ * constructor; a text PyYAML's constructor raises on is refused */
+static int construct_implicit(const struct mcri_doc *doc, struct mcri_node *n,
+			      const char *text, enum mcri_implicit it,
+			      bool newline, struct mcr_error *err)
+{
+	static const char *const NAMES[] = { "str", "null", "bool", "int", "float", "merge", "value" };
+	bool range = false;
+	int rc;
+
+	switch (it) {
+	case MCRI_IMPLICIT_NULL:
+		n->type = MCRI_T_NULL;
+		return 0;
+	case MCRI_IMPLICIT_BOOL:
+		n->type = MCRI_T_BOOL;
+		if (!newline && bool_value(text, &n->b))
+			return 0;
+		break; /* "true\n": PyYAML's table has no such word */
+	case MCRI_IMPLICIT_INT:
+		rc = construct_int(text, &n->i, &range);
+		if (rc == NOMEM)
+			return mcri_error_nomem(err);
+		if (rc == 1)
+			return big_int(n, text, err);
+		if (rc == TOO_LONG)
+			return too_long(doc, n, text, err);
+		if (range)
+			return mcri_err_at(err, MCR_EINVAL, doc, n,
+					   "integer '%s' is out of range (at most 64 bits)", text);
+		n->type = MCRI_T_INT;
+		if (rc == 0)
+			return 0;
+		break; /* 0b_, 0x_: no digit */
+	case MCRI_IMPLICIT_FLOAT:
+		rc = construct_float(text, &n->f);
+		if (rc == NOMEM)
+			return mcri_error_nomem(err);
+		n->type = MCRI_T_FLOAT;
+		/* float(".inf\n") fails where PyYAML's own ".inf" matched */
+		if (rc == 0 && !(newline && strpbrk(text, "nN")))
+			return 0;
+		break;
+	case MCRI_IMPLICIT_MERGE:
+		/* a key (load.c refuses it anywhere else) */
+		n->type = MCRI_T_STR;
+		n->merge_key = true;
+		n->s = strdup("<<");
+		return n->s ? 0 : mcri_error_nomem(err);
+	case MCRI_IMPLICIT_VALUE:
+		/* PyYAML reads `=` as a string key only (load.c) */
+		n->type = MCRI_T_STR;
+		n->value_key = true;
+		n->s = strdup(text);
+		return n->s ? 0 : mcri_error_nomem(err);
+	default:
+		break;
+	}
+	return mcri_err_at(err, MCR_EINVAL, doc, n,
+			   "'%s' is written as a YAML 1.1 %s, but PyYAML cannot read it as one (safe_load fails); quote it to keep it a string",
+			   text, NAMES[it]);
+}
+
+int mcri_scalar_resolve(const struct mcri_doc *doc, struct mcri_node *n,
+			const char *text, size_t len, const char *tag,
+			bool implicit, const char *raw_tag, struct mcr_error *err)
 {
 	bool range = false;
 
-	if (!tag && plain) {
-		if (regexec(&ld->re_null, text, 0, NULL, 0) == 0) {
-			n->type = MCRI_T_NULL;
-			return 0;
-		}
-		if (regexec(&ld->re_bool, text, 0, NULL, 0) == 0) {
-			n->type = MCRI_T_BOOL;
-			bool_value(text, &n->b);
-			return 0;
-		}
-		if (regexec(&ld->re_int, text, 0, NULL, 0) == 0) {
-			int rc = construct_int(text, &n->i, &range);
+	if (tag && strcmp(tag, "merge") == 0) { /* !!merge: a merge key, whatever its text */
+		n->type = MCRI_T_STR;
+		n->merge_key = true;
+		n->s = strdup("<<");
+		return n->s ? 0 : mcri_error_nomem(err);
+	}
+	if (!tag && implicit) {
+		bool newline;
+		enum mcri_implicit it = mcri_implicit_type(text, len, &newline);
 
-			if (rc == NOMEM)
-				return mcri_error_nomem(err);
-			if (rc == 1)
-				return big_int(n, text, err);
-			if (rc == 0) {
-				n->type = MCRI_T_INT;
-				return 0;
-			}
-			if (range)
-				return mcri_err_at(err, MCR_EINVAL, doc, n,
-						   "integer '%s' is out of range (at most 64 bits)",
-						   text);
-		}
-		if (regexec(&ld->re_float, text, 0, NULL, 0) == 0) {
-			int rc = construct_float(text, &n->f);
+		if (it != MCRI_IMPLICIT_STR) {
+			char *t = newline ? strndup(text, len - 1) : NULL;
+			int rc;
 
-			if (rc == NOMEM)
+			if (newline && !t)
 				return mcri_error_nomem(err);
-			if (rc == 0) {
-				n->type = MCRI_T_FLOAT;
-				return 0;
-			}
+			rc = construct_implicit(doc, n, t ? t : text, it, newline, err);
+			free(t);
+			return rc;
 		}
 		tag = NULL; /* a plain string */
 	}
@@ -314,6 +369,8 @@ int mcri_scalar_resolve(const struct mcri_resolver *ld,
 			return mcri_error_nomem(err);
 		if (rc == 1)
 			return big_int(n, text, err);
+		if (rc == TOO_LONG)
+			return too_long(doc, n, text, err);
 		if (rc == 0)
 			return 0;
 	} else if (strcmp(tag, "float") == 0) {

@@ -35,30 +35,49 @@ struct mcri_node {
 	struct mcri_node **items; /* MCRI_T_SEQ items; MCRI_T_MAP values */
 	struct mcri_node **keys;  /* MCRI_T_MAP keys (any scalar type) */
 	size_t cap;
-	size_t weight;      /* nodes reachable through aliases (saturating) */
+	struct mcri_index *index; /* MCRI_T_MAP of more than a few keys: keys by hash */
+	size_t weight;      /* values reachable, aliases expanded (saturating) */
+	size_t bytes;       /* bytes of their text, aliases expanded (saturating) */
 	bool complete;      /* construction finished (alias cycle guard) */
-	bool merge_key;     /* a plain `<<` key (YAML merge) */
+	bool merge_key;     /* a `<<` key (YAML merge) */
+	bool value_key;     /* a plain `=` (PyYAML reads it as a key only) */
 	struct mcri_node *next_alloc; /* arena list */
 };
+
+/* The loader's limits (reference §1): a recipe has at most MCRI_MAX_VALUES
+ * values (keys, items, scalars; what `<<` merges copy counts too), and as
+ * many with its aliases expanded; it nests at most MCRI_MAX_DEPTH levels;
+ * its values' text, aliases expanded, is at most MCRI_EXPANSION_FACTOR
+ * times the recipe's size plus MCRI_EXPANSION_SLACK bytes. */
+#define MCRI_MAX_VALUES 200000u
+#define MCRI_MAX_DEPTH 256
+#define MCRI_EXPANSION_FACTOR 8u
+#define MCRI_EXPANSION_SLACK (64u << 10)
 
 struct mcri_doc {
 	char *name;              /* what messages call the file (mcr_error.source) */
 	struct mcri_node *root;  /* NULL for an empty document */
 	struct mcri_node *arena; /* every node, for freeing (aliases share nodes) */
+	size_t input_len;        /* bytes of YAML it was read from */
+	struct mcri_hashkey hashkey; /* this document's hashes (map keys, render) */
 };
 
 /* ---- loading (load.c) ---------------------------------------------- */
 
 /* Parse one YAML document of `len` bytes; `name` is what messages call it
- * (NULL: "recipe"). MCR_EINVAL for YAML the recipe cannot be (syntax,
- * several documents, unknown tags, alias bombs, ...), MCR_EIO for memory. */
+ * (NULL: "recipe"). Time and memory linear in `len`: work beyond the limits
+ * above is refused before it is done. MCR_EINVAL for YAML the recipe cannot
+ * be (syntax, several documents, unknown tags, what PyYAML's safe_load
+ * refuses, the limits), MCR_EIO for memory. *out is the caller's
+ * (mcri_doc_free). */
 int mcri_doc_parse(const char *text, size_t len, const char *name,
 		   struct mcri_doc **out, struct mcr_error *err);
 void mcri_doc_free(struct mcri_doc *doc);
 
 /* ---- accessors and positioned errors (nodes.c) --------------------- */
 
-/* Value of the string key `key` in a map (NULL if absent or not a map). */
+/* Value of the string key `key` in a map (NULL if absent or not a map);
+ * constant time. */
 struct mcri_node *mcri_map_get(const struct mcri_node *map, const char *key);
 /* Index of `key` in a map, or MCRI_NO_INDEX. */
 #define MCRI_NO_INDEX ((size_t)-1)
@@ -85,8 +104,11 @@ int mcri_verr_at(struct mcr_error *err, enum mcr_error_kind kind,
 /* ---- Python's views of a node (pyrepr.c) --------------------------- */
 /* Each returns a new string, NULL only when out of memory. */
 
-/* repr(): 'text', 16, True, None, 1.5, [..], {..}. */
+/* repr(): 'text', 16, True, None, 1.5, [..], {..}; a list or mapping
+ * deeper than 8 levels, or past about 64 KiB, shows "..." for the rest. */
 char *mcri_repr(const struct mcri_node *n);
+/* repr() of a Python str holding `s`: 'a\nb'. */
+char *mcri_repr_text(const char *s);
 /* str() of a scalar: text, "16", "True", "None", "1.5"; repr for
  * collections. */
 char *mcri_pystr(const struct mcri_node *n);

@@ -21,6 +21,8 @@ srun -N1 -n1 -w n3 --chdir=/ hostname >norole-chdir.out 2>&1
 (cd / && srun -N1 -n1 -w n3 hostname) >norole-cd.out 2>&1
 srun -N1 -n1 -w n3 --mooncake-role=agg echo TASK-RAN >agg.out 2>&1
 echo "rc=$?" >>agg.out
+srun -v -N1 -n1 -w n2 --mooncake-role=prefill true >verbose.out 2>&1
+srun -N1 -n1 -w n2 --mooncake-role=prefill true >quiet.out 2>&1
 EOS
 jid=$(sbatch --parsable -N3 -o "$W/script.job.out" script.sh)
 wait_job "$jid" 120
@@ -33,6 +35,10 @@ check "a helper srun without a role runs anywhere (--chdir=/, cd /): the recipe 
 	bash -c "grep -qx n3 norole-chdir.out && grep -qx n3 norole-cd.out"
 check "an explicit role the recipe lacks fails that srun: $(grep -o 'mooncake: .*' agg.out | head -1 | head -c 200)" \
 	bash -c "grep -q -- '--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode' agg.out && grep -q 'rc=1' agg.out && ! grep -q TASK-RAN agg.out"
+
+check "srun -v inside an allocation shows the role: $(grep -m1 'mooncake: r.yaml' verbose.out)" \
+	grep -qx 'srun: mooncake: r.yaml: role prefill' verbose.out
+check "... and without -v srun says nothing of it" bash -c "! grep -q 'mooncake' quiet.out"
 
 # the examples' resource requests: GPUs per node must not reach the master
 # step (an invalid TRES request with its --gres=none); a task running in

@@ -110,7 +110,8 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		*va_arg(ap, uid_t *) = stub.uid;
 		break;
 	case S_TASK_GLOBAL_ID:
-		*va_arg(ap, uint32_t *) = 0;
+	case S_TASK_ID:
+		*va_arg(ap, uint32_t *) = stub.task_id;
 		break;
 	default:
 		rc = ESPANK_NOT_AVAIL;

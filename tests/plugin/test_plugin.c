@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <ftw.h>
@@ -747,6 +748,137 @@ START_TEST(srun_fixed_ports_taken_is_refused)
 }
 END_TEST
 
+/* a fake srun that does `body` (a shell snippet) */
+static void script_srun(char *opt, size_t size, const char *body)
+{
+	char path[300], text[4096];
+
+	snprintf(path, sizeof(path), "%s/script-srun", dir);
+	snprintf(text, sizeof(text), "#!/bin/sh\n%s\n", body);
+	write_file(path, text);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	snprintf(opt, size, "srun=%s", path);
+}
+
+/* a master step that never answers: stopped at the readiness bound, with
+ * the port that did not answer and the log's last lines */
+START_TEST(srun_master_not_ready_in_time)
+{
+	char opt[400], path[512];
+	char *av[] = { opt, "ready_timeout=2", NULL };
+	struct mcp_master_state st;
+	struct mcr_error err;
+
+	in_tmpdir();
+	script_srun(opt, sizeof(opt), "echo 'still starting'; exec sleep 60");
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
+	ck_log_contains("mooncake: mooncake_master on n1 (127.0.0.1) was not ready after 2 s: port 8700 (RPC) does not accept: Connection refused; it was stopped. If the node is just slow, raise readiness.timeout_seconds");
+	ck_log_contains("still starting");
+	slurm_spank_exit(NULL, 0, NULL);
+	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
+	ck_assert_int_eq(mcp_state_read(path, &st, &err), 0);
+	ck_assert_int_eq(st.phase, MCP_STATE_FAILED);
+	ck_assert_msg(!mcp_state_read(path, &st, &err) && kill((pid_t)st.srun_pid, 0) != 0,
+		      "the master step's srun %ld still runs", st.srun_pid);
+}
+END_TEST
+
+/* ports=auto: the master step's task could not claim its ports on the
+ * infra node (another job's master took them first): the next triple */
+START_TEST(srun_master_that_lost_its_ports_moves_on)
+{
+	char opt[400], self[PATH_MAX];
+	static char body[3 * PATH_MAX];
+	char *av[] = { opt, NULL };
+	struct mcp_master_state st;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	ck_assert_int_gt(n, 0);
+	self[n] = '\0';
+	in_tmpdir();
+	snprintf(body, sizeof(body),
+		 "if [ ! -e %s/tried ]; then touch %s/tried; echo 'slurmstepd: error: mooncake: port 8701 (metadata) on n1 is taken: another job'\"'\"'s mooncake_master (pid 1) is starting on it' >&2; exit 1; fi\n"
+		 "for a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
+		 "exec %s fake-master $r $m $x",
+		 dir, dir, self);
+	script_srun(opt, sizeof(opt), body);
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	ck_log_contains("mooncake: ports 8700, 8701, 8702 are taken on n1; trying others");
+	ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8703, 8704, 8705)");
+	slurm_spank_exit(NULL, 0, NULL);
+	stop_started_master(&st);
+	ck_assert_int_eq(st.ports.rpc, 8703);
+}
+END_TEST
+
+/* the starter died after it launched the master step: an srun on its host
+ * finishes its work */
+START_TEST(srun_adopts_the_master_of_a_dead_starter)
+{
+	struct mcp_master_state st = { 0 };
+	char host[256] = "";
+	pid_t gone = fork(), master;
+
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, NULL, 0);
+	in_tmpdir();
+	master = fake_master_start(&DEFAULT_PORTS, "");
+	ck_assert_int_gt(master, 0);
+	gethostname(host, sizeof(host) - 1);
+	st.phase = MCP_STATE_STARTING;
+	snprintf(st.token, sizeof(st.token), "t0k3n");
+	snprintf(st.starter_host, sizeof(st.starter_host), "%s", host);
+	st.starter_pid = (long)gone;
+	st.srun_pid = (long)master;
+	record_state(&st);
+	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	ck_log_contains("mooncake: the srun that started the master is gone; checking the master it launched");
+	ck_log_contains("mooncake_master ready on n1 (127.0.0.1:8700)");
+	slurm_spank_exit(NULL, 0, NULL);
+	{
+		struct mcr_error err;
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
+		ck_assert_int_eq(mcp_state_read(path, &st, &err), 0);
+		ck_assert_int_eq(st.phase, MCP_STATE_READY);
+		ck_assert_str_eq(st.token, "t0k3n");
+	}
+	fake_master_stop(master);
+}
+END_TEST
+
+/* addresses: a node's, this host's toward the master, a NIC's */
+START_TEST(net_addresses)
+{
+	struct mcr_error err;
+	char addr[64];
+
+	ck_assert_int_eq(mcp_resolve_ipv4("127.0.0.1", addr, sizeof(addr), &err), 0);
+	ck_assert_str_eq(addr, "127.0.0.1");
+	ck_assert_int_eq(mcp_resolve_ipv4("no-such-node.invalid", addr, sizeof(addr), &err), -1);
+	ck_assert_msg(strstr(err.text, "cannot resolve the address of node no-such-node.invalid: ") == err.text,
+		      "%s", err.text);
+	ck_assert_ptr_nonnull(strstr(err.text, "its NodeAddr in slurm.conf must resolve to an IPv4 address"));
+	ck_assert_int_eq(mcp_local_address(NULL, "127.0.0.1", addr, sizeof(addr), &err), 0);
+	ck_assert_str_eq(addr, "127.0.0.1");
+	ck_assert_int_eq(mcp_local_address("lo", "192.0.2.1", addr, sizeof(addr), &err), 0);
+	ck_assert_str_eq(addr, "127.0.0.1");
+	ck_assert_int_eq(mcp_local_address("nope0", "127.0.0.1", addr, sizeof(addr), &err), -1);
+	ck_assert_str_eq(err.text, "the network interface 'nope0' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network");
+	ck_assert_int_eq(mcp_local_address(NULL, "not-an-address", addr, sizeof(addr), &err), -1);
+	ck_assert_str_eq(err.text, "'not-an-address' is not an IPv4 address");
+	/* only lo in this network namespace: no route elsewhere */
+	ck_assert_int_eq(mcp_local_address(NULL, "192.0.2.1", addr, sizeof(addr), &err), -1);
+	ck_assert_str_eq(err.text, "no route from this node to the master at 192.0.2.1: Network is unreachable; set interface= in plugstack.conf");
+}
+END_TEST
+
 /* sampler= and pool_interval=: defaults, values, refusals */
 START_TEST(plugstack_pool_arguments)
 {
@@ -1126,6 +1258,10 @@ Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
 	tcase_add_test(srun, srun_jobid_other_than_the_environment);
 	tcase_add_test(srun, plugstack_arguments);
+	tcase_add_test(srun, srun_master_not_ready_in_time);
+	tcase_add_test(srun, srun_master_that_lost_its_ports_moves_on);
+	tcase_add_test(srun, srun_adopts_the_master_of_a_dead_starter);
+	tcase_add_test(srun, net_addresses);
 	tcase_add_test(srun, plugstack_pool_arguments);
 	tcase_add_test(srun, sampler_step_argv_and_env);
 	tcase_add_test(alloc, alloc_refuses_bad_recipe);

@@ -981,6 +981,18 @@ invalid("engine_unknown_field_trtllm", ["Unknown field", "served_model"],
         "Unknown TRT-LLM engine field (served_model instead of served_model_name) (§10.6, §3).",
         mutate(BASE_TRT, lambda d: d["engine"].update(served_model="x")))
 
+# E1, E2 (§8): environment names a shell can export; values that keep a
+# NAME=value line one line
+invalid("env_name_with_equals", ["roles.prefill.env: 'B=C' is not an environment variable name", "(e.g. B_C)"],
+        "E1: a name with '=' would be split there by every reader of the environment (§8).",
+        mutate(BASE_TRT, lambda d: d["roles"]["prefill"].update(env={"B=C": "x"})))
+invalid("env_name_empty", ["environment: '' is not an environment variable name"],
+        "E1: an empty name (§8).",
+        mutate(BASE_TRT, lambda d: d.update(environment={"": "x"})))
+invalid("env_value_newline", ["environment.A: the value 'a\\nMOONCAKE_MASTER=evil:8700' contains a newline"],
+        "E2: a newline in a value forges a NAME=value line where the environment is listed (§8).",
+        mutate(BASE_TRT, lambda d: d.update(environment={"A": "a\nMOONCAKE_MASTER=evil:8700"})))
+
 invalid("trtllm_store_device_names_by_gpu", ["device_names_by_gpu", "Unknown field"],
         "device_names_by_gpu under a TRT-LLM engine.mooncake_kv_store is an unknown field (§3).",
         trt("trt-dev", services=None,

@@ -243,6 +243,9 @@ usage_case no_arguments "" no ""
 usage_case render_without_out "" no "$U/o1" render "$GOOD" --infra-addr "$INFRA"
 usage_case render_missing_file "" yes "$U/o2" render "$U/no-such-recipe.yaml" --infra-addr "$INFRA" --out "$U/o2"
 usage_case render_out_is_a_file "" yes "" render "$GOOD" --infra-addr "$INFRA" --out "$U/regular-file"
+usage_case render_out_empty "render --out is empty" yes "" render "$GOOD" --infra-addr "$INFRA" --out ""
+usage_case env_config_dir_newline "contains a newline, which would break the NAME=value lines" yes "" env "$GOOD" --role prefill \
+	--infra-addr "$INFRA" --config-dir "$(printf '/logs\nMOONCAKE_MASTER=evil:8700')"
 
 # ---------------------------------------------------------------- summary
 

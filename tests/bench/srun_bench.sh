@@ -1,0 +1,37 @@
+#!/bin/bash
+# srun_bench.sh [ROUNDS] - what a role srun costs on a real cluster (make
+# bench): in one allocation of the test cluster, with the job's master
+# running, `srun true` and `srun --mooncake-recipe=... --mooncake-role=prefill
+# true` alternate ROUNDS times (15); prints the median of each and their
+# ratio. Run as root (it brings the test cluster up, and down if it did).
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+CLUSTER=$TOP/tests/cluster/cluster.sh
+ROUNDS=${1:-15}
+[ "$(id -u)" = 0 ] || { echo "srun_bench.sh: run as root (the test cluster)"; exit 0; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/mck-bench.XXXXXX")
+chmod 755 "$W"
+was_up=$("$CLUSTER" status 2>/dev/null | grep -q 'slurmctld [0-9]' && echo 1 || echo 0)
+"$CLUSTER" up >/dev/null 2>&1
+trap '[ "$was_up" = 1 ] || "$CLUSTER" down >/dev/null 2>&1; [ -n "${MCK_KEEP:-}" ] || rm -rf "$W"' EXIT
+sed -e 's/protocol: rdma/protocol: tcp/' -e 's/global_segment_size: 8GiB /global_segment_size: 32MiB/' \
+	-e 's/global_segment_size: 16GiB /global_segment_size: 64MiB/' \
+	"$TOP/examples/trtllm-serve-disagg-mooncake.yaml" >"$W/r.yaml"
+cat >"$W/bench.sh" <<EOS
+#!/bin/bash
+cd $W
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill true 2>/dev/null
+ms() { echo \$(( (\$(date +%s%N) - \$1) / 1000 )); }
+for i in \$(seq $ROUNDS); do
+	t=\$(date +%s%N); srun -N1 -n1 -w n2 true; echo "plain \$(ms \$t)"
+	t=\$(date +%s%N); srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill true; echo "role \$(ms \$t)"
+done
+EOS
+"$CLUSTER" exec login salloc -N2 -w n1,n2 bash "$W/bench.sh" 2>"$W/errors" >"$W/times" || true
+grep -i error "$W/errors" && exit 1
+median() { grep "^$1 " "$W/times" | awk '{ print $2 }' | sort -n | awk '{ a[NR] = $1 } END { print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+p=$(median plain)
+r=$(median role)
+awk -v p="$p" -v r="$r" -v n="$ROUNDS" 'BEGIN {
+	printf "srun on the test cluster (%d rounds, alternating): plain %.1f ms, with a role and a running master %.1f ms: %.3fx\n", n, p / 1000, r / 1000, r / p }'
