@@ -748,13 +748,14 @@ START_TEST(srun_fixed_ports_taken_is_refused)
 }
 END_TEST
 
-/* a fake srun that does `body` (a shell snippet) */
+/* a fake srun that does `body` (a shell snippet); `srun --help` (the
+ * plugin's look for pyxis, container.c) lists nothing */
 static void script_srun(char *opt, size_t size, const char *body)
 {
 	char path[300], text[4096];
 
 	snprintf(path, sizeof(path), "%s/script-srun", dir);
-	snprintf(text, sizeof(text), "#!/bin/sh\n%s\n", body);
+	snprintf(text, sizeof(text), "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n%s\n", body);
 	write_file(path, text);
 	ck_assert_int_eq(chmod(path, 0755), 0);
 	snprintf(opt, size, "srun=%s", path);
