@@ -245,9 +245,12 @@ int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe
 	if (!v)
 		return 0;
 	switch (ps->container) {
-	case MCP_CONTAINER_NONE:
-		slurm_verbose(MCP_NAME ": %s: %s '%s' is not used (container=none in plugstack.conf): the master runs on the host",
-			      where.source, where.text, v);
+	case MCP_CONTAINER_NONE: /* a line for srun -v (srun.c) */
+		at_value(&where, MCR_OK, &where,
+			 "'%s' is not used (container=none in plugstack.conf): the master runs on the host",
+			 v);
+		mcr_error_format(&where, c->note, sizeof(c->note));
+		c->note_verbose = true;
 		return 0;
 	case MCP_CONTAINER_PYXIS:
 		return pyxis_value(v, &where, "container=pyxis in plugstack.conf", c, err);

@@ -186,6 +186,7 @@ struct mcp_container {
 	char value[PATH_MAX];         /* the image (pyxis), the bundle's real path (OCI) */
 	char note[MCR_ERROR_MESSAGE_LENGTH]; /* auto without support: the line the
 					      * srun that starts the master prints */
+	bool note_verbose;            /* container=none: the note is for srun -v */
 };
 const char *mcp_container_mode_name(enum mcp_container_mode mode);
 /* Look at the cluster: srun= --help, oci.conf next to $SLURM_CONF. */

@@ -119,6 +119,10 @@ int mcp_srun_post_opt(spank_t sp)
 		mcp_error(&err);
 		return -1;
 	}
+	if (ctx.container.note_verbose) {
+		note("%s", ctx.container.note);
+		ctx.container.note[0] = '\0';
+	}
 	if (!realpath(recipe, ctx.recipe_path))
 		snprintf(ctx.recipe_path, sizeof(ctx.recipe_path), "%s", recipe);
 	ctx.active = true;

@@ -132,10 +132,12 @@ START_TEST(no_container_support_runs_the_host_master_and_says_so)
 	ck_assert_int_eq(c.mode, MCP_CONTAINER_NONE);
 	ck_assert_str_eq(c.note,
 			 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no /etc/slurm/oci.conf), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good");
-	/* container=none: the host, silently (a verbose line) */
+	ck_assert(!c.note_verbose);
+	/* container=none: the host, with a line for srun -v */
 	ck_assert_int_eq(decide("container=none", &none, "/nowhere", &c, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(c.mode, MCP_CONTAINER_NONE);
-	ck_assert_str_eq(c.note, "");
+	ck_assert_str_eq(c.note, "mooncake: r.yaml:2:29: model.container: '/nowhere' is not used (container=none in plugstack.conf): the master runs on the host");
+	ck_assert(c.note_verbose);
 }
 END_TEST
 
