@@ -13,9 +13,12 @@
 #   10.213.0.1K   nK     slurmd :6818 (K = 1..MCK_NODES)
 #   10.213.1.1K   nK     eth1, a second NIC on a second switch (the "data network")
 #
-# Slurm's OCI containers (srun --container=BUNDLE, crun) are on where they can
-# run (oci_support below): etc/oci.conf then exists, and `cluster.sh env` says
-# MCK_OCI=on (else the reason it is off).
+# Slurm's OCI containers (srun --container=BUNDLE, crun), where they can run
+# (oci_support below; `cluster.sh env` says MCK_OCI=on, else why not): the
+# cluster is written with etc/oci.conf.off, and a test that wants them renames
+# it to etc/oci.conf (slurmstepd reads it per step, the plugin per srun). By
+# default the cluster has no container support, so the example recipes, whose
+# model.container is srtctl's alias "trtllm", run with the host's master.
 #
 #   cluster.sh up                 namespaces, links, configs, daemons; waits until idle
 #   cluster.sh down               cancel jobs, stop daemons and whatever else runs in
@@ -195,13 +198,13 @@ oci_support() {
 	fi
 }
 
-# oci.conf: crun with the node's cgroups left alone, one container per step
-# and node (no %t: Slurm fills it with -1 at the step's end), `exec` so that
-# slurmstepd tracks crun itself
+# oci.conf (as etc/oci.conf.off): crun with the node's cgroups left alone, one
+# container per step and node (no %t: Slurm fills it with -1 at the step's
+# end), `exec` so that slurmstepd tracks crun itself
 write_oci_conf() {
 	local crun="crun --cgroup-manager=disabled --root=$D/run/crun"
 	mkdir -p "$D/run/crun"
-	cat >"$D/etc/oci.conf" <<OCI
+	cat >"$D/etc/oci.conf.off" <<OCI
 EnvExclude="^(SLURM_CONF|SLURM_CONF_SERVER)="
 RunTimeEnvExclude="^(SLURM_CONF|SLURM_CONF_SERVER)="
 RunTimeQuery="$crun state %n.%u.%j.%s"

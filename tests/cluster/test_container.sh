@@ -29,11 +29,12 @@ PLUGSTACK=$ETC/plugstack.conf
 STANDIN=$TOP/build/tests/pyxis_standin.so
 cp "$PLUGSTACK" "$W/plugstack.conf.orig"
 # whatever this test changes in the cluster's configuration, it puts back
-MCK_EXIT_HOOKS+=("cp '$W/plugstack.conf.orig' '$PLUGSTACK'; rm -f '$ETC/plugstack.conf.d/pyxis-standin.conf'; [ ! -e '$ETC/oci.conf.off' ] || mv '$ETC/oci.conf.off' '$ETC/oci.conf'")
+# (the cluster keeps its oci.conf as oci.conf.off: no container support by default)
+MCK_EXIT_HOOKS+=("cp '$W/plugstack.conf.orig' '$PLUGSTACK'; rm -f '$ETC/plugstack.conf.d/pyxis-standin.conf'; [ ! -e '$ETC/oci.conf' ] || mv '$ETC/oci.conf' '$ETC/oci.conf.off'")
 
 # plugin_args ARGS...: the plugin's line in plugstack.conf, plus ARGS
 plugin_args() { sed "s|^\(required .*spank_mooncake.so.*\)$|\1 $*|" "$W/plugstack.conf.orig" >"$PLUGSTACK"; }
-oci_conf() { # on | off: hide oci.conf (the plugin looks for it next to slurm.conf)
+oci_conf() { # on | off: Slurm's OCI containers (the plugin looks for oci.conf next to slurm.conf)
 	if [ "$1" = off ] && [ -e "$ETC/oci.conf" ]; then mv "$ETC/oci.conf" "$ETC/oci.conf.off"; fi
 	if [ "$1" = on ] && [ -e "$ETC/oci.conf.off" ]; then mv "$ETC/oci.conf.off" "$ETC/oci.conf"; fi
 }
