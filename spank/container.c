@@ -82,6 +82,7 @@ static bool srun_lists(const char *srun, const char *option)
 	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
 	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = rc ? rc : posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	rc = rc ? rc : posix_spawnp(&pid, srun, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
