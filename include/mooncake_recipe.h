@@ -178,6 +178,20 @@ size_t mcr_recipe_per_gpu_configs(const struct mcr_recipe *recipe);
 int mcr_recipe_ready_timeout(const struct mcr_recipe *recipe);
 /* output.log_dir of the recipe, or NULL (borrowed). */
 const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
+/*
+ * The container the master runs in, chosen as srtctl chooses it: the
+ * mooncake-master service's `container`, else engine.mooncake_kv_store.
+ * container, else the job's model.container; each only when it is a
+ * non-empty string. The value as written (an image, a path, or an srtctl
+ * alias that srtslurm.yaml resolves; the library resolves nothing). NULL
+ * when the recipe names none or starts no master (none declared, or an
+ * external one). Borrowed, valid until mcr_recipe_free.
+ * `where` may be NULL; otherwise it is cleared, and when a container is
+ * named it says where the value is: its source, line and column, and as
+ * its text the key path ("model.container"), with kind MCR_OK.
+ */
+const char *mcr_recipe_master_container(const struct mcr_recipe *recipe,
+					struct mcr_error *where);
 /* Declared roles as "prefill, decode", "(none)" without roles (caller
  * frees; NULL only when out of memory). */
 char *mcr_recipe_role_list(const struct mcr_recipe *recipe);

@@ -108,7 +108,7 @@ static void record_failure(struct master *m, const struct mcr_error *err)
 static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
 	struct mcp_master_state *st = &m->st;
-	const struct mcp_step_place at = { m->job->job_id, m->job->dir, st->infra_node };
+	const struct mcp_step_place at = { m->job->job_id, m->job->dir, st->infra_node, NULL };
 	unsigned char r[16];
 
 	if (el->candidate == 0) {
@@ -139,8 +139,8 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	m->busy_port = mcp_busy_port(st->infra_addr, &st->ports);
 	if (m->busy_port)
 		return MCP_SPAWN_BUSY;
-	if (mcp_spawn_master(m->ps, m->recipe, &at, &st->ports, m->claim_ports, m->log,
-			     &m->child, &m->err))
+	if (mcp_spawn_master(m->ps, m->recipe, m->job->container, &at, &st->ports,
+			     m->claim_ports, m->log, &m->child, &m->err))
 		return MCP_SPAWN_ERROR;
 	st->srun_pid = (long)m->child;
 	if (mcp_state_write(m->job->dir, st, &m->err)) {
@@ -345,7 +345,11 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 		break;
 	case MCP_V_EXITED:
 		mcp_log_tail(m->log, tail, sizeof(tail));
-		mcp_master_exec_advice(tail, m->ps->master, st->infra_node, advice, sizeof(advice));
+		mcp_container_advice(m->job->container, tail, m->ps->master, st->infra_node, advice,
+				     sizeof(advice));
+		if (!advice[0])
+			mcp_master_exec_advice(tail, m->ps->master, st->infra_node, advice,
+					       sizeof(advice));
 		if (m->busy_port && !m->claim_ports)
 			snprintf(busy, sizeof(busy),
 				 " Port %d on %s is in use by another process: another job's mooncake_master on the same node? Only one job at a time can use a node as its infra node (the ports are fixed): run such jobs on different first nodes, or with --exclusive.",
@@ -411,7 +415,7 @@ static int verdict(struct master *m, const struct mcp_election *el,
 				   mcp_now() - m->t0);
 			/* the pool's sampler, next to it; a warning at worst */
 			mcp_start_sampler(m->ps, &(struct mcp_step_place){ m->job->job_id, m->job->dir,
-									   m->st.infra_node },
+									   m->st.infra_node, NULL },
 					  &m->err);
 		} else if (m->next_line > m->t0) {
 			slurm_info(MCP_NAME ": mooncake_master on %s (%s) answers again after %.1f s",

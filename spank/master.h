@@ -30,10 +30,10 @@ enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
 int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
 
 /* Launch the master step (its own session, output to `log`, truncated):
- * the recipe's argv on `ports`; with `claim`, the step's task claims them
+ * the recipe's argv on `ports`, in `container` (NULL: on the host); with `claim`, the step's task claims them
  * on the infra node first (MCP_PORTS_VAR). */
 int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
-		     const struct mcp_step_place *at, const struct mcr_ports *ports,
+		     const struct mcp_container *container, const struct mcp_step_place *at, const struct mcr_ports *ports,
 		     bool claim, const char *log, pid_t *pid, struct mcr_error *err);
 /* SIGTERM the master step's srun (it forwards it), SIGKILL after 10 s.
  * `ours`: our child, reaped. */

@@ -5,6 +5,7 @@
  *
  *   srun --quiet --jobid=J --overlap -N1 -n1 ... --job-name=mooncake-master
  *        --nodelist=<infra> --output=<dir>/mooncake_master.log --chdir=<dir>
+ *        [the container's options, container.c]
  *        mooncake_master --port=8700 ... (the recipe's argv, lib/render/argv.c)
  */
 #include <errno.h>
@@ -186,11 +187,13 @@ void mcp_stop_step(pid_t pid, bool ours)
 }
 
 int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
-		     const struct mcp_step_place *at, const struct mcr_ports *ports,
-		     bool claim, const char *log, pid_t *pid, struct mcr_error *err)
+		     const struct mcp_container *container, const struct mcp_step_place *at,
+		     const struct mcr_ports *ports, bool claim, const char *log, pid_t *pid,
+		     struct mcr_error *err)
 {
 	struct mcr_env env = { 0 };
-	char **margv = NULL, **argv = NULL, **envp = NULL;
+	struct mcp_step_place where = *at;
+	char **margv = NULL, **argv = NULL, **envp = NULL, **options = NULL;
 	int rc = -1, fd;
 
 	if (mcr_master_argv(recipe, ps->master, ports, &margv, err) ||
@@ -217,8 +220,13 @@ int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *re
 		goto out;
 	}
 	close(fd);
-	if (!(argv = mcp_step_argv(ps, at, "mooncake-master", log, margv, err)) ||
-	    !(envp = mcp_step_env(&env, err)))
+	/* in the recipe's container (container.c): srun options, a wrapped
+	 * command, an environment without the container system's defaults */
+	if (!(envp = mcp_step_env(&env, err)) ||
+	    mcp_container_step(container, at->dir, &options, &margv, envp, err))
+		goto out;
+	where.options = options;
+	if (!(argv = mcp_step_argv(ps, &where, "mooncake-master", log, margv, err)))
 		goto out;
 	rc = mcp_spawn_detached(argv, envp, log, pid);
 	if (rc != 0)
@@ -233,5 +241,6 @@ out:
 	mcr_strv_free(margv);
 	mcr_strv_free(argv);
 	mcr_strv_free(envp);
+	mcr_strv_free(options);
 	return rc;
 }

@@ -104,7 +104,7 @@ void mcp_options_free(void)
 
 /* ---- plugstack.conf ---------------------------------------------------- */
 
-enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE };
+enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE, ARG_CONTAINER };
 
 static const struct plugstack_arg {
 	const char *key;
@@ -120,9 +120,10 @@ static const struct plugstack_arg {
 	{ "port_range", ARG_RANGE, 0, 0 },
 	{ "sampler", ARG_ABSPATH, offsetof(struct mcp_plugstack, sampler), PATH_MAX },
 	{ "pool_interval", ARG_INTERVAL, 0, 0 },
+	{ "container", ARG_CONTAINER, 0, 0 },
 };
 #define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
-#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler= and pool_interval="
+#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval= and container="
 
 static int parse_long(const char *text, long lo, long hi, long *out)
 {
@@ -174,6 +175,15 @@ static int set_arg(struct mcp_plugstack *ps, const struct plugstack_arg *a,
 					      value);
 		ps->fixed_ports = strcmp(value, "fixed") == 0;
 		return 0;
+	case ARG_CONTAINER:
+		for (int m = MCP_CONTAINER_AUTO; m <= MCP_CONTAINER_NONE; m++)
+			if (strcmp(value, mcp_container_mode_name((enum mcp_container_mode)m)) == 0) {
+				ps->container = (enum mcp_container_mode)m;
+				return 0;
+			}
+		return mcri_error_set(err, MCR_EINVAL,
+				      "plugstack.conf: container=%s: write container=auto (the cluster's container support: pyxis's --container-image, else Slurm's --container with oci.conf, else the host), container=pyxis, container=oci, or container=none (the master always runs on the host)",
+				      value);
 	case ARG_RANGE: {
 		const char *dash = strchr(value, '-');
 		char low[16];

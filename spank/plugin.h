@@ -33,6 +33,14 @@
 
 /* ---- options.c ------------------------------------------------------ */
 
+/* container=: how the master step runs in the recipe's container (container.c) */
+enum mcp_container_mode {
+	MCP_CONTAINER_AUTO = 0, /* what the cluster has: pyxis, Slurm's OCI, or the host */
+	MCP_CONTAINER_PYXIS,    /* srun --container-image (pyxis) */
+	MCP_CONTAINER_OCI,      /* srun --container=BUNDLE (Slurm's OCI support) */
+	MCP_CONTAINER_NONE,     /* the host's mooncake_master */
+};
+
 /* plugstack.conf arguments (key=value), see doc/spank_mooncake.8 */
 struct mcp_plugstack {
 	char master[PATH_MAX];   /* master=      binary run on the infra node */
@@ -44,6 +52,7 @@ struct mcp_plugstack {
 	int port_lo, port_hi;    /* port_range=LO-HI for ports=auto */
 	char sampler[PATH_MAX];  /* sampler=     mooncake-recipe, run as the pool's sampler step */
 	int pool_interval;       /* pool_interval= seconds between samples, 0: no sampler */
+	enum mcp_container_mode container; /* container=auto|pyxis|oci|none */
 };
 
 /* Parse the plugstack arguments; defaults for those not given. */
@@ -146,6 +155,7 @@ struct mcp_step_place {
 	const char *job_id;
 	const char *dir;
 	const char *node;
+	char *const *options; /* more srun options (a container's), or NULL */
 };
 /* environ minus what such a step must not inherit (the plugin's options
  * and handovers, the job's time limit and GPU requests, MC_RPC_PROTOCOL),
@@ -161,6 +171,46 @@ char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place
  * other descriptor. 0, or the error number. */
 int mcp_spawn_detached(char *const argv[], char *const env[], const char *log,
 		       pid_t *pid);
+
+/* ---- container.c: the master step in the recipe's container --------- */
+
+/* what the cluster offers (container=auto) */
+struct mcp_container_site {
+	bool pyxis;              /* `srun --help` lists --container-image */
+	bool oci;                /* oci.conf exists next to slurm.conf */
+	char oci_conf[PATH_MAX]; /* where it was looked for */
+};
+/* where the job's master runs */
+struct mcp_container {
+	enum mcp_container_mode mode; /* PYXIS, OCI, or NONE: the host */
+	char value[PATH_MAX];         /* the image (pyxis), the bundle's real path (OCI) */
+	char note[MCR_ERROR_MESSAGE_LENGTH]; /* auto without support: the line the
+					      * srun that starts the master prints */
+	bool note_verbose;            /* container=none: the note is for srun -v */
+};
+const char *mcp_container_mode_name(enum mcp_container_mode mode);
+/* Look at the cluster: srun= --help, oci.conf next to $SLURM_CONF. */
+void mcp_container_probe(const struct mcp_plugstack *ps, struct mcp_container_site *site);
+/* srun's init_post_opt, before any step: where the master of `recipe`
+ * runs (`site` NULL: probed when needed). -1 with a message at the
+ * recipe's value when the chosen system cannot use it. */
+int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
+			 const struct mcp_container_site *site, struct mcp_container *c,
+			 struct mcr_error *err);
+/* The master step in it (c NULL: the host): *options, the srun options
+ * that put the step there (NULL-terminated, mcr_strv_free, empty on the
+ * host); *cmd wrapped where the system needs it; env (NULL-terminated,
+ * heap strings) loses what would override the options. Prints the note. */
+int mcp_container_step(const struct mcp_container *c, const char *dir, char ***options,
+		       char ***cmd, char **env, struct mcr_error *err);
+/* The fix for a master that could not be run inside its container ("" if
+ * the log's tail shows no such failure). */
+void mcp_container_advice(const struct mcp_container *c, const char *tail, const char *master,
+			  const char *node, char *out, size_t size);
+/* task_init of a role step: can the task read its client config `path`
+ * where it runs (inside an OCI bundle: where the bundle mounts it)? -1
+ * with the path and the mount to add. */
+int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err);
 
 /* ---- sampler.c, workers.c: what `mooncake-recipe status` and the pool's
  * report read ----------------------------------------------------------- */
@@ -212,6 +262,7 @@ struct mcp_job {
 	int (*find_infra)(void *arg, char *node, size_t node_size, char *addr,
 			  size_t addr_size, struct mcr_error *err);
 	void *find_infra_arg;
+	const struct mcp_container *container; /* where the master runs; NULL: the host */
 };
 /* Start or join the job's master. On success *st is the ready state
  * (infra node and address, ports). */

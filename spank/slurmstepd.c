@@ -8,7 +8,8 @@
  *           - a role step: set the variables srun computed and handed over
  *             (handover.c; no recipe is read here), this node's
  *             MOONCAKE_LOCAL_HOSTNAME, and for vLLM's device_names_by_gpu
- *             the per-GPU client config of the task's GPUs;
+ *             the per-GPU client config of the task's GPUs; check that the
+ *             task can read its client config where it runs (container.c);
  *           - the master step: claim its ports on this node (ports.c).
  *           Nothing for the batch, extern and interactive steps, nothing
  *           for a step without a role. Errors go to the task's stderr and
@@ -155,6 +156,7 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 {
 	struct mcp_handover h;
 	char local[64] = "", *gpu_path = NULL;
+	const char *config;
 	int rc = -1;
 
 	if (mcp_handover_decode(text, &h, err))
@@ -170,6 +172,12 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 				    gpu_path : h.env.vars[i].value))
 			goto out;
 	if (local[0] && set_var(sp, "MOONCAKE_LOCAL_HOSTNAME", local))
+		goto out;
+	/* the task must be able to read its client config where it runs
+	 * (container.c): a job directory it cannot see fails it here, with
+	 * the mount to add, rather than deep inside the engine */
+	config = gpu_path ? gpu_path : mcr_env_get(&h.env, "MOONCAKE_CONFIG_PATH");
+	if (config && mcp_task_config_check(sp, config, err))
 		goto out;
 	mcp_record_worker(sp, h.dir, h.role,
 			  local[0] ? local : mcr_env_get(&h.env, "MOONCAKE_LOCAL_HOSTNAME"));

@@ -93,6 +93,7 @@ char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place
 		"--kill-on-bad-exit=0", job_name, node, output, chdir_opt, NULL,
 	};
 	size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 1, n = 0, len = mcr_strv_len(cmd);
+	size_t no = at->options ? mcr_strv_len(at->options) : 0;
 	char **argv;
 
 	snprintf(jobid, sizeof(jobid), "--jobid=%s", at->job_id);
@@ -100,11 +101,14 @@ char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place
 	snprintf(output, sizeof(output), "--output=%s", log);
 	snprintf(chdir_opt, sizeof(chdir_opt), "--chdir=%s", at->dir);
 	snprintf(node, sizeof(node), "--nodelist=%s", at->node);
-	argv = calloc(nf + len + 1, sizeof(*argv));
+	argv = calloc(nf + no + len + 1, sizeof(*argv));
 	if (!argv)
 		goto nomem;
 	for (size_t i = 0; i < nf; i++)
 		if (!(argv[n++] = strdup(fixed[i])))
+			goto nomem;
+	for (size_t i = 0; i < no; i++)
+		if (!(argv[n++] = strdup(at->options[i])))
 			goto nomem;
 	for (size_t i = 0; i < len; i++)
 		if (!(argv[n++] = strdup(cmd[i])))

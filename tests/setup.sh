@@ -11,6 +11,10 @@
 #           fakeroot, lintian), gcovr (`make coverage`), clang and its
 #           sanitizer and libFuzzer runtime (`make fuzz`)
 #   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV
+#   with Slurm 23.02 or later (Slurm's OCI containers, as the test cluster
+#   configures them): crun, and the root file system of the test's OCI
+#   bundle (tests/cluster/bundle.sh: a debootstrap with the wheel, cached in
+#   /var/cache/spank-mooncake/bundle)
 # Downloads are retried; a failed one fails setup with the tool's last lines.
 #
 #   tests/setup.sh coverage   only gcovr, for `make coverage`
@@ -85,4 +89,13 @@ fi
 	"$MOONCAKE_VENV/bin/mooncake_master" --version
 	exit 1
 }
+# Slurm's OCI containers (srun --container, tests/cluster/test_container.sh)
+slurm_major=$(slurmd -V | awk '{split($2, v, "."); print v[1] + 0}')
+if [ "$slurm_major" -ge 23 ]; then
+	if ! have_pkg crun; then
+		log "installing crun (Slurm $slurm_major: OCI containers)"
+		retry 3 apt_install crun || { tail -20 "$APT_LOG" >&2; exit 1; }
+	fi
+	"$(dirname "$0")/cluster/bundle.sh" rootfs || { log "the test's OCI bundle could not be built"; exit 1; }
+fi
 log "ready: $(slurmd -V), $("$MOONCAKE_VENV/bin/python" --version), $("$MOONCAKE_VENV/bin/mooncake_master" --version 2>&1 | head -1)"

@@ -96,9 +96,17 @@ check-corpus: $(CLI)
 	@for f in examples/*.yaml; do $(CLI) check $$f || exit 1; done; \
 		echo "examples/*.yaml: every example passes mooncake-recipe check"
 
+# A stand-in for pyxis on the test cluster (tests/cluster/pyxis_standin.c):
+# pyxis's options, recorded per step; no container runs.
+PYXIS_STANDIN := $(B)/tests/pyxis_standin.so
+$(PYXIS_STANDIN): tests/cluster/pyxis_standin.c
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) -shared $(LDFLAGS) -o $@ $<
+
 # Root only: a cluster of network hosts (namespaces) with munge, slurmctld
 # and four slurmd (see tests/cluster/).
-check-cluster: all
+check-cluster: all $(PYXIS_STANDIN)
 	tests/setup.sh
 	tests/cluster/run.sh
 

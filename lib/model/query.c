@@ -3,6 +3,7 @@
  * roles, master, and the role of an srun step.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,4 +142,35 @@ int mcr_recipe_resolve_role(const struct mcr_recipe *r, const char *requested,
 out:
 	free(list);
 	return rc;
+}
+
+/* srtctl's choice of the master's container: the service's, else the
+ * engine block's, else the job's (model.container); empty strings do not
+ * count (srtctl copies the service's only when truthy) */
+const char *mcr_recipe_master_container(const struct mcr_recipe *r,
+					struct mcr_error *where)
+{
+	const struct mcri_node *n = NULL, *name;
+	char path[320];
+
+	if (where)
+		memset(where, 0, sizeof(*where));
+	if (!r->has_master || r->external)
+		return NULL;
+	if (r->service && mcri_is_str(n = mcri_map_get(r->service, "container")) && n->s[0]) {
+		name = mcri_map_get(r->service, "name");
+		snprintf(path, sizeof(path), "services[%.256s].container",
+			 mcri_is_str(name) ? name->s : "mooncake-master");
+	} else if (mcri_is_map(r->kv_block) &&
+		   mcri_is_str(n = mcri_map_get(r->kv_block, "container")) && n->s[0]) {
+		snprintf(path, sizeof(path), "engine.mooncake_kv_store.container");
+	} else if (mcri_is_str(n = mcri_map_get(mcri_map_get(r->root, "model"), "container")) &&
+		   n->s[0]) {
+		snprintf(path, sizeof(path), "model.container");
+	} else {
+		return NULL;
+	}
+	if (where)
+		mcri_err_at(where, MCR_OK, r->doc, n, "%s", path);
+	return n->s;
 }

@@ -13,6 +13,13 @@
 #   10.213.0.1K   nK     slurmd :6818 (K = 1..MCK_NODES)
 #   10.213.1.1K   nK     eth1, a second NIC on a second switch (the "data network")
 #
+# Slurm's OCI containers (srun --container=BUNDLE, crun), where they can run
+# (oci_support below; `cluster.sh env` says MCK_OCI=on, else why not): the
+# cluster is written with etc/oci.conf.off, and a test that wants them renames
+# it to etc/oci.conf (slurmstepd reads it per step, the plugin per srun). By
+# default the cluster has no container support, so the example recipes, whose
+# model.container is srtctl's alias "trtllm", run with the host's master.
+#
 #   cluster.sh up                 namespaces, links, configs, daemons; waits until idle
 #   cluster.sh down               cancel jobs, stop daemons and whatever else runs in
 #                                 our namespaces (by PID), delete the namespaces
@@ -32,6 +39,7 @@
 #   MCK_PLUGIN_ARGS  its plugstack arguments (after sampler=$MCK_SAMPLER)
 #   MCK_SAMPLER      the pool sampler, sampler= (build/mooncake-recipe)
 #   MCK_GPUS         dummy GRES gpus per node (4)
+#   MCK_OCI          0: no oci.conf even where Slurm's OCI containers can run
 #   MOONCAKE_VENV    the venv with the wheel's mooncake_master (/opt/spank-mooncake/venv)
 #
 # Names resolve nowhere inside the namespaces (there is no resolver on the
@@ -172,6 +180,40 @@ write_plugstack() {
 	} >"$D/etc/plugstack.conf"
 }
 
+# Can Slurm's OCI containers run here? "on", or "off: why". Slurm 23.02 or
+# later (the keys of the oci.conf below), crun, and a cgroup tree crun
+# accepts with --cgroup-manager=disabled: it refuses a hybrid (v1 + v2) one,
+# which the matrix chroots cover with a tmpfs (tests/matrix/run.sh).
+oci_support() {
+	if [ "${MCK_OCI:-1}" = 0 ]; then
+		echo "off (MCK_OCI=0)"
+	elif [ "$(slurm_major)" -lt 23 ]; then
+		echo "off: Slurm $(slurmd -V 2>/dev/null | awk '{print $2}') (the test's oci.conf needs 23.02 or later; tests/setup.sh installs crun there)"
+	elif ! command -v crun >/dev/null; then
+		echo "off: no crun (tests/setup.sh installs it with Slurm 23.02 or later)"
+	elif [ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = tmpfs ] && mountpoint -q /sys/fs/cgroup/unified; then
+		echo "off: crun refuses this machine's hybrid cgroup tree (the matrix chroots have a tmpfs there)"
+	else
+		echo on
+	fi
+}
+
+# oci.conf (as etc/oci.conf.off): crun with the node's cgroups left alone, one
+# container per step and node (no %t: Slurm fills it with -1 at the step's
+# end), `exec` so that slurmstepd tracks crun itself
+write_oci_conf() {
+	local crun="crun --cgroup-manager=disabled --root=$D/run/crun"
+	mkdir -p "$D/run/crun"
+	cat >"$D/etc/oci.conf.off" <<OCI
+EnvExclude="^(SLURM_CONF|SLURM_CONF_SERVER)="
+RunTimeEnvExclude="^(SLURM_CONF|SLURM_CONF_SERVER)="
+RunTimeQuery="$crun state %n.%u.%j.%s"
+RunTimeKill="$crun kill -a %n.%u.%j.%s"
+RunTimeDelete="$crun delete --force %n.%u.%j.%s"
+RunTimeRun="exec $crun run --keep --bundle %b %n.%u.%j.%s"
+OCI
+}
+
 write_configs() {
 	local n i
 	rm -rf "${D:?}/state" "${D:?}/spool" "${D:?}/etc" "${D:?}/log"
@@ -233,6 +275,8 @@ CONF
 	done
 	echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >>"$CONF"
 	write_plugstack
+	oci_support >"$D/oci"
+	if [ "$(cat "$D/oci")" = on ]; then write_oci_conf; fi
 	nodes >"$D/nodes"
 }
 
@@ -352,6 +396,12 @@ cmd_down() {
 		done < <(host_pids "$h")
 	done
 	[ ${#pids[@]} -eq 0 ] || { log "stopping leftovers: ${pids[*]}"; stop_pids 5 "${pids[@]}"; }
+	# containers of steps that did not end cleanly
+	if [ -d "$D/run/crun" ] && command -v crun >/dev/null; then
+		crun --root="$D/run/crun" list -q 2>/dev/null | while read -r p; do
+			crun --cgroup-manager=disabled --root="$D/run/crun" delete --force "$p" 2>/dev/null || true
+		done
+	fi
 	net_down
 	log "down in $((SECONDS - t0)) s ($D)"
 }
@@ -408,6 +458,7 @@ count)
 env)
 	echo "export SLURM_CONF=$CONF"
 	echo "MCK_LOGIN_NS=/run/netns/$(netns_of login)"
+	printf 'MCK_OCI=%q\n' "$(cat "$D/oci" 2>/dev/null || echo "off: the cluster is not up")"
 	for h in $(hosts); do echo "MCK_ADDR_$h=$(addr_of "$h")"; done
 	for h in $(known_nodes); do echo "MCK_DATA_ADDR_$h=$DATA.$((10 + ${h#n}))"; done
 	;;

@@ -9,7 +9,9 @@
 # the working tree's files (tracked and new, not ignored), copied fresh each
 # run. Each run happens in new PID and mount namespaces: everything it
 # starts dies with it, and its /run (where the test cluster's network
-# namespaces are named) is its own. Run as root; prints each layer's
+# namespaces are named) is its own; so is its /sys/fs/cgroup, an empty
+# tmpfs, which crun (Slurm's OCI containers, tests/cluster/test_container.sh)
+# accepts where it refuses a hybrid cgroup tree. Run as root; prints each layer's
 # summary line and one "matrix SUITE: PASS|FAIL" line per suite.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -81,6 +83,7 @@ run_suite() {
 		mount -t proc proc "$r/proc" &&
 		mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" &&
 		mount -t sysfs sysfs "$r/sys" &&
+		mount -t tmpfs -o mode=755 tmpfs "$r/sys/fs/cgroup" &&
 		mount -t tmpfs -o mode=755 tmpfs "$r/run" &&
 		exec chroot "$r" "$@"' bash "$r" \
 		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \

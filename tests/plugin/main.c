@@ -1,4 +1,4 @@
-/* main.c - the plugin layer's suites (plugin, election, ports), or, as
+/* main.c - the plugin layer's suites (plugin, election, ports, container), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
 #include <check.h>
@@ -10,6 +10,7 @@
 Suite *plugin_suite(void);
 Suite *election_suite(void);
 Suite *ports_suite(void);
+Suite *container_suite(void);
 
 int main(int argc, char **argv)
 {
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
 	sr = srunner_create(election_suite());
 	srunner_add_suite(sr, ports_suite());
 	srunner_add_suite(sr, plugin_suite());
+	srunner_add_suite(sr, container_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -652,7 +652,8 @@ static void fake_srun(char *opt, size_t size)
 	self[n] = '\0';
 	snprintf(path, sizeof(path), "%s/fake-srun", dir);
 	snprintf(script, sizeof(script),
-		 "#!/bin/sh\nfor a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};;"
+		 "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n"
+		 "for a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};;"
 		 " --metrics_port=*) x=${a#*=};; esac; done\nexec %s fake-master $r $m $x\n", self);
 	write_file(path, script);
 	ck_assert_int_eq(chmod(path, 0755), 0);
@@ -747,13 +748,14 @@ START_TEST(srun_fixed_ports_taken_is_refused)
 }
 END_TEST
 
-/* a fake srun that does `body` (a shell snippet) */
+/* a fake srun that does `body` (a shell snippet); `srun --help` (the
+ * plugin's look for pyxis, container.c) lists nothing */
 static void script_srun(char *opt, size_t size, const char *body)
 {
 	char path[300], text[4096];
 
 	snprintf(path, sizeof(path), "%s/script-srun", dir);
-	snprintf(text, sizeof(text), "#!/bin/sh\n%s\n", body);
+	snprintf(text, sizeof(text), "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n%s\n", body);
 	write_file(path, text);
 	ck_assert_int_eq(chmod(path, 0755), 0);
 	snprintf(opt, size, "srun=%s", path);
@@ -961,7 +963,7 @@ START_TEST(sampler_step_argv_and_env)
 {
 	struct mcp_plugstack config;
 	struct mcr_error err = { 0 };
-	struct mcp_step_place job = { "4301", NULL, "n1" };
+	struct mcp_step_place job = { "4301", NULL, "n1", NULL };
 	char srun[300], out[2048], sampler[300], logdir[300], buf[8192];
 	char *av[] = { NULL };
 	FILE *f;

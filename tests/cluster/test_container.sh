@@ -1,0 +1,200 @@
+#!/bin/bash
+# The master in the job's container (issue 13): the recipe's container
+# (model.container in the TRT-LLM example), plugstack container=.
+#
+# A. No container support (no oci.conf, srun has no --container-image): the
+#    example, whose model.container is srtctl's alias "trtllm", runs as
+#    today with the host's mooncake_master, and one line says the recipe's
+#    container is not used.
+# B. A STAND-IN for pyxis (tests/cluster/pyxis_standin.c: pyxis's options
+#    under pyxis's SPANK name, recorded per step; it is not pyxis and runs no
+#    container, so the master still runs on the host): the options the
+#    master step is given; an alias and a directory are refused before any
+#    step starts.
+# C. Slurm's OCI containers (srun --container, crun; where the cluster has
+#    them: Slurm 23.02 or later, i.e. the trixie and sid chroots of
+#    `make check-matrix`): the example with model.container = an OCI bundle
+#    built from Debian packages and the wheel (tests/cluster/bundle.sh); the
+#    master runs inside it on n1, and so do the workers (prefill on n2,
+#    decode on n3, srun --container), whose real Mooncake clients move a
+#    value through the pool; a worker in a bundle that does not mount the
+#    job's directory fails in task_init with the mount to add; values the
+#    cluster cannot use are refused before any step starts; container=none
+#    keeps the host's master.
+. "$(dirname "$0")/lib.sh"
+W=$(workdir)
+cd "$W" || exit 1
+ETC=$(dirname "$SLURM_CONF")
+PLUGSTACK=$ETC/plugstack.conf
+STANDIN=$TOP/build/tests/pyxis_standin.so
+cp "$PLUGSTACK" "$W/plugstack.conf.orig"
+# whatever this test changes in the cluster's configuration, it puts back
+# (the cluster keeps its oci.conf as oci.conf.off: no container support by default)
+MCK_EXIT_HOOKS+=("cp '$W/plugstack.conf.orig' '$PLUGSTACK'; rm -f '$ETC/plugstack.conf.d/pyxis-standin.conf'; [ ! -e '$ETC/oci.conf' ] || mv '$ETC/oci.conf' '$ETC/oci.conf.off'")
+
+# plugin_args ARGS...: the plugin's line in plugstack.conf, plus ARGS
+plugin_args() { sed "s|^\(required .*spank_mooncake.so.*\)$|\1 $*|" "$W/plugstack.conf.orig" >"$PLUGSTACK"; }
+oci_conf() { # on | off: Slurm's OCI containers (the plugin looks for oci.conf next to slurm.conf)
+	if [ "$1" = off ] && [ -e "$ETC/oci.conf" ]; then mv "$ETC/oci.conf" "$ETC/oci.conf.off"; fi
+	if [ "$1" = on ] && [ -e "$ETC/oci.conf.off" ]; then mv "$ETC/oci.conf.off" "$ETC/oci.conf"; fi
+}
+standin() { # on | off
+	if [ "$1" = on ]; then
+		mkdir -p "$W/standin" && chmod 1777 "$W/standin"
+		echo "optional $STANDIN record=$W/standin" >"$ETC/plugstack.conf.d/pyxis-standin.conf"
+	else
+		rm -f "$ETC/plugstack.conf.d/pyxis-standin.conf"
+	fi
+}
+# recipe FILE CONTAINER: the example with model.container set to CONTAINER
+recipe() {
+	trtllm_test_recipe "$1"
+	sed -i "s|^  container: \"trtllm\"|  container: \"$2\"|" "$1"
+}
+# where the job's master runs: "exe=... mnt=..." of the mooncake_master on n1
+master_seen() {
+	local pid
+	pid=$("$CLUSTER" pids n1 mooncake_master | head -1)
+	[ -n "$pid" ] && echo "exe=$(readlink "/proc/$pid/exe") mnt=$(readlink "/proc/$pid/ns/mnt")"
+}
+HOST_MNT=$(readlink /proc/self/ns/mnt)
+# what each worker prints first: its node and its Python's prefix
+cat >"$W/where.py" <<'EOF'
+import socket, sys
+print(socket.gethostname(), "PREFIX=" + sys.prefix, flush=True)
+EOF
+
+# run_job NAME RECIPE [SRUN OPTIONS]: an sbatch -N3 job in $W/NAME: prefill
+# on n2 puts a value, decode on n3 reads it (each srun with the options);
+# $EXTRA runs in the job once the value is in the pool. The master is looked
+# at while the job runs (NAME/master.txt). Sets JID and J.
+run_job() {
+	local name=$1 r=$2 opts=${3:-}
+	J=$W/$name
+	mkdir -p "$J"
+	cat >"$J/job.sh" <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 $opts --mooncake-recipe=$r --mooncake-role=prefill \\
+	bash -c 'python3 $W/where.py && python3 $CLIENT env && python3 $CLIENT put pool-key hello-$name $J/done' >$J/prefill.out 2>&1 &
+srun -N1 -n1 -w n3 $opts --mooncake-recipe=$r --mooncake-role=decode \\
+	bash -c 'python3 $W/where.py && python3 $CLIENT env && python3 $CLIENT get pool-key hello-$name $J/done' >$J/decode.out 2>&1 &
+for i in \$(seq 300); do grep -q PUT $J/prefill.out 2>/dev/null && break; sleep 0.2; done
+squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$J/steps.out
+${EXTRA:-}
+for i in \$(seq 300); do [ -e $J/seen ] && break; sleep 0.2; done
+wait
+EOS
+	JID=$(sbatch --parsable -N3 -o "$J/job.out" "$J/job.sh")
+	if wait_master n1; then master_seen >"$J/master.txt"; fi
+	touch "$J/seen"
+	wait_job "$JID" 240
+}
+# the value went through the pool, from n2 to n3
+moved() {
+	check "[$1] the prefill client on n2 put the value (rc=0)" grep -q "^n2 PUT pool-key rc=0" "$J/prefill.out"
+	check "[$1] the decode client on n3 read back what prefill put" grep -qx "n3 GOT pool-key=hello-$1" "$J/decode.out"
+}
+# refused WHAT NAME CONTAINER: a standalone srun of a role of the example
+# with model.container CONTAINER (in $W/rf/NAME.yaml) is refused before any
+# job or step exists: no task ran, nothing was written; ERR is its message
+mkdir -p "$W/rf"
+refused() {
+	local what=$1 before rc
+	recipe "$W/rf/$2.yaml" "$3"
+	before=$(squeue -h | wc -l)
+	(cd "$W/rf" && srun -N1 --mooncake-recipe="$2.yaml" --mooncake-role=prefill echo TASK-RAN \
+		>"$W/rf/$2.out" 2>"$W/rf/$2.err")
+	rc=$?
+	ERR=$(grep -m1 'mooncake:' "$W/rf/$2.err")
+	check "$what is refused before any step (rc=$rc): $ERR" \
+		test "$rc" -ne 0 -a ! -s "$W/rf/$2.out" -a "$(squeue -h | wc -l)" = "$before" -a ! -e "$W/rf/outputs"
+}
+
+# --- A: no container support -------------------------------------------
+oci_conf off
+standin off
+trtllm_test_recipe "$W/plain.yaml"
+run_job plain plain.yaml
+moved plain
+check "[A] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
+	grep -q "^exe=$MOONCAKE_VENV/" "$J/master.txt"
+check "[A] exactly one line says the recipe's container is not used: $(grep -h -m1 'is not used' "$J"/*.out)" \
+	test "$(grep -h "mooncake: plain.yaml:26:14: model.container: 'trtllm' is not used: this cluster has no container support for the master step" "$J"/*.out | wc -l)" = 1
+check "[A] squeue --steps shows one mooncake-master step, on n1" test "$(grep -c '^mooncake-master n1$' "$J/steps.out")" = 1
+
+# --- B: the pyxis stand-in (not pyxis) ----------------------------------
+if [ -f "$STANDIN" ]; then
+	standin on
+	IMAGE='nvcr.io#nvidia/tensorrt-llm/release:1.0.0'
+	recipe "$W/pyxis.yaml" "$IMAGE"
+	# a job-wide pyxis default must not reach the master step
+	PYXIS_CONTAINER_IMAGE=docker.io#library/other:1 run_job pyxis pyxis.yaml
+	moved pyxis
+	dir=$W/outputs/$JID/logs
+	rec=$(cat "$W/standin/$JID".*.n1 2>/dev/null | grep '^name=mooncake-master ')
+	echo "   the stand-in recorded for the master step: $rec"
+	check "[B, pyxis stand-in] the master step got --container-image=$IMAGE --container-mounts=$dir:$dir --container-workdir=$dir and nothing else" \
+		test "$rec" = "name=mooncake-master container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir container-name= container-env= env-PYXIS_CONTAINER_IMAGE="
+	check "[B, pyxis stand-in] the worker steps got no container option from the plugin" \
+		bash -c "! grep -h '^name=job.sh ' $W/standin/$JID.* | grep -v 'container-image= container-mounts= container-workdir= '"
+	check "[B, pyxis stand-in] no line says the container is not used" bash -c "! grep -q 'is not used' $J/*.out"
+	refused "[B, pyxis stand-in] an srtctl alias" alias-pyxis trtllm
+	check "[B] ... saying what to write instead" grep -q "mooncake: alias-pyxis.yaml:26:14: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: write the image itself" "$W/rf/alias-pyxis.err"
+	refused "[B, pyxis stand-in] a directory" dir-pyxis "$W"
+	standin off
+else
+	fail "[B] no pyxis stand-in at $STANDIN: run make $STANDIN (make check-cluster builds it)"
+fi
+
+# --- C: Slurm's OCI containers ----------------------------------------------
+# container=oci says so even where the cluster has no OCI support: a value
+# that is no bundle is refused on every release
+plugin_args container=oci
+refused "[container=oci] an srtctl alias" alias-oci trtllm
+check "[container=oci] ... saying what to write instead" grep -q "mooncake: alias-oci.yaml:26:14: model.container: 'trtllm' is not an OCI bundle directory. With container=oci in plugstack.conf, the master step runs as srun --container=BUNDLE" "$W/rf/alias-oci.err"
+plugin_args
+if [ "$MCK_OCI" != on ]; then
+	echo "SKIP: the master in an OCI bundle (Slurm's --container with crun) is not tested on this cluster ($MCK_OCI); it runs in the trixie (Slurm 24.11) and sid (Slurm 26.05) chroots of make check-matrix"
+	exit 0
+fi
+oci_conf on
+ROOTFS=$("$TOP/tests/cluster/bundle.sh" path)
+# the job's bundle: the job's files ($W) and the tests' client ($TOP) at
+# their own paths; and one without the job's directory
+"$TOP/tests/cluster/bundle.sh" config "$W/bundle" "$W" "$TOP" ||
+	{ fail "[C] could not write the bundle's config.json (tests/setup.sh builds its root file system)"; exit 1; }
+"$TOP/tests/cluster/bundle.sh" config "$W/bundle-nomount" "$TOP"
+recipe "$W/oci.yaml" "$W/bundle"
+EXTRA="srun --overlap -N1 -n1 -w n3 --container=$W/bundle-nomount --mooncake-recipe=oci.yaml --mooncake-role=decode python3 -c 'print(\"TASK-RAN\")' >$W/oci/nomount.out 2>&1; echo rc=\$? >>$W/oci/nomount.out" \
+	run_job oci oci.yaml "--container=$W/bundle"
+moved oci
+dir=$W/outputs/$JID/logs
+seen=$(cat "$J/master.txt" 2>/dev/null)
+echo "   the master on n1: $seen (this shell's mount namespace: $HOST_MNT)"
+# (the kernel shows a path of another mount namespace from its own root:
+# .../rootfs/opt/mooncake/..., or only /opt/mooncake/... )
+check "[C, OCI] the master ran the bundle's mooncake_master (its /opt/mooncake, which this host does not have)" \
+	bash -c "grep -Eq '^exe=[^ ]*/opt/mooncake/lib/python[^ ]*/mooncake/mooncake_master ' $J/master.txt && [ ! -e /opt/mooncake ]"
+check "[C, OCI] ... in a mount namespace of its own (the container)" \
+	bash -c "grep -q ' mnt=mnt:' $J/master.txt && ! grep -q ' mnt=$HOST_MNT' $J/master.txt"
+check "[C, OCI] squeue --steps shows one mooncake-master step, on n1" test "$(grep -c '^mooncake-master n1$' "$J/steps.out")" = 1
+check "[C, OCI] the master's log is in the job's directory" grep -q "Master service started" "$dir/mooncake_master.log"
+check "[C, OCI] the workers ran in the bundle too (their Python is the bundle's /opt/mooncake)" \
+	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
+check "[C, OCI] ... and read their client config at the job directory's own path" \
+	grep -qx "n3 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.json" "$J/decode.out"
+check "[C, OCI] a worker in a bundle without the job's directory fails in task_init: $(grep -m1 'mooncake:' "$J/nomount.out")" \
+	bash -c "grep -q 'mooncake: this task on n3 runs in the OCI bundle $W/bundle-nomount (srun --container), which does not mount $dir, so the task cannot read its client config $dir/mooncake_store_config_decode.json (MOONCAKE_CONFIG_PATH) there. Mount the job.s directory at the same path: add {\"destination\": \"$dir\", \"type\": \"bind\", \"source\": \"$dir\", \"options\": \[\"rbind\"\]}' $J/nomount.out && ! grep -q TASK-RAN $J/nomount.out && ! grep -qx rc=0 $J/nomount.out"
+check "[C, OCI] no mooncake_master is left after the job" test "$(masters_left)" = 0
+# what Slurm's --container cannot run is refused before any step
+refused "[C, OCI] an srtctl alias" alias-auto trtllm
+check "[C, OCI] ... naming this cluster's oci.conf and what to write" grep -q "model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster ($ETC/oci.conf)" "$W/rf/alias-auto.err"
+mkdir -p "$W/empty"
+refused "[C, OCI] a directory without config.json" empty "$W/empty"
+# container=none: the host's master, bundle or not
+plugin_args container=none
+run_job none oci.yaml
+moved none
+check "[C, container=none] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
+	grep -q "^exe=$MOONCAKE_VENV/" "$J/master.txt"
+plugin_args

@@ -1,0 +1,384 @@
+/*
+ * test_container.c - the master step in the recipe's container
+ * (spank/container.c): container= in plugstack.conf, the decision per
+ * cluster (pyxis, Slurm's OCI, neither) and its refusals, the master
+ * step's command line in each, and a task's check of its client config
+ * (inside an OCI bundle: where the bundle mounts it).
+ */
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "master.h"
+#include "plugin.h"
+#include "stub.h"
+
+static char tmp[256];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void setup(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/mck-container.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	ck_assert_int_eq(chdir(tmp), 0);
+	stub_reset(S_CTX_LOCAL);
+}
+
+static void teardown(void)
+{
+	if (tmp[0])
+		nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* a recipe whose job runs in `container` (model.container, line 2) */
+static struct mcr_recipe *recipe_in(const char *container)
+{
+	char y[1024];
+	struct mcr_recipe *r = NULL;
+	struct mcr_error err;
+
+	snprintf(y, sizeof(y),
+		 "schema: 2\nmodel: {path: x, container: '%s'}\nengine: sglang\nroles: {agg: {}}\n"
+		 "services:\n  - {name: mooncake-master, type: mooncake-master}\n",
+		 container);
+	ck_assert_int_eq(mcr_recipe_load_buffer(y, strlen(y), "r.yaml", &r, &err), 0);
+	return r;
+}
+
+static void plugstack(struct mcp_plugstack *ps, const char *arg)
+{
+	char *av[] = { (char *)arg, NULL };
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcp_plugstack_parse(ps, arg ? 1 : 0, av, &err), 0);
+}
+
+/* decide for `container` with plugstack `arg` on a cluster `site`: the
+ * return code, *c, and the message in `msg` */
+static int decide(const char *arg, const struct mcp_container_site *site, const char *container,
+		  struct mcp_container *c, char *msg, size_t size)
+{
+	struct mcp_plugstack ps;
+	struct mcr_recipe *r = recipe_in(container);
+	struct mcr_error err = { 0 };
+	int rc;
+
+	plugstack(&ps, arg);
+	rc = mcp_container_decide(&ps, r, site, c, &err);
+	mcr_error_format(&err, msg, size);
+	mcr_recipe_free(r);
+	return rc;
+}
+
+static void make_bundle(const char *name, const char *config)
+{
+	char path[512];
+
+	ck_assert_int_eq(mkdir(name, 0755), 0);
+	snprintf(path, sizeof(path), "%s/config.json", name);
+	put(path, config);
+}
+
+#define ck_contains(hay, needle) \
+	ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
+
+START_TEST(plugstack_container_argument)
+{
+	struct mcp_plugstack ps;
+	struct mcr_error err;
+	char *bad[] = { "container=docker", NULL };
+
+	plugstack(&ps, NULL);
+	ck_assert_int_eq(ps.container, MCP_CONTAINER_AUTO);
+	for (int m = MCP_CONTAINER_AUTO; m <= MCP_CONTAINER_NONE; m++) {
+		char arg[64];
+
+		snprintf(arg, sizeof(arg), "container=%s", mcp_container_mode_name((enum mcp_container_mode)m));
+		plugstack(&ps, arg);
+		ck_assert_int_eq(ps.container, m);
+	}
+	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad, &err), -1);
+	ck_contains(err.text, "plugstack.conf: container=docker: write container=auto");
+}
+END_TEST
+
+START_TEST(no_container_support_runs_the_host_master_and_says_so)
+{
+	const struct mcp_container_site none = { false, false, "/etc/slurm/oci.conf" };
+	struct mcp_container c;
+	char msg[4096];
+
+	ck_assert_int_eq(decide(NULL, &none, "trtllm", &c, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(c.mode, MCP_CONTAINER_NONE);
+	ck_assert_str_eq(c.note,
+			 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no /etc/slurm/oci.conf), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good");
+	ck_assert(!c.note_verbose);
+	/* container=none: the host, with a line for srun -v */
+	ck_assert_int_eq(decide("container=none", &none, "/nowhere", &c, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(c.mode, MCP_CONTAINER_NONE);
+	ck_assert_str_eq(c.note, "mooncake: r.yaml:2:29: model.container: '/nowhere' is not used (container=none in plugstack.conf): the master runs on the host");
+	ck_assert(c.note_verbose);
+}
+END_TEST
+
+START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
+{
+	const struct mcp_container_site pyxis = { true, false, "/etc/slurm/oci.conf" };
+	struct mcp_container c;
+	char msg[4096];
+
+	ck_assert_int_eq(decide(NULL, &pyxis, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0", &c, msg,
+				sizeof(msg)),
+			 0);
+	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
+	ck_assert_str_eq(c.value, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0");
+	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
+	ck_assert_str_eq(msg,
+			 "mooncake: r.yaml:2:29: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: write the image itself, a registry image (e.g. model.container: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/trtllm:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/trtllm.sqsh)");
+	ck_assert_int_eq(decide("container=pyxis", NULL, tmp, &c, msg, sizeof(msg)), -1);
+	ck_contains(msg, "is a directory; with container=pyxis in plugstack.conf, the master step runs as srun --container-image=IMAGE");
+	/* a squashfs file named relative to the submit directory */
+	put("img.sqsh", "");
+	ck_assert_int_eq(decide("container=pyxis", NULL, "./img.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value + strlen(c.value) - 9, "/img.sqsh");
+	ck_assert_int_eq(c.value[0], '/');
+}
+END_TEST
+
+START_TEST(oci_takes_bundle_directories_only)
+{
+	const struct mcp_container_site oci = { false, true, "/etc/slurm/oci.conf" };
+	const struct mcp_container_site both = { true, true, "/etc/slurm/oci.conf" };
+	struct mcp_container c;
+	char msg[4096], bundle[512];
+
+	make_bundle("bundle", "{}");
+	snprintf(bundle, sizeof(bundle), "%s/bundle", tmp);
+	ck_assert_int_eq(decide(NULL, &oci, "./bundle", &c, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(c.mode, MCP_CONTAINER_OCI);
+	ck_assert_str_eq(c.value, bundle);
+	/* a bundle directory goes to Slurm's --container even with pyxis */
+	ck_assert_int_eq(decide(NULL, &both, bundle, &c, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(c.mode, MCP_CONTAINER_OCI);
+	ck_assert_int_eq(decide(NULL, &both, "nvcr.io#nvidia/x:1", &c, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
+	/* what Slurm's --container cannot run refuses the srun */
+	ck_assert_int_eq(decide(NULL, &oci, "trtllm", &c, msg, sizeof(msg)), -1);
+	ck_assert_str_eq(msg,
+			 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster (/etc/slurm/oci.conf), the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, which the plugin does not resolve. Write the bundle's absolute path (the same on every node), e.g. model.container: /shared/bundles/trtllm");
+	ck_assert_int_eq(decide("container=oci", NULL, "/nonexistent/bundle", &c, msg, sizeof(msg)), -1);
+	ck_contains(msg, "the OCI bundle /nonexistent/bundle does not exist here (No such file or directory)");
+	put("img.sqsh", "");
+	ck_assert_int_eq(decide("container=oci", NULL, "./img.sqsh", &c, msg, sizeof(msg)), -1);
+	ck_contains(msg, "./img.sqsh is a file, not an OCI bundle directory");
+	ck_assert_int_eq(mkdir("empty", 0755), 0);
+	ck_assert_int_eq(decide(NULL, &oci, "./empty", &c, msg, sizeof(msg)), -1);
+	ck_contains(msg, "./empty has no config.json, so it is not an OCI bundle");
+}
+END_TEST
+
+static char **strv(const char *const *in)
+{
+	size_t n = 0;
+	char **v;
+
+	while (in[n])
+		n++;
+	v = calloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = strdup(in[i]);
+	return v;
+}
+
+static char *joined(char **v)
+{
+	static char buf[4096];
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (; v && *v; v++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%s", o ? " " : "", *v);
+	return buf;
+}
+
+START_TEST(master_step_options_per_system)
+{
+	static const char *const cmd0[] = { "mooncake_master", "--port=8700", NULL };
+	static const char *const env0[] = { "PATH=/usr/bin", "PYXIS_CONTAINER_IMAGE=other",
+					    "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_image=other",
+					    "HOME=/root", NULL };
+	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
+	struct mcr_error err;
+	char **opts, **cmd = strv(cmd0), **env = strv(env0);
+
+	/* Slurm's OCI: the bundle, and the name looked up inside it */
+	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_str_eq(joined(opts), "--container=/b/trt");
+	ck_assert_str_eq(joined(cmd), "/usr/bin/env mooncake_master --port=8700");
+	ck_assert_str_eq(joined(env), "PATH=/usr/bin PYXIS_CONTAINER_IMAGE=other SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_image=other HOME=/root");
+	mcr_strv_free(opts);
+	mcr_strv_free(cmd);
+	/* master=/abs/path is the path inside the container */
+	cmd = strv((const char *const[]){ "/opt/mc/bin/mooncake_master", NULL });
+	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_str_eq(joined(cmd), "/opt/mc/bin/mooncake_master");
+	mcr_strv_free(opts);
+	mcr_strv_free(cmd);
+	/* pyxis: the image, the job's directory at its own path, and only
+	 * the options the plugin gives */
+	c.mode = MCP_CONTAINER_PYXIS;
+	snprintf(c.value, sizeof(c.value), "nvcr.io#nvidia/trt:1");
+	cmd = strv(cmd0);
+	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_str_eq(joined(opts), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs");
+	ck_assert_str_eq(joined(cmd), "mooncake_master --port=8700");
+	ck_assert_str_eq(joined(env), "PATH=/usr/bin HOME=/root");
+	mcr_strv_free(opts);
+	ck_assert_int_eq(mcp_container_step(&c, "/jobs/a:b", &opts, &cmd, env, &err), -1);
+	ck_contains(err.text, "the job's directory /jobs/a:b has a ':' or ',' in its name");
+	mcr_strv_free(opts);
+	/* the host: nothing added; the note is said by the srun that starts it */
+	c.mode = MCP_CONTAINER_NONE;
+	snprintf(c.note, sizeof(c.note), "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used");
+	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_str_eq(joined(opts), "");
+	ck_contains(stub.log, "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used");
+	mcr_strv_free(opts);
+	ck_assert_int_eq(mcp_container_step(NULL, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_str_eq(joined(opts), "");
+	mcr_strv_free(opts);
+	mcr_strv_free(cmd);
+	mcr_strv_free(env);
+}
+END_TEST
+
+/* the master step srun runs, with the container's options before the
+ * command (a recording srun) */
+START_TEST(spawned_master_step_in_a_bundle)
+{
+	struct mcp_plugstack ps;
+	struct mcr_recipe *r = recipe_in("/b/trt");
+	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
+	const struct mcr_ports ports = { 8700, 8701, 8702 };
+	struct mcp_step_place at = { "4301", tmp, "n1", NULL };
+	struct mcr_error err;
+	char log[512], out[300], text[1200], buf[4096];
+	pid_t pid;
+	FILE *f;
+	size_t n;
+
+	plugstack(&ps, NULL);
+	snprintf(ps.srun, sizeof(ps.srun), "%s/fake-srun", tmp);
+	snprintf(out, sizeof(out), "%s/argv.txt", tmp);
+	snprintf(text, sizeof(text), "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >%s.tmp\nmv %s.tmp %s\n",
+		 out, out, out);
+	put(ps.srun, text);
+	ck_assert_int_eq(chmod(ps.srun, 0755), 0);
+	snprintf(log, sizeof(log), "%s/mooncake_master.log", tmp);
+	ck_assert_int_eq(mcp_spawn_master(&ps, r, &c, &at, &ports, false, log, &pid, &err), 0);
+	for (int i = 0; i < 200 && access(out, F_OK) != 0; i++)
+		usleep(20000);
+	f = fopen(out, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	ck_contains(buf, "--chdir=");
+	ck_contains(buf, "\n--container=/b/trt\n/usr/bin/env\nmooncake_master\n--port=8700\n");
+	mcr_recipe_free(r);
+}
+END_TEST
+
+/* ---- a task's client config ------------------------------------------ */
+
+static int task_check(const char *bundle, const char *path, char *msg, size_t size)
+{
+	struct mcr_error err = { 0 };
+	int rc;
+
+	stub_reset(S_CTX_REMOTE);
+	if (bundle)
+		stub_setenv("SLURM_CONTAINER", bundle);
+	rc = mcp_task_config_check(NULL, path, &err);
+	mcr_error_format(&err, msg, size);
+	return rc;
+}
+
+START_TEST(task_reads_its_config_where_it_runs)
+{
+	char path[512], cfg[2048], bundle[600], msg[4096];
+
+	ck_assert_int_eq(mkdir("logs", 0755), 0);
+	snprintf(path, sizeof(path), "%s/logs/mooncake_store_config_decode.json", tmp);
+	put(path, "{}");
+	/* on the host (or in a container a plugin before this one entered) */
+	ck_assert_int_eq(task_check(NULL, path, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(task_check(NULL, "/nonexistent/logs/c.json", msg, sizeof(msg)), -1);
+	ck_contains(msg, "cannot read its client config /nonexistent/logs/c.json (MOONCAKE_CONFIG_PATH): No such file or directory. The job's directory /nonexistent/logs must be readable where the task runs");
+	ck_contains(msg, "pyxis: --container-mounts=/nonexistent/logs:/nonexistent/logs; Slurm's --container: a bind mount of /nonexistent/logs in the bundle's config.json");
+	/* an OCI bundle that mounts a directory above the job's */
+	snprintf(cfg, sizeof(cfg),
+		 "{\"root\": {\"path\": \"rootfs\"}, \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"},"
+		 " {\"destination\": \"%s/\", \"type\": \"none\", \"source\": \"%s\", \"options\": [\"rbind\"]}]}",
+		 tmp, tmp);
+	make_bundle("b1", cfg);
+	snprintf(bundle, sizeof(bundle), "%s/b1", tmp);
+	ck_assert_int_eq(task_check(bundle, path, msg, sizeof(msg)), 0);
+	/* ... whose source lacks the file */
+	snprintf(cfg, sizeof(cfg),
+		 "{\"mounts\": [{\"destination\": \"%s\", \"type\": \"bind\", \"source\": \"/nonexistent\"}]}", tmp);
+	make_bundle("b2", cfg);
+	snprintf(bundle, sizeof(bundle), "%s/b2", tmp);
+	ck_assert_int_eq(task_check(bundle, path, msg, sizeof(msg)), -1);
+	ck_contains(msg, "which mounts its client config");
+	ck_contains(msg, "from /nonexistent/logs/mooncake_store_config_decode.json, and that cannot be read: No such file or directory");
+	/* a bundle that does not mount it */
+	make_bundle("b3", "{\"root\": {\"path\": \"rootfs\"}, \"mounts\": [{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\"}]}");
+	snprintf(bundle, sizeof(bundle), "%s/b3", tmp);
+	ck_assert_int_eq(task_check(bundle, "/srv/jobs/logs/c.json", msg, sizeof(msg)), -1);
+	ck_contains(msg, "runs in the OCI bundle ");
+	ck_contains(msg, "/b3 (srun --container), which does not mount /srv/jobs/logs, so the task cannot read its client config /srv/jobs/logs/c.json (MOONCAKE_CONFIG_PATH) there. Mount the job's directory at the same path: add {\"destination\": \"/srv/jobs/logs\", \"type\": \"bind\", \"source\": \"/srv/jobs/logs\", \"options\": [\"rbind\"]} (or one for a directory above it) to the mounts of ");
+	/* a tmpfs over it hides it */
+	ck_assert_int_eq(task_check(bundle, path, msg, sizeof(msg)), -1);
+	ck_contains(msg, "which mounts something other than a bind mount at");
+	/* a bundle whose config.json cannot be read: the host's view */
+	ck_assert_int_eq(task_check("/nonexistent/bundle", path, msg, sizeof(msg)), 0);
+}
+END_TEST
+
+Suite *container_suite(void)
+{
+	Suite *s = suite_create("container");
+	TCase *tc = tcase_create("container");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, plugstack_container_argument);
+	tcase_add_test(tc, no_container_support_runs_the_host_master_and_says_so);
+	tcase_add_test(tc, pyxis_takes_images_and_refuses_aliases_and_directories);
+	tcase_add_test(tc, oci_takes_bundle_directories_only);
+	tcase_add_test(tc, master_step_options_per_system);
+	tcase_add_test(tc, spawned_master_step_in_a_bundle);
+	tcase_add_test(tc, task_reads_its_config_where_it_runs);
+	suite_add_tcase(s, tc);
+	return s;
+}
