@@ -44,6 +44,7 @@ struct master {
 	pid_t child;                /* the master step's srun we launched */
 	char ended[64];             /* how the master step ended */
 	bool claim_ports;           /* ports=auto with srtctl's argv */
+	struct mcp_container container; /* where the master runs (the starter's choice) */
 	int timeout;                /* the readiness bound, seconds */
 	double t0, next_line;       /* of the current wait, for progress */
 	char why[512];              /* what the last probe saw */
@@ -112,9 +113,17 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	unsigned char r[16];
 
 	if (el->candidate == 0) {
-		/* a new attempt of ours: the infra node, a token */
+		/* a new attempt of ours: where the master runs (the recipe's
+		 * container, if the cluster can run it: asked only by the srun
+		 * that starts it), the infra node, a token */
 		memset(st, 0, sizeof(*st));
 		st->attempt = el->attempt;
+		if (mcp_container_decide(m->ps, m->recipe, NULL, &m->container, &m->err))
+			return MCP_SPAWN_ERROR;
+		if (m->container.note_verbose) {
+			slurm_verbose("%s", m->container.note);
+			m->container.note[0] = '\0';
+		}
 		if (m->job->find_infra(m->job->find_infra_arg, st->infra_node, sizeof(st->infra_node),
 				       st->infra_addr, sizeof(st->infra_addr), &m->err))
 			return MCP_SPAWN_ERROR;
@@ -139,7 +148,7 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	m->busy_port = mcp_busy_port(st->infra_addr, &st->ports);
 	if (m->busy_port)
 		return MCP_SPAWN_BUSY;
-	if (mcp_spawn_master(m->ps, m->recipe, m->job->container, &at, &st->ports,
+	if (mcp_spawn_master(m->ps, m->recipe, &m->container, &at, &st->ports,
 			     m->claim_ports, m->log, &m->child, &m->err))
 		return MCP_SPAWN_ERROR;
 	st->srun_pid = (long)m->child;
@@ -345,7 +354,7 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 		break;
 	case MCP_V_EXITED:
 		mcp_log_tail(m->log, tail, sizeof(tail));
-		mcp_container_advice(m->job->container, tail, m->ps->master, st->infra_node, advice,
+		mcp_container_advice(&m->container, tail, m->ps->master, st->infra_node, advice,
 				     sizeof(advice));
 		if (!advice[0])
 			mcp_master_exec_advice(tail, m->ps->master, st->infra_node, advice,

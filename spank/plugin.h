@@ -262,7 +262,6 @@ struct mcp_job {
 	int (*find_infra)(void *arg, char *node, size_t node_size, char *addr,
 			  size_t addr_size, struct mcr_error *err);
 	void *find_infra_arg;
-	const struct mcp_container *container; /* where the master runs; NULL: the host */
 };
 /* Start or join the job's master. On success *st is the ready state
  * (infra node and address, ports). */

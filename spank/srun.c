@@ -33,7 +33,6 @@ static struct {
 	char recipe_path[PATH_MAX]; /* its real path */
 	bool active;                /* this step has a role and a recipe */
 	bool prepared;              /* the job's files and master are done */
-	struct mcp_container container; /* where the job's master runs */
 	uint32_t prepared_job;      /* ... for this job (from the environment) */
 	char notes[4096];           /* srun -v lines, shown in local_user_init */
 } ctx;
@@ -112,16 +111,9 @@ int mcp_srun_post_opt(spank_t sp)
 		     recipe);
 		return 0;
 	}
-	/* a container the cluster cannot run the master in refuses the srun
-	 * here, before any step (or allocation) exists */
-	if (mcp_load(recipe, role, inherited, &ctx.recipe, &ctx.role, &err) ||
-	    mcp_container_decide(&ctx.ps, ctx.recipe, NULL, &ctx.container, &err)) {
+	if (mcp_load(recipe, role, inherited, &ctx.recipe, &ctx.role, &err)) {
 		mcp_error(&err);
 		return -1;
-	}
-	if (ctx.container.note_verbose) {
-		note("%s", ctx.container.note);
-		ctx.container.note[0] = '\0';
 	}
 	if (!realpath(recipe, ctx.recipe_path))
 		snprintf(ctx.recipe_path, sizeof(ctx.recipe_path), "%s", recipe);
@@ -371,8 +363,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	if (!dir || mcri_mkdir_p(dir, 0755, &err))
 		goto fail;
 	if (starts) {
-		struct mcp_job job = { job_id_s, dir, ctx.recipe_path, find_infra, &job_id,
-				       &ctx.container };
+		struct mcp_job job = { job_id_s, dir, ctx.recipe_path, find_infra, &job_id };
 
 		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))
 			goto fail;

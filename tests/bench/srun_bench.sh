@@ -28,7 +28,8 @@ for i in \$(seq $ROUNDS); do
 	t=\$(date +%s%N); srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill true; echo "role \$(ms \$t)"
 done
 EOS
-"$CLUSTER" exec login salloc -N2 -w n1,n2 bash "$W/bench.sh" 2>"$W/errors" >"$W/times" || true
+# the job's directory is under its submit directory: the bench's own
+(cd "$W" && "$CLUSTER" exec login salloc -N2 -w n1,n2 bash "$W/bench.sh") 2>"$W/errors" >"$W/times" || true
 grep -i error "$W/errors" && exit 1
 median() { grep "^$1 " "$W/times" | awk '{ print $2 }' | sort -n | awk '{ a[NR] = $1 } END { print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 p=$(median plain)
