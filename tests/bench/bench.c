@@ -10,8 +10,8 @@
  *   3. load + validate against PyYAML's safe_load of the same file, both
  *      in their own process, measured in turn;
  *   4. the example recipe's load, render and worker environment per call.
- * The plugin's costs (per task_init, per srun) have their place after
- * these (bench-plugin in tests/tests.mk).
+ * The plugin's costs (per task, per node, per srun, readiness) follow
+ * these (bench-plugin in tests/tests.mk: plugin_bench.c, srun_bench.sh).
  *
  *   bench TOP CLI WORKDIR
  */
@@ -138,7 +138,7 @@ static void once(const char *text, size_t len, enum extra extra)
 		die("load:", &err);
 	if (extra == WITH_ENV) {
 		struct mcr_env env;
-		struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.1.1.2" };
+		struct mcr_env_input in = { "10.1.1.1:8700", "10.1.1.1", "/logs", NULL, "10.1.1.2", 0 };
 
 		if (mcr_worker_env(r, MCR_ROLE_PREFILL, &in, &env, &err))
 			die("env:", &err);
@@ -296,7 +296,7 @@ static void example(void)
 	char *text = slurp(path, &len);
 
 	free(path);
-	printf("\n== 4. the TRT-LLM example, per call in-process (what each task pays in task_init)\n");
+	printf("\n== 4. the TRT-LLM example, per call in-process (what srun pays to check a recipe; its tasks read none: bench-plugin)\n");
 	printf("load + validate           %8.1f us\n", per_call(text, len, LOAD) * 1e6);
 	printf("  + worker env            %8.1f us\n", per_call(text, len, WITH_ENV) * 1e6);
 	printf("  + client configs        %8.1f us\n", per_call(text, len, WITH_CONFIGS) * 1e6);
