@@ -34,7 +34,8 @@ static bool skip_env(const char *e)
 		"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
 		"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
 		"SLURM_TRES_PER_TASK=",
-		/* the master's RPC transport is its own business (spec/mooncake §1.3) */
+		/* the master's RPC transport is its own business: MC_RPC_PROTOCOL
+		 * set for the workers must not change it */
 		"MC_RPC_PROTOCOL=",
 		NULL,
 	};
