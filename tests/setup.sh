@@ -25,16 +25,8 @@ APT_LOG=${TMPDIR:-/tmp}/spank-mooncake-apt.log
 
 log() { printf '[setup %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-# retry N CMD...: CMD until it succeeds, at most N times
-retry() {
-	local n=$1 i
-	shift
-	for ((i = 1; i <= n; i++)); do
-		"$@" && return 0
-		[ "$i" -lt "$n" ] && { log "failed (attempt $i of $n), again in $((i * 10)) s: $*"; sleep $((i * 10)); }
-	done
-	return 1
-}
+# retry N CMD...: a download, retried
+. "$(dirname "$0")/retry.sh"
 
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # known PKG: the archive has PKG (names differ between releases)

@@ -29,15 +29,8 @@ esac
 ROOT=$CACHE/$SUITE/rootfs
 
 log() { printf '[bundle %s] %s\n' "$(date +%T)" "$*" >&2; }
-retry() {
-	local n=$1 i
-	shift
-	for ((i = 1; i <= n; i++)); do
-		"$@" && return 0
-		[ "$i" -lt "$n" ] && { log "failed (attempt $i of $n), again in $((i * 10)) s: $*"; sleep $((i * 10)); }
-	done
-	return 1
-}
+# retry N CMD...: a download, retried
+. "$(dirname "$0")/../retry.sh"
 
 build_rootfs() {
 	local curl=libcurl4t64 ca

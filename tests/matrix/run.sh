@@ -20,16 +20,8 @@ MIRROR=${MCK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 log() { printf '[matrix %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-# retry N CMD...: CMD until it succeeds, at most N times (downloads)
-retry() {
-	local n=$1 i
-	shift
-	for ((i = 1; i <= n; i++)); do
-		"$@" && return 0
-		[ "$i" -lt "$n" ] && { log "failed (attempt $i of $n): $*; again in $((i * 10)) s"; sleep $((i * 10)); }
-	done
-	return 1
-}
+# retry N CMD...: a download, retried
+. "$(dirname "$0")/../retry.sh"
 
 make_chroot() {
 	local suite=$1 r=$BASE/$1
