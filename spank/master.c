@@ -114,11 +114,12 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 
 	if (el->candidate == 0) {
 		/* a new attempt of ours: where the master runs (the recipe's
-		 * container, if the cluster can run it: asked only by the srun
-		 * that starts it), the infra node, a token */
+		 * container, if the cluster can run it), the infra node, a token */
 		memset(st, 0, sizeof(*st));
 		st->attempt = el->attempt;
-		if (mcp_container_decide(m->ps, m->recipe, NULL, &m->container, &m->err))
+		if (m->job->container)
+			m->container = *m->job->container;
+		else if (mcp_container_decide(m->ps, m->recipe, NULL, &m->container, &m->err))
 			return MCP_SPAWN_ERROR;
 		if (m->container.note_verbose) {
 			slurm_verbose("%s", m->container.note);

@@ -262,6 +262,9 @@ struct mcp_job {
 	int (*find_infra)(void *arg, char *node, size_t node_size, char *addr,
 			  size_t addr_size, struct mcr_error *err);
 	void *find_infra_arg;
+	/* where the master runs, decided by srun before anything was written;
+	 * NULL when the pool ran already (the starter decides then) */
+	const struct mcp_container *container;
 };
 /* Start or join the job's master. On success *st is the ready state
  * (infra node and address, ports). */

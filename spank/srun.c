@@ -35,6 +35,7 @@ static struct {
 	bool prepared;              /* the job's files and master are done */
 	uint32_t prepared_job;      /* ... for this job (from the environment) */
 	char notes[4096];           /* srun -v lines, shown in local_user_init */
+	struct mcp_container container; /* where the job's master would run */
 } ctx;
 
 /* A line for `srun -v`. srun applies -v only after init_post_opt, so the
@@ -348,6 +349,16 @@ out:
 	return rc;
 }
 
+/* the job's pool from this recipe is ready in dir (this srun joins it) */
+static bool pool_runs(const char *dir)
+{
+	struct mcp_master_state st;
+	struct mcr_error ignored;
+
+	return mcp_state_read(dir, &st, &ignored) == 0 && st.phase == MCP_STATE_READY &&
+	       strcmp(st.recipe, ctx.recipe_path) == 0;
+}
+
 static int prepare_job(uint32_t job_id, uid_t uid)
 {
 	static struct mcr_error err;
@@ -356,14 +367,31 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	char job_id_s[32], *dir = NULL, *master = NULL;
 	bool starts = mcr_recipe_has_master(ctx.recipe) &&
 		      !mcr_recipe_external_master(ctx.recipe);
+	const struct mcp_container *container = NULL;
 	int rv = -1;
 
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
 	dir = mcp_job_dir(&ctx.ps, ctx.recipe, job_id_s, uid, getenv("SLURM_SUBMIT_DIR"), &err);
-	if (!dir || mcri_mkdir_p(dir, 0755, &err))
+	if (!dir)
+		goto fail;
+	/* where the master would run: a container the cluster cannot run it
+	 * in refuses the srun before anything is written. An srun that joins
+	 * the job's running pool needs no answer (and the look for pyxis,
+	 * srun --help, costs a few milliseconds) */
+	if (starts && !pool_runs(dir)) {
+		if (mcp_container_decide(&ctx.ps, ctx.recipe, NULL, &ctx.container, &err))
+			goto fail;
+		if (ctx.container.note_verbose) {
+			note("%s", ctx.container.note);
+			ctx.container.note[0] = '\0';
+		}
+		container = &ctx.container;
+	}
+	if (mcri_mkdir_p(dir, 0755, &err))
 		goto fail;
 	if (starts) {
-		struct mcp_job job = { job_id_s, dir, ctx.recipe_path, find_infra, &job_id };
+		struct mcp_job job = { job_id_s, dir, ctx.recipe_path, find_infra, &job_id,
+				       container };
 
 		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))
 			goto fail;
