@@ -1,15 +1,17 @@
 #!/bin/sh
-# netns-run.sh CMD...: run CMD in a network namespace of its own, with only
-# lo up, so that the ports it binds or probes (8700-8702 among them) are its
-# own: another mooncake_master or test run on the machine changes nothing.
-# As root a plain new namespace; otherwise one inside a user namespace.
-# Where neither can be made (a build chroot without user namespaces), CMD
-# runs here, with a note.
+# netns-run.sh CMD...: run CMD in network and PID namespaces of its own, with
+# only lo up: the ports it binds or probes (8700-8702 among them) are its
+# own, so another mooncake_master or test run on the machine changes
+# nothing; and every process it starts (fake masters, fake sruns) ends with
+# it, even when a test fails half way. As root plain new namespaces;
+# otherwise inside a user namespace. Where none can be made (a build chroot
+# without user namespaces), CMD runs here, with a note.
 set -eu
 if [ "$(id -u)" = 0 ]; then userns=""; else userns="--map-root-user"; fi
+ns="--net --pid --fork --mount --mount-proc"
 # shellcheck disable=SC2086
-if unshare $userns --net true 2>/dev/null; then
-	exec unshare $userns --net -- sh -c 'ip link set lo up && exec "$@"' sh "$@"
+if unshare $userns $ns true 2>/dev/null; then
+	exec unshare $userns $ns -- sh -c 'ip link set lo up && "$@"' sh "$@"
 fi
-echo "netns-run.sh: cannot make a network namespace here; running $1 in this one" >&2
+echo "netns-run.sh: cannot make network and PID namespaces here; running $1 in these" >&2
 exec "$@"
