@@ -36,6 +36,7 @@ static struct {
 	uint32_t prepared_job;      /* ... for this job (from the environment) */
 	char notes[4096];           /* srun -v lines, shown in local_user_init */
 	struct mcp_container container; /* where the job's master would run */
+	bool container_decided;
 } ctx;
 
 /* A line for `srun -v`. srun applies -v only after init_post_opt, so the
@@ -65,6 +66,7 @@ static void show_notes(void)
 }
 
 static int prepare_job(uint32_t job_id, uid_t uid);
+static int decide_container(void);
 
 int mcp_srun_init(spank_t sp, int ac, char **av)
 {
@@ -128,8 +130,8 @@ int mcp_srun_post_opt(spank_t sp)
 		id = getenv("SLURM_JOB_ID_HET_GROUP_0");
 	if (!id || !*id)
 		id = getenv("SLURM_JOB_ID");
-	if (!id || !*id)
-		return 0;
+	if (!id || !*id) /* a standalone srun: its job, and so its pool, are new */
+		return decide_container();
 	ctx.prepared = true;
 	ctx.prepared_job = (uint32_t)strtoul(id, NULL, 10);
 	return prepare_job(ctx.prepared_job, getuid());
@@ -349,6 +351,27 @@ out:
 	return rc;
 }
 
+/* Where the job's master would run (container.c): a container the cluster
+ * cannot run it in refuses the srun, before anything is written or, for a
+ * standalone srun, allocated. */
+static int decide_container(void)
+{
+	static struct mcr_error err;
+
+	if (!mcr_recipe_has_master(ctx.recipe) || mcr_recipe_external_master(ctx.recipe))
+		return 0;
+	if (mcp_container_decide(&ctx.ps, ctx.recipe, NULL, &ctx.container, &err)) {
+		mcp_error(&err);
+		return -1;
+	}
+	if (ctx.container.note_verbose) {
+		note("%s", ctx.container.note);
+		ctx.container.note[0] = '\0';
+	}
+	ctx.container_decided = true;
+	return 0;
+}
+
 /* the job's pool from this recipe is ready in dir (this srun joins it) */
 static bool pool_runs(const char *dir)
 {
@@ -378,15 +401,10 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	 * in refuses the srun before anything is written. An srun that joins
 	 * the job's running pool needs no answer (and the look for pyxis,
 	 * srun --help, costs a few milliseconds) */
-	if (starts && !pool_runs(dir)) {
-		if (mcp_container_decide(&ctx.ps, ctx.recipe, NULL, &ctx.container, &err))
-			goto fail;
-		if (ctx.container.note_verbose) {
-			note("%s", ctx.container.note);
-			ctx.container.note[0] = '\0';
-		}
+	if (starts && !ctx.container_decided && !pool_runs(dir) && decide_container())
+		goto out;
+	if (ctx.container_decided)
 		container = &ctx.container;
-	}
 	if (mcri_mkdir_p(dir, 0755, &err))
 		goto fail;
 	if (starts) {

@@ -101,6 +101,8 @@ mkdir -p "$W/rf"
 refused() {
 	local what=$1 before rc
 	recipe "$W/rf/$2.yaml" "$3"
+	# the jobs before have left the queue: a new one would show
+	for i in $(seq 300); do [ -z "$(squeue -h)" ] && break; sleep 0.2; done
 	before=$(squeue -h | wc -l)
 	(cd "$W/rf" && srun -N1 --mooncake-recipe="$2.yaml" --mooncake-role=prefill echo TASK-RAN \
 		>"$W/rf/$2.out" 2>"$W/rf/$2.err")
