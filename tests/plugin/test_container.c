@@ -6,7 +6,6 @@
  * (inside an OCI bundle: where the bundle mounts it).
  */
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,40 +14,24 @@
 
 #include "master.h"
 #include "plugin.h"
+#include "testdir.h"
 #include "stub.h"
 
 static char tmp[256];
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static void setup(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/mck-container.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	ck_assert_int_eq(chdir(tmp), 0);
+	testdir_make(tmp, sizeof(tmp), "container");
 	stub_reset(S_CTX_LOCAL);
 }
 
 static void teardown(void)
 {
-	if (tmp[0])
-		nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	testdir_remove(tmp);
 }
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
+#define put testdir_write
 
 /* a recipe whose job runs in `container` (model.container, line 2) */
 static struct mcr_recipe *recipe_in(const char *container)

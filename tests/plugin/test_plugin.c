@@ -11,7 +11,6 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <ftw.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "fake_master.h"
 #include "plugin.h"
 #include "stub.h"
+#include "testdir.h"
 
 #define TRT MCK_TOP "/examples/trtllm-serve-disagg-mooncake.yaml"
 
@@ -61,9 +61,7 @@ static void remove_tmpdir(void);
 static void in_tmpdir(void)
 {
 	remove_tmpdir();
-	snprintf(dir, sizeof(dir), "/tmp/mck-plugin.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(chdir(dir), 0);
+	testdir_make(dir, sizeof(dir), "plugin");
 	unsetenv("SLURM_SUBMIT_DIR");
 	unsetenv("SLURM_JOB_ID");
 	unsetenv("SLURM_HET_JOB_ID");
@@ -71,30 +69,14 @@ static void in_tmpdir(void)
 	unsetenv(MCP_TASK_VAR);
 }
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* checked teardown (runs in the test's own process): no temporary
  * directory outlives its test */
 static void remove_tmpdir(void)
 {
-	if (dir[0])
-		nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	testdir_remove(dir);
 }
 
-static void write_file(const char *name, const char *text)
-{
-	FILE *f = fopen(name, "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
+#define write_file testdir_write
 
 static bool exists(const char *fmt, const char *arg)
 {

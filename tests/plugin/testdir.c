@@ -1,0 +1,41 @@
+/* testdir.c - see testdir.h */
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testdir.h"
+
+void testdir_make(char *buf, size_t size, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(buf, size, "%s/mck-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+	ck_assert_ptr_nonnull(mkdtemp(buf));
+	ck_assert_int_eq(chdir(buf), 0);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void testdir_remove(const char *buf)
+{
+	if (buf[0])
+		nftw(buf, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void testdir_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}

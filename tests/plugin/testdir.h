@@ -1,0 +1,15 @@
+/* testdir.h - the plugin tests' scratch directories and files (testdir.c). */
+#ifndef MCK_TESTDIR_H_
+#define MCK_TESTDIR_H_
+
+#include <stddef.h>
+
+/* A fresh directory ${TMPDIR:-/tmp}/mck-NAME.XXXXXX in buf (size bytes),
+ * made the current directory. */
+void testdir_make(char *buf, size_t size, const char *name);
+/* Remove it and all it holds (nothing when buf is empty). */
+void testdir_remove(const char *buf);
+/* path holds exactly text afterwards. */
+void testdir_write(const char *path, const char *text);
+
+#endif
