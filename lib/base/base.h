@@ -59,8 +59,11 @@ const char *mcri_env_value_problem(const char *name, const char *value);
 
 /* ---- strings (str.c) ----------------------------------------------- */
 
-/* vasprintf into a new string; NULL when out of memory. */
+/* The text fmt makes, in a new string the caller frees; NULL when out of
+ * memory. */
 char *mcri_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same from a va_list (ap is used up). */
+char *mcri_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* A growable string: add to it, then take it. After an allocation failure
  * every add is a no-op and take returns NULL. Zero-initialise it. */

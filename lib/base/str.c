@@ -8,16 +8,22 @@
 
 #include "base/base.h"
 
+char *mcri_vasprintf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
 char *mcri_asprintf(const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = mcri_vasprintf(fmt, ap);
 	va_end(ap);
-	return n < 0 ? NULL : s;
+	return s;
 }
 
 void mcri_buf_add(struct mcri_buf *b, const char *s, size_t n)
@@ -51,17 +57,16 @@ void mcri_buf_puts(struct mcri_buf *b, const char *s)
 void mcri_buf_printf(struct mcri_buf *b, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = mcri_vasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0) {
+	if (!s) {
 		b->oom = true;
 		return;
 	}
-	mcri_buf_add(b, s, (size_t)n);
+	mcri_buf_puts(b, s);
 	free(s);
 }
 

@@ -70,13 +70,12 @@ const char *mcri_show(struct mcri_check *v, const struct mcri_node *n)
 const char *mcri_keepf(struct mcri_check *v, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
-	int n;
+	char *s;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	s = mcri_vasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0 || !keep(v, s)) {
+	if (!s || !keep(v, s)) {
 		mcri_error_nomem(v->err);
 		return NULL;
 	}

@@ -28,14 +28,13 @@ static int payload_fail(struct mcri_check *v, enum mcr_role mode,
 static int payload_fail(struct mcri_check *v, enum mcr_role mode,
 			const struct mcri_payload_entry *e, const char *fmt, ...)
 {
-	char *text = NULL;
+	char *text;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&text, fmt, ap);
+	text = mcri_vasprintf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (!text)
 		return mcri_error_nomem(v->err);
 	/* a value of the recipe always has the key path it came from
 	 * (layer.c); the defaults (role, model_key) are text, not nodes */
