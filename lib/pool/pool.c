@@ -273,15 +273,20 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 	return rc;
 }
 
+void mcri_segments_free(struct mcri_segment *seg, size_t nseg)
+{
+	for (size_t i = 0; i < nseg; i++) {
+		free(seg[i].name);
+		free(seg[i].address);
+		free(seg[i].node);
+		free(seg[i].role);
+	}
+	free(seg);
+}
+
 void mcri_pool_free(struct mcri_pool *pool)
 {
-	for (size_t i = 0; i < pool->nseg; i++) {
-		free(pool->seg[i].name);
-		free(pool->seg[i].address);
-		free(pool->seg[i].node);
-		free(pool->seg[i].role);
-	}
-	free(pool->seg);
+	mcri_segments_free(pool->seg, pool->nseg);
 	for (size_t i = 0; i < pool->nrates; i++)
 		free(pool->rates[i].name);
 	free(pool->rates);

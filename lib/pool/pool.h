@@ -93,6 +93,8 @@ int mcri_pool_join_workers(struct mcri_pool *pool, const char *dir,
 /* Ask the master of pool->master (GET /metrics, /metrics/summary) within
  * timeout_ms each; MCR_ESTATE when it does not answer. */
 int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *err);
+/* Free nseg segments, their strings and the array itself (seg may be NULL). */
+void mcri_segments_free(struct mcri_segment *seg, size_t nseg);
 void mcri_pool_free(struct mcri_pool *pool);
 
 /* ---- samples, the report and its picture (report.c, svg.c) --------- */

@@ -290,13 +290,7 @@ fail:
 
 void mcri_report_free(struct mcri_report *r)
 {
-	for (size_t i = 0; i < r->nseg; i++) {
-		free(r->seg[i].name);
-		free(r->seg[i].address);
-		free(r->seg[i].node);
-		free(r->seg[i].role);
-	}
-	free(r->seg);
+	mcri_segments_free(r->seg, r->nseg);
 	free(r->samples);
 	mcri_pool_free(&r->last);
 	memset(r, 0, sizeof(*r));
