@@ -92,7 +92,6 @@ char *mcp_job_dir(const struct mcp_plugstack *ps,
 
 /* ---- state.c: the master's state file, <job dir>/mooncake_master.json */
 
-#define MCP_STATE_FILE "mooncake_master.json"
 #define MCP_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
 #define MCP_LOG_FILE "mooncake_master.log"
 #define MCP_MAX_ATTEMPTS 100

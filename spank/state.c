@@ -5,11 +5,9 @@
  * that started it, who started it. Written atomically by the srun that
  * holds the attempt's lock; read by every other srun of the job.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -22,13 +20,6 @@ const char *mcp_state_phase_name(enum mcp_state_phase phase)
 	return (unsigned)phase < sizeof(PHASES) / sizeof(PHASES[0]) ? PHASES[phase] : "?";
 }
 
-static void copy_str(char *dst, size_t size, json_t *obj, const char *key)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	snprintf(dst, size, "%s", s ? s : "");
-}
-
 static long long get_int(json_t *obj, const char *key)
 {
 	return json_integer_value(json_object_get(obj, key));
@@ -37,40 +28,28 @@ static long long get_int(json_t *obj, const char *key)
 int mcp_state_read(const char *dir, struct mcp_master_state *st,
 		   struct mcr_error *err)
 {
-	char *path = mcri_asprintf("%s/%s", dir, MCP_STATE_FILE);
 	const char *phase;
-	json_error_t jerr;
 	json_t *obj;
 
 	memset(st, 0, sizeof(*st));
-	if (!path)
-		return mcri_error_nomem(err);
-	obj = json_load_file(path, 0, &jerr);
-	if (!obj) {
-		bool missing = access(path, F_OK) != 0 && errno == ENOENT;
-
-		mcri_error_set(err, missing ? MCR_ESTATE : MCR_EIO, "cannot read %s: %s",
-			       path, missing ? "no such file" : jerr.text);
-		free(path);
+	if (!(obj = mcri_json_read(dir, MCRI_MASTER_STATE, err)))
 		return -1;
-	}
-	free(path);
 	phase = json_string_value(json_object_get(obj, "state"));
 	for (size_t i = 1; phase && i < sizeof(PHASES) / sizeof(PHASES[0]); i++)
 		if (strcmp(phase, PHASES[i]) == 0)
 			st->phase = (enum mcp_state_phase)i;
 	st->attempt = (int)get_int(obj, "attempt");
-	copy_str(st->infra_node, sizeof(st->infra_node), obj, "infra_node");
-	copy_str(st->infra_addr, sizeof(st->infra_addr), obj, "infra_addr");
+	mcri_json_copy_str(st->infra_node, sizeof(st->infra_node), obj, "infra_node");
+	mcri_json_copy_str(st->infra_addr, sizeof(st->infra_addr), obj, "infra_addr");
 	st->ports.rpc = (int)get_int(obj, "rpc_port");
 	st->ports.metadata = (int)get_int(obj, "metadata_port");
 	st->ports.metrics = (int)get_int(obj, "metrics_port");
 	if (!st->ports.rpc || !st->ports.metadata || !st->ports.metrics)
 		st->ports = (struct mcr_ports){ MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
-	copy_str(st->token, sizeof(st->token), obj, "token");
-	copy_str(st->recipe, sizeof(st->recipe), obj, "recipe");
-	copy_str(st->message, sizeof(st->message), obj, "message");
-	copy_str(st->starter_host, sizeof(st->starter_host), obj, "starter_host");
+	mcri_json_copy_str(st->token, sizeof(st->token), obj, "token");
+	mcri_json_copy_str(st->recipe, sizeof(st->recipe), obj, "recipe");
+	mcri_json_copy_str(st->message, sizeof(st->message), obj, "message");
+	mcri_json_copy_str(st->starter_host, sizeof(st->starter_host), obj, "starter_host");
 	st->starter_pid = (long)get_int(obj, "starter_pid");
 	st->srun_pid = (long)get_int(obj, "srun_pid");
 	st->started_at = get_int(obj, "started_at");
@@ -103,7 +82,7 @@ int mcp_state_write(const char *dir, const struct mcp_master_state *st,
 	json_decref(obj);
 	if (!text)
 		return mcri_error_nomem(err);
-	rc = mcr_write_file_atomic(dir, MCP_STATE_FILE, text, strlen(text), err);
+	rc = mcr_write_file_atomic(dir, MCRI_MASTER_STATE, text, strlen(text), err);
 	free(text);
 	return rc;
 }

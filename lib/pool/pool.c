@@ -4,12 +4,10 @@
  * mounted each segment (the records of spank/workers.c).
  */
 #include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -17,13 +15,6 @@
 #include "sys/sys.h"
 
 #define METRICS_MAX (16u << 20) /* /metrics grows with the segments */
-
-static void copy_str(char *dst, size_t size, json_t *obj, const char *key)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	snprintf(dst, size, "%s", s ? s : "");
-}
 
 static int port_of(json_t *obj, const char *key, int fallback)
 {
@@ -36,27 +27,15 @@ static int port_of(json_t *obj, const char *key, int fallback)
 int mcri_master_info_read(const char *dir, struct mcri_master_info *m,
 			  struct mcr_error *err)
 {
-	char *path = mcri_asprintf("%s/%s", dir, MCRI_MASTER_STATE);
-	json_error_t jerr;
 	json_t *obj;
 
 	memset(m, 0, sizeof(*m));
-	if (!path)
-		return mcri_error_nomem(err);
-	obj = json_load_file(path, 0, &jerr);
-	if (!obj) {
-		bool missing = access(path, F_OK) != 0 && errno == ENOENT;
-
-		mcri_error_set(err, missing ? MCR_ESTATE : MCR_EIO, "cannot read %s: %s", path,
-			       missing ? "no such file" : jerr.text);
-		free(path);
+	if (!(obj = mcri_json_read(dir, MCRI_MASTER_STATE, err)))
 		return -1;
-	}
-	free(path);
-	copy_str(m->state, sizeof(m->state), obj, "state");
-	copy_str(m->node, sizeof(m->node), obj, "infra_node");
-	copy_str(m->addr, sizeof(m->addr), obj, "infra_addr");
-	copy_str(m->message, sizeof(m->message), obj, "message");
+	mcri_json_copy_str(m->state, sizeof(m->state), obj, "state");
+	mcri_json_copy_str(m->node, sizeof(m->node), obj, "infra_node");
+	mcri_json_copy_str(m->addr, sizeof(m->addr), obj, "infra_addr");
+	mcri_json_copy_str(m->message, sizeof(m->message), obj, "message");
 	/* per-job ports (issue 10) when the file carries them */
 	m->rpc_port = port_of(obj, "rpc_port", MCR_MASTER_PORT);
 	m->metadata_port = port_of(obj, "metadata_port", MCR_METADATA_PORT);

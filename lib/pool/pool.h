@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "base/base.h"
+#include "sys/sys.h" /* MCRI_MASTER_STATE */
 
 /* ---- Prometheus text format 0.0.4 (prom.c) ------------------------- */
 
@@ -61,7 +61,6 @@ struct mcri_master_info {
 	int rpc_port, metadata_port, metrics_port; /* 8700-8702 unless the file says */
 	long long started_at, ready_at;            /* Unix seconds, 0 unknown */
 };
-#define MCRI_MASTER_STATE "mooncake_master.json"
 
 struct mcri_pool {
 	struct mcri_master_info master;

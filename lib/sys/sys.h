@@ -7,6 +7,8 @@
 #ifndef MCRI_SYS_H_
 #define MCRI_SYS_H_
 
+#include <jansson.h>
+
 #include "base/base.h"
 
 /* ---- directories (files.c; the atomic writes are public) ----------- */
@@ -35,6 +37,18 @@ int mcri_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);
 char *mcri_expand_dir_template(const char *template, const char *job_id,
 			       const char *user, const char *submit_dir,
 			       struct mcr_error *err);
+
+/* The master's state file in the job's directory: the plugin writes it
+ * (spank/state.c), `mooncake-recipe status` reads it (pool.c). */
+#define MCRI_MASTER_STATE "mooncake_master.json"
+
+/* The JSON document in <dir>/<name> (a new reference, json_decref it), or
+ * NULL with err set: MCR_ESTATE when the file does not exist, MCR_EIO when
+ * it cannot be read or parsed ("cannot read PATH: WHY"). */
+json_t *mcri_json_read(const char *dir, const char *name, struct mcr_error *err);
+/* The string obj[key] into dst (size bytes, cut to fit); "" when obj has
+ * no such string. */
+void mcri_json_copy_str(char *dst, size_t size, const json_t *obj, const char *key);
 
 /* ---- host:port (hostport.c) ---------------------------------------- */
 
