@@ -162,7 +162,7 @@ uninstall:
 # Binary Debian packages of the committed HEAD, built in a clean clone under
 # ${TMPDIR:-/tmp} and checked by lintian; the .debs land in $(B)/deb.
 deb:
-	tests/package/build.sh $(CURDIR)/$(B)/deb
+	tests/package/build.sh $(abspath $(B))/deb
 
 clean:
 	rm -rf $(B) build-san build-cov build-fuzz

@@ -25,6 +25,7 @@ sed -n '/^engine:/,/^benchmark:/p' recipe.yaml | grep -v '^benchmark:'
 cat >job.sh <<EOS
 #!/bin/bash
 #SBATCH --nodes=3
+#SBATCH --nodelist=n1,n2,n3
 #SBATCH --job-name=mooncake-demo
 # prefill on n2 and decode on n3, started at the same time; the plugin
 # starts mooncake_master on n1 (the infra node) for both

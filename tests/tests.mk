@@ -21,7 +21,7 @@ PLUGIN_TEST_BIN := $(B)/tests/plugin_tests
 # the plugin's objects minus the libslurm queries, which the tests fake
 PLUGIN_TEST_OBJ := $(filter-out $(B)/spank/slurm_query.o,$(SPANK_OBJ))
 TEST_CFLAGS := $(CFLAGS) $(CHECK_CFLAGS) -Itests/unit -Ispank -DMCK_TOP='"$(CURDIR)"' \
-	-DMCK_TYPING='"$(CURDIR)/$(B)/tests/typing.tsv"' -Wno-missing-prototypes
+	-DMCK_TYPING='"$(abspath $(B))/tests/typing.tsv"' -Wno-missing-prototypes
 SLURM_LIBDIR ?= $(firstword $(wildcard /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm))
 
 $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
@@ -64,7 +64,7 @@ check-unit: $(UNIT_BIN) $(CLI)
 check-plugin: $(PLUGIN_TEST_BIN)
 	$(NETNS_RUN) $(PLUGIN_TEST_BIN)
 
-IT := $(CURDIR)/$(B)/install-test
+IT := $(abspath $(B))/install-test
 DEB_LIBDIR := /usr/lib/$(shell $(CC) -print-multiarch)
 DEB_LAYOUT := PREFIX=/usr LIBDIR=$(DEB_LIBDIR) SLURM_PLUGINDIR=$(DEB_LIBDIR)/slurm-wlm
 
@@ -202,7 +202,7 @@ bench-bin: $(B)/tests/bench $(B)/tests/plugin_bench
 
 bench-lib: $(B)/tests/bench $(CLI)
 	rm -rf $(B)/bench-work && mkdir -p $(B)/bench-work
-	$(B)/tests/bench $(CURDIR) $(CURDIR)/$(CLI) $(CURDIR)/$(B)/bench-work
+	$(B)/tests/bench $(CURDIR) $(abspath $(CLI)) $(abspath $(B))/bench-work
 
 bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
 	$(NETNS_RUN) $(B)/tests/plugin_bench

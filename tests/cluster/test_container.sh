@@ -84,7 +84,7 @@ ${EXTRA:-}
 for i in \$(seq 300); do [ -e $J/seen ] && break; sleep 0.2; done
 wait
 EOS
-	JID=$(sbatch --parsable -N3 -o "$J/job.out" "$J/job.sh")
+	JID=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$J/job.out" "$J/job.sh")
 	if wait_master n1; then master_seen >"$J/master.txt"; fi
 	touch "$J/seen"
 	wait_job "$JID" 240

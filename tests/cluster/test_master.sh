@@ -31,7 +31,7 @@ wait
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >many-later.out 2>&1
 squeue --steps -h -j $SLURM_JOB_ID -o '%j %N' >>many-steps.out
 EOS
-jid=$(run_job many -N3 -n6)
+jid=$(run_job many -N3 -w n1,n2,n3 -n6)
 log=$W/outputs/$jid/logs/mooncake_master.log
 check "six concurrent sruns: all succeeded" bash -c "! grep -l 'error' many-[pd]*.out"
 check "six concurrent sruns: exactly one of them started the master" \
@@ -50,7 +50,7 @@ mkdir -p outputs/$SLURM_JOB_ID/logs
 echo "2147480000 $(hostname)" >outputs/$SLURM_JOB_ID/logs/mooncake_master.1.lock
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >stale.out 2>&1
 EOS
-jid=$(run_job stale -N3)
+jid=$(run_job stale -N3 -w n1,n2,n3)
 check "a dead starter's lock does not block: the next srun takes over" \
 	bash -c "grep -q 'taking over' stale.out && grep -qx '$MCK_ADDR_n1:8700' stale.out"
 
@@ -66,13 +66,13 @@ SECONDS=0
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER MOONCAKE_TE_META_DATA_SERVER >foreign.out 2>&1
 echo "rc=$? after=$SECONDS" >>foreign.out
 EOS
-jid=$(run_job foreign -N3)
+jid=$(run_job foreign -N3 -w n1,n2,n3)
 check "ports=auto: a foreign listener on 8701 makes the master take other ports: $(grep -o 'starting mooncake_master.*ports [0-9, ]*' foreign.out)" \
 	bash -c "grep -Eq 'starting mooncake_master on n1 \\($MCK_ADDR_n1, ports 8[789][0-9][0-9], ' foreign.out && ! grep -q 'ports 8700, 8701, 8702' foreign.out && grep -q 'rc=0' foreign.out"
 check "... and the task's MOONCAKE_MASTER and metadata server carry them: $(grep -v '^srun' foreign.out | head -2 | tr '\n' ' ')" \
 	bash -c "p=\$(sed -n 's/^$MCK_ADDR_n1:\\([0-9]*\\)$/\\1/p' foreign.out); [ -n \"\$p\" ] && [ \"\$p\" != 8700 ] && grep -qx \"http://$MCK_ADDR_n1:\$((p + 1))/metadata\" foreign.out"
 MCK_PLUGIN_ARGS="ports=fixed" "$CLUSTER" up >/dev/null 2>&1
-jid=$(run_job foreign -N3)
+jid=$(run_job foreign -N3 -w n1,n2,n3)
 "$CLUSTER" up >/dev/null 2>&1
 kill "$squatter"
 wait "$squatter" 2>/dev/null
@@ -115,7 +115,7 @@ echo "after=$SECONDS" >badflag.time
 # the user fixes the recipe: a later srun of the same job tries again
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >badflag-retry.out 2>&1
 EOS
-jid=$(run_job badflag -N3)
+jid=$(run_job badflag -N3 -w n1,n2,n3)
 check "startup failure: both sruns failed, no task ran" bash -c "! grep -q TASK-RAN badflag-p.out badflag-d.out && grep -q 'mooncake:' badflag-p.out && grep -q 'mooncake:' badflag-d.out"
 check "startup failure: reported with the exit status and the log's last lines" \
 	bash -c "cat badflag-p.out badflag-d.out | grep -q 'ended during start-up (exit status 1)' && cat badflag-p.out badflag-d.out | grep -q 'unknown command line flag .no_such_flag'"
@@ -135,7 +135,7 @@ srun -N1 -n1 -w n2 --mooncake-recipe=slow.yaml --mooncake-role=prefill echo TASK
 echo "after=$SECONDS" >slow.time
 squeue --steps -h -j $SLURM_JOB_ID -o '%j %N' >slow-steps.out
 EOS
-jid=$(run_job slow -N3)
+jid=$(run_job slow -N3 -w n1,n2,n3)
 check "timeout: says which port never answered: $(grep -o 'was not ready.*answered\|was not ready[^;]*' slow.out | head -1)" \
 	grep -q "was not ready after 3 s: port 8700 (RPC) does not accept: Connection refused; it was stopped" slow.out
 check "timeout: the half-started master step was stopped" bash -c "! grep -q mooncake-master slow-steps.out"
@@ -151,7 +151,7 @@ sleep 3
 srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode echo TASK-RAN >died.out 2>&1
 echo "rc=$?" >>died.out
 EOS
-jid=$(run_job died -N3)
+jid=$(run_job died -N3 -w n1,n2,n3)
 check "a master that was ready and died fails the next srun: $(grep -o 'was ready, but.*' died.out | head -c 200)" \
 	bash -c "grep -q 'was ready, but has stopped' died.out && grep -q 'outputs/$jid/logs/mooncake_master.log' died.out && ! grep -q TASK-RAN died.out && grep -q 'rc=1' died.out"
 check "no mooncake_master process is left" test "$(masters_left)" = 0

@@ -27,7 +27,7 @@ wait
 sleep 2
 EOS
 cd "$W" || exit 1
-jid=$(sbatch --parsable -N3 -o "$W/job.out" "$W/job.sh")
+jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/job.out" "$W/job.sh")
 dir=$W/outputs/$jid/logs
 for _ in $(seq 600); do
 	grep -q "PUT pool-key rc=0" "$W/prefill.out" 2>/dev/null && grep -q MOUNTED "$W/decode.out" 2>/dev/null && break
@@ -102,7 +102,7 @@ cat >"$W/job2.sh" <<EOS
 srun -N1 -n1 -w n2 --mooncake-recipe=recipe.yaml --mooncake-role=prefill \\
 	python3 $CLIENT put k2 @1048576 $W/never >$W/prefill2.out 2>&1
 EOS
-jid2=$(sbatch --parsable -N2 -o "$W/job2.out" "$W/job2.sh")
+jid2=$(sbatch --parsable -N2 -w n1,n2 -o "$W/job2.out" "$W/job2.sh")
 dir2=$W/outputs/$jid2/logs
 for _ in $(seq 600); do
 	grep -q "PUT k2 rc=0" "$W/prefill2.out" 2>/dev/null && [ "$(wc -l <"$dir2/mooncake_pool_samples.jsonl" 2>/dev/null)" -ge 2 ] && break

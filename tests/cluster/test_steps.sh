@@ -24,7 +24,7 @@ echo "rc=$?" >>agg.out
 srun -v -N1 -n1 -w n2 --mooncake-role=prefill true >verbose.out 2>&1
 srun -N1 -n1 -w n2 --mooncake-role=prefill true >quiet.out 2>&1
 EOS
-jid=$(sbatch --parsable -N3 -o "$W/script.job.out" script.sh)
+jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/script.job.out" script.sh)
 wait_job "$jid" 120
 check "the batch script itself got no MOONCAKE_ variable" test ! -s batch-env.out -a -e batch-env.out
 check "#SBATCH --mooncake-recipe reaches an srun that names a role" \
@@ -46,6 +46,7 @@ check "... and without -v srun says nothing of it" bash -c "! grep -q 'mooncake'
 cat >gpus.sh <<'EOS'
 #!/bin/bash
 #SBATCH --nodes=3
+#SBATCH --nodelist=n1,n2,n3
 #SBATCH --ntasks-per-node=1
 #SBATCH --gpus-per-node=1
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >gpus.out 2>&1
@@ -62,14 +63,14 @@ cat >cancel.sh <<'EOS'
 #!/bin/bash
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 120
 EOS
-jid=$(sbatch --parsable -N3 -o "$W/cancel.job.out" cancel.sh)
+jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/cancel.job.out" cancel.sh)
 check "the master runs on n1 while the job runs" wait_master n1
 scancel "$jid"
 wait_job "$jid" 60
 check "no master after scancel" test "$(masters_left)" = 0
 
 # salloc: the master ends when salloc exits
-salloc -N3 bash -c 'srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER' >salloc.out 2>&1
+salloc -N3 -w n1,n2,n3 bash -c 'srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER' >salloc.out 2>&1
 check "salloc: the step got the master" grep -qx "$MCK_ADDR_n1:8700" salloc.out
 check "no master after salloc exits" test "$(masters_left)" = 0
 
@@ -84,7 +85,7 @@ kill -9 $starter
 sleep 2
 srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >killed-2.out 2>&1
 EOS
-jid=$(sbatch --parsable -N3 -o "$W/killed.job.out" killed.sh)
+jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/killed.job.out" killed.sh)
 wait_job "$jid" 120
 check "after its starting srun was killed, the master still serves the job's next step" grep -qx "$MCK_ADDR_n1:8700" killed-2.out
 check "no master after that job ended" test "$(masters_left)" = 0
@@ -99,7 +100,7 @@ echo BATCH-RAN
 srun -N1 -n1 -w n2 --mooncake-role=prefill echo TASK-RAN
 echo "srun rc=$?"
 EOS
-jid=$(sbatch --parsable -N3 --begin=now+3 -o "$W/late.job.out" late.sh)
+jid=$(sbatch --parsable -N3 -w n1,n2,n3 --begin=now+3 -o "$W/late.job.out" late.sh)
 echo "schema: 2
 roles: [broken" >late.yaml
 wait_job "$jid" 120

@@ -20,7 +20,7 @@ squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$W/steps.out
 wait
 EOS
 cd "$W" || exit 1
-jid=$(sbatch --parsable -N3 -o "$W/job.out" "$W/job.sh")
+jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/job.out" "$W/job.sh")
 wait_job "$jid" 180
 dir=$W/outputs/$jid/logs
 check "prefill task ran on n2 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_prefill.json" \

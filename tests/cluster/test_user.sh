@@ -36,7 +36,7 @@ srun -N1 -n1 -w n3 --mooncake-recipe=ro.yaml --mooncake-role=decode echo TASK-RA
 echo "rc=\$?" >>ro.out
 EOS
 chown "$U:" job.sh
-jid=$(su -s /bin/bash "$U" -c "cd $W && export SLURM_CONF=$SLURM_CONF PATH=$PATH MCK_JOB_MARKER=from-the-job && sbatch --parsable -N3 -o $W/job.out job.sh")
+jid=$(su -s /bin/bash "$U" -c "cd $W && export SLURM_CONF=$SLURM_CONF PATH=$PATH MCK_JOB_MARKER=from-the-job && sbatch --parsable -N3 -w n1,n2,n3 -o $W/job.out job.sh")
 wait_job "$jid" 120
 dir=$W/outputs/$jid/logs
 check "the master ran as the job's user ($(cat master-uid.out))" \
