@@ -3,7 +3,8 @@
 #
 #   make            build everything into build/
 #   make check      unit tests (Check), plugin tests (stub SPANK), artifact
-#                   checks, recipe corpus, then integration tests on a Slurm
+#                   checks, recipe corpus, the engines' own readers on it
+#                   (vLLM and SGLang wheels), then integration tests on a Slurm
 #                   cluster of network hosts on this machine (tests/cluster/);
 #                   needs root for the cluster
 #   make check-matrix  the same on Slurm 24.11 and 26.05, in Debian chroots
@@ -22,7 +23,7 @@
 
 # The library's version and soname (doc/libmooncake_recipe.md): the soname
 # carries the major number, the real name the whole version.
-VERSION := 0.1.0
+VERSION := 0.2.0
 SOVERSION := $(firstword $(subst ., ,$(VERSION)))
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -66,7 +67,7 @@ LIB_MAP := lib/libmooncake_recipe.map
 CLI := $(B)/mooncake-recipe
 PLUGIN := $(B)/spank_mooncake.so
 
-.PHONY: all check check-unit check-plugin check-artifact check-corpus \
+.PHONY: all check check-unit check-plugin check-artifact check-corpus check-contract \
 	check-cluster check-package check-matrix sanitize coverage demo bench install clean
 all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN)
 

@@ -269,6 +269,23 @@ int mcr_vllm_gpu_config(const struct mcr_recipe *recipe,
 			size_t count, struct mcr_file *out,
 			struct mcr_error *err);
 /*
+ * TRT-LLM (§7.1): the client config of `role` for one node, whose
+ * connector announces `local_hostname` (the node's address on the network
+ * the pool uses) instead of its own guess, gethostbyname(gethostname())
+ * (a loopback address on hosts whose name maps to 127.0.1.1, the wrong NIC
+ * on multi-NIC nodes). The name is mooncake_store_config_<role>.<address>.json,
+ * the payload the role's file plus "local_hostname" at its end. When the
+ * role's own layers already set local_hostname, *out stays empty (name
+ * NULL): the role's file serves every node. *out is the caller's
+ * (mcr_file_free).
+ * Errors (MCR_EINVAL): not a TRT-LLM connector role with a master, an
+ * address that would not make a plain file name (empty, '/', a leading
+ * '.'), a file beyond the render bound.
+ */
+int mcr_trtllm_node_config(const struct mcr_recipe *recipe, enum mcr_role role,
+			   const char *master_address, const char *local_hostname,
+			   struct mcr_file *out, struct mcr_error *err);
+/*
  * The per-GPU part of that file, alone: for a process on the physical GPUs
  * `gpu_ids` (`count`, any order), its file name
  * ("mooncake_store_config_gpu<ids sorted, joined by '-'>.json") and its

@@ -9,7 +9,8 @@
  *
  *   {"env": [["NAME", "value"], ...], "peer": "10.0.0.1",
  *    "role": "prefill", "dir": "/job/dir",      (a step of the job's own pool)
- *    "gpu": {"dir": "/job/dir", "template": "{...}", "names": ["mlx5_0", ...]}}
+ *    "gpu": {"dir": "/job/dir", "template": "{...}", "names": ["mlx5_0", ...]},
+ *    "node": {"dir": "/job/dir", "name": "...<node address>.json", "template": "{...}"}}
  *
  * The template is the per-GPU file with MCP_DEVICE_PLACEHOLDER as its
  * device_name; the names are JSON-escaped as the file escapes them (Python's
@@ -44,6 +45,10 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 		for (size_t i = 0; ok && i < h->gpu_count; i++)
 			ok = json_array_append_new(names, json_string(h->gpu_names[i])) == 0;
 	}
+	if (ok && h->node_template)
+		ok = json_object_set_new(o, "node", json_pack("{s:s, s:s, s:s}", "dir", h->node_dir,
+							      "name", h->node_name, "template",
+							      h->node_template)) == 0;
 	if (ok)
 		text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -63,7 +68,7 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 			struct mcr_error *err)
 {
 	json_error_t jerr;
-	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names;
+	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node;
 	const char *peer;
 	size_t n;
 
@@ -113,6 +118,13 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 			h->gpu_count++;
 		}
 	}
+	if ((node = json_object_get(o, "node"))) {
+		h->node_dir = dup_string(json_object_get(node, "dir"));
+		h->node_name = dup_string(json_object_get(node, "name"));
+		h->node_template = dup_string(json_object_get(node, "template"));
+		if (!h->node_dir || !h->node_name || !h->node_template)
+			goto bad;
+	}
 	json_decref(o);
 	return 0;
 bad:
@@ -135,6 +147,9 @@ void mcp_handover_free(struct mcp_handover *h)
 	free(h->gpu_dir);
 	free(h->gpu_template);
 	mcr_strv_free(h->gpu_names);
+	free(h->node_dir);
+	free(h->node_name);
+	free(h->node_template);
 	memset(h, 0, sizeof(*h));
 }
 

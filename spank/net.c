@@ -93,3 +93,20 @@ int mcp_local_address(const char *iface, const char *peer, char *addr,
 	close(fd);
 	return 0;
 }
+
+bool mcp_own_name_is_loopback(void)
+{
+	struct addrinfo hints = { 0 }, *res = NULL;
+	char name[256];
+	bool loopback;
+
+	if (gethostname(name, sizeof(name)) != 0)
+		return true;
+	name[sizeof(name) - 1] = '\0';
+	hints.ai_family = AF_INET;
+	if (getaddrinfo(name, NULL, &hints, &res) != 0 || !res)
+		return true;
+	loopback = (ntohl(((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr) >> 24) == 127;
+	freeaddrinfo(res);
+	return loopback;
+}

@@ -227,9 +227,14 @@ void mcp_record_worker(spank_t sp, const char *dir, const char *role,
 
 /* ---- handover.c: what srun computes once and hands each task -------- */
 
+/* srun renders what depends on the node with this as its address; each
+ * task puts its own in (the library's own placeholder, as explain shows it) */
+#define MCP_NODE_PLACEHOLDER "<node address>"
+
 struct mcp_handover {
-	struct mcr_env env;     /* the role's variables (srun's, in order) */
-	char peer[64];          /* the master's host: the route for LOCAL_HOSTNAME */
+	struct mcr_env env;     /* the role's variables (srun's, in order); a value
+				 * MCP_NODE_PLACEHOLDER is the node's address */
+	char peer[64];          /* the master's host: the route toward it */
 	/* a step of the job's own pool: its role and directory (workers.c) */
 	char *role, *dir;
 	/* vLLM device_names_by_gpu: the per-GPU file, for the task's GPUs */
@@ -237,6 +242,11 @@ struct mcp_handover {
 	char *gpu_template;     /* the file's text, DEVICE_NAME for its device */
 	char **gpu_names;       /* each GPU's HCA name, JSON-escaped */
 	size_t gpu_count;
+	/* TRT-LLM: the role's client config for one node (its name and text
+	 * with MCP_NODE_PLACEHOLDER for the address), which a task writes into
+	 * `node_dir` and reads where its connector's own guess of the address
+	 * is no use (interface=, mcp_own_name_is_loopback); NULL: never */
+	char *node_dir, *node_name, *node_template;
 };
 #define MCP_DEVICE_PLACEHOLDER "\x01" "device" "\x01"
 /* The handover as one environment value (heap), and back. */
@@ -308,5 +318,10 @@ int mcp_resolve_ipv4(const char *host, char *addr, size_t size,
  * when given, else the source address of the route toward `peer`. */
 int mcp_local_address(const char *iface, const char *peer, char *addr,
 		      size_t size, struct mcr_error *err);
+/* What TRT-LLM's connector announces without a local_hostname in its
+ * file, gethostbyname(gethostname()), is of no use to the other nodes:
+ * this host's name resolves to no IPv4 address or to a loopback one
+ * (127.0.1.1 with a Debian-style /etc/hosts). */
+bool mcp_own_name_is_loopback(void);
 
 #endif /* MCP_PLUGIN_H_ */

@@ -151,39 +151,90 @@ out:
 	return rc;
 }
 
+/* `text` with every MCP_NODE_PLACEHOLDER replaced by `addr` (heap) */
+static char *with_address(const char *text, const char *addr)
+{
+	struct mcri_buf b = { 0 };
+	const char *p = text, *m;
+
+	while ((m = strstr(p, MCP_NODE_PLACEHOLDER))) {
+		mcri_buf_add(&b, p, (size_t)(m - p));
+		mcri_buf_puts(&b, addr);
+		p = m + strlen(MCP_NODE_PLACEHOLDER);
+	}
+	mcri_buf_puts(&b, p);
+	return mcri_buf_take(&b);
+}
+
+/* TRT-LLM's client config for this node, written as the user */
+static int node_config(const struct mcp_handover *h, const char *addr, char **path,
+		       struct mcr_error *err)
+{
+	char *name = with_address(h->node_name, addr), *text = with_address(h->node_template, addr);
+	int rc = -1;
+
+	if (!name || !text) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	if (mcr_write_file_atomic(h->node_dir, name, text, strlen(text), err))
+		goto out;
+	if (!(*path = mcri_asprintf("%s/%s", h->node_dir, name))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(name);
+	free(text);
+	return rc;
+}
+
 /* a role step: what srun handed over, completed for this node and task */
 static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 {
 	struct mcp_handover h;
-	char local[64] = "", *gpu_path = NULL;
+	char local[64] = "", *path = NULL;
 	const char *config;
+	bool placeholder = false, node_file;
 	int rc = -1;
 
 	if (mcp_handover_decode(text, &h, err))
 		return -1;
-	if (h.peer[0] && !mcr_env_get(&h.env, "MOONCAKE_LOCAL_HOSTNAME") &&
+	for (size_t i = 0; i < h.env.count; i++)
+		placeholder |= strcmp(h.env.vars[i].value, MCP_NODE_PLACEHOLDER) == 0;
+	/* TRT-LLM announces gethostbyname(gethostname()) unless its file says
+	 * otherwise: this node gets a file of its own when that is not the
+	 * address of interface= or is of no use to the other nodes */
+	node_file = h.node_template && (ctx.ps.interface[0] || mcp_own_name_is_loopback());
+	if ((placeholder || node_file) &&
 	    mcp_local_address(ctx.ps.interface, h.peer, local, sizeof(local), err))
 		goto out;
-	if (h.gpu_dir && gpu_config(sp, &h, &gpu_path, err))
+	if (h.gpu_dir && gpu_config(sp, &h, &path, err))
 		goto out;
-	for (size_t i = 0; i < h.env.count; i++)
-		if (set_var(sp, h.env.vars[i].name,
-			    gpu_path && !strcmp(h.env.vars[i].name, "MOONCAKE_CONFIG_PATH") ?
-				    gpu_path : h.env.vars[i].value))
+	if (node_file && node_config(&h, local, &path, err))
+		goto out;
+	for (size_t i = 0; i < h.env.count; i++) {
+		const char *v = h.env.vars[i].value;
+
+		if (!strcmp(v, MCP_NODE_PLACEHOLDER))
+			v = local;
+		else if (path && !strcmp(h.env.vars[i].name, "MOONCAKE_CONFIG_PATH"))
+			v = path;
+		if (set_var(sp, h.env.vars[i].name, v))
 			goto out;
-	if (local[0] && set_var(sp, "MOONCAKE_LOCAL_HOSTNAME", local))
-		goto out;
+	}
 	/* the task must be able to read its client config where it runs
 	 * (container.c): a job directory it cannot see fails it here, with
 	 * the mount to add, rather than deep inside the engine */
-	config = gpu_path ? gpu_path : mcr_env_get(&h.env, "MOONCAKE_CONFIG_PATH");
+	config = path ? path : mcr_env_get(&h.env, "MOONCAKE_CONFIG_PATH");
 	if (config && mcp_task_config_check(sp, config, err))
 		goto out;
 	mcp_record_worker(sp, h.dir, h.role,
 			  local[0] ? local : mcr_env_get(&h.env, "MOONCAKE_LOCAL_HOSTNAME"));
 	rc = 0;
 out:
-	free(gpu_path);
+	free(path);
 	mcp_handover_free(&h);
 	return rc;
 }

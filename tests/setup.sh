@@ -10,7 +10,8 @@
 #           `make deb` needs (git, build-essential, dpkg-dev, debhelper,
 #           fakeroot, lintian), gcovr (`make coverage`), clang and its
 #           sanitizer and libFuzzer runtime (`make fuzz`)
-#   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV
+#   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV, with
+#           regex and PyYAML (the engines' readers, tests/contract/)
 #   with Slurm 23.02 or later (Slurm's OCI containers, as the test cluster
 #   configures them): crun, and the root file system of the test's OCI
 #   bundle (tests/cluster/bundle.sh: a debootstrap with the wheel, cached in
@@ -75,6 +76,13 @@ if ! "$MOONCAKE_VENV/bin/python" -c 'import mooncake.store' 2>/dev/null ||
 	"/usr/bin/$py" -m venv "$MOONCAKE_VENV"
 	retry 3 "$MOONCAKE_VENV/bin/pip" install -q --disable-pip-version-check "$MOONCAKE_WHEEL" ||
 		{ log "pip could not install $MOONCAKE_WHEEL"; exit 1; }
+fi
+# what the engines' own readers import (tests/contract/engines.py): vLLM's
+# config module uses regex, the contract test reads its cases with PyYAML
+if ! "$MOONCAKE_VENV/bin/python" -c 'import regex, yaml' 2>/dev/null; then
+	log "installing regex and PyYAML into $MOONCAKE_VENV (the engines' readers)"
+	retry 3 "$MOONCAKE_VENV/bin/pip" install -q --disable-pip-version-check regex PyYAML ||
+		{ log "pip could not install regex and PyYAML"; exit 1; }
 fi
 "$MOONCAKE_VENV/bin/mooncake_master" --version >/dev/null 2>&1 || {
 	log "the wheel's mooncake_master does not run:"

@@ -47,8 +47,8 @@ $(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suit
 
 $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
 	@echo "  LD      $@"
-	@$(CC) $(TEST_CFLAGS) -I/usr/include $(LDFLAGS) -o $@ $(PLUGIN_TEST_SRC) \
-		$(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
+	@$(CC) $(TEST_CFLAGS) -I/usr/include $(LDFLAGS) -Wl,--wrap=gethostname,--wrap=__gethostname_chk -o $@ \
+		$(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
 $(B)/tests/dlopen_plugin: tests/artifact/dlopen_plugin.c
 	@mkdir -p $(dir $@)
@@ -96,6 +96,20 @@ check-corpus: $(CLI)
 	@for f in examples/*.yaml; do $(CLI) check $$f || exit 1; done; \
 		echo "examples/*.yaml: every example passes mooncake-recipe check"
 
+# The engines' own readers (tests/contract/): the vLLM and SGLang wheels
+# from PyPI (downloaded once, cached in MCK_ENGINES, by default
+# /var/cache/spank-mooncake/engines), TRT-LLM's contract
+# (doc/engine-contracts.md), on every valid recipe of the corpus and every
+# example, and on spellings of each size check accepts or refuses. Another
+# release: make check-contract MCK_VLLM_VERSION=X MCK_SGLANG_VERSION=Y
+MOONCAKE_VENV ?= /opt/spank-mooncake/venv
+MCK_VLLM_VERSION ?= 0.33.0
+MCK_SGLANG_VERSION ?= 0.5.23
+export MCK_VLLM_VERSION MCK_SGLANG_VERSION
+check-contract: $(CLI)
+	tests/contract/fetch.sh
+	$(MOONCAKE_VENV)/bin/python tests/contract/run.py $(CLI) tests/recipes/valid/*.yaml examples/*.yaml
+
 # A stand-in for pyxis on the test cluster (tests/cluster/pyxis_standin.c):
 # pyxis's options, recorded per step; no container runs.
 PYXIS_STANDIN := $(B)/tests/pyxis_standin.so
@@ -108,6 +122,7 @@ $(PYXIS_STANDIN): tests/cluster/pyxis_standin.c
 # and four slurmd (see tests/cluster/).
 check-cluster: all $(PYXIS_STANDIN)
 	tests/setup.sh
+	tests/contract/fetch.sh
 	tests/cluster/run.sh
 
 # Root only: what we ship is what we test. The packages of `make deb`
@@ -125,7 +140,7 @@ MATRIX ?= trixie sid
 check-matrix:
 	tests/matrix/run.sh $(MATRIX)
 
-check: all check-unit check-plugin check-artifact check-corpus check-cluster
+check: all check-unit check-plugin check-artifact check-corpus check-contract check-cluster
 
 # The unit suite, the plugin tests and the corpus under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in a build tree of their own.

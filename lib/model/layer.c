@@ -170,5 +170,14 @@ int mcri_vllm_payload(const struct mcr_recipe *r, const char *master_address,
 	if (mcri_payload_merge_map(out, r->store_config, r->store_config_where, err))
 		return -1;
 	out->layer = MCRI_LAYER_MASTER;
-	return mcri_payload_set(out, "master_server_address", NULL, master_address, err);
+	if (mcri_payload_set(out, "master_server_address", NULL, master_address, err))
+		return -1;
+	/* vLLM's reader defaults metadata_server to "", with which Mooncake's
+	 * setup() fails: the plugin's default is P2PHANDSHAKE (reference
+	 * §7.2), the metadata TRT-LLM's connector defaults to */
+	out->layer = MCRI_LAYER_VLLM_DEFAULT;
+	if (!mcri_payload_get(out, "metadata_server") &&
+	    mcri_payload_set(out, "metadata_server", NULL, "P2PHANDSHAKE", err))
+		return -1;
+	return 0;
 }

@@ -69,6 +69,7 @@ enum mcri_layer {
 	MCRI_LAYER_NODE,          /* the node's address (the plugin) */
 	MCRI_LAYER_ENGINE_ENV,    /* engine.mooncake_kv_store.env */
 	MCRI_LAYER_JOB_DIR,       /* the job's directory (the plugin) */
+	MCRI_LAYER_VLLM_DEFAULT,  /* metadata_server: the plugin's, where vLLM has none */
 	MCRI_LAYER_COUNT,
 };
 

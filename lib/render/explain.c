@@ -11,6 +11,7 @@
 
 #include "render/explain.h"
 #include "render/render.h"
+#include "rules/size.h"
 
 /* the layer's name as explain prints it; `r`, `role` for key paths */
 static void layer_name(const struct mcr_recipe *r, enum mcr_role role,
@@ -45,6 +46,9 @@ static void layer_name(const struct mcr_recipe *r, enum mcr_role role,
 	case MCRI_LAYER_ENGINE_ENV:
 		snprintf(buf, size, "engine.mooncake_kv_store.env");
 		break;
+	case MCRI_LAYER_VLLM_DEFAULT:
+		snprintf(buf, size, "the plugin's default");
+		break;
 	default:
 		snprintf(buf, size, "the job's directory");
 		break;
@@ -78,9 +82,29 @@ static const char *plugin_note(const struct mcr_recipe *r, enum mcri_layer layer
 		return "(the plugin: interface=, else the route toward the master)";
 	case MCRI_LAYER_JOB_DIR:
 		return "(the plugin: the role's file in the job's directory)";
+	case MCRI_LAYER_VLLM_DEFAULT:
+		return "(vLLM's own default, \"\", fails Mooncake's setup(); P2PHANDSHAKE needs no metadata server)";
 	default:
 		return "";
 	}
+}
+
+/* `shown` (a heap string, the value as explain prints it) followed by
+ * the byte count the engine's reader makes of a size: "\"32GB\"
+ * (34359738368 bytes)"; `shown` unchanged for other keys; NULL (shown
+ * freed) when out of memory. */
+static char *with_bytes(const struct mcr_recipe *r, const char *key,
+			const struct mcri_node *val, const char *text, char *shown)
+{
+	bool size = !strcmp(key, "global_segment_size") || !strcmp(key, "local_buffer_size");
+	long long bytes;
+	char *out;
+
+	if (!shown || !size || mcri_engine_size(r, val, text, &bytes))
+		return shown;
+	out = mcri_asprintf("%s (%lld bytes)", shown, bytes);
+	free(shown);
+	return out;
 }
 
 /* A table whose columns are as wide as their widest cell; a row with
@@ -222,6 +246,11 @@ static int explain_config(struct mcri_buf *b, const struct mcr_recipe *r,
 			mcri_payload_free(&p);
 			return mcri_error_nomem(err);
 		}
+		if (!(v = with_bytes(r, e->key, e->val, e->text, v))) {
+			flush(b, &t);
+			mcri_payload_free(&p);
+			return mcri_error_nomem(err);
+		}
 		if (e->layer == MCRI_LAYER_MODEL_DEFAULT)
 			at = model_node(r, &path);
 		layer_name(r, role, e->layer, lname, sizeof(lname));
@@ -250,11 +279,17 @@ static int explain_env(struct mcri_buf *b, const struct mcr_recipe *r,
 	row(&t, "VARIABLE", "VALUE", "LAYER", "SET AT", "");
 	for (size_t i = 0; i < env.count; i++) {
 		char lname[128], where[MCR_ERROR_SOURCE_LENGTH + 32];
+		char *v = NULL;
 
 		layer_name(r, role, o[i].layer, lname, sizeof(lname));
 		where_of(r, o[i].node, where, sizeof(where));
-		row(&t, env.vars[i].name, env.vars[i].value, lname, where,
+		if (r->engine == MCR_ENGINE_SGLANG &&
+		    !strcmp(env.vars[i].name, "MOONCAKE_GLOBAL_SEGMENT_SIZE"))
+			v = with_bytes(r, "global_segment_size", NULL, env.vars[i].value,
+				       strdup(env.vars[i].value));
+		row(&t, env.vars[i].name, v ? v : env.vars[i].value, lname, where,
 		    plugin_note(r, o[i].layer, env.vars[i].name));
+		free(v);
 		if (o[i].replaced)
 			replaced(&t, r, role, o[i].over_layer, o[i].over, o[i].over_value, false);
 	}

@@ -89,6 +89,51 @@ int mcr_client_configs(const struct mcr_recipe *r, const char *master_address,
 	return 0;
 }
 
+int mcr_trtllm_node_config(const struct mcr_recipe *r, enum mcr_role role,
+			   const char *master_address, const char *local_hostname,
+			   struct mcr_file *out, struct mcr_error *err)
+{
+	struct mcri_payload p;
+	size_t budget = mcri_render_max(r);
+	const char *base;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (r->engine != MCR_ENGINE_TRTLLM || !mcr_recipe_role_reads_config(r, role))
+		return mcri_error_set(err, MCR_EINVAL,
+				      "roles.%s reads no TRT-LLM client config: per-node files are for TRT-LLM connector roles with a master",
+				      mcr_role_name(role) ? mcr_role_name(role) : "?");
+	if (!local_hostname || !local_hostname[0] || local_hostname[0] == '.' ||
+	    strchr(local_hostname, '/'))
+		return mcri_error_set(err, MCR_EINVAL,
+				      "'%s' is not a node address that can name a client config",
+				      local_hostname ? local_hostname : "");
+	if (mcri_trtllm_payload(r, role, master_address, &p, err))
+		goto out;
+	if (mcri_payload_get(&p, "local_hostname")) { /* the recipe's, for every node */
+		rc = 0;
+		goto out;
+	}
+	p.layer = MCRI_LAYER_NODE;
+	base = TRT_NAMES[role];
+	if (mcri_payload_set(&p, "local_hostname", NULL, local_hostname, err))
+		goto out;
+	out->name = mcri_asprintf("%.*s.%s.json", (int)(strlen(base) - strlen(".json")), base,
+				  local_hostname);
+	if (!out->name) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	if (mcri_payload_dumps(r, &p, out->name, &budget, &out->text, err)) {
+		mcr_file_free(out);
+		goto out;
+	}
+	rc = 0;
+out:
+	mcri_payload_free(&p);
+	return rc;
+}
+
 void mcr_file_free(struct mcr_file *f)
 {
 	if (!f)

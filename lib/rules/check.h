@@ -79,6 +79,9 @@ int mcri_rules_trtllm_no_master(struct mcri_check *v);
 int mcri_rules_trtllm_master(struct mcri_check *v);
 int mcri_rules_vllm_sglang(struct mcri_check *v);
 int mcri_rules_master_ports(struct mcri_check *v);
+/* engines.c: V3 vLLM's client config, S1 SGLang's MOONCAKE_* variables,
+ * as the engines' own readers take them (§10.11) */
+int mcri_rules_engine_readers(struct mcri_check *v);
 /* payload.c: C11 (§10.10), the rendered client config of each connector
  * role */
 int mcri_rules_c11(struct mcri_check *v);

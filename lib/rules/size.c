@@ -174,7 +174,7 @@ int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
 
 /* int(str): optional whitespace, optional sign, digits with single '_'
  * between digits, optional whitespace */
-static bool py_int_text(const char *s, long long *out)
+bool mcri_py_int_text(const char *s, long long *out)
 {
 	const char *p = s;
 	bool neg = false, digit = false, under = false;
@@ -223,7 +223,7 @@ bool mcri_py_int(const struct mcri_node *n, long long *out)
 		*out = trunc_to_ll(n->f);
 		return true;
 	case MCRI_T_STR:
-		return py_int_text(n->s, out);
+		return mcri_py_int_text(n->s, out);
 	default:
 		return false;
 	}

@@ -20,6 +20,7 @@ static int (*const RULES[])(struct mcri_check *) = {
 	mcri_rules_trtllm_master,    /* C5-C10 (§10.8, §10.9) pool.c */
 	mcri_rules_c11,              /* C11 (§10.10) payload.c */
 	mcri_rules_vllm_sglang,      /* V1, V2 (§10.11) pool.c */
+	mcri_rules_engine_readers,   /* V3, S1 (§10.11) engines.c */
 	mcri_rules_master_ports,     /* M1 (§10.12) pool.c */
 };
 

@@ -27,10 +27,13 @@ else
 	ko "version script and header differ (< listed only, > declared only):
 $(diff <(echo "$listed") <(echo "$declared") | grep '^[<>]')"
 fi
-node=$(sed -n 's/^\([A-Z_0-9.]*\) {.*/\1/p' "$map" | tail -1)
-unversioned=$(objdump -T "$so" | awk '$2 != "l" && / mcr_/ && $0 !~ /'"$node"'/ {print $NF}')
-[ -z "$unversioned" ] && ok "every export carries the version node $node" ||
-	ko "exports without $node: $(echo $unversioned)"
+# each function's version node is the one the map lists it under
+want=$(awk '/^[A-Z_0-9.]* {/ {node = $1} /^\t\tmcr_/ {sub(";", "", $1); print $1 "@" node}' "$map" | sort)
+got=$(objdump -T "$so" | awk '$2 != "l" && / mcr_/ {print $NF "@" $(NF-1)}' | sort)
+nodes=$(sed -n 's/^\([A-Z_0-9.]*\) {.*/\1/p' "$map" | xargs)
+[ -n "$want" ] && [ "$got" = "$want" ] && ok "every export carries the version node the map gives it ($nodes)" ||
+	ko "exports and their version nodes differ from the map (< the .so, > the map):
+$(diff <(echo "$got") <(echo "$want") | grep '^[<>]')"
 soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 major=$(basename "$so" | sed -n 's/^libmooncake_recipe\.so\.\([0-9]*\)\..*/\1/p')
 [ -n "$major" ] && [ "$soname" = "libmooncake_recipe.so.$major" ] &&

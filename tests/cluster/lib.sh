@@ -118,3 +118,48 @@ trtllm_test_recipe() {
 	# local_buffer_size (1 GiB by default in TRT-LLM) is too large here too
 	awk '{print} /stage_through_host: true/ && !done {print "        local_buffer_size: 16MiB"; done=1}' "$1" >"$1.tmp" && mv "$1.tmp" "$1"
 }
+
+# vllm_test_recipe OUT [STORE_CONFIG_LINE]: a vLLM recipe, prefill and
+# decode, whose shared file holds protocol tcp, segments that fit a test
+# machine, and the given line (default: metadata_server: P2PHANDSHAKE)
+vllm_test_recipe() {
+	local kvt='{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'
+	cat >"$1" <<EOF
+schema: 2
+model: {path: "hf:Qwen/Qwen3-0.6B"}
+engine: vllm
+resources: {gpus_per_node: 4}
+roles:
+  prefill: {args: {kv-transfer-config: '$kvt'}}
+  decode: {args: {kv-transfer-config: '$kvt'}, env: {VLLM_ROLE_HINT: decode}}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    options:
+      store_config:
+        protocol: tcp
+${2:-        metadata_server: P2PHANDSHAKE}
+        global_segment_size: 33554432
+        local_buffer_size: 16777216
+EOF
+}
+
+# sglang_test_recipe OUT: an SGLang recipe whose prefill and decode workers
+# join the pool through HiCache's mooncake backend, over tcp
+sglang_test_recipe() {
+	cat >"$1" <<'EOF'
+schema: 2
+model: {path: "hf:Qwen/Qwen3-0.6B"}
+engine: sglang
+roles:
+  prefill:
+    args: {disaggregation-transfer-backend: mooncake, enable-hierarchical-cache: true, hicache-storage-backend: mooncake}
+    env: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "33554432"}
+  decode:
+    args: {disaggregation-transfer-backend: mooncake, enable-hierarchical-cache: true, hicache-storage-backend: mooncake}
+    env: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "67108864"}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+EOF
+}

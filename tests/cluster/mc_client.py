@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""A real Mooncake Store client, configured the way the plugin configures a
-task: the JSON file named by MOONCAKE_CONFIG_PATH (TRT-LLM, vLLM) or, without
-it, the MOONCAKE_* variables (SGLang). Used inside the test cluster's tasks.
+"""A real Mooncake Store client, configured the way the task's engine
+configures its own: vLLM's and SGLang's readers from their released wheels
+(the file named by MOONCAKE_CONFIG_PATH; SGLang's MOONCAKE_* variables),
+TRT-LLM's contract (doc/engine-contracts.md), then setup() with exactly the
+arguments that engine passes. Used inside the test cluster's tasks.
 
   mc_client.py env                 print the task's Mooncake view, one KEY=value per line
   mc_client.py put KEY VALUE DONE  put VALUE under KEY, then stay mounted until the
@@ -20,46 +22,30 @@ import socket
 import sys
 import time
 
-UNITS = {"": 1, "b": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "contract"))
+import engines  # noqa: E402  (the engines' own readers, tests/contract/)
 
 
-def size(value, default):
-    """Sizes as TRT-LLM's strict parser reads them: bytes or binary units."""
-    if value is None:
-        return default
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(value)
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(value))
-    if not m or m.group(2).lower() not in UNITS:
-        raise SystemExit(f"bad size {value!r}")
-    return int(float(m.group(1)) * UNITS[m.group(2).lower()])
+def engine_of_task():
+    """The engine whose worker this task stands for: MCK_ENGINE, else what
+    the plugin handed it (TRT-LLM's files carry a connector role, vLLM's
+    do not; SGLang gets no file)."""
+    if os.environ.get("MCK_ENGINE"):
+        return os.environ["MCK_ENGINE"]
+    path = os.environ.get("MOONCAKE_CONFIG_PATH")
+    if not path:
+        return "sglang"
+    with open(path) as f:
+        return "trtllm" if "role" in json.load(f) else "vllm"
 
 
 def settings():
-    path = os.environ.get("MOONCAKE_CONFIG_PATH")
-    if path:
-        with open(path) as f:
-            cfg = json.load(f)
-        return {
-            "source": path,
-            "master": cfg["master_server_address"],
-            "metadata": cfg.get("metadata_server") or "P2PHANDSHAKE",
-            "protocol": cfg.get("protocol", "rdma"),
-            "device": cfg.get("device_name", ""),
-            "segment": size(cfg.get("global_segment_size"), 64 << 20),
-            "buffer": size(cfg.get("local_buffer_size"), 16 << 20),
-            "role": cfg.get("role", ""),
-        }
-    return {
-        "source": "env",
-        "master": os.environ["MOONCAKE_MASTER"],
-        "metadata": os.environ.get("MOONCAKE_TE_META_DATA_SERVER", "P2PHANDSHAKE"),
-        "protocol": os.environ.get("MOONCAKE_PROTOCOL", "tcp"),
-        "device": os.environ.get("MOONCAKE_DEVICE", ""),
-        "segment": size(os.environ.get("MOONCAKE_GLOBAL_SEGMENT_SIZE"), 64 << 20),
-        "buffer": size(os.environ.get("MOONCAKE_LOCAL_BUFFER_SIZE"), 16 << 20),
-        "role": "",
-    }
+    """What the engine's own reader makes of the task's config: vLLM's and
+    SGLang's from their wheels, TRT-LLM's contract."""
+    engine = engine_of_task()
+    s = engines.read(engine, path=os.environ.get("MOONCAKE_CONFIG_PATH"), env=dict(os.environ))
+    s["engine"] = engine
+    return s
 
 
 def payload(key, value):
@@ -78,14 +64,13 @@ def shown(key, value, got):
 
 
 def store(s):
+    """MooncakeDistributedStore.setup() with the arguments the engine passes."""
     from mooncake.store import MooncakeDistributedStore
 
     st = MooncakeDistributedStore()
-    local = os.environ.get("MOONCAKE_LOCAL_HOSTNAME", "127.0.0.1")
-    rc = st.setup(local, s["metadata"], s["segment"], s["buffer"], s["protocol"],
-                  s["device"], s["master"])
+    rc = st.setup(*s["setup"])
     if rc != 0:
-        raise SystemExit(f"setup failed: {rc}")
+        raise SystemExit(f"setup failed: {rc} ({s['engine']}: {s['setup']})")
     return st
 
 
@@ -100,6 +85,10 @@ def main():
         if os.environ.get("MOONCAKE_CONFIG_PATH"):
             print(f"{host} FILE_MASTER={s['master']}")
             print(f"{host} FILE_ROLE={s['role']}")
+        # what the engine's reader makes of it (the address it announces)
+        print(f"{host} ENGINE={s['engine']}")
+        print(f"{host} ENGINE_LOCAL_HOSTNAME={s['local_hostname']}")
+        print(f"{host} ENGINE_MASTER={s['master']}")
         return
     if cmd == "hold":
         done = sys.argv[2]

@@ -190,9 +190,9 @@ check "[C, OCI] the master's log is in the job's directory" grep -q "Master serv
 check "[C, OCI] the workers ran in the bundle too (their Python is the bundle's /opt/mooncake)" \
 	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
 check "[C, OCI] ... and read their client config at the job directory's own path" \
-	grep -qx "n3 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.json" "$J/decode.out"
+	grep -qx "n3 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.$MCK_ADDR_n3.json" "$J/decode.out"
 check "[C, OCI] a worker in a bundle without the job's directory fails in task_init: $(grep -m1 'mooncake:' "$J/nomount.out")" \
-	bash -c "grep -q 'mooncake: this task on n3 runs in the OCI bundle $W/bundle-nomount (srun --container), which does not mount $dir, so the task cannot read its client config $dir/mooncake_store_config_decode.json (MOONCAKE_CONFIG_PATH) there. Mount the job.s directory at the same path: add {\"destination\": \"$dir\", \"type\": \"bind\", \"source\": \"$dir\", \"options\": \[\"rbind\"\]}' $J/nomount.out && ! grep -q TASK-RAN $J/nomount.out && ! grep -qx rc=0 $J/nomount.out"
+	bash -c "grep -q 'mooncake: this task on n3 runs in the OCI bundle $W/bundle-nomount (srun --container), which does not mount $dir, so the task cannot read its client config $dir/mooncake_store_config_decode.$MCK_ADDR_n3.json (MOONCAKE_CONFIG_PATH) there. Mount the job.s directory at the same path: add {\"destination\": \"$dir\", \"type\": \"bind\", \"source\": \"$dir\", \"options\": \[\"rbind\"\]}' $J/nomount.out && ! grep -q TASK-RAN $J/nomount.out && ! grep -qx rc=0 $J/nomount.out"
 check "[C, OCI] no mooncake_master is left after the job" test "$(masters_left)" = 0
 # what Slurm's --container cannot run is refused before any step
 refused "[C, OCI] an srtctl alias" alias-auto trtllm

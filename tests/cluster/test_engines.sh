@@ -6,42 +6,13 @@
 . "$(dirname "$0")/lib.sh"
 W=$(workdir)
 cd "$W" || exit 1
-KVT='{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'
-cat >vllm.yaml <<EOF2
-schema: 2
-model: {path: "hf:Qwen/Qwen3-0.6B"}
-engine: vllm
-resources: {gpus_per_node: 4}
-roles:
-  prefill: {args: {kv-transfer-config: '$KVT'}}
-  decode: {args: {kv-transfer-config: '$KVT'}, env: {VLLM_ROLE_HINT: decode}}
-services:
-  - name: mooncake-master
-    type: mooncake-master
-    options:
-      store_config:
-        protocol: tcp
-        metadata_server: P2PHANDSHAKE
-        global_segment_size: 33554432
-        local_buffer_size: 16777216
-EOF2
+vllm_test_recipe vllm.yaml
 sed 's/^      store_config:/      device_names_by_gpu: [mlx5_0, mlx5_0, mlx5_1, mlx5_1]\n      store_config:/' vllm.yaml >vllm-gpu.yaml
-cat >sglang.yaml <<'EOF2'
-schema: 2
-model: {path: "hf:Qwen/Qwen3-0.6B"}
-engine: sglang
-roles:
-  prefill:
-    args: {disaggregation-transfer-backend: mooncake}
-    env: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "33554432"}
-  decode:
-    args: {disaggregation-transfer-backend: mooncake}
-    env: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "67108864"}
-services:
-  - name: mooncake-master
-    type: mooncake-master
-EOF2
-sed -e 's/^    type: mooncake-master$/    type: mooncake-master\n    external: '"$MCK_ADDR_login"':8700/' vllm.yaml >vllm-ext.yaml
+sglang_test_recipe sglang.yaml
+# an external master, and no metadata_server: vLLM's reader would pass ""
+# to Mooncake's setup(); the plugin writes P2PHANDSHAKE
+vllm_test_recipe vllm-ext.yaml "        # no metadata_server"
+sed -i -e 's/^    type: mooncake-master$/    type: mooncake-master\n    external: '"$MCK_ADDR_login"':8700/' vllm-ext.yaml
 
 # pair RECIPE PREFIX [SRUN OPTIONS]: prefill on n2 puts, decode on n3 gets
 pair() {
@@ -75,7 +46,9 @@ check "vLLM: the shared file is the service's store_config plus master_server_ad
   "master_server_address": "'"$MCK_ADDR_n1"':8700"
 }'
 check "vLLM: no per-role files" test "$(ls "$W/outputs/$jid/logs/" | grep -c 'mooncake_store_config')" = 1
-check "vLLM: put by prefill, read by decode through the shared file" grep -qx "n3 GOT k-vllm=v-vllm" vllm-decode.out
+check "vLLM: vLLM's own reader (the wheel's MooncakeStoreConfig) takes each task's file and announces the node's address (MOONCAKE_REQUESTER_LOCAL_HOSTNAME)" \
+	bash -c "grep -qx 'n2 ENGINE=vllm' vllm-prefill.out && grep -qx 'n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2' vllm-prefill.out && grep -qx 'n3 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n3' vllm-decode.out"
+check "vLLM: put by prefill, read by decode, each configured by vLLM's reader" grep -qx "n3 GOT k-vllm=v-vllm" vllm-decode.out
 check "vLLM: one mooncake-master step on n1" test "$(grep -c '^mooncake-master n1$' vllm-steps.out)" = 1
 
 jid=$(pair sglang.yaml sglang)
@@ -87,7 +60,9 @@ check "SGLang: each role's MOONCAKE_* env reached its tasks" \
 	bash -c "grep -qx 'n2 MOONCAKE_GLOBAL_SEGMENT_SIZE=33554432' sglang-prefill.out && grep -qx 'n3 MOONCAKE_GLOBAL_SEGMENT_SIZE=67108864' sglang-decode.out"
 check "SGLang: no client-config file written (only the pool's own files: $(ls "$W/outputs/$jid/logs/" | xargs))" \
 	bash -c "! ls '$W/outputs/$jid/logs/' | grep -q mooncake_store_config && [ -s '$W/outputs/$jid/logs/mooncake_master.json' ]"
-check "SGLang: put by prefill, read by decode through the variables" grep -qx "n3 GOT k-sglang=v-sglang" sglang-decode.out
+check "SGLang: SGLang's own reader (the wheel's MooncakeStoreConfig.load_from_env) takes each task's variables, with the node's address" \
+	bash -c "grep -qx 'n2 ENGINE=sglang' sglang-prefill.out && grep -qx 'n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2' sglang-prefill.out && grep -qx 'n3 ENGINE_MASTER=$MCK_ADDR_n1:8700' sglang-decode.out"
+check "SGLang: put by prefill, read by decode, each configured by SGLang's reader" grep -qx "n3 GOT k-sglang=v-sglang" sglang-decode.out
 
 # an external master: started on the login host, as another team's master would be
 "$MOONCAKE_VENV/bin/mooncake_master" --port=8700 --enable_http_metadata_server=true \
@@ -98,7 +73,9 @@ jid=$(pair vllm-ext.yaml ext)
 check "external vLLM master: no mooncake-master step started" test "$(grep -c '^mooncake-master' ext-steps.out)" = 0
 check "external vLLM master: tasks point at it" grep -qx "n2 MOONCAKE_MASTER=$MCK_ADDR_login:8700" ext-prefill.out
 check "external vLLM master: the shared file names it" grep -q "\"master_server_address\": \"$MCK_ADDR_login:8700\"" "$W/outputs/$jid/logs/mooncake_store_config.json"
-check "external vLLM master: the pool works through it" grep -qx "n3 GOT k-ext=v-ext" ext-decode.out
+check "external vLLM master, no metadata_server in the recipe: the file gets P2PHANDSHAKE" \
+	grep -q '"metadata_server": "P2PHANDSHAKE"' "$W/outputs/$jid/logs/mooncake_store_config.json"
+check "external vLLM master: the pool works through it, configured by vLLM's reader" grep -qx "n3 GOT k-ext=v-ext" ext-decode.out
 kill "$ext"; wait "$ext" 2>/dev/null
 
 # device_names_by_gpu: two steps of two GPUs each on one node, at the same

@@ -10,18 +10,21 @@
 W=$(workdir)
 cd "$W" || exit 1
 trtllm_test_recipe r.yaml
+vllm_test_recipe vllm.yaml
+sglang_test_recipe sglang.yaml
 MIB4=@4194304
 
 # pair NAME PREFILL_NODE DECODE_NODE [sbatch options]: a job whose prefill
-# task puts 4 MiB that its decode task reads back
+# task puts 4 MiB that its decode task reads back (the recipe: $RECIPE,
+# default r.yaml)
 pair() {
 	local name=$1 p=$2 d=$3 jid
 	shift 3
 	cat >"$name.sh" <<EOS
 #!/bin/bash
-srun -N1 -n1 -w $p --mooncake-recipe=r.yaml --mooncake-role=prefill \\
+srun -N1 -n1 -w $p --mooncake-recipe=${RECIPE:-r.yaml} --mooncake-role=prefill \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT put big $MIB4 $W/$name.done' >$name-prefill.out 2>&1 &
-srun -N1 -n1 -w $d --mooncake-recipe=r.yaml --mooncake-role=decode \\
+srun -N1 -n1 -w $d --mooncake-recipe=${RECIPE:-r.yaml} --mooncake-role=decode \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT get big $MIB4 $W/$name.done' >$name-decode.out 2>&1 &
 wait
 EOS
@@ -45,11 +48,23 @@ before=$(($("$CLUSTER" traffic n2 data) + $("$CLUSTER" traffic n3 data)))
 jid=$(pair nic n2 n3 -N3 -w n1,n2,n3)
 wait_job "$jid" 180
 after=$(($("$CLUSTER" traffic n2 data) + $("$CLUSTER" traffic n3 data)))
+nic_dir=$W/outputs/$jid/logs
+# the other engines, each read by its own reader
+jid=$(RECIPE=vllm.yaml pair nic-vllm n2 n3 -N3 -w n1,n2,n3)
+wait_job "$jid" 180
+jid=$(RECIPE=sglang.yaml pair nic-sglang n2 n3 -N3 -w n1,n2,n3)
+wait_job "$jid" 180
 "$CLUSTER" up >/dev/null 2>&1
 check "interface=eth1: each task's MOONCAKE_LOCAL_HOSTNAME is its node's eth1 address" \
 	bash -c "grep -qx 'n2 MOONCAKE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n2' nic-prefill.out && grep -qx 'n3 MOONCAKE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n3' nic-decode.out"
+for e in nic nic-vllm nic-sglang; do
+	check "interface=eth1: $e: the engine's own reader announces each node's eth1 address ($(grep -h ENGINE_LOCAL_HOSTNAME $e-prefill.out $e-decode.out | xargs))" \
+		bash -c "grep -qx 'n2 ENGINE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n2' $e-prefill.out && grep -qx 'n3 ENGINE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n3' $e-decode.out"
+	check "interface=eth1: $e: the value went n2 -> n3 ($(grep -h GOT $e-decode.out))" grep -qx "n3 GOT big=$MIB4" $e-decode.out
+done
+check "interface=eth1: TRT-LLM, which reads the address only from its file, gets a file per node with local_hostname" \
+	bash -c "grep -q '\"local_hostname\": \"$MCK_DATA_ADDR_n2\"' $nic_dir/mooncake_store_config_prefill.$MCK_DATA_ADDR_n2.json && grep -qx 'n3 MOONCAKE_CONFIG_PATH=$nic_dir/mooncake_store_config_decode.$MCK_DATA_ADDR_n3.json' nic-decode.out"
 check "interface=eth1: the master is still reached at the infra node's NodeAddr" grep -qx "n3 MOONCAKE_MASTER=$MCK_ADDR_n1:8700" nic-decode.out
-check "interface=eth1: the value went n2 -> n3 ($(grep -h GOT nic-decode.out))" grep -qx "n3 GOT big=$MIB4" nic-decode.out
 check "interface=eth1: ... over the second network ($((after - before)) bytes through n2's and n3's eth1 ports)" \
 	test $((after - before)) -ge 4194304
 

@@ -28,7 +28,7 @@ jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/script.job.out" script.sh)
 wait_job "$jid" 120
 check "the batch script itself got no MOONCAKE_ variable" test ! -s batch-env.out -a -e batch-env.out
 check "#SBATCH --mooncake-recipe reaches an srun that names a role" \
-	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_prefill.json" inherit.out
+	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_prefill.$MCK_ADDR_n2.json" inherit.out
 check "an srun without a role under the inherited recipe gets nothing" \
 	bash -c "grep -q '^SLURMD_NODENAME=n3' norole.out && ! grep -q '^MOONCAKE_' norole.out"
 check "a helper srun without a role runs anywhere (--chdir=/, cd /): the recipe is not even read" \
@@ -56,7 +56,7 @@ jid=$(sbatch --parsable -o "$W/gpus.job.out" gpus.sh)
 wait_job "$jid" 120
 check "a job with --gpus-per-node gets its master: $(grep -m1 'mooncake:' gpus.out)" grep -qx "$MCK_ADDR_n1:8700" gpus.out
 check "a task in another directory (--chdir=/) reads the recipe srun checked: $(grep -m1 'mooncake:' chdir.out)" \
-	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_decode.json" chdir.out
+	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_decode.$MCK_ADDR_n3.json" chdir.out
 
 # scancel while the master runs
 cat >cancel.sh <<'EOS'

@@ -23,10 +23,16 @@ cd "$W" || exit 1
 jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/job.out" "$W/job.sh")
 wait_job "$jid" 180
 dir=$W/outputs/$jid/logs
-check "prefill task ran on n2 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_prefill.json" \
-	grep -qx "n2 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_prefill.json" "$W/prefill.out"
-check "decode task ran on n3 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.json" \
-	grep -qx "n3 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.json" "$W/decode.out"
+# the test nodes' names resolve to no address, so TRT-LLM's own guess of
+# it would fail: each node reads its role's file plus its local_hostname
+check "prefill task ran on n2 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_prefill.$MCK_ADDR_n2.json" \
+	grep -qx "n2 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_prefill.$MCK_ADDR_n2.json" "$W/prefill.out"
+check "decode task ran on n3 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.$MCK_ADDR_n3.json" \
+	grep -qx "n3 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.$MCK_ADDR_n3.json" "$W/decode.out"
+check "... which is the role's file, byte for byte as srtctl writes it, plus the node's local_hostname" \
+	bash -c "diff <(head -c -2 $dir/mooncake_store_config_decode.json; printf ',\n  \"local_hostname\": \"$MCK_ADDR_n3\"\n}') $dir/mooncake_store_config_decode.$MCK_ADDR_n3.json"
+check "TRT-LLM's reader announces each node's own address (from that file)" \
+	bash -c "grep -qx 'n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2' $W/prefill.out && grep -qx 'n3 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n3' $W/decode.out"
 for role in prefill decode; do
 	m=$(sed -n 's/^n[0-9] MOONCAKE_MASTER=//p' "$W/$role.out")
 	f=$(sed -n 's/^n[0-9] FILE_MASTER=//p' "$W/$role.out")

@@ -10,6 +10,25 @@
 
 struct stub stub;
 
+/* the plugin tests link with --wrap=gethostname: a node's name that
+ * resolves to a loopback address, to another, or to none */
+int __real_gethostname(char *name, size_t len);
+int __wrap_gethostname(char *name, size_t len);
+int __wrap_gethostname(char *name, size_t len)
+{
+	if (!stub.hostname)
+		return __real_gethostname(name, len);
+	snprintf(name, len, "%s", stub.hostname);
+	return 0;
+}
+
+/* ... and its fortified form (_FORTIFY_SOURCE, some -O levels) */
+int __wrap___gethostname_chk(char *name, size_t len, size_t size);
+int __wrap___gethostname_chk(char *name, size_t len, size_t size)
+{
+	return __wrap_gethostname(name, len < size ? len : size);
+}
+
 void stub_reset(spank_context_t context)
 {
 	for (int i = 0; stub.env[i]; i++)

@@ -20,6 +20,7 @@ struct stub {
 	char log[16384];          /* everything slurm_error/info/... printed */
 	int errors;               /* slurm_error calls */
 	const char *nodes;        /* what slurmctld reports for the job */
+	const char *hostname;     /* what gethostname() says (NULL: the real one) */
 };
 extern struct stub stub;
 

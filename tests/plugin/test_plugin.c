@@ -1028,6 +1028,9 @@ START_TEST(stepd_task_gets_role_env)
 	in_tmpdir();
 	h = handover_of(TRT, "decode");
 	remote_step(3, TRT, "decode", h, NULL);
+	/* a node whose name resolves to its own address: TRT-LLM's connector
+	 * finds it, the role's file serves every node */
+	stub.hostname = "10.0.0.7";
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	snprintf(want, sizeof(want), "%s/outputs/4301/logs/mooncake_store_config_decode.json", dir);
 	ck_assert_str_eq(stub_getenv("MOONCAKE_CONFIG_PATH"), want);
@@ -1059,6 +1062,62 @@ START_TEST(stepd_task_gets_role_env)
 		ck_assert_str_eq(buf, path);
 	}
 	free(h);
+}
+END_TEST
+
+/* TRT-LLM announces the file's local_hostname, else its node's name
+ * resolved: a node whose name resolves to nothing or to a loopback
+ * address, and every node under interface=, reads a file of its own that
+ * carries the address the plugin found (the role's file plus
+ * local_hostname) */
+static char *read_all(const char *path)
+{
+	char *text = calloc(1, 65536);
+	FILE *f = fopen(path, "r");
+
+	ck_assert_msg(f != NULL, "no %s", path);
+	ck_assert_uint_gt(fread(text, 1, 65535, f), 0);
+	fclose(f);
+	return text;
+}
+
+static void trtllm_node_file(const char *hostname, char **av, bool own)
+{
+	char role_file[512], want[512], *h, *text, *role_text, *cut;
+
+	h = handover_of(TRT, "decode");
+	remote_step(3, TRT, "decode", h, av);
+	stub.hostname = hostname;
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	snprintf(role_file, sizeof(role_file), "%s/outputs/4301/logs/mooncake_store_config_decode.json", dir);
+	snprintf(want, sizeof(want), "%s/outputs/4301/logs/mooncake_store_config_decode%s.json", dir,
+		 own ? ".127.0.0.1" : "");
+	ck_assert_str_eq(stub_getenv("MOONCAKE_CONFIG_PATH"), want);
+	if (own) {
+		text = read_all(want);
+		role_text = read_all(role_file);
+		ck_assert_ptr_nonnull(cut = strrchr(role_text, '\n'));
+		*cut = '\0';
+		ck_assert_ptr_nonnull(cut = mcri_asprintf("%s,\n  \"local_hostname\": \"127.0.0.1\"\n}", role_text));
+		ck_assert_str_eq(text, cut);
+		free(cut);
+		free(role_text);
+		free(text);
+	}
+	slurm_spank_exit(NULL, 0, NULL);
+	free(h);
+}
+
+START_TEST(stepd_trtllm_node_file)
+{
+	char *iface[] = { "interface=lo", NULL };
+
+	in_tmpdir();
+	trtllm_node_file("nowhere.invalid", NULL, true); /* resolves to nothing */
+	trtllm_node_file("127.0.1.1", NULL, true);       /* Debian's /etc/hosts */
+	trtllm_node_file("10.0.0.7", NULL, false);       /* its own address */
+	trtllm_node_file("10.0.0.7", iface, true);       /* the admin chose the NIC */
 }
 END_TEST
 
@@ -1205,7 +1264,11 @@ START_TEST(stepd_vllm_per_gpu_file)
 	text = calloc(1, 4096);
 	ck_assert_uint_gt(fread(text, 1, 4095, f), 0);
 	fclose(f);
-	ck_assert_str_eq(text, "{\n  \"protocol\": \"rdma\",\n  \"master_server_address\": \"127.0.0.1:8700\",\n  \"device_name\": \"mlx5_1\"\n}");
+	ck_assert_str_eq(text, "{\n  \"protocol\": \"rdma\",\n  \"master_server_address\": \"127.0.0.1:8700\",\n"
+			       "  \"metadata_server\": \"P2PHANDSHAKE\",\n  \"device_name\": \"mlx5_1\"\n}");
+	/* vLLM's store worker reads the node's address from its own variable */
+	ck_assert_str_eq(stub_getenv("MOONCAKE_REQUESTER_LOCAL_HOSTNAME"), "127.0.0.1");
+	ck_assert_str_eq(stub_getenv("MOONCAKE_LOCAL_HOSTNAME"), "127.0.0.1");
 	free(text);
 	slurm_spank_exit(NULL, 0, NULL);
 	/* unconstrained: CUDA_VISIBLE_DEVICES holds physical ids already */
@@ -1276,6 +1339,7 @@ Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_fixed_ports_taken_is_refused);
 	tcase_add_test(srun, srun_fixed_ports_taken_by_the_jobs_other_pool);
 	tcase_add_test(stepd, stepd_task_gets_role_env);
+	tcase_add_test(stepd, stepd_trtllm_node_file);
 	tcase_add_test(stepd, stepd_reads_no_recipe);
 	tcase_add_test(stepd, stepd_batch_step_gets_nothing);
 	tcase_add_test(stepd, stepd_inherited_recipe_without_role);

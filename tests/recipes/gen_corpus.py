@@ -229,6 +229,11 @@ INVALID = []  # (name, [expected substrings], description, data-or-text)
 
 
 def valid(name, desc, data, files):
+    # §7.2: vLLM's reader defaults metadata_server to "", with which
+    # Mooncake's setup() fails; the plugin writes P2PHANDSHAKE, after
+    # master_server_address, when store_config has none
+    if VF in files and "metadata_server" not in files[VF]:
+        files[VF] = dict(files[VF], metadata_server="P2PHANDSHAKE")
     VALID.append((name, desc, data, files))
 
 
@@ -1404,6 +1409,70 @@ invalid("vllm_disagg_kv_transfer_mapping", "has a kv-transfer-config that refere
         "V2: kv-transfer-config written as a YAML mapping is not a string, so it does not count.",
         vllm("v2-vllm-map", prefill=vllm_role(kvt={"kv_connector": "MooncakeStoreConnector"}),
              decode=vllm_role(kvt={"kv_connector": "MooncakeStoreConnector"})))
+
+# V3: vLLM's client config as vLLM's own reader takes it
+# (MooncakeStoreConfig.from_file and __post_init__, reference §10.11)
+invalid("v3_vllm_size_binary_unit",
+        ["store_config.global_segment_size: '16GiB' is not a size vLLM's Mooncake reader", "write '16GB'"],
+        "V3: vLLM's _parse_size takes gb/mb/kb/b (x1024) and byte counts; '16GiB' is its ValueError.",
+        vllm("v3-gib", store={"protocol": "tcp", "global_segment_size": "16GiB"}))
+invalid("v3_vllm_size_terabytes",
+        ["store_config.global_segment_size: '2TB' is not a size vLLM's Mooncake reader", "write '2048GB'"],
+        "V3: vLLM knows no TB; 2 TB is 2048GB to it.",
+        vllm("v3-tb", store={"global_segment_size": "2TB"}))
+invalid("v3_vllm_buffer_short_unit",
+        ["store_config.local_buffer_size: '4G' is not a size vLLM's Mooncake reader", "write '4GB'"],
+        "V3: '4G' is no unit of vLLM's.",
+        vllm("v3-g", store={"local_buffer_size": "4G"}))
+invalid("v3_vllm_embedded_zero_segment",
+        "global_segment_size: 0 in embedded mode (vLLM's default), which vLLM's Mooncake reader",
+        "V3: embedded mode (the default) needs a segment > 0 (__post_init__).",
+        vllm("v3-zero", store={"global_segment_size": 0}))
+invalid("v3_vllm_zero_buffer",
+        "store_config.local_buffer_size: '0gb' is 0 bytes; vLLM's Mooncake reader",
+        "V3: local_buffer_size must be > 0 (__post_init__).",
+        vllm("v3-buf", store={"local_buffer_size": "0gb"}))
+invalid("v3_vllm_standalone_with_segment",
+        "mode: standalone-store needs global_segment_size: 0",
+        "V3: standalone-store requires global_segment_size == 0; vLLM's default is 4 GiB.",
+        vllm("v3-standalone", store={"mode": "standalone-store"}))
+invalid("v3_vllm_unknown_mode", "store_config.mode: 'embeded' is not a mode vLLM's Mooncake reader",
+        "V3: mode is embedded or standalone-store.",
+        vllm("v3-mode", store={"mode": "embeded"}))
+invalid("v3_vllm_empty_metadata_server", "store_config.metadata_server: '' is no metadata server",
+        "V3: an empty metadata_server makes Mooncake's setup() fail (no valid endpoints).",
+        vllm("v3-md", store={"metadata_server": ""}))
+invalid("v3_vllm_protocol_not_a_string", "store_config.protocol: must be a string, got None",
+        "V3: setup() takes strings; a null protocol is passed as None.",
+        vllm("v3-proto", store={"protocol": None}))
+invalid("v3_vllm_negative_segment", "store_config.global_segment_size: -1 is -1 bytes; a segment cannot be negative",
+        "V3: vLLM passes -1 on to Mooncake's setup(), whose size is unsigned.",
+        vllm("v3-neg", store={"global_segment_size": -1}))
+invalid("v3_vllm_tenant_not_a_string", "store_config.tenant_id: must be a string or null, got 5",
+        "V3: vLLM's _normalize_tenant_id raises TypeError for a number.",
+        vllm("v3-tenant", store={"tenant_id": 5}))
+
+# S1: SGLang's MOONCAKE_* variables as its own reader takes them
+# (MooncakeStoreConfig.load_from_env, sglang/srt/environ.py)
+invalid("s1_sglang_segment_binary_unit",
+        ["roles.prefill.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '16GiB' is not a size SGLang's Mooncake reader", "write '16gb'"],
+        "S1: SGLang reads an integer, or an integer followed by gb (x1024^3).",
+        sgl("s1-gib", prefill=sgl_role(env={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "16GiB"})))
+invalid("s1_sglang_segment_fraction",
+        ["roles.decode.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '1.5gb' is not a size SGLang's Mooncake reader",
+         "write the byte count '1610612736'"],
+        "S1: int('1.5') fails in SGLang's reader.",
+        sgl("s1-frac", decode=sgl_role(env={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "1.5gb"})))
+invalid("s1_sglang_segment_in_environment",
+        "environment.MOONCAKE_GLOBAL_SEGMENT_SIZE: '4GB2' is not a size SGLang's Mooncake reader",
+        "S1: the top-level environment reaches every role's workers too.",
+        mutate(sgl("s1-env"), lambda d: d.update(environment={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "4GB2"})))
+invalid("s1_sglang_bool_typo", "roles.prefill.env.MOONCAKE_CHECK_SERVER: 'ture' is not a bool SGLang reads",
+        "S1: EnvBool takes true/1/yes/y/false/0/no/n; anything else is ignored for the default.",
+        sgl("s1-bool", prefill=sgl_role(env={"MOONCAKE_CHECK_SERVER": "ture"})))
+invalid("s1_sglang_port_not_an_int", "MOONCAKE_MASTER_METRICS_PORT: '90o3' is not an integer",
+        "S1: EnvInt: int() of the value, else the default.",
+        sgl("s1-port", prefill=sgl_role(env={"MOONCAKE_MASTER_METRICS_PORT": "90o3"})))
 
 # ======================================================================
 # write

@@ -81,7 +81,7 @@ START_TEST(config_layers)
 			 "protocol \"tcp\" services[mooncake-master].options.store_config r.yaml:16:32");
 	/* the role's block over the store_config, with where the old value was */
 	ck_assert_str_eq(line_of(t, "global_segment_size"),
-			 "global_segment_size \"64MiB\" roles.decode.mooncake_store_config r.yaml:10:28");
+			 "global_segment_size \"64MiB\" (67108864 bytes) roles.decode.mooncake_store_config r.yaml:10:28");
 	ck_assert_contains(t, "(replaces \"32MiB\" from services[mooncake-master].options.store_config at r.yaml:16:58)");
 	/* the job's master */
 	ck_assert_str_eq(line_of(t, "master_server_address"),

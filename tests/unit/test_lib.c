@@ -153,7 +153,9 @@ START_TEST(test_json_format)
 		"  \"nothing\": [],\n"
 		/* 1 and true are one key to Python: the later value, the first position */
 		"  \"1\": \"bool key\",\n"
-		"  \"master_server_address\": \"10.1.1.1:8700\"\n"
+		"  \"master_server_address\": \"10.1.1.1:8700\",\n"
+		/* vLLM's reader has no working default (reference §7.2) */
+		"  \"metadata_server\": \"P2PHANDSHAKE\"\n"
 		"}";
 	struct mcr_recipe *r = load_ok(y);
 	struct mcr_file_list files;

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Contract tests: what `mooncake-recipe check` accepts, each engine's own
+reader reads, with the values the plugin means.
+
+  run.py MOONCAKE_RECIPE RECIPE...
+
+For every recipe `check` accepts that has a pool, and for each of its roles,
+this renders what the plugin hands a task on a node (the client configs with
+`render`, the environment with `env`) and gives it to the role's engine the
+way the engine's worker reads it (tests/contract/engines.py: vLLM's and
+SGLang's readers from their released wheels, TRT-LLM's contract from
+doc/engine-contracts.md). It passes when the reader takes it without an
+error and reads:
+
+  master     the job's master (10.1.1.1:8700 here), or the external one
+  metadata   a metadata server Mooncake's setup() can use: the file's, else
+             P2PHANDSHAKE (vLLM, TRT-LLM); the job's HTTP metadata server
+             (SGLang, from MOONCAKE_TE_META_DATA_SERVER)
+  address    the node's own address (10.9.9.9 here), where the engine takes
+             one from the plugin
+  sizes      the byte counts `mooncake-recipe explain` states for the recipe's
+             sizes (what the plugin says each engine will read)
+  role       TRT-LLM: the connector role of the file
+
+Prints a PASS/FAIL line per recipe and role and a summary in Check's format.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import engines  # noqa: E402
+
+INFRA = "10.1.1.1"
+NODE = "10.9.9.9"
+SATURATED = (1 << 63) - 1
+OK_LINE = re.compile(r": OK \(engine (\w+); roles ([\w, ]+); (.*)\)$", re.M)
+BYTES = re.compile(r"^\s+(global_segment_size|local_buffer_size|MOONCAKE_GLOBAL_SEGMENT_SIZE)\s+.*?\((-?\d+) bytes\)", re.M)
+
+
+def cli(*args):
+    p = subprocess.run([CLI, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def env_of(text):
+    env = {}
+    for line in text.splitlines():
+        k, _, v = line.partition("=")
+        env[k] = v
+    return env
+
+
+def check_role(path, engine, role, pool, out):
+    """[] when the engine reads the role's task as meant, else the problems."""
+    rc, text, errs = cli("env", path, "--role", role, "--infra-addr", INFRA,
+                         "--config-dir", out, "--local-hostname", NODE)
+    if rc != 0:
+        return [f"mooncake-recipe env failed: {errs.strip()}"]
+    env = env_of(text)
+    rc, text, errs = cli("explain", path, "--role", role, "--infra-addr", INFRA,
+                         "--config-dir", out, "--local-hostname", NODE)
+    if rc != 0:
+        return [f"mooncake-recipe explain failed: {errs.strip()}"]
+    stated = {("segment" if k != "local_buffer_size" else "buffer"): int(b)
+              for k, b in BYTES.findall(text)}
+    config = env.get("MOONCAKE_CONFIG_PATH")
+    if engine in ("vllm", "trtllm") and not config:
+        return []  # a role that reads no client config (a TRT-LLM role without the connector)
+    try:
+        seen = engines.read(engine, path=config, env=env)
+    except Exception as e:  # what the engine raises at its start
+        return [f"{engine}'s reader refuses it: {type(e).__name__}: {e}"]
+    problems = []
+    external = pool == "external mooncake-master"
+    master = env["MOONCAKE_MASTER"]
+    if not external and master != f"{INFRA}:8700":
+        problems.append(f"MOONCAKE_MASTER is {master}")
+    if seen["master"] != master:
+        problems.append(f"{engine} reads the master {seen['master']!r}, the task has {master}")
+    if not seen["metadata"]:
+        problems.append(f"{engine} reads no metadata server (Mooncake's setup() fails)")
+    if engine == "sglang" and seen["metadata"] != env["MOONCAKE_TE_META_DATA_SERVER"]:
+        problems.append(f"SGLang reads the metadata server {seen['metadata']!r}")
+    if engine in ("vllm", "sglang") and seen["local_hostname"] != NODE:
+        problems.append(f"{engine} announces {seen['local_hostname']!r}, not the node's {NODE}")
+    for what, want in stated.items():
+        # explain's counts saturate at 64 bits; Python's ints do not
+        if seen[what] != want and not (want == SATURATED and seen[what] >= want):
+            problems.append(f"{engine} reads {what} as {seen[what]} bytes, explain says {want}")
+    if engine == "trtllm" and seen["role"] not in ("both", "producer", "consumer", "capacity"):
+        problems.append(f"TRT-LLM role {seen['role']!r}")
+    if not all(isinstance(a, (str, int)) and not isinstance(a, bool) for a in seen["setup"]):
+        problems.append(f"setup() would get {seen['setup']!r}")
+    return problems
+
+
+VLLM_RECIPE = """schema: 2
+name: size-{n}
+model: {{path: "hf:Qwen/Qwen3-0.6B"}}
+engine: vllm
+roles:
+  prefill:
+    args: {{kv-transfer-config: '{{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}}'}}
+services:
+  - name: mooncake-master
+    type: mooncake-master
+    options:
+      store_config: {{metadata_server: P2PHANDSHAKE, {key}: {value}}}
+"""
+SGLANG_RECIPE = """schema: 2
+name: size-{n}
+model: {{path: "hf:Qwen/Qwen3-0.6B"}}
+engine: sglang
+roles:
+  prefill:
+    env: {{{key}: {value}}}
+    args: {{disaggregation-transfer-backend: mooncake, enable-hierarchical-cache: true,
+           hicache-storage-backend: mooncake}}
+services:
+  - {{name: mooncake-master, type: mooncake-master}}
+"""
+# Spellings of a value, in the recipe's YAML, for the engine's reader: what
+# check accepts the reader must read as explain says; what check refuses the
+# reader must refuse too, unless the case says why the plugin is stricter.
+DIFF_CASES = [
+    ("vllm", "global_segment_size", v, None) for v in (
+        "16GB", "16gb", "'16 GB'", "1.5GB", "16MB", "16kb", "16b", "'16'", "16", "1.5", "0x10",
+        "'.5gb'", "'1.gb'", "16GiB", "16G", "16TB", "16TiB", "1.2.3gb", "''", "lots", "1e9",
+        "'-1'", "'1_000'", "null", "[1]", ".inf")] + [
+    ("vllm", "global_segment_size", "0", "vLLM's embedded mode refuses 0 (__post_init__)"),
+    ("vllm", "global_segment_size", "-1", "a negative segment: Mooncake's setup() takes an unsigned size"),
+    ("vllm", "global_segment_size", "true", "vLLM takes a bool as 1 byte; the plugin refuses it"),
+    ("vllm", "local_buffer_size", "0", None),
+    ("vllm", "local_buffer_size", "4GB", None),
+    ("vllm", "local_buffer_size", "4GiB", None),
+] + [
+    ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", v, None) for v in (
+        "'16gb'", "'16GB'", "' 16 gb '", "'+16gb'", "'1_6gb'", "'17179869184'", "'0'",
+        "'16GiB'", "'1.5gb'", "'16mb'", "'gb'", "'16 G'", "''", "'1e9'")] + [
+    ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'-1gb'", "a negative segment: Mooncake's setup() takes an unsigned size"),
+]
+
+
+def raw_reader(engine, key, value, out):
+    """The engine's reader on the value as written, past the plugin."""
+    import json
+    import yaml
+
+    v = yaml.safe_load(f"v: {value}")["v"]
+    if engine == "vllm":
+        path = os.path.join(out, "raw.json")
+        with open(path, "w") as f:
+            json.dump({"metadata_server": "P2PHANDSHAKE", "master_server_address": "1.1.1.1:1",
+                       key: v}, f)
+        return engines.read("vllm", path=path, env={})
+    return engines.read("sglang", env={"MOONCAKE_MASTER": "1.1.1.1:1", key: str(v)})
+
+
+def differential():
+    checks = failures = 0
+    for n, (engine, key, value, stricter) in enumerate(DIFF_CASES):
+        template = VLLM_RECIPE if engine == "vllm" else SGLANG_RECIPE
+        checks += 1
+        with tempfile.TemporaryDirectory() as out:
+            path = os.path.join(out, "r.yaml")
+            with open(path, "w") as f:
+                f.write(template.format(n=n, key=key, value=value))
+            rc, _, errs = cli("check", path)
+            name = f"{engine} {key}: {value}"
+            try:
+                raw_reader(engine, key, value, out)
+                reader = None
+            except Exception as e:
+                reader = f"{type(e).__name__}: {e}"
+            if rc == 0:
+                problems = check_role(path, engine, "prefill", "the plugin starts mooncake-master", out) \
+                    if cli("render", path, "--infra-addr", INFRA, "--out", out)[0] == 0 else ["render failed"]
+                verdict = "accepted by check"
+            elif rc == 1 and "mooncake: " in errs:
+                problems = [] if reader or stricter else [
+                    f"check refuses it ({errs.strip()}), but {engine}'s reader takes it"]
+                verdict = "refused by check" + (f" ({stricter})" if stricter and not reader else "")
+            else:
+                problems = [f"check exited {rc}: {errs.strip()}"]
+                verdict = "?"
+        if problems:
+            failures += 1
+            print(f"FAIL {name}: {verdict}")
+            for p in problems:
+                print(f"    {p}")
+        else:
+            print(f"PASS {name}: {verdict}; the reader {'refuses it: ' + reader if reader else 'takes it'}")
+    return checks, failures
+
+
+def main():
+    global CLI
+    CLI = os.path.abspath(sys.argv[1])
+    checks, failures = differential()
+    for path in sys.argv[2:]:
+        rc, text, errs = cli("check", path)
+        if rc != 0:
+            continue  # refused: nothing reaches an engine
+        m = OK_LINE.search(text + errs)
+        if not m:
+            print(f"FAIL {path}: no OK line from check: {text}{errs}")
+            checks += 1
+            failures += 1
+            continue
+        engine, roles, pool = m.group(1), m.group(2).split(", "), m.group(3)
+        if pool not in ("the plugin starts mooncake-master", "external mooncake-master"):
+            continue  # no pool: the plugin configures no Mooncake client
+        with tempfile.TemporaryDirectory() as out:
+            rc, _, errs = cli("render", path, "--infra-addr", INFRA, "--out", out)
+            if rc != 0:
+                print(f"FAIL {path}: render failed: {errs.strip()}")
+                checks += 1
+                failures += 1
+                continue
+            for role in roles:
+                checks += 1
+                problems = check_role(path, engine, role, pool, out)
+                name = f"{os.path.basename(path)} {role} ({engine})"
+                if problems:
+                    failures += 1
+                    print(f"FAIL {name}")
+                    for p in problems:
+                        print(f"    {p}")
+                else:
+                    print(f"PASS {name}")
+    pct = 100 * (checks - failures) // checks if checks else 0
+    print(f"{pct}%: Checks: {checks}, Failures: {failures}, Errors: 0")
+    return 1 if failures or not checks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
