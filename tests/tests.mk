@@ -227,7 +227,7 @@ PLUGIN_BENCH_SRC := tests/bench/plugin_bench.c tests/plugin/stub.c tests/plugin/
 $(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	@$(CC) $(TEST_CFLAGS) -Itests/plugin $(LDFLAGS) -o $@ $(PLUGIN_BENCH_SRC) \
+	@$(CC) $(TEST_CFLAGS) -Itests/plugin $(LDFLAGS) -Wl,--wrap=gethostname,--wrap=__gethostname_chk -o $@ $(PLUGIN_BENCH_SRC) \
 		$(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS)
 
 $(B)/tests/bench: tests/bench/bench.c $(LIB_A)
