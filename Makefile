@@ -50,13 +50,18 @@ HARDEN := -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
 OPT ?= -O2 -g
 CFLAGS ?=
 CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -D_GNU_SOURCE \
-	-DMCR_VERSION='"$(VERSION)"' -Iinclude -Ilib $(PKG_CFLAGS) -MMD -MP
+	-DMCR_VERSION='"$(VERSION)"' -Iinclude -Ilib -Iruntime $(PKG_CFLAGS) -MMD -MP
 LDHARDEN := -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,--as-needed
 LDFLAGS ?=
 LDFLAGS += $(LDHARDEN)
 
 LIB_SRC := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
+# the runtime (runtime/README.md): what runs with a job, private, linked
+# into the plugin and mooncake-recipe, never into libmooncake_recipe.so
+RT_SRC := $(wildcard runtime/*/*.c)
+RT_OBJ := $(RT_SRC:%.c=$(B)/%.o)
+RT_A := $(B)/libmooncake_runtime.a
 SPANK_SRC := $(wildcard spank/*.c)
 SPANK_OBJ := $(SPANK_SRC:%.c=$(B)/%.o)
 
@@ -69,7 +74,7 @@ PLUGIN := $(B)/spank_mooncake.so
 
 .PHONY: all check check-unit check-plugin check-artifact check-corpus check-contract \
 	check-cluster check-package check-matrix sanitize coverage demo bench install clean
-all: $(LIB_A) $(LIB_SO) $(CLI) $(PLUGIN)
+all: $(LIB_A) $(RT_A) $(LIB_SO) $(CLI) $(PLUGIN)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -77,6 +82,9 @@ $(B)/%.o: %.c
 	@$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIB_A): $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(RT_A): $(RT_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 # Only the public API is exported ($(LIB_MAP)); build/ also gets the soname
@@ -90,7 +98,7 @@ $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 CLI_SRC := $(wildcard tools/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 $(CLI_OBJ): CFLAGS += -Itools
-$(CLI): $(CLI_OBJ) $(LIB_A)
+$(CLI): $(CLI_OBJ) $(RT_A) $(LIB_A)
 	$(CC) $(LDFLAGS) -pie -o $@ $^ $(LIB_LIBS)
 
 # The plugin carries the library inside and exports only plugin_* and
@@ -105,11 +113,11 @@ $(B)/bindir.stamp: FORCE
 	@mkdir -p $(B) && echo '$(BINDIR)' >$@.tmp && \
 		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@; }
 
-$(PLUGIN): $(SPANK_OBJ) $(LIB_A) spank/spank_mooncake.lds
+$(PLUGIN): $(SPANK_OBJ) $(RT_A) $(LIB_A) spank/spank_mooncake.lds
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
-		-o $@ $(SPANK_OBJ) $(LIB_A) $(LIB_LIBS)
+		-o $@ $(SPANK_OBJ) $(RT_A) $(LIB_A) $(LIB_LIBS)
 
--include $(LIB_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
 include tests/tests.mk
 

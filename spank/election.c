@@ -143,7 +143,7 @@ static bool starter_gone(const struct mcp_seen *s)
 static enum mcp_el_action on_wait(struct mcp_election *el, const struct mcp_seen *s)
 {
 	bool first = el->first_look;
-	enum mcp_phase phase = s->phase;
+	enum mcri_phase phase = s->phase;
 
 	if (el->last == MCP_DO_ADOPT) {
 		if (s->adopt_won) {
@@ -155,28 +155,28 @@ static enum mcp_el_action on_wait(struct mcp_election *el, const struct mcp_seen
 	}
 	el->first_look = false;
 	/* a later attempt is under way: join it */
-	if (phase != MCP_PHASE_NONE && s->state_attempt > el->attempt)
+	if (phase != MCRI_PHASE_NONE && s->state_attempt > el->attempt)
 		return next_attempt(el, el->attempt);
 	/* the state of an earlier attempt: this one has not written yet */
 	if (s->state_attempt < el->attempt)
-		phase = MCP_PHASE_NONE;
+		phase = MCRI_PHASE_NONE;
 	/* one pool per job directory: a second recipe never joins (nor
 	 * rewrites the files of) the first one's */
-	if ((phase == MCP_PHASE_STARTING || phase == MCP_PHASE_READY) && s->other_recipe)
+	if ((phase == MCRI_PHASE_STARTING || phase == MCRI_PHASE_READY) && s->other_recipe)
 		return end(el, MCP_EL_FAILED, MCP_V_OTHER_RECIPE);
-	if (phase == MCP_PHASE_FAILED) {
+	if (phase == MCRI_PHASE_FAILED) {
 		/* a failure recorded before this srun looked (the recipe may be
 		 * fixed by now) is tried again; one seen while waiting is ours */
 		if (first)
 			return next_attempt(el, el->attempt);
 		return end(el, MCP_EL_FAILED, MCP_V_OTHER_FAILED);
 	}
-	if (phase == MCP_PHASE_READY) {
+	if (phase == MCRI_PHASE_READY) {
 		el->state = MCP_EL_JOIN;
 		el->deadline = s->now + el->timeout;
 		return emit(el, MCP_DO_PROBE);
 	}
-	if (phase == MCP_PHASE_STARTING && s->launched && s->starter_on_this_host &&
+	if (phase == MCRI_PHASE_STARTING && s->launched && s->starter_on_this_host &&
 	    !s->starter_alive && s->step_alive)
 		return emit(el, MCP_DO_ADOPT); /* one srun here finishes its work */
 	if (starter_gone(s))

@@ -25,6 +25,8 @@
 
 #include <stdbool.h>
 
+#include "jobdir/jobdir.h" /* enum mcri_phase */
+
 enum mcp_el_state {
 	MCP_EL_LOCK,     /* take the lock of the current attempt */
 	MCP_EL_SPAWN,    /* this srun holds it: launch the master step */
@@ -71,7 +73,6 @@ enum mcp_el_verdict {
 enum mcp_lock { MCP_LOCK_MINE, MCP_LOCK_THEIRS, MCP_LOCK_ERROR };
 enum mcp_spawn { MCP_SPAWNED, MCP_SPAWN_BUSY, MCP_SPAWN_ERROR };
 enum mcp_child { MCP_CHILD_RUNNING, MCP_CHILD_ENDED };
-enum mcp_phase { MCP_PHASE_NONE, MCP_PHASE_STARTING, MCP_PHASE_READY, MCP_PHASE_FAILED };
 enum mcp_probe { MCP_PROBE_READY, MCP_PROBE_REFUSED, MCP_PROBE_NO_ANSWER };
 
 /* What the driver saw when it performed the last action. */
@@ -84,7 +85,7 @@ struct mcp_seen {
 	enum mcp_probe probe;       /* WATCH, PROBE */
 	bool claimed;               /* CLAIM */
 	/* READ */
-	enum mcp_phase phase;       /* of the state file (NONE: no file) */
+	enum mcri_phase phase;      /* of the state file (NONE: no file) */
 	int state_attempt;          /* the attempt it is about */
 	bool launched;              /* it records the master step's srun */
 	bool starter_alive;         /* the starting srun runs (or may: another host) */

@@ -38,9 +38,9 @@ struct master {
 	const struct mcp_job *job;
 	unsigned long job_num;
 	char host[256];
-	char lock[PATH_MAX], log[PATH_MAX];
+	char log[PATH_MAX + 32];
 	char key_path[128], pool_path[128];
-	struct mcp_master_state st; /* ours while we hold the lock, else read */
+	struct mcri_state st;       /* ours while we hold the lock, else read */
 	pid_t child;                /* the master step's srun we launched */
 	char ended[64];             /* how the master step ended */
 	bool claim_ports;           /* ports=auto with srtctl's argv */
@@ -75,41 +75,34 @@ static void wait_begins(struct master *m, double first_line)
 
 static enum mcp_lock take_lock(struct master *m, int attempt)
 {
-	int fd;
-
-	snprintf(m->lock, sizeof(m->lock), "%s/" MCP_LOCK_FILE, m->job->dir, attempt);
-	fd = open(m->lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		dprintf(fd, "%ld %s\n", (long)getpid(), m->host);
-		close(fd);
+	switch (mcri_lock_take(m->job->dir, attempt, m->host, &m->err)) {
+	case 1:
 		return MCP_LOCK_MINE;
-	}
-	if (errno == EEXIST)
+	case 0:
 		return MCP_LOCK_THEIRS;
-	mcri_error_set(&m->err, MCR_EIO,
-		       "cannot create %s: %s; the job's directory must be writable by you",
-		       m->lock, strerror(errno));
-	return MCP_LOCK_ERROR;
+	default:
+		return MCP_LOCK_ERROR;
+	}
 }
 
 /* Record a failure of our attempt for the other sruns of the job, unless
  * a newer attempt owns the state by now. */
 static void record_failure(struct master *m, const struct mcr_error *err)
 {
-	struct mcp_master_state now;
+	struct mcri_state now;
 	struct mcr_error ignored;
 
-	if (mcp_state_read(m->job->dir, &now, &ignored) == 0 && now.attempt > m->st.attempt)
+	if (mcri_state_read(m->job->dir, &now, &ignored) == 0 && now.attempt > m->st.attempt)
 		return;
-	m->st.phase = MCP_STATE_FAILED;
-	snprintf(m->st.message, sizeof(m->st.message), "%s", err->text);
-	mcp_state_write(m->job->dir, &m->st, &ignored);
+	m->st.phase = MCRI_PHASE_FAILED;
+	snprintf(m->st.message, sizeof(m->st.message), "%.*s", (int)sizeof(m->st.message) - 1, err->text);
+	mcri_state_write(m->job->dir, &m->st, &ignored);
 }
 
 static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
-	struct mcp_master_state *st = &m->st;
-	const struct mcp_step_place at = { m->job->job_id, m->job->dir, st->infra_node, NULL };
+	struct mcri_state *st = &m->st;
+	const struct mcp_step_place at = { m->job->job_id, m->job->dir->path, st->infra_node, NULL };
 	unsigned char r[16];
 
 	if (el->candidate == 0) {
@@ -140,10 +133,10 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		st->started_at = (long long)time(NULL);
 	}
 	mcp_port_candidate(m->ps, m->job_num, el->candidate, &st->ports);
-	st->phase = MCP_STATE_STARTING;
+	st->phase = MCRI_PHASE_STARTING;
 	st->srun_pid = 0;
 	/* first thing under the lock: the other sruns see this attempt */
-	if (mcp_state_write(m->job->dir, st, &m->err))
+	if (mcri_state_write(m->job->dir, st, &m->err))
 		return MCP_SPAWN_ERROR;
 	/* a listener before our master exists belongs to someone else */
 	m->busy_port = mcp_busy_port(st->infra_addr, &st->ports);
@@ -153,7 +146,7 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 			     m->claim_ports, m->log, &m->child, &m->err))
 		return MCP_SPAWN_ERROR;
 	st->srun_pid = (long)m->child;
-	if (mcp_state_write(m->job->dir, st, &m->err)) {
+	if (mcri_state_write(m->job->dir, st, &m->err)) {
 		mcp_stop_step(m->child, true);
 		return MCP_SPAWN_ERROR;
 	}
@@ -206,7 +199,7 @@ static void watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 static bool claim(struct master *m)
 {
 	struct mcr_error reason;
-	char body[64], *pool = mcri_asprintf("%s\n%s", m->job->recipe, m->job->dir);
+	char body[64], *pool = mcri_asprintf("%s\n%s", m->job->recipe, m->job->dir->path);
 	int status;
 	bool ok = mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->key_path,
 			    m->st.token, MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body),
@@ -237,20 +230,12 @@ static bool own_pool(struct master *m, char *out, size_t size)
 static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 {
 	struct mcr_error ignored;
-	char fmt[32], lhost[256] = "";
-	long lpid = 0;
-	struct stat sb;
-	FILE *f = fopen(m->lock, "re");
+	struct mcri_lock lock;
 
-	if (f) {
-		snprintf(fmt, sizeof(fmt), "%%ld %%%zus", sizeof(lhost) - 1);
-		if (fscanf(f, fmt, &lpid, lhost) != 2)
-			lpid = 0;
-		fclose(f);
-	}
-	if (mcp_state_read(m->job->dir, &m->st, &ignored) != 0)
+	mcri_lock_read(m->job->dir, attempt, &lock);
+	if (mcri_state_read(m->job->dir, &m->st, &ignored) != 0)
 		memset(&m->st, 0, sizeof(m->st));
-	s->phase = (enum mcp_phase)m->st.phase;
+	s->phase = m->st.phase;
 	s->state_attempt = m->st.attempt;
 	s->launched = m->st.srun_pid > 0;
 	s->other_recipe = m->st.recipe[0] && strcmp(m->st.recipe, m->job->recipe) != 0;
@@ -258,28 +243,21 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 		s->starter_on_this_host = strcmp(m->st.starter_host, m->host) == 0;
 		s->starter_alive = mcp_pid_alive(m->st.starter_pid);
 	} else {
-		s->starter_on_this_host = lpid && strcmp(lhost, m->host) == 0;
-		s->starter_alive = mcp_pid_alive(lpid);
+		s->starter_on_this_host = lock.pid && strcmp(lock.host, m->host) == 0;
+		s->starter_alive = mcp_pid_alive(lock.pid);
 	}
 	s->step_alive = m->st.attempt == attempt && mcp_pid_alive(m->st.srun_pid);
 	/* the starter's bound, plus the time it takes to stop a master
 	 * that was not ready */
-	s->lock_stale = stat(m->lock, &sb) != 0 ||
-			time(NULL) - sb.st_mtime > (time_t)m->timeout + 15;
+	s->lock_stale = lock.age < 0 || lock.age > m->timeout + 15;
 }
 
 /* the starter died after launching the master step: one srun on this
  * host (O_EXCL again) finishes its work */
-static bool adopt(struct master *m)
+static bool adopt(struct master *m, int attempt)
 {
-	char path[PATH_MAX + 8];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s.adopt", m->lock);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (!mcri_lock_adopt(m->job->dir, attempt))
 		return false;
-	close(fd);
 	slurm_info(MCP_NAME ": the srun that started the master is gone; checking the master it launched");
 	wait_begins(m, FIRST_PROGRESS_S);
 	return true;
@@ -292,7 +270,7 @@ static void announce(struct master *m, enum mcp_el_state before,
 	if (before == MCP_EL_WAIT && el->state == MCP_EL_LOCK) {
 		int left = el->attempt - 1; /* the attempt this srun left */
 
-		if (s->phase == MCP_PHASE_FAILED && s->state_attempt == left)
+		if (s->phase == MCRI_PHASE_FAILED && s->state_attempt == left)
 			slurm_info(MCP_NAME ": an earlier attempt to start the master failed; trying again");
 		else if (s->state_attempt <= left)
 			slurm_info(MCP_NAME ": the srun that was starting the master is gone; taking over");
@@ -324,7 +302,7 @@ static void pause_for(struct master *m, const struct mcp_election *el)
 /* the message of a failed election (err), from what the driver saw */
 static void failure(struct master *m, const struct mcp_election *el, struct mcr_error *err)
 {
-	const struct mcp_master_state *st = &m->st;
+	const struct mcri_state *st = &m->st;
 	char tail[3000], advice[1024] = "", busy[512] = "";
 	int bound = (int)el->timeout;
 
@@ -340,7 +318,7 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 			mcri_error_set(err, MCR_EINVAL,
 				       "port %d on the infra node %s (%s) is taken by this job's own mooncake_master, of the pool of %s in %s; this srun's recipe %s has a pool of its own (in %s), and with ports=fixed a node holds one master: use %s for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)",
 				       m->busy_port, st->infra_node, st->infra_addr, tail,
-				       tail + strlen(tail) + 1, m->job->recipe, m->job->dir, tail);
+				       tail + strlen(tail) + 1, m->job->recipe, m->job->dir->path, tail);
 			break;
 		}
 		mcri_error_set(err, MCR_ESTATE,
@@ -383,7 +361,7 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 	case MCP_V_WAIT_TIMEOUT:
 		mcri_error_set(err, MCR_ESTATE,
 			       "timed out after %.0f s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
-			       mcp_now() - m->t0, st->phase ? mcp_state_phase_name(st->phase) : "unknown",
+			       mcp_now() - m->t0, st->phase ? mcri_phase_name(st->phase) : "unknown",
 			       m->log);
 		break;
 	case MCP_V_UNREACHABLE:
@@ -400,7 +378,7 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 	case MCP_V_OTHER_RECIPE:
 		mcri_error_set(err, MCR_EINVAL,
 			       "the job's Mooncake pool in %s comes from the recipe %s, and this srun names %s: one directory holds one pool. Use %s for this step too, or give the other recipe an output.log_dir of its own (its pool then gets a master of its own)",
-			       m->job->dir, st->recipe, m->job->recipe, st->recipe);
+			       m->job->dir->path, st->recipe, m->job->recipe, st->recipe);
 		break;
 	default:
 		mcri_error_set(err, MCR_ESTATE,
@@ -410,21 +388,21 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 }
 
 static int verdict(struct master *m, const struct mcp_election *el,
-		   struct mcp_master_state *st, struct mcr_error *err)
+		   struct mcri_state *st, struct mcr_error *err)
 {
 	bool ours = el->watching == MCP_EL_STARTING || el->watching == MCP_EL_ADOPT;
 
 	if (el->verdict == MCP_V_READY) {
 		if (ours) {
-			m->st.phase = MCP_STATE_READY;
+			m->st.phase = MCRI_PHASE_READY;
 			m->st.ready_at = (long long)time(NULL);
-			if (mcp_state_write(m->job->dir, &m->st, err))
+			if (mcri_state_write(m->job->dir, &m->st, err))
 				return -1;
 			slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
 				   m->st.infra_node, m->st.infra_addr, m->st.ports.rpc,
 				   mcp_now() - m->t0);
 			/* the pool's sampler, next to it; a warning at worst */
-			mcp_start_sampler(m->ps, &(struct mcp_step_place){ m->job->job_id, m->job->dir,
+			mcp_start_sampler(m->ps, &(struct mcp_step_place){ m->job->job_id, m->job->dir->path,
 									   m->st.infra_node, NULL },
 					  &m->err);
 		} else if (m->next_line > m->t0) {
@@ -452,7 +430,7 @@ static int verdict(struct master *m, const struct mcp_election *el,
 
 int mcp_ensure_master(const struct mcp_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
-		      struct mcp_master_state *st, struct mcr_error *err)
+		      struct mcri_state *st, struct mcr_error *err)
 {
 	struct master m = { .ps = ps, .recipe = recipe, .job = job };
 	int timeout = mcr_recipe_ready_timeout(recipe), candidates = 1;
@@ -467,7 +445,7 @@ int mcp_ensure_master(const struct mcp_plugstack *ps,
 	m.timeout = timeout;
 	m.job_num = strtoul(job->job_id, NULL, 10);
 	gethostname(m.host, sizeof(m.host) - 1);
-	snprintf(m.log, sizeof(m.log), "%s/%s", job->dir, MCP_LOG_FILE);
+	snprintf(m.log, sizeof(m.log), "%s/%s", job->dir->path, MCRI_MASTER_LOG);
 	snprintf(m.key_path, sizeof(m.key_path), "/metadata?key=" TOKEN_KEY "%s", job->job_id);
 	snprintf(m.pool_path, sizeof(m.pool_path), "/metadata?key=" POOL_KEY "%s", job->job_id);
 	/* ports=auto moves srtctl's ports; a service's own command keeps its */
@@ -503,7 +481,7 @@ int mcp_ensure_master(const struct mcp_plugstack *ps,
 			read_state(&m, el.attempt, &seen);
 			break;
 		case MCP_DO_ADOPT:
-			seen.adopt_won = adopt(&m);
+			seen.adopt_won = adopt(&m, el.attempt);
 			break;
 		case MCP_DO_PROBE:
 			seen.probe = mcp_probe_master(m.st.infra_addr, &m.st.ports, m.key_path,

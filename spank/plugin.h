@@ -19,7 +19,9 @@
 
 #include <slurm/spank.h>
 
+#include "jobdir/jobdir.h"
 #include "mooncake_recipe.h"
+#include "net/net.h"
 #include "sys/sys.h"
 
 #define MCP_NAME "mooncake"
@@ -90,41 +92,8 @@ char *mcp_job_dir(const struct mcp_plugstack *ps,
 		  const struct mcr_recipe *recipe, const char *job_id,
 		  uid_t uid, const char *submit_dir, struct mcr_error *err);
 
-/* ---- state.c: the master's state file, <job dir>/mooncake_master.json */
-
-#define MCP_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
-#define MCP_LOG_FILE "mooncake_master.log"
+/* the election's attempts (mooncake_master.<n>.lock) a job may use */
 #define MCP_MAX_ATTEMPTS 100
-
-enum mcp_state_phase {
-	MCP_STATE_NONE = 0, /* no state file */
-	MCP_STATE_STARTING,
-	MCP_STATE_READY,
-	MCP_STATE_FAILED,
-};
-
-struct mcp_master_state {
-	enum mcp_state_phase phase;
-	int attempt;           /* the attempt (lock number) this state is about */
-	char infra_node[256];
-	char infra_addr[64];
-	struct mcr_ports ports;
-	char token[64];
-	char recipe[PATH_MAX]; /* the recipe that started the pool (its real path) */
-	char message[MCR_ERROR_TEXT_LENGTH]; /* why it failed (an error's text) */
-	char starter_host[256];
-	long starter_pid;
-	long srun_pid;
-	long long started_at, ready_at; /* seconds since the epoch */
-};
-
-/* MCR_ESTATE "no such file" when there is none (phase NONE), MCR_EIO when
- * it cannot be read. */
-int mcp_state_read(const char *dir, struct mcp_master_state *st,
-		   struct mcr_error *err);
-int mcp_state_write(const char *dir, const struct mcp_master_state *st,
-		    struct mcr_error *err);
-const char *mcp_state_phase_name(enum mcp_state_phase phase);
 
 /* ---- ports.c: the master's ports (ports=auto|fixed) ----------------- */
 
@@ -222,7 +191,7 @@ int mcp_start_sampler(const struct mcp_plugstack *ps, const struct mcp_step_plac
 /* A task of a step of the job's own pool records its node, role and
  * MOONCAKE_LOCAL_HOSTNAME in <dir>/workers/ (task_init); a warning on the
  * task's stderr when it cannot. */
-void mcp_record_worker(spank_t sp, const char *dir, const char *role,
+void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *role,
 		       const char *address);
 
 /* ---- handover.c: what srun computes once and hands each task -------- */
@@ -264,7 +233,7 @@ int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,
 
 struct mcp_job {
 	const char *job_id;
-	const char *dir;        /* the job's Mooncake directory */
+	const struct mcri_jobdir *dir; /* the job's Mooncake directory, open */
 	const char *recipe;     /* the recipe's real path */
 	/* the infra node: the job's first node; found lazily (a Slurm RPC)
 	 * only by the srun that starts the master */
@@ -279,7 +248,7 @@ struct mcp_job {
  * (infra node and address, ports). */
 int mcp_ensure_master(const struct mcp_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
-		      struct mcp_master_state *st, struct mcr_error *err);
+		      struct mcri_state *st, struct mcr_error *err);
 /* master_advice.c: the fix for a master step whose mooncake_master could
  * not be run (slurmstepd's "execve(): NAME: No such file or directory" in
  * the log `tail`): " NAME is not on the PATH ... master=/path/to/NAME ...",

@@ -131,17 +131,17 @@ static int set_var(spank_t sp, const char *name, const char *value)
 }
 
 /* the per-GPU client config of this task's GPUs, written as the user */
-static int gpu_config(spank_t sp, const struct mcp_handover *h, char **path,
-		      struct mcr_error *err)
+static int gpu_config(spank_t sp, const struct mcp_handover *h, const struct mcri_jobdir *dir,
+		      char **path, struct mcr_error *err)
 {
 	struct mcr_file f = { 0 };
 	int ids[256], rc = -1;
 	size_t n;
 
 	if (task_gpus(sp, ids, 256, &n, err) || mcp_handover_gpu_file(h, ids, n, &f, err) ||
-	    mcr_write_file_atomic(h->gpu_dir, f.name, f.text, strlen(f.text), err))
+	    mcri_jobdir_write(dir, f.name, f.text, strlen(f.text), true, err))
 		goto out;
-	if (!(*path = mcri_asprintf("%s/%s", h->gpu_dir, f.name))) {
+	if (!(*path = mcri_asprintf("%s/%s", dir->path, f.name))) {
 		mcri_error_nomem(err);
 		goto out;
 	}
@@ -167,8 +167,8 @@ static char *with_address(const char *text, const char *addr)
 }
 
 /* TRT-LLM's client config for this node, written as the user */
-static int node_config(const struct mcp_handover *h, const char *addr, char **path,
-		       struct mcr_error *err)
+static int node_config(const struct mcp_handover *h, const struct mcri_jobdir *dir,
+		       const char *addr, char **path, struct mcr_error *err)
 {
 	char *name = with_address(h->node_name, addr), *text = with_address(h->node_template, addr);
 	int rc = -1;
@@ -177,9 +177,9 @@ static int node_config(const struct mcp_handover *h, const char *addr, char **pa
 		mcri_error_nomem(err);
 		goto out;
 	}
-	if (mcr_write_file_atomic(h->node_dir, name, text, strlen(text), err))
+	if (mcri_jobdir_write(dir, name, text, strlen(text), true, err))
 		goto out;
-	if (!(*path = mcri_asprintf("%s/%s", h->node_dir, name))) {
+	if (!(*path = mcri_asprintf("%s/%s", dir->path, name))) {
 		mcri_error_nomem(err);
 		goto out;
 	}
@@ -194,13 +194,18 @@ out:
 static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 {
 	struct mcp_handover h;
+	struct mcri_jobdir jd = { .fd = -1 };
 	char local[64] = "", *path = NULL;
-	const char *config;
+	const char *config, *dir;
 	bool placeholder = false, node_file;
 	int rc = -1;
 
 	if (mcp_handover_decode(text, &h, err))
 		return -1;
+	/* the job's directory, checked as srun checked it (runtime/jobdir) */
+	dir = h.dir ? h.dir : h.gpu_dir ? h.gpu_dir : h.node_dir;
+	if (dir && mcri_jobdir_open(&jd, dir, getuid(), false, err))
+		goto out;
 	for (size_t i = 0; i < h.env.count; i++)
 		placeholder |= strcmp(h.env.vars[i].value, MCP_NODE_PLACEHOLDER) == 0;
 	/* TRT-LLM announces gethostbyname(gethostname()) unless its file says
@@ -210,9 +215,9 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	if ((placeholder || node_file) &&
 	    mcp_local_address(ctx.ps.interface, h.peer, local, sizeof(local), err))
 		goto out;
-	if (h.gpu_dir && gpu_config(sp, &h, &path, err))
+	if (h.gpu_dir && gpu_config(sp, &h, &jd, &path, err))
 		goto out;
-	if (node_file && node_config(&h, local, &path, err))
+	if (node_file && node_config(&h, &jd, local, &path, err))
 		goto out;
 	for (size_t i = 0; i < h.env.count; i++) {
 		const char *v = h.env.vars[i].value;
@@ -230,10 +235,11 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	config = path ? path : mcr_env_get(&h.env, "MOONCAKE_CONFIG_PATH");
 	if (config && mcp_task_config_check(sp, config, err))
 		goto out;
-	mcp_record_worker(sp, h.dir, h.role,
+	mcp_record_worker(sp, h.dir ? &jd : NULL, h.role,
 			  local[0] ? local : mcr_env_get(&h.env, "MOONCAKE_LOCAL_HOSTNAME"));
 	rc = 0;
 out:
+	mcri_jobdir_close(&jd);
 	free(path);
 	mcp_handover_free(&h);
 	return rc;

@@ -15,12 +15,10 @@
  * client configs into the job's directory (unchanged files are left alone),
  * and hand the tasks the role's environment (handover.c).
  */
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "plugin.h"
@@ -216,54 +214,24 @@ out:
 	return rc;
 }
 
-/* does `path` hold exactly `text`? */
-static bool same_content(const char *path, const char *text)
-{
-	size_t len = strlen(text), got = 0;
-	struct stat sb;
-	char buf[8192];
-	bool same;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	if (fd < 0)
-		return false;
-	same = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size == len;
-	while (same && got < len) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-
-		same = n > 0 && (size_t)n <= len - got && memcmp(buf, text + got, (size_t)n) == 0;
-		got += n > 0 ? (size_t)n : 0;
-	}
-	close(fd);
-	return same;
-}
-
 /* Write the client configs that differ from what the directory holds. A
  * running pool's files are never rewritten: when this srun joined a pool,
  * a file that would change is an error (the recipe was edited since). */
-static int write_configs(const char *dir, const struct mcr_file_list *files,
+static int write_configs(const struct mcri_jobdir *dir, const struct mcr_file_list *files,
 			 bool joined, struct mcr_error *err)
 {
 	for (size_t i = 0; i < files->count; i++) {
 		const struct mcr_file *f = &files->files[i];
-		char *path = mcri_asprintf("%s/%s", dir, f->name);
-		bool same;
+		bool same = mcri_jobdir_same(dir, f->name, f->text);
 
-		if (!path)
-			return mcri_error_nomem(err);
-		same = same_content(path, f->text);
-		if (!same && joined && access(path, F_OK) == 0) {
-			mcri_error_set(err, MCR_EINVAL,
-				       "the client config %s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
-				       path, ctx.recipe_path);
-			free(path);
-			return -1;
-		}
-		free(path);
-		if (!same && mcr_write_file_atomic(dir, f->name, f->text, strlen(f->text), err))
+		if (!same && joined && mcri_jobdir_exists(dir, f->name))
+			return mcri_error_set(err, MCR_EINVAL,
+					      "the client config %s/%s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
+					      dir->path, f->name, ctx.recipe_path);
+		if (!same && mcri_jobdir_write(dir, f->name, f->text, strlen(f->text), true, err))
 			return -1;
 		if (!same)
-			note(MCP_NAME ": wrote %s/%s", dir, f->name);
+			note(MCP_NAME ": wrote %s/%s", dir->path, f->name);
 	}
 	return 0;
 }
@@ -391,12 +359,12 @@ static int decide_container(void)
 }
 
 /* the job's pool from this recipe is ready in dir (this srun joins it) */
-static bool pool_runs(const char *dir)
+static bool pool_runs(const struct mcri_jobdir *dir)
 {
-	struct mcp_master_state st;
+	struct mcri_state st;
 	struct mcr_error ignored;
 
-	return mcp_state_read(dir, &st, &ignored) == 0 && st.phase == MCP_STATE_READY &&
+	return mcri_state_read(dir, &st, &ignored) == 0 && st.phase == MCRI_PHASE_READY &&
 	       strcmp(st.recipe, ctx.recipe_path) == 0;
 }
 
@@ -404,8 +372,10 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 {
 	static struct mcr_error err;
 	struct mcr_file_list files = { 0 };
-	struct mcp_master_state st = { 0 };
+	struct mcri_state st = { 0 };
+	struct mcri_jobdir jd = { .fd = -1 };
 	char job_id_s[32], *dir = NULL, *master = NULL;
+	bool opened;
 	bool starts = mcr_recipe_has_master(ctx.recipe) &&
 		      !mcr_recipe_external_master(ctx.recipe);
 	const struct mcp_container *container = NULL;
@@ -419,14 +389,17 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	 * in refuses the srun before anything is written. An srun that joins
 	 * the job's running pool needs no answer (and the look for pyxis,
 	 * srun --help, costs a few milliseconds) */
-	if (starts && !ctx.container_decided && !pool_runs(dir) && decide_container())
+	opened = mcri_jobdir_open(&jd, dir, uid, false, &err) == 0;
+	if (starts && !ctx.container_decided && !(opened && pool_runs(&jd)) && decide_container())
 		goto out;
 	if (ctx.container_decided)
 		container = &ctx.container;
-	if (mcri_mkdir_p(dir, 0755, &err))
+	/* the job's directory is the job's: made 0700, its owner and mode
+	 * checked, every file in it used through it (runtime/jobdir) */
+	if (!opened && mcri_jobdir_open(&jd, dir, uid, true, &err))
 		goto fail;
 	if (starts) {
-		struct mcp_job job = { job_id_s, dir, ctx.recipe_path, find_infra, &job_id,
+		struct mcp_job job = { job_id_s, &jd, ctx.recipe_path, find_infra, &job_id,
 				       container };
 
 		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))
@@ -438,7 +411,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	}
 	/* an external master's address comes from the recipe */
 	if (mcr_client_configs(ctx.recipe, master, &files, &err) ||
-	    write_configs(dir, &files, starts && st.starter_pid != (long)getpid(), &err) ||
+	    write_configs(&jd, &files, starts && st.starter_pid != (long)getpid(), &err) ||
 	    hand_over(dir, master, starts ? st.infra_addr : NULL, st.ports.metadata, &err))
 		goto fail;
 	rv = 0;
@@ -446,6 +419,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 fail:
 	mcp_error(&err);
 out:
+	mcri_jobdir_close(&jd);
 	mcr_file_list_free(&files);
 	free(master);
 	free(dir);

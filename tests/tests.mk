@@ -39,16 +39,16 @@ $(B)/tests/typing.tsv: tests/unit/gen_typing.py
 	@mkdir -p $(dir $@)
 	@python3 $< >$@.tmp && mv $@.tmp $@
 
-$(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(LIB_A) \
+$(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suites.h $(RT_A) $(LIB_A) \
 		$(B)/tests/typing.tsv
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -I$(B)/tests $(LDFLAGS) $(UNIT_WRAP) -o $@ tests/unit/main.c \
-		$(UNIT_SRC) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
+		$(UNIT_SRC) $(RT_A) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
-$(PLUGIN_TEST_BIN): $(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
+$(PLUGIN_TEST_BIN): $(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A)
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -I/usr/include $(LDFLAGS) -Wl,--wrap=gethostname,--wrap=__gethostname_chk -o $@ \
-		$(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
+		$(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
 $(B)/tests/dlopen_plugin: tests/artifact/dlopen_plugin.c
 	@mkdir -p $(dir $@)
@@ -73,11 +73,11 @@ $(B)/tests/public_api: tests/artifact/public_api.c $(LIB_SO)
 	@mkdir -p $(dir $@)
 	@$(CC) $(CFLAGS) -o $@ $< -L$(B) -lmooncake_recipe
 
-check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin $(LIB_SO) $(B)/tests/public_api $(LIB_OBJ)
+check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin $(LIB_SO) $(B)/tests/public_api $(LIB_OBJ) $(RT_OBJ)
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
 	CC="$(CC)" tests/artifact/library.sh $(LIB_SO) include/mooncake_recipe.h $(LIB_MAP) \
 		$(B)/tests/public_api
-	tests/artifact/layout.sh $(LIB_OBJ)
+	tests/artifact/layout.sh $(LIB_OBJ) $(RT_OBJ)
 	@# install + uninstall, in Debian's layout (DESTDIR empty before) and
 	@# in the default one (over a file that must survive)
 	rm -rf $(IT) && mkdir -p $(IT)
@@ -155,7 +155,7 @@ sanitize:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/recipes/run.sh build-san/mooncake-recipe
 
-# Line coverage of lib/ and spank/ by the fast layers (unit, plugin,
+# Line coverage of lib/, runtime/ and spank/ by the fast layers (unit, plugin,
 # corpus), in a build tree of its own; spank/slurm_query.c is Slurm-query
 # glue the plugin tests replace. gcovr comes from Debian (tests/setup.sh).
 COV := build-cov
@@ -169,6 +169,7 @@ coverage:
 	tests/recipes/run.sh $(COV)/mooncake-recipe >$(COV)/corpus.log 2>&1 || { tail -20 $(COV)/corpus.log; exit 1; }
 	@tail -qn1 $(COV)/unit.log $(COV)/plugin.log $(COV)/corpus.log
 	@gcovr -r . --object-directory $(COV) -f 'lib/' -s | grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
+	@gcovr -r . --object-directory $(COV) -f 'runtime/' -s | grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
 	@gcovr -r . --object-directory $(COV) -f 'spank/' -e 'spank/slurm_query.c' -s | \
 		grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
 
@@ -224,11 +225,11 @@ bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
 	tests/bench/srun_bench.sh
 
 PLUGIN_BENCH_SRC := tests/bench/plugin_bench.c tests/plugin/stub.c tests/plugin/fake_master.c
-$(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(LIB_A)
+$(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -Itests/plugin $(LDFLAGS) -Wl,--wrap=gethostname,--wrap=__gethostname_chk -o $@ $(PLUGIN_BENCH_SRC) \
-		$(PLUGIN_TEST_OBJ) $(LIB_A) $(LIB_LIBS)
+		$(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A) $(LIB_LIBS)
 
 $(B)/tests/bench: tests/bench/bench.c $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -3,16 +3,16 @@
  * Each returns the exit status: 0 success, 1 the recipe or the pool is
  * not as it should be (the message says why), 2 usage or I/O error.
  */
-#ifndef MCR_CLI_H_
-#define MCR_CLI_H_
+#ifndef CLI_H_
+#define CLI_H_
 
 /* status [--job JOBID | --dir DIR] [--json] (status.c) */
-int mcr_cli_status(int argc, char **argv);
+int cli_status(int argc, char **argv);
 /* sample --dir DIR [--interval S] [--report] (sample.c) */
-int mcr_cli_sample(int argc, char **argv);
+int cli_sample(int argc, char **argv);
 /* The job's directory from Slurm: scontrol show job (WorkDir, UserId) and
  * the job_dir= of the plugin's line in plugstack.conf (jobdir.c). On
  * failure the message is printed and the exit status returned. */
-int mcr_cli_job_dir(const char *job_id, char **dir);
+int cli_job_dir(const char *job_id, char **dir);
 
 #endif /* MCR_CLI_H_ */

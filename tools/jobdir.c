@@ -81,7 +81,7 @@ static void plugstack_job_dir(const char *path, int depth, char *tmpl, size_t si
 	fclose(f);
 }
 
-int mcr_cli_job_dir(const char *job_id, char **dir)
+int cli_job_dir(const char *job_id, char **dir)
 {
 	char cmd[128], tmpl[4096] = MCRI_DEFAULT_JOB_DIR, *out, *workdir, *user, *cfg, *plug;
 	struct mcr_error err = { 0 };

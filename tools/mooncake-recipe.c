@@ -8,10 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mooncake_recipe.h"
-#include "pool/pool.h"      /* private, as below: the tool links the static library */
+#include "jobdir/jobdir.h" /* private, as below: the tool links the static libraries */
 #include "render/explain.h"
 #include "sys/sys.h"        /* private: mcri_mkdir_p, mcri_env_value_problem */
 
@@ -74,7 +75,8 @@ int main(int argc, char **argv)
 	};
 	const char *infra = NULL, *out = NULL, *role_name = NULL, *config_dir = NULL;
 	const char *local = NULL, *binary = "mooncake_master", *cmd, *path, *job_dir = NULL;
-	struct mcri_master_info job_master;
+	struct mcri_state job_master;
+	struct mcri_jobdir jd;
 	struct mcr_recipe *recipe = NULL;
 	static struct mcr_error err;
 	struct mcr_ports ports = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
@@ -83,9 +85,9 @@ int main(int argc, char **argv)
 
 	/* the pool's commands take no recipe */
 	if (argc > 1 && strcmp(argv[1], "status") == 0)
-		return mcr_cli_status(argc - 1, argv + 1);
+		return cli_status(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "sample") == 0)
-		return mcr_cli_sample(argc - 1, argv + 1);
+		return cli_sample(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -190,14 +192,17 @@ int main(int argc, char **argv)
 	}
 	if (job_dir && strcmp(cmd, "explain") == 0) {
 		/* the job's own master and directory, as its tasks get them */
-		if (mcri_master_info_read(job_dir, &job_master, &err)) {
+		int bad = mcri_jobdir_open(&jd, job_dir, getuid(), false, &err) ||
+			  mcri_state_read(&jd, &job_master, &err);
+
+		mcri_jobdir_close(&jd);
+		if (bad) {
 			fprintf(stderr, "mooncake: explain --dir %s: %s\n", job_dir, err.text);
 			return 1;
 		}
-		infra = infra ? infra : job_master.addr;
+		infra = infra ? infra : job_master.infra_addr;
 		config_dir = config_dir ? config_dir : job_dir;
-		ports = (struct mcr_ports){ job_master.rpc_port, job_master.metadata_port,
-					    job_master.metrics_port };
+		ports = job_master.ports;
 	} else if (job_dir) {
 		fprintf(stderr, "mooncake: --dir is for explain (and status, sample)\n");
 		return 2;

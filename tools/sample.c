@@ -22,9 +22,6 @@
 #include "cli.h"
 #include "pool/pool.h"
 
-#define SAMPLES "mooncake_pool_samples.jsonl"
-#define REPORT "mooncake_pool_report.json"
-#define PICTURE "mooncake_pool.svg"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -50,7 +47,7 @@ static void pause_s(double s)
 		;
 }
 
-static int write_report(const char *dir, struct mcri_report *r)
+static int write_report(const struct mcri_jobdir *dir, struct mcri_report *r)
 {
 	struct mcr_error err = { 0 };
 	char *json = mcri_report_json(r), *svg = mcri_report_svg(r);
@@ -59,13 +56,13 @@ static int write_report(const char *dir, struct mcri_report *r)
 	if (!json || !svg) {
 		fprintf(stderr, "mooncake: out of memory writing the pool's report\n");
 		rc = 2;
-	} else if (mcr_write_file_atomic(dir, REPORT, json, strlen(json), &err) ||
-		   mcr_write_file_atomic(dir, PICTURE, svg, strlen(svg), &err)) {
+	} else if (mcri_jobdir_write(dir, MCRI_REPORT_FILE, json, strlen(json), true, &err) ||
+		   mcri_jobdir_write(dir, MCRI_PICTURE_FILE, svg, strlen(svg), true, &err)) {
 		fprintf(stderr, "mooncake: %s\n", err.text);
 		rc = 2;
 	} else {
-		printf("mooncake: pool report: %s/%s and %s/%s (%zu samples; %s)\n", dir, REPORT,
-		       dir, PICTURE, r->nsamples, r->ended_by);
+		printf("mooncake: pool report: %s/%s and %s/%s (%zu samples; %s)\n", dir->path,
+		       MCRI_REPORT_FILE, dir->path, MCRI_PICTURE_FILE, r->nsamples, r->ended_by);
 	}
 	free(json);
 	free(svg);
@@ -73,37 +70,22 @@ static int write_report(const char *dir, struct mcri_report *r)
 }
 
 /* --report: the report of the samples file (segments are not in it) */
-static int report_only(const char *dir, struct mcri_report *r)
+static int report_only(const struct mcri_jobdir *dir, struct mcri_report *r)
 {
 	struct mcr_error err = { 0 };
-	char *path = NULL, *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *text = NULL;
 
-	if (asprintf(&path, "%s/%s", dir, SAMPLES) < 0 || !(f = fopen(path, "re"))) {
-		fprintf(stderr, "mooncake: cannot read %s/%s: %s\n", dir, SAMPLES, strerror(errno));
-		free(path);
+	if (mcri_jobdir_read(dir, MCRI_SAMPLES_FILE, MCRI_SAMPLES_MAX, &text, NULL, &err)) {
+		fprintf(stderr, "mooncake: %s\n", err.text);
 		return 1;
 	}
-	free(path);
-	{
-		FILE *m = open_memstream(&text, &len);
-		char buf[8192];
-		size_t n;
-
-		while (m && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, m);
-		if (m)
-			fclose(m);
-	}
-	fclose(f);
-	if (!text || mcri_samples_parse(text, r, &err)) {
+	if (mcri_samples_parse(text, r, &err)) {
 		free(text);
 		fprintf(stderr, "mooncake: out of memory reading the samples\n");
 		return 2;
 	}
 	free(text);
-	mcri_master_info_read(dir, &r->last.master, &err);
+	mcri_state_read(dir, &r->last.master, &err);
 	if (r->nsamples) {
 		const struct mcri_sample *s = &r->samples[r->nsamples - 1];
 
@@ -113,39 +95,33 @@ static int report_only(const char *dir, struct mcri_report *r)
 		r->last.clients = s->clients;
 		r->ended_at = s->t;
 	}
-	snprintf(r->ended_by, sizeof(r->ended_by), "rebuilt from %s", SAMPLES);
+	snprintf(r->ended_by, sizeof(r->ended_by), "rebuilt from %s", MCRI_SAMPLES_FILE);
 	return write_report(dir, r);
 }
 
-static int sample_loop(const char *dir, double interval, struct mcri_report *r)
+static int sample_loop(const struct mcri_jobdir *dir, double interval, struct mcri_report *r)
 {
 	double gone_after = interval * 3 > 30 ? interval * 3 : 30, last_ok;
-	struct mcri_master_info master;
+	struct mcri_state master;
 	struct mcr_error err = { 0 };
 	struct sigaction sa;
 	bool quiet = false;
-	char *path = NULL;
 	int fd;
 
-	if (mcri_master_info_read(dir, &master, &err)) {
+	if (mcri_state_read(dir, &master, &err)) {
 		fprintf(stderr, "mooncake: the pool sampler cannot find the master: %s\n", err.text);
 		return 1;
 	}
-	if (asprintf(&path, "%s/%s", dir, SAMPLES) < 0)
-		return 2;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "mooncake: cannot create %s: %s\n", path, strerror(errno));
-		free(path);
+	if ((fd = mcri_jobdir_append(dir, MCRI_SAMPLES_FILE, true, &err)) < 0) {
+		fprintf(stderr, "mooncake: %s\n", err.text);
 		return 2;
 	}
-	free(path);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends a sleep or a request */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	printf("mooncake: sampling the pool of %s (%s:%d) every %g s into %s/%s\n", master.node,
-	       master.addr, master.metrics_port, interval, dir, SAMPLES);
+	printf("mooncake: sampling the pool of %s (%s:%d) every %g s into %s/%s\n", master.infra_node,
+	       master.infra_addr, master.ports.metrics, interval, dir->path, MCRI_SAMPLES_FILE);
 	fflush(stdout);
 	last_ok = now_s();
 	while (!stop_signal) {
@@ -160,7 +136,7 @@ static int sample_loop(const char *dir, double interval, struct mcri_report *r)
 			char *line = mcri_sample_line(&s);
 
 			if (!line || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
-				fprintf(stderr, "mooncake: cannot append to %s/%s: %s\n", dir, SAMPLES,
+				fprintf(stderr, "mooncake: cannot append to %s/%s: %s\n", dir->path, MCRI_SAMPLES_FILE,
 					line ? strerror(errno) : "out of memory");
 			free(line);
 			if (mcri_report_add_sample(r, &s, &err) || mcri_report_note_pool(r, &pool, &err))
@@ -185,13 +161,13 @@ static int sample_loop(const char *dir, double interval, struct mcri_report *r)
 	if (stop_signal)
 		snprintf(r->ended_by, sizeof(r->ended_by), "%s",
 			 stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
-	if (!r->last.master.addr[0])
+	if (!r->last.master.infra_addr[0])
 		r->last.master = master;
 	r->ended_at = now_s();
 	return write_report(dir, r);
 }
 
-int mcr_cli_sample(int argc, char **argv)
+int cli_sample(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
@@ -201,6 +177,8 @@ int mcr_cli_sample(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mcri_report r = { 0 };
+	struct mcri_jobdir jd;
+	struct mcr_error err = { 0 };
 	const char *dir = NULL, *job = getenv("SLURM_JOB_ID");
 	double interval = 5;
 	bool only = false;
@@ -238,7 +216,13 @@ int mcr_cli_sample(int argc, char **argv)
 		return 2;
 	}
 	snprintf(r.job_id, sizeof(r.job_id), "%s", job ? job : "");
-	rc = only ? report_only(dir, &r) : sample_loop(dir, interval, &r);
+	/* the job's directory, as the job's user (the sampler is a step of the job) */
+	if (mcri_jobdir_open(&jd, dir, getuid(), false, &err)) {
+		fprintf(stderr, "mooncake: %s\n", err.text);
+		return err.kind == MCR_ESTATE ? 1 : 2;
+	}
+	rc = only ? report_only(&jd, &r) : sample_loop(&jd, interval, &r);
+	mcri_jobdir_close(&jd);
 	mcri_report_free(&r);
 	return rc;
 }

@@ -2,7 +2,10 @@
  * status.c - mooncake-recipe status: the pool of a running job, from its
  * master's admin port, each segment joined to the worker that mounted it.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,15 +40,15 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 			const char *dir, double now)
 {
 	static const char *const shown[] = { "PutStart", "Get", "Exist", "Del", "Ping" };
-	const struct mcri_master_info *m = &pool->master;
+	const struct mcri_state *m = &pool->master;
 	char cap[32], alloc[32], use[16], up[32];
 	bool any = false;
 
 	printf("Mooncake pool of job %s (%s)\n", job_id ? job_id : "?", dir);
 	duration(m->ready_at > 0 && now > (double)m->ready_at ? (long long)(now - (double)m->ready_at) : 0,
 		 up, sizeof(up));
-	printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->node, m->addr,
-	       m->rpc_port, m->metadata_port, m->metrics_port, up);
+	printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->infra_node,
+	       m->infra_addr, m->ports.rpc, m->ports.metadata, m->ports.metrics, up);
 	printf("%-10s %-15s %-24s %12s %12s %7s\n", "NODE", "ROLE", "SEGMENT", "CAPACITY",
 	       "ALLOCATED", "USED");
 	for (size_t i = 0; i < pool->nseg; i++) {
@@ -74,12 +77,41 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 		printf("\n");
 }
 
+/* Open the job's directory as its owner: root drops to the user who owns
+ * it (status never reads a user's files as root); another user is told
+ * whose pool it is. The exit status on failure, the message printed. */
+static int open_job_dir(const char *dir, struct mcri_jobdir *jd)
+{
+	struct mcr_error err = { 0 };
+	struct passwd *pw;
+	struct stat sb;
+
+	if (stat(dir, &sb) == 0 && geteuid() == 0 && sb.st_uid != 0) {
+		pw = getpwuid(sb.st_uid);
+		if (setgroups(0, NULL) != 0 || setgid(pw ? pw->pw_gid : (gid_t)sb.st_uid) != 0 ||
+		    setuid(sb.st_uid) != 0) {
+			fprintf(stderr, "mooncake: status cannot take the identity of %s's owner (uid %u) to read it: %s\n",
+				dir, (unsigned)sb.st_uid, strerror(errno));
+			return 2;
+		}
+	} else if (stat(dir, &sb) == 0 && sb.st_uid != getuid() && geteuid() != 0) {
+		pw = getpwuid(sb.st_uid);
+		fprintf(stderr, "mooncake: %s belongs to %s (uid %u): only that user (or root) may see the pool of its job\n",
+			dir, pw ? pw->pw_name : "another user", (unsigned)sb.st_uid);
+		return 1;
+	}
+	if (mcri_jobdir_open(jd, dir, getuid(), false, &err) == 0)
+		return 0;
+	fprintf(stderr, "mooncake: %s\n", err.text);
+	return err.kind == MCR_ESTATE ? 1 : 2;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mooncake-recipe status [--job JOBID | --dir DIR] [--json]\n");
 }
 
-int mcr_cli_status(int argc, char **argv)
+int cli_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "job", required_argument, NULL, 'j' },
@@ -91,10 +123,10 @@ int mcr_cli_status(int argc, char **argv)
 	const char *job = NULL, *dir_arg = NULL;
 	struct mcri_pool pool = { 0 };
 	struct mcr_error err = { 0 };
-	char *dir = NULL, report[4200];
-	bool json = false;
+	struct mcri_jobdir jd = { .fd = -1 };
+	char *dir = NULL;
+	bool json = false, reported;
 	struct timespec ts;
-	struct stat sb;
 	int c, rc = 1;
 
 	optind = 1;
@@ -132,12 +164,14 @@ int mcr_cli_status(int argc, char **argv)
 	if (dir_arg) {
 		if (!(dir = strdup(dir_arg)))
 			return 2;
-	} else if ((rc = mcr_cli_job_dir(job, &dir)) != 0) {
+	} else if ((rc = cli_job_dir(job, &dir)) != 0) {
 		return rc;
 	}
+	if (access(dir, F_OK) == 0 && (rc = open_job_dir(dir, &jd)) != 0)
+		goto out;
 	rc = 1;
-	if (mcri_master_info_read(dir, &pool.master, &err)) {
-		if (err.kind != MCR_ESTATE)
+	if (jd.fd < 0 || mcri_state_read(&jd, &pool.master, &err)) {
+		if (jd.fd >= 0 && err.kind != MCR_ESTATE)
 			fprintf(stderr, "mooncake: %s\n", err.text);
 		else if (job && !dir_arg)
 			fprintf(stderr,
@@ -146,27 +180,26 @@ int mcr_cli_status(int argc, char **argv)
 		else
 			fprintf(stderr,
 				"mooncake: no Mooncake pool found in %s (it has no %s); give the job's Mooncake directory: <submit dir>/outputs/<job id>/logs, or the recipe's output.log_dir\n",
-				dir, MCRI_MASTER_STATE);
+				dir, MCRI_STATE_FILE);
 		goto out;
 	}
-	snprintf(report, sizeof(report), "%s/mooncake_pool_report.json", dir);
-	if (strcmp(pool.master.state, "ready") != 0) {
+	if (pool.master.phase != MCRI_PHASE_READY) {
 		fprintf(stderr, "mooncake: the pool in %s has no running master: %s/%s says '%s'%s%s%s\n",
-			dir, dir, MCRI_MASTER_STATE, pool.master.state,
+			dir, dir, MCRI_STATE_FILE, mcri_phase_name(pool.master.phase),
 			pool.master.message[0] ? ": " : "", pool.master.message,
-			strcmp(pool.master.state, "starting") == 0 ? "; try again in a few seconds" : "");
+			pool.master.phase == MCRI_PHASE_STARTING ? "; try again in a few seconds" : "");
 		goto out;
 	}
 	if (mcri_pool_fetch(&pool, FETCH_TIMEOUT_MS, &err)) {
+		reported = mcri_jobdir_exists(&jd, MCRI_REPORT_FILE);
 		fprintf(stderr,
-			"mooncake: the job's mooncake_master on %s (%s:%d) does not answer (%s): it has stopped or the job has ended; %s%s\n",
-			pool.master.node, pool.master.addr, pool.master.metrics_port, err.text,
-			stat(report, &sb) == 0 ? "the pool's report is " :
-						 "when a job ends its pool's report is in ",
-			stat(report, &sb) == 0 ? report : dir);
+			"mooncake: the job's mooncake_master on %s (%s:%d) does not answer (%s): it has stopped or the job has ended; %s%s%s%s\n",
+			pool.master.infra_node, pool.master.infra_addr, pool.master.ports.metrics, err.text,
+			reported ? "the pool's report is " : "when a job ends its pool's report is in ",
+			dir, reported ? "/" : "", reported ? MCRI_REPORT_FILE : "");
 		goto out;
 	}
-	if (mcri_pool_join_workers(&pool, dir, &err)) {
+	if (mcri_pool_join_workers(&pool, &jd, &err)) {
 		fprintf(stderr, "mooncake: %s\n", err.text);
 		goto out;
 	}
@@ -186,6 +219,7 @@ int mcr_cli_status(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	mcri_jobdir_close(&jd);
 	mcri_pool_free(&pool);
 	free(dir);
 	return rc;

@@ -1,7 +1,7 @@
 /*
  * jobdir.c - the name of the job's directory: a template with {job_id},
- * {user} and {submit_dir} (output.log_dir or the plugin's job_dir=); and
- * reading the JSON records kept there.
+ * {user} and {submit_dir} (output.log_dir or the plugin's job_dir=). Its
+ * files are the runtime's (runtime/jobdir/).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -60,32 +60,4 @@ char *mcri_expand_dir_template(const char *tmpl, const char *job_id,
 			mcri_error_nomem(err);
 		return s;
 	}
-}
-
-json_t *mcri_json_read(const char *dir, const char *name, struct mcr_error *err)
-{
-	char *path = mcri_asprintf("%s/%s", dir, name);
-	json_error_t jerr;
-	json_t *obj;
-
-	if (!path) {
-		mcri_error_nomem(err);
-		return NULL;
-	}
-	obj = json_load_file(path, 0, &jerr);
-	if (!obj) {
-		bool missing = access(path, F_OK) != 0 && errno == ENOENT;
-
-		mcri_error_set(err, missing ? MCR_ESTATE : MCR_EIO, "cannot read %s: %s", path,
-			       missing ? "no such file" : jerr.text);
-	}
-	free(path);
-	return obj;
-}
-
-void mcri_json_copy_str(char *dst, size_t size, const json_t *obj, const char *key)
-{
-	const char *s = json_string_value(json_object_get(obj, key));
-
-	snprintf(dst, size, "%s", s ? s : "");
 }

@@ -25,6 +25,20 @@
 #include "plugin.h"
 #include "stub.h"
 
+/* the state file of a job directory, through its one writer and reader */
+static int state_at(const char *dir, struct mcri_state *st, bool write)
+{
+	struct mcri_jobdir jd;
+	struct mcr_error err = { 0 };
+	int rc;
+
+	if (mcri_jobdir_open(&jd, dir, getuid(), false, &err))
+		return -1;
+	rc = write ? mcri_state_write(&jd, st, &err) : mcri_state_read(&jd, st, &err);
+	mcri_jobdir_close(&jd);
+	return rc;
+}
+
 #define TRT MCK_TOP "/examples/trtllm-serve-disagg-mooncake.yaml"
 
 static double clock_s(clockid_t id)
@@ -64,20 +78,20 @@ static int srun_once(char **av, const char *role)
 
 static void write_state(const char *dir)
 {
-	struct mcp_master_state st = { 0 };
+	struct mcri_state st = { 0 };
 	struct mcr_error err;
 	char logdir[600];
 
 	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
 	if (mcri_mkdir_p(logdir, 0755, &err))
 		die("mkdir");
-	st.phase = MCP_STATE_READY;
+	st.phase = MCRI_PHASE_READY;
 	st.attempt = 1;
 	snprintf(st.infra_node, sizeof(st.infra_node), "n1");
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.1");
 	st.ports = (struct mcr_ports){ 8700, 8701, 8702 };
 	snprintf(st.token, sizeof(st.token), "abc");
-	if (!realpath(TRT, st.recipe) || mcp_state_write(logdir, &st, &err))
+	if (!realpath(TRT, st.recipe) || state_at(logdir, &st, true))
 		die("state");
 	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs/mooncake_master.1.lock", dir);
 	fclose(fopen(logdir, "w"));
@@ -189,8 +203,7 @@ int main(int argc, char **argv)
 		chmod(opt, 0755);
 		snprintf(opt, sizeof(opt), "srun=%s/srun", dir);
 		for (int i = 0; i < 9; i++) {
-			struct mcp_master_state st;
-			struct mcr_error err;
+			struct mcri_state st;
 			char logdir[700];
 			double listened = 0, ready;
 
@@ -207,7 +220,7 @@ int main(int argc, char **argv)
 			fclose(f);
 			lat[i] = ready - listened;
 			snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs", dir);
-			if (mcp_state_read(logdir, &st, &err) == 0 && st.srun_pid > 0) {
+			if (state_at(logdir, &st, false) == 0 && st.srun_pid > 0) {
 				kill((pid_t)st.srun_pid, SIGKILL);
 				waitpid((pid_t)st.srun_pid, NULL, 0);
 			}

@@ -149,12 +149,12 @@ static void waiting(void)
 START_TEST(joiner_waits_then_joins)
 {
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_STARTING,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING,
 						  .state_attempt = 1, .starter_on_this_host = true,
 						  .starter_alive = true }),
 			 MCP_DO_SLEEP);
 	ck_assert_int_eq(slept(), MCP_DO_READ);
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .phase = MCP_PHASE_READY, .state_attempt = 1 }),
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .phase = MCRI_PHASE_READY, .state_attempt = 1 }),
 			 MCP_DO_PROBE);
 	ck_assert_int_eq(el.state, MCP_EL_JOIN);
 	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .probe = MCP_PROBE_READY }), MCP_DO_FINISH);
@@ -166,7 +166,7 @@ END_TEST
 START_TEST(joiner_no_answer_is_asked_again_then_unreachable)
 {
 	waiting();
-	after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_READY, .state_attempt = 1 });
+	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1 });
 	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .probe = MCP_PROBE_NO_ANSWER }), MCP_DO_SLEEP);
 	ck_assert_int_eq(slept(), MCP_DO_PROBE);
 	/* a blip: it answers again */
@@ -174,7 +174,7 @@ START_TEST(joiner_no_answer_is_asked_again_then_unreachable)
 	ck_assert_int_eq(el.verdict, MCP_V_READY);
 	/* a cut: no answer until the bound */
 	waiting();
-	after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_READY, .state_attempt = 1 });
+	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1 });
 	ck_assert_int_eq(after((struct mcp_seen){ .now = 111, .probe = MCP_PROBE_NO_ANSWER }), MCP_DO_FINISH);
 	ck_assert_int_eq(el.verdict, MCP_V_UNREACHABLE);
 }
@@ -183,7 +183,7 @@ END_TEST
 START_TEST(joiner_refused_means_stopped)
 {
 	waiting();
-	after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_READY, .state_attempt = 1 });
+	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1 });
 	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .probe = MCP_PROBE_REFUSED }), MCP_DO_FINISH);
 	ck_assert_int_eq(el.verdict, MCP_V_STOPPED);
 }
@@ -192,7 +192,7 @@ END_TEST
 START_TEST(failure_before_we_looked_is_tried_again)
 {
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_FAILED, .state_attempt = 1 }),
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_FAILED, .state_attempt = 1 }),
 			 MCP_DO_TAKE_LOCK);
 	ck_assert_int_eq(el.attempt, 2);
 	ck_assert_int_eq(el.state, MCP_EL_LOCK);
@@ -202,10 +202,10 @@ END_TEST
 START_TEST(failure_seen_while_waiting_is_ours)
 {
 	waiting();
-	after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_STARTING, .state_attempt = 1,
+	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
 				 .starter_on_this_host = true, .starter_alive = true });
 	slept();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .phase = MCP_PHASE_FAILED, .state_attempt = 1 }),
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .phase = MCRI_PHASE_FAILED, .state_attempt = 1 }),
 			 MCP_DO_FINISH);
 	ck_assert_int_eq(el.verdict, MCP_V_OTHER_FAILED);
 }
@@ -215,7 +215,7 @@ START_TEST(starter_gone_is_taken_over)
 {
 	/* on this host: neither the starter nor its master step runs */
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_NONE,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_NONE,
 						  .starter_on_this_host = true }),
 			 MCP_DO_TAKE_LOCK);
 	ck_assert_int_eq(el.attempt, 2);
@@ -230,7 +230,7 @@ END_TEST
 
 START_TEST(launched_master_of_a_dead_starter_is_adopted)
 {
-	struct mcp_seen s = { .now = 101, .phase = MCP_PHASE_STARTING, .state_attempt = 1,
+	struct mcp_seen s = { .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
 			      .launched = true, .starter_on_this_host = true,
 			      .starter_alive = false, .step_alive = true };
 
@@ -254,7 +254,7 @@ END_TEST
 START_TEST(adopted_master_that_ends_fails)
 {
 	waiting();
-	after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_STARTING, .state_attempt = 1,
+	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
 				 .launched = true, .starter_on_this_host = true, .step_alive = true });
 	after((struct mcp_seen){ .now = 101, .adopt_won = true });
 	/* an adopted master step that loses its ports is not respawned */
@@ -267,13 +267,13 @@ END_TEST
 START_TEST(newer_attempt_is_joined)
 {
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_STARTING, .state_attempt = 3 }),
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 3 }),
 			 MCP_DO_TAKE_LOCK);
 	ck_assert_int_eq(el.attempt, 2);
 	/* an older attempt's state means ours is not written yet */
 	waiting();
 	el.attempt = 2;
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_FAILED, .state_attempt = 1 }),
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_FAILED, .state_attempt = 1 }),
 			 MCP_DO_SLEEP);
 }
 END_TEST
@@ -281,13 +281,13 @@ END_TEST
 START_TEST(other_recipe_is_refused)
 {
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_READY, .state_attempt = 1,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1,
 						  .other_recipe = true }),
 			 MCP_DO_FINISH);
 	ck_assert_int_eq(el.verdict, MCP_V_OTHER_RECIPE);
 	/* a failed attempt of another recipe is no pool: try again */
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCP_PHASE_FAILED, .state_attempt = 1,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_FAILED, .state_attempt = 1,
 						  .other_recipe = true }),
 			 MCP_DO_TAKE_LOCK);
 }

@@ -116,7 +116,7 @@ static int srun_post_opt(char **av, const char *recipe, const char *role)
 /* What an earlier srun of job 4301 left in its directory: the lock of
  * attempt 1 (held from another host) and the state `st` (attempt 1, infra
  * node n1 at 127.0.0.1 on 8700-8702 unless set). Returns the job directory. */
-static const char *record_state(struct mcp_master_state *st)
+static const char *record_state(struct mcri_state *st)
 {
 	static char logdir[512];
 	struct mcr_error err = { 0 };
@@ -131,7 +131,7 @@ static const char *record_state(struct mcp_master_state *st)
 		snprintf(st->infra_addr, sizeof(st->infra_addr), "127.0.0.1");
 	if (!st->ports.rpc)
 		st->ports = (struct mcr_ports){ 8700, 8701, 8702 };
-	ck_assert_int_eq(mcp_state_write(logdir, st, &err), 0);
+	ck_assert_int_eq(testdir_state_write(logdir, st), 0);
 	return logdir;
 }
 
@@ -247,13 +247,12 @@ END_TEST
  * this srun fails at once with that srun's message. */
 START_TEST(srun_concurrent_failure_fails_at_once)
 {
-	struct mcp_master_state st = { 0 };
-	struct mcr_error err = { 0 };
+	struct mcri_state st = { 0 };
 	const char *logdir;
 	pid_t pid;
 
 	in_tmpdir();
-	st.phase = MCP_STATE_STARTING;
+	st.phase = MCRI_PHASE_STARTING;
 	snprintf(st.starter_host, sizeof(st.starter_host), "elsewhere");
 	logdir = record_state(&st);
 	pid = fork();
@@ -261,9 +260,9 @@ START_TEST(srun_concurrent_failure_fails_at_once)
 	if (pid == 0) {
 		/* the other srun's verdict, half a second later */
 		usleep(500000);
-		st.phase = MCP_STATE_FAILED;
+		st.phase = MCRI_PHASE_FAILED;
 		snprintf(st.message, sizeof(st.message), "mooncake_master on n1 exited during start-up (exit status 1)");
-		_exit(mcp_state_write(logdir, &st, &err) ? 1 : 0);
+		_exit(testdir_state_write(logdir, &st) ? 1 : 0);
 	}
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
@@ -280,10 +279,10 @@ END_TEST
 START_TEST(srun_earlier_failure_is_retried)
 {
 	char *av[] = { "srun=/bin/false", NULL };
-	struct mcp_master_state st = { 0 };
+	struct mcri_state st = { 0 };
 
 	in_tmpdir();
-	st.phase = MCP_STATE_FAILED;
+	st.phase = MCRI_PHASE_FAILED;
 	snprintf(st.message, sizeof(st.message), "OLD FAILURE");
 	record_state(&st);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "decode"), 0);
@@ -299,10 +298,10 @@ END_TEST
  * never a silent restart. */
 START_TEST(srun_ready_master_that_died)
 {
-	struct mcp_master_state st = { 0 };
+	struct mcri_state st = { 0 };
 
 	in_tmpdir();
-	st.phase = MCP_STATE_READY;
+	st.phase = MCRI_PHASE_READY;
 	/* nothing answers there */
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.254");
 	snprintf(st.token, sizeof(st.token), "abc");
@@ -321,10 +320,10 @@ END_TEST
 START_TEST(srun_ready_master_unreachable)
 {
 	char *av[] = { "ready_timeout=2", NULL };
-	struct mcp_master_state st = { 0 };
+	struct mcri_state st = { 0 };
 
 	in_tmpdir();
-	st.phase = MCP_STATE_READY;
+	st.phase = MCRI_PHASE_READY;
 	/* TEST-NET-1: nothing routes there, nothing answers */
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "192.0.2.1");
 	snprintf(st.token, sizeof(st.token), "abc");
@@ -345,16 +344,15 @@ START_TEST(srun_master_that_exits_at_start)
 {
 	char *av[] = { "srun=/bin/false", "ready_timeout=30", NULL };
 	char path[512];
-	struct mcp_master_state st;
-	struct mcr_error err = { 0 };
+	struct mcri_state st;
 
 	in_tmpdir();
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("ended during start-up (exit status 1) before it was ready");
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
-	ck_assert_int_eq(mcp_state_read(path, &st, &err), 0);
-	ck_assert_int_eq(st.phase, MCP_STATE_FAILED);
+	ck_assert_int_eq(testdir_state_read(path, &st), 0);
+	ck_assert_int_eq(st.phase, MCRI_PHASE_FAILED);
 	ck_assert_str_eq(st.infra_node, "n1");
 	slurm_spank_exit(NULL, 0, NULL);
 }
@@ -521,12 +519,12 @@ static const struct mcr_ports DEFAULT_PORTS = { 8700, 8701, 8702 };
 /* a ready master of job 4301 on n1 (127.0.0.1), started from `recipe` */
 static pid_t ready_master(const char *recipe)
 {
-	struct mcp_master_state st = { 0 };
+	struct mcri_state st = { 0 };
 	char path[PATH_MAX];
 	pid_t pid = fake_master_start(&DEFAULT_PORTS, "abc");
 
 	ck_assert_int_gt(pid, 0);
-	st.phase = MCP_STATE_READY;
+	st.phase = MCRI_PHASE_READY;
 	snprintf(st.token, sizeof(st.token), "abc");
 	ck_assert_ptr_nonnull(realpath(recipe, path));
 	snprintf(st.recipe, sizeof(st.recipe), "%s", path);
@@ -643,13 +641,12 @@ static void fake_srun(char *opt, size_t size)
 }
 
 /* the master the election started: its state, and stop it */
-static void stop_started_master(struct mcp_master_state *st)
+static void stop_started_master(struct mcri_state *st)
 {
 	char path[512];
-	struct mcr_error err;
 
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
-	ck_assert_int_eq(mcp_state_read(path, st, &err), 0);
+	ck_assert_int_eq(testdir_state_read(path, st), 0);
 	ck_assert_int_gt(st->srun_pid, 0);
 	fake_master_stop((pid_t)st->srun_pid);
 }
@@ -658,7 +655,7 @@ START_TEST(srun_starts_the_master_on_srtctls_ports)
 {
 	char opt[400];
 	char *av[] = { opt, NULL };
-	struct mcp_master_state st;
+	struct mcri_state st;
 
 	in_tmpdir();
 	fake_srun(opt, sizeof(opt));
@@ -669,7 +666,7 @@ START_TEST(srun_starts_the_master_on_srtctls_ports)
 	ck_assert_ptr_nonnull(strstr(getenv(MCP_TASK_VAR), "[\"MOONCAKE_MASTER\",\"127.0.0.1:8700\"]"));
 	slurm_spank_exit(NULL, 0, NULL);
 	stop_started_master(&st);
-	ck_assert_int_eq(st.phase, MCP_STATE_READY);
+	ck_assert_int_eq(st.phase, MCRI_PHASE_READY);
 	ck_assert_int_eq(st.ports.rpc, 8700);
 	ck_assert_str_eq(st.token[0] ? "set" : "", "set");
 }
@@ -681,7 +678,7 @@ START_TEST(srun_starts_the_master_on_free_ports)
 {
 	char opt[400], path[512], *text;
 	char *av[] = { opt, NULL };
-	struct mcp_master_state st;
+	struct mcri_state st;
 	int busy;
 	FILE *f;
 
@@ -749,8 +746,7 @@ START_TEST(srun_master_not_ready_in_time)
 {
 	char opt[400], path[512];
 	char *av[] = { opt, "ready_timeout=2", NULL };
-	struct mcp_master_state st;
-	struct mcr_error err;
+	struct mcri_state st;
 
 	in_tmpdir();
 	script_srun(opt, sizeof(opt), "echo 'still starting'; exec sleep 60");
@@ -760,9 +756,9 @@ START_TEST(srun_master_not_ready_in_time)
 	ck_log_contains("still starting");
 	slurm_spank_exit(NULL, 0, NULL);
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
-	ck_assert_int_eq(mcp_state_read(path, &st, &err), 0);
-	ck_assert_int_eq(st.phase, MCP_STATE_FAILED);
-	ck_assert_msg(!mcp_state_read(path, &st, &err) && kill((pid_t)st.srun_pid, 0) != 0,
+	ck_assert_int_eq(testdir_state_read(path, &st), 0);
+	ck_assert_int_eq(st.phase, MCRI_PHASE_FAILED);
+	ck_assert_msg(!testdir_state_read(path, &st) && kill((pid_t)st.srun_pid, 0) != 0,
 		      "the master step's srun %ld still runs", st.srun_pid);
 }
 END_TEST
@@ -774,7 +770,7 @@ START_TEST(srun_master_that_lost_its_ports_moves_on)
 	char opt[400], self[PATH_MAX];
 	static char body[3 * PATH_MAX];
 	char *av[] = { opt, NULL };
-	struct mcp_master_state st;
+	struct mcri_state st;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	ck_assert_int_gt(n, 0);
@@ -800,7 +796,7 @@ END_TEST
  * finishes its work */
 START_TEST(srun_adopts_the_master_of_a_dead_starter)
 {
-	struct mcp_master_state st = { 0 };
+	struct mcri_state st = { 0 };
 	char host[256] = "";
 	pid_t gone = fork(), master;
 
@@ -811,7 +807,7 @@ START_TEST(srun_adopts_the_master_of_a_dead_starter)
 	master = fake_master_start(&DEFAULT_PORTS, "");
 	ck_assert_int_gt(master, 0);
 	gethostname(host, sizeof(host) - 1);
-	st.phase = MCP_STATE_STARTING;
+	st.phase = MCRI_PHASE_STARTING;
 	snprintf(st.token, sizeof(st.token), "t0k3n");
 	snprintf(st.starter_host, sizeof(st.starter_host), "%s", host);
 	st.starter_pid = (long)gone;
@@ -824,12 +820,11 @@ START_TEST(srun_adopts_the_master_of_a_dead_starter)
 	ck_log_contains("mooncake_master ready on n1 (127.0.0.1:8700)");
 	slurm_spank_exit(NULL, 0, NULL);
 	{
-		struct mcr_error err;
 		char path[512];
 
 		snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
-		ck_assert_int_eq(mcp_state_read(path, &st, &err), 0);
-		ck_assert_int_eq(st.phase, MCP_STATE_READY);
+		ck_assert_int_eq(testdir_state_read(path, &st), 0);
+		ck_assert_int_eq(st.phase, MCRI_PHASE_READY);
 		ck_assert_str_eq(st.token, "t0k3n");
 	}
 	fake_master_stop(master);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jobdir/jobdir.h"
 #include "testdir.h"
 
 void testdir_make(char *buf, size_t size, const char *name)
@@ -38,4 +39,41 @@ void testdir_write(const char *path, const char *text)
 	ck_assert_ptr_nonnull(f);
 	fputs(text, f);
 	ck_assert_int_eq(fclose(f), 0);
+}
+
+static int with_dir(const char *dir, int (*fn)(struct mcri_jobdir *, void *), void *arg)
+{
+	struct mcri_jobdir jd;
+	struct mcr_error err = { 0 };
+	int rc;
+
+	if (mcri_jobdir_open(&jd, dir, getuid(), false, &err))
+		return -1;
+	rc = fn(&jd, arg);
+	mcri_jobdir_close(&jd);
+	return rc;
+}
+
+static int do_write(struct mcri_jobdir *jd, void *st)
+{
+	struct mcr_error err = { 0 };
+
+	return mcri_state_write(jd, st, &err);
+}
+
+static int do_read(struct mcri_jobdir *jd, void *st)
+{
+	struct mcr_error err = { 0 };
+
+	return mcri_state_read(jd, st, &err);
+}
+
+int testdir_state_write(const char *dir, const struct mcri_state *st)
+{
+	return with_dir(dir, do_write, (void *)st);
+}
+
+int testdir_state_read(const char *dir, struct mcri_state *st)
+{
+	return with_dir(dir, do_read, st);
 }

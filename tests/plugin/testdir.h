@@ -12,4 +12,10 @@ void testdir_remove(const char *buf);
 /* path holds exactly text afterwards. */
 void testdir_write(const char *path, const char *text);
 
+struct mcri_state;
+/* The state file of the job directory `dir` (runtime/jobdir), written and
+ * read through the one writer and reader; the result of either. */
+int testdir_state_write(const char *dir, const struct mcri_state *st);
+int testdir_state_read(const char *dir, struct mcri_state *st);
+
 #endif

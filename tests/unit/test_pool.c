@@ -90,8 +90,13 @@ static void fixture_pool(struct mcri_pool *pool, const char *dir)
 	ck_assert_int_eq(mcri_prom_parse(text, &p, &err), 0);
 	ck_assert_int_eq(mcri_pool_from_prom(&p, pool, &err), 0);
 	ck_assert_int_eq(mcri_pool_rates(sum, pool, &err), 0);
-	if (dir)
-		ck_assert_int_eq(mcri_pool_join_workers(pool, dir, &err), 0);
+	if (dir) {
+		struct mcri_jobdir jd;
+
+		ck_assert_int_eq(mcri_jobdir_open(&jd, dir, getuid(), false, &err), 0);
+		ck_assert_int_eq(mcri_pool_join_workers(pool, &jd, &err), 0);
+		mcri_jobdir_close(&jd);
+	}
 	mcri_prom_free(&p);
 	free(text);
 	free(sum);
@@ -157,28 +162,31 @@ END_TEST
 
 START_TEST(master_state_file)
 {
-	struct mcri_master_info m;
+	struct mcri_jobdir jd;
+	struct mcri_state m;
 	struct mcr_error err = { 0 };
 
 	make_tmp();
-	ck_assert_int_eq(mcri_master_info_read(tmp, &m, &err), -1);
+	ck_assert_int_eq(mcri_jobdir_open(&jd, tmp, getuid(), false, &err), 0);
+	ck_assert_int_eq(mcri_state_read(&jd, &m, &err), -1);
 	ck_assert_int_eq(err.kind, MCR_ESTATE);
 	put_file(tmp, "mooncake_master.json",
 		 "{\"state\": \"ready\", \"infra_node\": \"n1\", \"infra_addr\": \"10.0.0.1\", \"ready_at\": 100}");
-	ck_assert_int_eq(mcri_master_info_read(tmp, &m, &err), 0);
-	ck_assert_int_eq(m.rpc_port, 8700);
-	ck_assert_int_eq(m.metadata_port, 8701);
-	ck_assert_int_eq(m.metrics_port, 8702);
-	ck_assert_str_eq(m.node, "n1");
+	ck_assert_int_eq(mcri_state_read(&jd, &m, &err), 0);
+	ck_assert_int_eq(m.ports.rpc, 8700);
+	ck_assert_int_eq(m.ports.metadata, 8701);
+	ck_assert_int_eq(m.ports.metrics, 8702);
+	ck_assert_str_eq(m.infra_node, "n1");
 	/* the per-job ports of issue 10, when the file carries them */
 	put_file(tmp, "mooncake_master.json",
 		 "{\"state\": \"ready\", \"infra_node\": \"n1\", \"infra_addr\": \"10.0.0.1\", \"rpc_port\": 18700, \"metadata_port\": 18701, \"metrics_port\": 18702}");
-	ck_assert_int_eq(mcri_master_info_read(tmp, &m, &err), 0);
-	ck_assert_int_eq(m.rpc_port, 18700);
-	ck_assert_int_eq(m.metrics_port, 18702);
+	ck_assert_int_eq(mcri_state_read(&jd, &m, &err), 0);
+	ck_assert_int_eq(m.ports.rpc, 18700);
+	ck_assert_int_eq(m.ports.metrics, 18702);
 	put_file(tmp, "mooncake_master.json", "{");
-	ck_assert_int_eq(mcri_master_info_read(tmp, &m, &err), -1);
+	ck_assert_int_eq(mcri_state_read(&jd, &m, &err), -1);
 	ck_assert_int_eq(err.kind, MCR_EIO);
+	mcri_jobdir_close(&jd);
 	rm_tmp();
 }
 END_TEST
@@ -190,8 +198,8 @@ START_TEST(status_json_fields)
 	char *text;
 
 	fixture_pool(&pool, NULL);
-	snprintf(pool.master.node, sizeof(pool.master.node), "n1");
-	snprintf(pool.master.addr, sizeof(pool.master.addr), "10.0.0.1");
+	snprintf(pool.master.infra_node, sizeof(pool.master.infra_node), "n1");
+	snprintf(pool.master.infra_addr, sizeof(pool.master.infra_addr), "10.0.0.1");
 	pool.master.ready_at = 1000;
 	text = mcri_pool_json(&pool, "42", 1065);
 	ck_assert_ptr_nonnull(text);
@@ -344,8 +352,8 @@ START_TEST(live_master)
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	ck_assert_int_eq(posix_spawn(&pid, VENV_MASTER, &fa, NULL, argv, NULL), 0);
 	posix_spawn_file_actions_destroy(&fa);
-	snprintf(pool.master.addr, sizeof(pool.master.addr), "127.0.0.1");
-	pool.master.metrics_port = 28702;
+	snprintf(pool.master.infra_addr, sizeof(pool.master.infra_addr), "127.0.0.1");
+	pool.master.ports.metrics = 28702;
 	for (int i = 0; i < 100 && rc != 0; i++) {
 		usleep(100000);
 		mcri_pool_free(&pool);

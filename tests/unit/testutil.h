@@ -10,6 +10,8 @@
 #include "model/model.h"
 #include "rules/size.h"
 #include "sys/sys.h"
+#include "net/net.h"
+#include "jobdir/jobdir.h"
 #include "mooncake_recipe.h"
 
 #ifndef MCK_TOP
@@ -83,6 +85,16 @@ static inline char *slurp(const char *path)
 	}
 	fclose(f);
 	return buf;
+}
+
+/* path holds exactly text afterwards (a plain write, as a hand would) */
+static inline void testutil_write(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_msg(f != NULL, "cannot write %s", path);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
 }
 
 /* A YAML value parsed as PyYAML would type it: the node of key `v` in

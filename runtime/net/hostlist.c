@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/sys.h"
+#include "net/net.h"
 
 struct out {
 	char **v;

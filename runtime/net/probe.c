@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sys/sys.h"
+#include "net/net.h"
 
 static long long now_ms(void)
 {

@@ -3,7 +3,8 @@
  * mooncake.md §1.6): its Prometheus text (/metrics) read into numbers, the
  * segments joined to the workers that mounted them, the samples the
  * sampler step takes, and the report and picture written when the job
- * ends. Private (prefix mcri_); mooncake-recipe (status, sample) uses it.
+ * ends. Private to the runtime (runtime/README.md); mooncake-recipe
+ * (status, sample) uses it.
  */
 #ifndef MCRI_POOL_H_
 #define MCRI_POOL_H_
@@ -11,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sys/sys.h" /* MCRI_MASTER_STATE */
+#include "jobdir/jobdir.h" /* the state file, the worker records */
 
 /* ---- Prometheus text format 0.0.4 (prom.c) ------------------------- */
 
@@ -52,29 +53,14 @@ struct mcri_rate {
 	double per_s;     /* total requests per second */
 };
 
-/* Where the master is: the state file the plugin writes
- * (<dir>/mooncake_master.json). */
-struct mcri_master_info {
-	char state[16];          /* "starting", "ready", "failed" */
-	char node[256], addr[64];
-	char message[512];
-	int rpc_port, metadata_port, metrics_port; /* 8700-8702 unless the file says */
-	long long started_at, ready_at;            /* Unix seconds, 0 unknown */
-};
-
 struct mcri_pool {
-	struct mcri_master_info master;
+	struct mcri_state master; /* where the master is: the job's state file */
 	long long capacity, allocated, keys, clients;
 	struct mcri_segment *seg;
 	size_t nseg;
 	struct mcri_rate *rates;  /* /metrics/summary, when it answered */
 	size_t nrates;
 };
-
-/* The state file of the job's master in `dir`. MCR_ESTATE when there is
- * none (no pool ever started there), MCR_EIO when it cannot be read. */
-int mcri_master_info_read(const char *dir, struct mcri_master_info *m,
-			  struct mcr_error *err);
 
 /* The numbers of a /metrics text (master_total_capacity_bytes,
  * master_allocated_bytes, master_key_count, master_active_clients and the
@@ -85,9 +71,9 @@ int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
  * per sec): PutStart=1.57/1.57, ..."); nothing when it has none. */
 int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
 		    struct mcr_error *err);
-/* Node and role of each segment, from the worker records in
- * <dir>/workers/ (spank/workers.c), joined by address. */
-int mcri_pool_join_workers(struct mcri_pool *pool, const char *dir,
+/* Node and role of each segment, from the worker records of the job's
+ * directory (mcri_workers_read), joined by address. */
+int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir,
 			   struct mcr_error *err);
 /* Ask the master of pool->master (GET /metrics, /metrics/summary) within
  * timeout_ms each; MCR_ESTATE when it does not answer. */

@@ -1,9 +1,8 @@
 /*
- * pool.c - the job's pool now: where its master is (the plugin's state
- * file), what its /metrics and /metrics/summary say, and which worker
- * mounted each segment (the records of spank/workers.c).
+ * pool.c - the job's pool now: what its master's /metrics and
+ * /metrics/summary say, and which worker mounted each segment (the worker
+ * records of the job's directory).
  */
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,40 +10,10 @@
 
 #include <jansson.h>
 
+#include "net/net.h"
 #include "pool/pool.h"
-#include "sys/sys.h"
 
 #define METRICS_MAX (16u << 20) /* /metrics grows with the segments */
-
-static int port_of(json_t *obj, const char *key, int fallback)
-{
-	json_t *v = json_object_get(obj, key);
-	json_int_t p = json_is_integer(v) ? json_integer_value(v) : 0;
-
-	return p >= 1 && p <= 65535 ? (int)p : fallback;
-}
-
-int mcri_master_info_read(const char *dir, struct mcri_master_info *m,
-			  struct mcr_error *err)
-{
-	json_t *obj;
-
-	memset(m, 0, sizeof(*m));
-	if (!(obj = mcri_json_read(dir, MCRI_MASTER_STATE, err)))
-		return -1;
-	mcri_json_copy_str(m->state, sizeof(m->state), obj, "state");
-	mcri_json_copy_str(m->node, sizeof(m->node), obj, "infra_node");
-	mcri_json_copy_str(m->addr, sizeof(m->addr), obj, "infra_addr");
-	mcri_json_copy_str(m->message, sizeof(m->message), obj, "message");
-	/* per-job ports (issue 10) when the file carries them */
-	m->rpc_port = port_of(obj, "rpc_port", MCR_MASTER_PORT);
-	m->metadata_port = port_of(obj, "metadata_port", MCR_METADATA_PORT);
-	m->metrics_port = port_of(obj, "metrics_port", MCR_METRICS_PORT);
-	m->started_at = json_integer_value(json_object_get(obj, "started_at"));
-	m->ready_at = json_integer_value(json_object_get(obj, "ready_at"));
-	json_decref(obj);
-	return 0;
-}
 
 static long long count(double v)
 {
@@ -166,74 +135,51 @@ static int add_role(char **roles, const char *role)
 	return 0;
 }
 
-int mcri_pool_join_workers(struct mcri_pool *pool, const char *dir,
+#define MAX_WORKERS 65536 /* records read: a node per step of the job */
+
+int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir,
 			   struct mcr_error *err)
 {
-	char *wdir = mcri_asprintf("%s/workers", dir);
-	struct dirent *de;
-	DIR *d;
+	struct mcri_worker *w;
+	size_t n;
 	int rc = 0;
 
-	if (!wdir)
-		return mcri_error_nomem(err);
-	d = opendir(wdir);
-	if (!d) {
-		free(wdir);
-		return 0; /* no worker recorded yet */
-	}
-	while (rc == 0 && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		char *path;
-		json_t *w;
-		const char *addr, *node, *role;
-
-		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
-			continue;
-		if (!(path = mcri_asprintf("%s/%s", wdir, de->d_name))) {
-			rc = mcri_error_nomem(err);
-			break;
-		}
-		w = json_load_file(path, 0, NULL);
-		free(path);
-		addr = json_string_value(json_object_get(w, "address"));
-		node = json_string_value(json_object_get(w, "node"));
-		role = json_string_value(json_object_get(w, "role"));
-		for (size_t i = 0; addr && node && role && i < pool->nseg; i++) {
+	if (mcri_workers_read(dir, MAX_WORKERS, &w, &n, err))
+		return -1;
+	for (size_t k = 0; rc == 0 && k < n; k++)
+		for (size_t i = 0; rc == 0 && i < pool->nseg; i++) {
 			struct mcri_segment *s = &pool->seg[i];
 
-			if (strcmp(s->address, addr) != 0)
+			if (strcmp(s->address, w[k].address) != 0)
 				continue;
-			if (!s->node && !(s->node = strdup(node)))
+			if (!s->node && !(s->node = strdup(w[k].node)))
 				rc = mcri_error_nomem(err);
-			if (rc == 0 && add_role(&s->role, role))
+			if (rc == 0 && add_role(&s->role, w[k].role))
 				rc = mcri_error_nomem(err);
 		}
-		json_decref(w);
-	}
-	closedir(d);
-	free(wdir);
+	free(w);
 	return rc;
 }
 
 int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *err)
 {
-	const struct mcri_master_info *m = &pool->master;
+	const struct mcri_state *m = &pool->master;
 	struct mcri_prom prom;
 	char *body = NULL;
 	int status, rc;
 
-	if (mcri_http_get(m->addr, m->metrics_port, "/metrics", timeout_ms, METRICS_MAX,
+	if (mcri_http_get(m->infra_addr, m->ports.metrics, "/metrics", timeout_ms, METRICS_MAX,
 			  &status, &body, err)) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "%.500s", err->text);
-		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics: %s", m->addr,
-				      m->metrics_port, why);
+		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics: %s", m->infra_addr,
+				      m->ports.metrics, why);
 	}
 	if (status != 200) {
 		free(body);
 		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics answered %d",
-				      m->addr, m->metrics_port, status);
+				      m->infra_addr, m->ports.metrics, status);
 	}
 	rc = mcri_prom_parse(body, &prom, err);
 	free(body);
@@ -244,7 +190,7 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 	if (rc)
 		return -1;
 	/* the rates are a bonus: a master without them is still the pool */
-	if (mcri_http_get(m->addr, m->metrics_port, "/metrics/summary", timeout_ms,
+	if (mcri_http_get(m->infra_addr, m->ports.metrics, "/metrics/summary", timeout_ms,
 			  METRICS_MAX, &status, &body, err) == 0) {
 		rc = status == 200 ? mcri_pool_rates(body, pool, err) : 0;
 		free(body);

@@ -50,17 +50,17 @@ static bool pool_fields(json_t *o, const struct mcri_pool *pool,
 			const struct mcri_segment *seg, size_t nseg, bool peak,
 			double now)
 {
-	const struct mcri_master_info *m = &pool->master;
+	const struct mcri_state *m = &pool->master;
 	json_t *master = json_object(), *segs, *rates;
 	json_int_t up = m->ready_at > 0 && now > (double)m->ready_at ?
 				(json_int_t)(now - (double)m->ready_at) : 0;
 
-	if (!set(o, "master", master) || !set(master, "node", json_string(m->node)) ||
-	    !set(master, "address", json_string(m->addr)) ||
-	    !set(master, "rpc_port", json_integer(m->rpc_port)) ||
-	    !set(master, "metadata_port", json_integer(m->metadata_port)) ||
-	    !set(master, "metrics_port", json_integer(m->metrics_port)) ||
-	    !set(master, "state", json_string(m->state)) ||
+	if (!set(o, "master", master) || !set(master, "node", json_string(m->infra_node)) ||
+	    !set(master, "address", json_string(m->infra_addr)) ||
+	    !set(master, "rpc_port", json_integer(m->ports.rpc)) ||
+	    !set(master, "metadata_port", json_integer(m->ports.metadata)) ||
+	    !set(master, "metrics_port", json_integer(m->ports.metrics)) ||
+	    !set(master, "state", json_string(mcri_phase_name(m->phase))) ||
 	    !set(master, "ready_at", json_integer(m->ready_at)) ||
 	    !set(master, "uptime_seconds", json_integer(up)) ||
 	    !set(o, "capacity_bytes", json_integer(pool->capacity)) ||

@@ -1,0 +1,284 @@
+/*
+ * jobdir.c - the job's directory, opened once and used only through its
+ * descriptor (jobdir.h): owner and mode checked, no link followed, no FIFO
+ * waited on, every read bounded, every write atomic.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jobdir/jobdir.h"
+#include "sys/sys.h"
+
+#define FILE_MODE 0600
+
+/* "uid 1001 (alice)" */
+static void who(uid_t uid, char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw && pw->pw_name)
+		snprintf(buf, size, "uid %u (%s)", (unsigned)uid, pw->pw_name);
+	else
+		snprintf(buf, size, "uid %u", (unsigned)uid);
+}
+
+/* the directory open at fd is the job's: owned by uid, written by nobody else */
+static int check_dir(int fd, const char *path, uid_t uid, struct mcr_error *err)
+{
+	char owner[128], user[128];
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return mcri_error_set(err, MCR_EIO, "cannot use the job's directory %s: %s", path,
+				      strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return mcri_error_set(err, MCR_ESTATE, "%s is not a directory; remove it or choose another job directory",
+				      path);
+	if (st.st_uid != uid) {
+		who(st.st_uid, owner, sizeof(owner));
+		who(uid, user, sizeof(user));
+		return mcri_error_set(err, MCR_ESTATE,
+				      "the job's directory %s belongs to %s, not to the job's user, %s: another user could plant or change the pool's files there; use a directory of your own (output.log_dir in the recipe, or job_dir= with {user} in plugstack.conf)",
+				      path, owner, user);
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return mcri_error_set(err, MCR_ESTATE,
+				      "the job's directory %s may be written by %s (mode %04o): another user could plant or change the pool's files there; run chmod go-w %s, or use a directory of your own",
+				      path, (st.st_mode & S_IWOTH) ? "every user" : "its group",
+				      (unsigned)(st.st_mode & 07777), path);
+	return 0;
+}
+
+static int open_checked(int at, const char *name, const char *path, uid_t uid,
+			struct mcri_jobdir *d, struct mcr_error *err)
+{
+	d->fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d->fd < 0)
+		return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
+				      errno == ELOOP || errno == ENOTDIR ?
+					      "the job's directory %s is a link or not a directory: %s; use a real directory" :
+					      "cannot open the job's directory %s: %s",
+				      path, strerror(errno));
+	if (check_dir(d->fd, path, uid, err)) {
+		mcri_jobdir_close(d);
+		return -1;
+	}
+	return 0;
+}
+
+int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool create,
+		     struct mcr_error *err)
+{
+	char *parent;
+	int rc = 0;
+
+	d->fd = -1;
+	if (snprintf(d->path, sizeof(d->path), "%s", path) >= (int)sizeof(d->path))
+		return mcri_error_set(err, MCR_EINVAL, "the job's directory %.200s... is too long", path);
+	if (create) {
+		/* the parents as any directory, the job's own 0700 */
+		if (!(parent = strdup(path)))
+			return mcri_error_nomem(err);
+		if (strrchr(parent, '/') && strrchr(parent, '/') != parent) {
+			*strrchr(parent, '/') = '\0';
+			rc = mcri_mkdir_p(parent, 0755, err);
+		}
+		free(parent);
+		if (rc)
+			return -1;
+		if (mkdir(path, 0700) != 0 && errno != EEXIST)
+			return mcri_error_set(err, MCR_EIO, "cannot create the directory %s: %s", path,
+					      strerror(errno));
+	}
+	return open_checked(AT_FDCWD, path, d->path, uid, d, err);
+}
+
+int mcri_jobdir_sub(const struct mcri_jobdir *d, const char *name, bool create,
+		    struct mcri_jobdir *sub, struct mcr_error *err)
+{
+	struct stat st;
+
+	sub->fd = -1;
+	if (snprintf(sub->path, sizeof(sub->path), "%.*s/%s", (int)(sizeof(sub->path) - 2 - strlen(name)),
+		     d->path, name) >= (int)sizeof(sub->path))
+		return mcri_error_set(err, MCR_EINVAL, "%s/%s is too long a path", d->path, name);
+	if (fstat(d->fd, &st) != 0)
+		return mcri_error_set(err, MCR_EIO, "cannot use %s: %s", d->path, strerror(errno));
+	if (create && mkdirat(d->fd, name, 0700) != 0 && errno != EEXIST)
+		return mcri_error_set(err, MCR_EIO, "cannot create the directory %s: %s", sub->path,
+				      strerror(errno));
+	return open_checked(d->fd, name, sub->path, st.st_uid, sub, err);
+}
+
+void mcri_jobdir_close(struct mcri_jobdir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+/* `name` opened as a regular file of the directory (no link, no FIFO) */
+static int open_file(const struct mcri_jobdir *d, const char *name, int flags,
+		     struct stat *st, struct mcr_error *err)
+{
+	int fd = openat(d->fd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, FILE_MODE);
+
+	if (fd < 0)
+		return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
+				      "cannot open %s/%s: %s%s", d->path, name, strerror(errno),
+				      errno == ELOOP ? " (a link: the job's files are never followed through one)" : "");
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+		close(fd);
+		return mcri_error_set(err, MCR_EIO,
+				      "%s/%s is not a regular file (a FIFO, a device or a directory): the pool's files are regular files; remove it",
+				      d->path, name);
+	}
+	return fd;
+}
+
+int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
+		     size_t *len, struct mcr_error *err)
+{
+	struct stat st;
+	size_t got = 0;
+	char *buf;
+	int fd = open_file(d, name, O_RDONLY, &st, err);
+
+	*text = NULL;
+	if (fd < 0)
+		return -1;
+	if ((unsigned long long)st.st_size > max) {
+		close(fd);
+		return mcri_error_set(err, MCR_EIO, "%s/%s is %lld bytes, more than the %zu a record of the pool may hold",
+				      d->path, name, (long long)st.st_size, max);
+	}
+	if (!(buf = malloc(max + 1))) {
+		close(fd);
+		return mcri_error_nomem(err);
+	}
+	/* the size may change while it is read: never more than max */
+	while (got <= max) {
+		ssize_t n = read(fd, buf + got, max + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			mcri_error_set(err, MCR_EIO, "cannot read %s/%s: %s", d->path, name, strerror(errno));
+			close(fd);
+			free(buf);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got > max) {
+		free(buf);
+		return mcri_error_set(err, MCR_EIO, "%s/%s grew past the %zu bytes a record of the pool may hold",
+				      d->path, name, max);
+	}
+	buf[got] = '\0';
+	*text = buf;
+	if (len)
+		*len = got;
+	return 0;
+}
+
+int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char *text,
+		      size_t len, bool durable, struct mcr_error *err)
+{
+	return mcri_write_file_at(d->fd, d->path, name, text, len, durable, FILE_MODE, err);
+}
+
+int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_list *files,
+			    struct mcr_error *err)
+{
+	return mcri_write_files_at(d->fd, d->path, files, FILE_MODE, err);
+}
+
+int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text,
+		       struct mcr_error *err)
+{
+	char host[256] = "", *tmp;
+	size_t len = strlen(text);
+	int rc = -1, fd;
+
+	/* sruns on several hosts share the directory: a name of this process */
+	gethostname(host, sizeof(host) - 1);
+	if (!(tmp = mcri_asprintf(".%s.new.%s.%ld", name, host, (long)getpid())))
+		return mcri_error_nomem(err);
+	unlinkat(d->fd, tmp, 0); /* ours, from a process of this pid that died */
+	fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0) {
+		mcri_error_set(err, MCR_EIO, "cannot create %s/%s: %s; the job's directory must be writable by you (and its file system not full)",
+			       d->path, name, strerror(errno));
+	} else if (linkat(d->fd, tmp, d->fd, name, 0) == 0) {
+		rc = 1;
+	} else if (errno == EEXIST) {
+		rc = 0;
+	} else {
+		mcri_error_set(err, MCR_EIO, "cannot create %s/%s: %s", d->path, name, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	unlinkat(d->fd, tmp, 0);
+	free(tmp);
+	return rc;
+}
+
+int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool truncate,
+		       struct mcr_error *err)
+{
+	struct stat st;
+	int fd = open_file(d, name, O_WRONLY | O_CREAT | O_APPEND, &st, err);
+
+	/* emptied only once it is known to be a regular file of ours */
+	if (fd >= 0 && truncate && ftruncate(fd, 0) != 0) {
+		mcri_error_set(err, MCR_EIO, "cannot empty %s/%s: %s", d->path, name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+double mcri_jobdir_age(const struct mcri_jobdir *d, const char *name)
+{
+	struct stat st;
+	struct timespec now;
+	double age;
+
+	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	age = (double)(now.tv_sec - st.st_mtim.tv_sec) + (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9;
+	return age > 0 ? age : 0;
+}
+
+bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char *text)
+{
+	struct mcr_error ignored;
+	size_t len = strlen(text), got = 0;
+	char *have = NULL;
+	bool same;
+
+	if (mcri_jobdir_read(d, name, len, &have, &got, &ignored))
+		return false;
+	same = got == len && memcmp(have, text, len) == 0;
+	free(have);
+	return same;
+}
+
+bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name)
+{
+	struct stat st;
+
+	return fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}

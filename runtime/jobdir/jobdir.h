@@ -1,0 +1,162 @@
+/*
+ * jobdir.h - the job's Mooncake directory and every file the plugin and
+ * `mooncake-recipe status` keep in it, with one owner: this module.
+ *
+ * The directory is the job's: it is opened once (O_DIRECTORY | O_NOFOLLOW)
+ * and refused unless it belongs to the job's user and no one else may
+ * write it; the plugin creates its last level 0700. Every later access is
+ * relative to that descriptor, refuses links (O_NOFOLLOW), never waits on
+ * a FIFO (O_NONBLOCK), reads regular files only and at most a bound of
+ * bytes, and writes atomically (a temporary file, then a rename), mode 0600.
+ * Another user sharing a node, or a directory on shared space, can then
+ * neither plant, redirect, nor stall what the job reads and writes.
+ *
+ * The records, each with one reader and one writer:
+ *   mooncake_master.json           the master's state (struct mcri_state)
+ *   mooncake_master.<n>.lock       one per election attempt (struct mcri_lock)
+ *   workers/<node>.<job>.<step>.<task>.json   a node of a role step
+ *   mooncake_pool_samples.jsonl    the sampler's samples
+ *   mooncake_pool_report.json, mooncake_pool.svg   the pool's report
+ * and the logs (mooncake_master.log, mooncake_pool.log) and client configs
+ * the plugin writes. Private to the runtime (runtime/README.md).
+ */
+#ifndef MCRI_JOBDIR_H_
+#define MCRI_JOBDIR_H_
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/base.h"
+#include "mooncake_recipe.h"
+
+#define MCRI_STATE_FILE "mooncake_master.json"
+#define MCRI_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
+#define MCRI_MASTER_LOG "mooncake_master.log"
+#define MCRI_POOL_LOG "mooncake_pool.log"
+#define MCRI_WORKERS_DIR "workers"
+#define MCRI_SAMPLES_FILE "mooncake_pool_samples.jsonl"
+#define MCRI_REPORT_FILE "mooncake_pool_report.json"
+#define MCRI_PICTURE_FILE "mooncake_pool.svg"
+
+/* the most a record of the directory may hold: a larger one is refused */
+#define MCRI_RECORD_MAX (256u << 10)
+#define MCRI_SAMPLES_MAX (64u << 20)
+
+struct mcri_jobdir {
+	int fd;              /* the directory, or -1 */
+	char path[PATH_MAX]; /* its name, for messages and for the tasks */
+};
+
+/* ---- the directory (jobdir.c) -------------------------------------- */
+
+/* Open the job's directory `path` as the calling user; with `create`,
+ * make it first (missing parents 0755, the directory itself 0700). It
+ * must be a directory, not a link, owned by `uid`, that neither its group
+ * nor others may write: otherwise MCR_ESTATE with what to change. *d is
+ * the caller's (mcri_jobdir_close), closed on failure. */
+int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool create,
+		     struct mcr_error *err);
+/* A sub-directory (workers/), made 0700 with `create`, checked the same. */
+int mcri_jobdir_sub(const struct mcri_jobdir *d, const char *name, bool create,
+		    struct mcri_jobdir *sub, struct mcr_error *err);
+void mcri_jobdir_close(struct mcri_jobdir *d);
+
+/* The regular file `name`, NUL-terminated (heap), its length in *len when
+ * not NULL. MCR_ESTATE with errno ENOENT when there is none; MCR_EIO when
+ * it is a link, a FIFO or another special file, larger than `max` bytes,
+ * or unreadable. */
+int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
+		     size_t *len, struct mcr_error *err);
+/* Replace `name` atomically (mode 0600), fsynced when `durable`. */
+int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char *text,
+		      size_t len, bool durable, struct mcr_error *err);
+/* The set of files all replaced, or none (the client configs). */
+int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_list *files,
+			    struct mcr_error *err);
+/* Create `name` holding `text` unless it exists: the text is written to a
+ * temporary file first and linked into place, so the file never exists
+ * empty or half written (a full disk leaves no file). 1 when created, 0
+ * when it existed already, -1 with err set. */
+int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text,
+		       struct mcr_error *err);
+/* `name` opened for appending (a log, the samples), created 0600, emptied
+ * first with `truncate`; a regular file only. The descriptor, or -1. */
+int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool truncate,
+		       struct mcr_error *err);
+/* Seconds since `name` was last changed (0 for the future), -1 when it
+ * is not there. */
+double mcri_jobdir_age(const struct mcri_jobdir *d, const char *name);
+/* Does the regular file `name` hold exactly `text`? (bounded, no link) */
+bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char *text);
+/* Is `name` there (anything but a dangling name)? */
+bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name);
+
+/* ---- the records (records.c) --------------------------------------- */
+
+/* the phase of a job's pool, one name for it everywhere */
+enum mcri_phase {
+	MCRI_PHASE_NONE = 0, /* no state file */
+	MCRI_PHASE_STARTING,
+	MCRI_PHASE_READY,
+	MCRI_PHASE_FAILED,
+};
+/* "starting", "ready", "failed" ("" for NONE) */
+const char *mcri_phase_name(enum mcri_phase phase);
+
+/* mooncake_master.json: the master of the job's pool */
+struct mcri_state {
+	enum mcri_phase phase;
+	int attempt;              /* the election attempt it is about */
+	int run;                  /* the job's run (SLURM_RESTART_COUNT) it belongs to */
+	char infra_node[256];
+	char infra_addr[64];
+	struct mcr_ports ports;   /* 8700-8702 unless the file says (each 1-65535) */
+	char token[64];
+	char recipe[PATH_MAX];    /* the recipe that started the pool (its real path) */
+	char message[2048];       /* why it failed */
+	char starter_host[256];
+	long starter_pid;
+	long srun_pid;            /* the master step's srun, on the starter's host */
+	long long started_at, ready_at; /* Unix seconds, 0 unknown */
+};
+
+/* MCR_ESTATE (errno ENOENT) when there is none, MCR_EIO when it cannot be
+ * read or is not a state file. */
+int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct mcr_error *err);
+int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
+		     struct mcr_error *err);
+
+/* mooncake_master.<attempt>.lock: who won an attempt */
+struct mcri_lock {
+	long pid;           /* the srun that took it, 0 unknown */
+	char host[256];     /* its host ("" unknown) */
+	double age;         /* seconds since it was taken, -1: no lock */
+};
+/* Take the lock of `attempt` for this process: 1 taken, 0 another has it,
+ * -1 with err set (the directory cannot be written). */
+int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host,
+		   struct mcr_error *err);
+/* Who holds it (age -1 when nobody does). */
+void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *l);
+/* The one srun that finishes the work of a dead starter of `attempt`:
+ * true for the first caller. */
+bool mcri_lock_adopt(const struct mcri_jobdir *d, int attempt);
+
+/* workers/<node>.<job>.<step>.<task>.json: a node of a role step */
+struct mcri_worker {
+	char node[256];
+	char role[16];
+	char address[64];   /* what its Mooncake clients announce */
+	unsigned long job, step, task;
+};
+/* Written without fsync (it is advice). */
+int mcri_worker_write(const struct mcri_jobdir *d, const struct mcri_worker *w,
+		      struct mcr_error *err);
+/* Every record (at most `max`; ones that do not parse are skipped);
+ * *out is the caller's (free), *n its length. */
+int mcri_workers_read(const struct mcri_jobdir *d, size_t max, struct mcri_worker **out,
+		      size_t *n, struct mcr_error *err);
+
+#endif /* MCRI_JOBDIR_H_ */

@@ -1,0 +1,272 @@
+/*
+ * records.c - the records of the job's directory (jobdir.h), one reader
+ * and one writer each: the master's state, the election's locks, the
+ * worker records. Every value read is checked (ports 1-65535, known
+ * phases, strings that fit), so a record damaged or written by hand is
+ * refused or ignored, never trusted as it stands.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "jobdir/jobdir.h"
+
+static const char *const PHASES[] = { "", "starting", "ready", "failed" };
+
+const char *mcri_phase_name(enum mcri_phase phase)
+{
+	return (unsigned)phase < MCRI_ARRAY_LEN(PHASES) ? PHASES[phase] : "?";
+}
+
+/* the JSON object in `name` (bounded), or NULL with err set */
+static json_t *read_json(const struct mcri_jobdir *d, const char *name, size_t max,
+			 struct mcr_error *err)
+{
+	json_error_t jerr;
+	char *text;
+	size_t len;
+	json_t *obj;
+
+	if (mcri_jobdir_read(d, name, max, &text, &len, err))
+		return NULL;
+	obj = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
+	if (!json_is_object(obj)) {
+		json_decref(obj);
+		mcri_error_set(err, MCR_EIO, "cannot read %s/%s: %s", d->path, name,
+			       obj ? "not a JSON object" : jerr.text);
+		return NULL;
+	}
+	return obj;
+}
+
+static void copy_str(char *dst, size_t size, const json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	snprintf(dst, size, "%s", s ? s : "");
+}
+
+static long long get_int(const json_t *obj, const char *key)
+{
+	return json_integer_value(json_object_get(obj, key));
+}
+
+static int port_of(const json_t *obj, const char *key, int fallback)
+{
+	long long p = get_int(obj, key);
+
+	return p >= 1 && p <= 65535 ? (int)p : fallback;
+}
+
+int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct mcr_error *err)
+{
+	const char *phase;
+	json_t *obj;
+
+	memset(st, 0, sizeof(*st));
+	if (!(obj = read_json(d, MCRI_STATE_FILE, MCRI_RECORD_MAX, err)))
+		return -1;
+	phase = json_string_value(json_object_get(obj, "state"));
+	for (size_t i = 1; phase && i < MCRI_ARRAY_LEN(PHASES); i++)
+		if (strcmp(phase, PHASES[i]) == 0)
+			st->phase = (enum mcri_phase)i;
+	if (st->phase == MCRI_PHASE_NONE) {
+		json_decref(obj);
+		return mcri_error_set(err, MCR_EIO, "cannot read %s/%s: its state is not starting, ready or failed",
+				      d->path, MCRI_STATE_FILE);
+	}
+	st->attempt = (int)get_int(obj, "attempt");
+	st->run = (int)get_int(obj, "run");
+	copy_str(st->infra_node, sizeof(st->infra_node), obj, "infra_node");
+	copy_str(st->infra_addr, sizeof(st->infra_addr), obj, "infra_addr");
+	/* a file of a release before per-job ports has none: srtctl's */
+	st->ports.rpc = port_of(obj, "rpc_port", MCR_MASTER_PORT);
+	st->ports.metadata = port_of(obj, "metadata_port", MCR_METADATA_PORT);
+	st->ports.metrics = port_of(obj, "metrics_port", MCR_METRICS_PORT);
+	copy_str(st->token, sizeof(st->token), obj, "token");
+	copy_str(st->recipe, sizeof(st->recipe), obj, "recipe");
+	copy_str(st->message, sizeof(st->message), obj, "message");
+	copy_str(st->starter_host, sizeof(st->starter_host), obj, "starter_host");
+	st->starter_pid = (long)get_int(obj, "starter_pid");
+	st->srun_pid = (long)get_int(obj, "srun_pid");
+	st->started_at = get_int(obj, "started_at");
+	st->ready_at = get_int(obj, "ready_at");
+	json_decref(obj);
+	return 0;
+}
+
+int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
+		     struct mcr_error *err)
+{
+	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
+				"state", mcri_phase_name(st->phase), "attempt", st->attempt,
+				"run", st->run, "infra_node", st->infra_node,
+				"infra_addr", st->infra_addr, "rpc_port", st->ports.rpc,
+				"metadata_port", st->ports.metadata,
+				"metrics_port", st->ports.metrics, "token", st->token,
+				"recipe", st->recipe, "message", st->message,
+				"starter_host", st->starter_host,
+				"starter_pid", (json_int_t)st->starter_pid,
+				"srun_pid", (json_int_t)st->srun_pid,
+				"started_at", (json_int_t)st->started_at,
+				"ready_at", (json_int_t)st->ready_at);
+	char *text;
+	int rc;
+
+	if (!obj)
+		return mcri_error_nomem(err);
+	text = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(obj);
+	if (!text)
+		return mcri_error_nomem(err);
+	rc = mcri_jobdir_write(d, MCRI_STATE_FILE, text, strlen(text), true, err);
+	free(text);
+	return rc;
+}
+
+/* ---- locks ------------------------------------------------------------ */
+
+int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host,
+		   struct mcr_error *err)
+{
+	char name[64], *text = mcri_asprintf("%ld %s\n", (long)getpid(), host);
+	int rc;
+
+	if (!text)
+		return mcri_error_nomem(err);
+	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
+	rc = mcri_jobdir_create(d, name, text, err);
+	free(text);
+	return rc;
+}
+
+void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *l)
+{
+	struct mcr_error ignored;
+	char name[64], fmt[32], *text = NULL;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
+	l->age = mcri_jobdir_age(d, name);
+	if (l->age < 0 || mcri_jobdir_read(d, name, 512, &text, NULL, &ignored))
+		return;
+	snprintf(fmt, sizeof(fmt), "%%ld %%%zus", sizeof(l->host) - 1);
+	if (sscanf(text, fmt, &l->pid, l->host) != 2 || l->pid <= 0) {
+		l->pid = 0;
+		l->host[0] = '\0';
+	}
+	free(text);
+}
+
+bool mcri_lock_adopt(const struct mcri_jobdir *d, int attempt)
+{
+	struct mcr_error ignored;
+	char name[80];
+
+	snprintf(name, sizeof(name), MCRI_LOCK_FILE ".adopt", attempt);
+	return mcri_jobdir_create(d, name, "", &ignored) == 1;
+}
+
+/* ---- worker records --------------------------------------------------- */
+
+int mcri_worker_write(const struct mcri_jobdir *d, const struct mcri_worker *w,
+		      struct mcr_error *err)
+{
+	struct mcri_jobdir sub;
+	char *text = NULL, *name = NULL;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "node", w->node, "role", w->role,
+			      "address", w->address, "job", (json_int_t)w->job,
+			      "step", (json_int_t)w->step, "task", (json_int_t)w->task);
+	int rc = -1;
+
+	if (o)
+		text = json_dumps(o, JSON_PRESERVE_ORDER);
+	json_decref(o);
+	if (!text || !(name = mcri_asprintf("%s.%lu.%lu.%lu.json", w->node, w->job, w->step, w->task))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	if (strchr(w->node, '/') || w->node[0] == '.' || !w->node[0]) {
+		mcri_error_set(err, MCR_EINVAL, "'%s' cannot name a worker record", w->node);
+		goto out;
+	}
+	if (mcri_jobdir_sub(d, MCRI_WORKERS_DIR, true, &sub, err))
+		goto out;
+	/* advice for status and the report: no fsync on every task's start */
+	rc = mcri_jobdir_write(&sub, name, text, strlen(text), false, err);
+	mcri_jobdir_close(&sub);
+out:
+	free(text);
+	free(name);
+	return rc;
+}
+
+static bool worker_of(const struct mcri_jobdir *d, const char *name, struct mcri_worker *w)
+{
+	struct mcr_error ignored;
+	json_t *o = read_json(d, name, 4096, &ignored);
+	bool ok;
+
+	if (!o)
+		return false;
+	ok = json_is_string(json_object_get(o, "node")) && json_is_string(json_object_get(o, "role")) &&
+	     json_is_string(json_object_get(o, "address"));
+	copy_str(w->node, sizeof(w->node), o, "node");
+	copy_str(w->role, sizeof(w->role), o, "role");
+	copy_str(w->address, sizeof(w->address), o, "address");
+	w->job = (unsigned long)get_int(o, "job");
+	w->step = (unsigned long)get_int(o, "step");
+	w->task = (unsigned long)get_int(o, "task");
+	json_decref(o);
+	return ok;
+}
+
+int mcri_workers_read(const struct mcri_jobdir *d, size_t max, struct mcri_worker **out,
+		      size_t *n, struct mcr_error *err)
+{
+	struct mcri_jobdir sub;
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	*out = NULL;
+	*n = 0;
+	if (mcri_jobdir_sub(d, MCRI_WORKERS_DIR, false, &sub, err))
+		return err->kind == MCR_ESTATE && !mcri_jobdir_exists(d, MCRI_WORKERS_DIR) ? 0 : -1;
+	fd = dup(sub.fd);
+	dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		mcri_jobdir_close(&sub);
+		return mcri_error_set(err, MCR_EIO, "cannot list %s: %s", sub.path, strerror(errno));
+	}
+	while ((de = readdir(dir)) && *n < max) {
+		size_t len = strlen(de->d_name);
+		struct mcri_worker *grown;
+
+		if (len < 6 || de->d_name[0] == '.' || strcmp(de->d_name + len - 5, ".json") != 0)
+			continue;
+		if (!(grown = realloc(*out, (*n + 1) * sizeof(**out)))) {
+			closedir(dir);
+			mcri_jobdir_close(&sub);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return mcri_error_nomem(err);
+		}
+		*out = grown;
+		if (worker_of(&sub, de->d_name, &(*out)[*n]))
+			(*n)++;
+	}
+	closedir(dir);
+	mcri_jobdir_close(&sub);
+	return 0;
+}

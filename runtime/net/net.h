@@ -1,0 +1,56 @@
+/*
+ * net.h - the runtime's network helpers: Slurm host lists and the
+ * readiness probes and HTTP requests the plugin and `mooncake-recipe
+ * status` send to a job's master. Private (runtime/README.md).
+ */
+#ifndef MCRI_NET_H_
+#define MCRI_NET_H_
+
+#include "base/base.h"
+
+/* ---- Slurm host lists (hostlist.c) --------------------------------- */
+
+/*
+ * Expand a Slurm hostlist such as "n[1-3,7],gpu-[01-02]" into host names,
+ * in order ("n1","n2","n3","n7","gpu-01","gpu-02"); zero padding is kept.
+ * At most `max_hosts` names (a larger list is an MCR_EINVAL error).
+ * NULL-terminated array, free with mcr_strv_free.
+ */
+int mcri_hostlist_expand(const char *hostlist, size_t max_hosts, char ***hosts,
+			 struct mcr_error *err);
+
+/* ---- readiness probes (probe.c) ------------------------------------ */
+
+/*
+ * TCP connect to host:port (host: IPv4 dotted quad or name) within
+ * `timeout_ms` milliseconds. 0 when the port accepts; -1 otherwise, the
+ * reason ("Connection refused", "timed out", ...) in err (MCR_ESTATE) and
+ * its cause in errno: ECONNREFUSED (nothing listens: the host answered),
+ * ETIMEDOUT, EHOSTUNREACH, ENETUNREACH (no answer: the host is unreachable).
+ */
+int mcri_tcp_probe(const char *host, int port, int timeout_ms,
+		   struct mcr_error *err);
+
+/*
+ * One HTTP/1.0 request (`method` GET or PUT, `body` for PUT or NULL) within
+ * `timeout_ms`. 0 when a response arrived: *status holds its code and
+ * `resp` (resp_size bytes, NUL-terminated) the start of its body. -1 when
+ * no response came, the reason in err (MCR_ESTATE; MCR_EIO for memory) and
+ * its cause in errno as mcri_tcp_probe sets it (ETIMEDOUT also when the
+ * connection opened but no answer came in time; EPROTO for an answer that
+ * is not HTTP).
+ */
+int mcri_http(const char *host, int port, const char *method, const char *path,
+	      const char *body, int timeout_ms, int *status, char *resp,
+	      size_t resp_size, struct mcr_error *err);
+
+/*
+ * GET `path` within `timeout_ms`, the whole body: 0 when a response
+ * arrived, *status its code and *body (heap, caller frees, NUL-terminated)
+ * its body. -1 as mcri_http, and also when the answer is larger than `max`
+ * bytes (errno EMSGSIZE): /metrics grows with the segments of the pool.
+ */
+int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
+		  size_t max, int *status, char **body, struct mcr_error *err);
+
+#endif /* MCRI_NET_H_ */

@@ -1,0 +1,276 @@
+/* test_jobdir.c - the job's directory and its records (runtime/jobdir/):
+ * a directory that is not the job's is refused, no link is followed, no
+ * FIFO waited on, reads are bounded, writes atomic and private, and each
+ * record has one reader and one writer that refuse what they cannot trust. */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static char base[256];
+
+static void fresh(void)
+{
+	snprintf(base, sizeof(base), "%s/mck-jobdir.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(base));
+}
+
+static void cleanup(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *path_of(const char *rel)
+{
+	static char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	return p;
+}
+
+START_TEST(created_private)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	struct stat st;
+
+	fresh();
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("outputs/7/logs"), getuid(), true, &err), 0);
+	ck_assert_int_eq(stat(path_of("outputs/7/logs"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0700);      /* the job's own */
+	ck_assert_int_eq(stat(path_of("outputs/7"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 0700, 0700);      /* parents as any directory */
+	ck_assert_int_eq(mcri_jobdir_write(&d, "f.json", "{}", 2, true, &err), 0);
+	ck_assert_int_eq(stat(path_of("outputs/7/logs/f.json"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
+	mcri_jobdir_close(&d);
+	cleanup();
+}
+END_TEST
+
+START_TEST(not_the_jobs)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	char want[2048], shared[512];
+
+	fresh();
+	/* writable by its group */
+	ck_assert_int_eq(mkdir(path_of("shared"), 0700), 0);
+	ck_assert_int_eq(chmod(path_of("shared"), 0770), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("shared"), getuid(), true, &err), -1);
+	snprintf(shared, sizeof(shared), "%s", path_of("shared"));
+	snprintf(want, sizeof(want),
+		 "the job's directory %s may be written by its group (mode 0770): another user could plant or change the pool's files there; run chmod go-w %s, or use a directory of your own",
+		 shared, shared);
+	ck_assert_str_eq(err.text, want);
+	ck_assert_int_eq(err.kind, MCR_ESTATE);
+	/* ... by everyone, with the sticky bit (a /tmp) */
+	ck_assert_int_eq(chmod(path_of("shared"), 01777), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("shared"), getuid(), false, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "may be written by every user (mode 1777)"));
+	/* another user's */
+	ck_assert_int_eq(chmod(path_of("shared"), 0700), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("shared"), getuid() + 4242, false, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "belongs to uid 0"));
+	ck_assert_ptr_nonnull(strstr(err.text, "not to the job's user, uid 4242"));
+	/* a link to a directory, and a file */
+	ck_assert_int_eq(symlink("shared", path_of("link")), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("link"), getuid(), false, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "is a link or not a directory"));
+	testutil_write(path_of("file"), "x");
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("file"), getuid(), true, &err), -1);
+	ck_assert_int_eq(d.fd, -1);
+	cleanup();
+}
+END_TEST
+
+START_TEST(files_are_files)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	char *text = NULL, big[200];
+	struct stat st;
+	int fd;
+
+	fresh();
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	/* a FIFO: refused at once (never a read that waits for a writer) */
+	ck_assert_int_eq(mkfifo(path_of("mooncake_master.json"), 0600), 0);
+	ck_assert_int_eq(mcri_jobdir_read(&d, "mooncake_master.json", 4096, &text, NULL, &err), -1);
+	ck_assert_int_eq(err.kind, MCR_EIO);
+	ck_assert_ptr_nonnull(strstr(err.text, "is not a regular file"));
+	ck_assert_int_eq(mcri_jobdir_append(&d, "mooncake_master.json", true, &err), -1);
+	/* a link: not followed, for reading, appending or writing; the file
+	 * it points to is never touched */
+	testutil_write(path_of("victim"), "precious");
+	ck_assert_int_eq(symlink("victim", path_of("log")), 0);
+	ck_assert_int_eq(mcri_jobdir_read(&d, "log", 4096, &text, NULL, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "(a link: the job's files are never followed through one)"));
+	ck_assert_int_eq(mcri_jobdir_append(&d, "log", true, &err), -1);
+	ck_assert_int_eq(mcri_jobdir_write(&d, "log", "new", 3, false, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "it exists and is not a regular file (a special file or link); remove it"));
+	ck_assert_int_eq(lstat(path_of("log"), &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(mcri_jobdir_read(&d, "victim", 4096, &text, NULL, &err), 0);
+	ck_assert_str_eq(text, "precious");
+	free(text);
+	/* bounded */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	testutil_write(path_of("big"), big);
+	ck_assert_int_eq(mcri_jobdir_read(&d, "big", 100, &text, NULL, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "more than the 100 a record of the pool may hold"));
+	ck_assert_ptr_null(text);
+	/* an append emptied only once it is known to be ours */
+	ck_assert_int_ge(fd = mcri_jobdir_append(&d, "big", true, &err), 0);
+	close(fd);
+	ck_assert_int_eq(stat(path_of("big"), &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	/* not a path */
+	ck_assert_int_eq(mcri_jobdir_write(&d, "../escape", "x", 1, false, &err), -1);
+	ck_assert_int_eq(err.kind, MCR_EINVAL);
+	mcri_jobdir_close(&d);
+	cleanup();
+}
+END_TEST
+
+START_TEST(create_is_never_empty)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	char *text;
+
+	fresh();
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	ck_assert_int_eq(mcri_jobdir_create(&d, "lock", "42 n1\n", &err), 1);
+	ck_assert_int_eq(mcri_jobdir_create(&d, "lock", "43 n2\n", &err), 0);
+	ck_assert_int_eq(mcri_jobdir_read(&d, "lock", 64, &text, NULL, &err), 0);
+	ck_assert_str_eq(text, "42 n1\n");
+	free(text);
+	mcri_jobdir_close(&d);
+	/* no temporary file is left */
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd), "test \"$(ls -A '%s')\" = lock", base);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	cleanup();
+}
+END_TEST
+
+START_TEST(state_record)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	struct mcri_state st = { .phase = MCRI_PHASE_READY, .attempt = 3, .run = 1,
+				 .ports = { 18700, 18701, 18702 } }, back;
+
+	fresh();
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	ck_assert_int_eq(mcri_state_read(&d, &back, &err), -1);
+	ck_assert_int_eq(err.kind, MCR_ESTATE);
+	snprintf(st.infra_node, sizeof(st.infra_node), "n1");
+	snprintf(st.recipe, sizeof(st.recipe), "/r.yaml");
+	ck_assert_int_eq(mcri_state_write(&d, &st, &err), 0);
+	ck_assert_int_eq(mcri_state_read(&d, &back, &err), 0);
+	ck_assert_int_eq(back.phase, MCRI_PHASE_READY);
+	ck_assert_int_eq(back.attempt, 3);
+	ck_assert_int_eq(back.run, 1);
+	ck_assert_int_eq(back.ports.metrics, 18702);
+	ck_assert_str_eq(back.infra_node, "n1");
+	ck_assert_str_eq(back.recipe, "/r.yaml");
+	/* what a hand or another release wrote: a phase it does not know is
+	 * refused, ports out of range are srtctl's */
+	testutil_write(path_of("mooncake_master.json"), "{\"state\": \"readyish\"}");
+	ck_assert_int_eq(mcri_state_read(&d, &back, &err), -1);
+	ck_assert_int_eq(err.kind, MCR_EIO);
+	testutil_write(path_of("mooncake_master.json"),
+		       "{\"state\": \"ready\", \"rpc_port\": 99999, \"metadata_port\": -1, \"metrics_port\": \"8702\"}");
+	ck_assert_int_eq(mcri_state_read(&d, &back, &err), 0);
+	ck_assert_int_eq(back.ports.rpc, 8700);
+	ck_assert_int_eq(back.ports.metadata, 8701);
+	ck_assert_int_eq(back.ports.metrics, 8702);
+	testutil_write(path_of("mooncake_master.json"), "[1]");
+	ck_assert_int_eq(mcri_state_read(&d, &back, &err), -1);
+	mcri_jobdir_close(&d);
+	cleanup();
+}
+END_TEST
+
+START_TEST(lock_records)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	struct mcri_lock l;
+
+	fresh();
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	mcri_lock_read(&d, 1, &l);
+	ck_assert(l.age < 0);
+	ck_assert_int_eq(mcri_lock_take(&d, 1, "n1", &err), 1);
+	ck_assert_int_eq(mcri_lock_take(&d, 1, "n2", &err), 0);
+	mcri_lock_read(&d, 1, &l);
+	ck_assert(l.age >= 0 && l.age < 60);
+	ck_assert_int_eq(l.pid, getpid());
+	ck_assert_str_eq(l.host, "n1");
+	/* an empty lock of an older release says nobody */
+	testutil_write(path_of("mooncake_master.2.lock"), "");
+	mcri_lock_read(&d, 2, &l);
+	ck_assert(l.age >= 0);
+	ck_assert_int_eq(l.pid, 0);
+	ck_assert(mcri_lock_adopt(&d, 1));
+	ck_assert(!mcri_lock_adopt(&d, 1));
+	mcri_jobdir_close(&d);
+	cleanup();
+}
+END_TEST
+
+START_TEST(worker_records)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	struct mcri_worker w = { "n2", "prefill", "10.0.0.2", 7, 1, 0 }, *all;
+	size_t n;
+
+	fresh();
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	ck_assert_int_eq(mcri_workers_read(&d, 16, &all, &n, &err), 0);
+	free(all);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(mcri_worker_write(&d, &w, &err), 0);
+	testutil_write(path_of("workers/torn.json"), "{\"node\": ");
+	ck_assert_int_eq(mkfifo(path_of("workers/fifo.json"), 0600), 0);
+	ck_assert_int_eq(mcri_workers_read(&d, 16, &all, &n, &err), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(all[0].node, "n2");
+	ck_assert_str_eq(all[0].address, "10.0.0.2");
+	ck_assert_uint_eq(all[0].step, 1);
+	free(all);
+	snprintf(w.node, sizeof(w.node), "../x");
+	ck_assert_int_eq(mcri_worker_write(&d, &w, &err), -1);
+	mcri_jobdir_close(&d);
+	cleanup();
+}
+END_TEST
+
+Suite *jobdir_suite(void)
+{
+	Suite *s = suite_create("jobdir");
+	TCase *tc = tcase_create("jobdir");
+
+	tcase_add_test(tc, created_private);
+	tcase_add_test(tc, not_the_jobs);
+	tcase_add_test(tc, files_are_files);
+	tcase_add_test(tc, create_is_never_empty);
+	tcase_add_test(tc, state_record);
+	tcase_add_test(tc, lock_records);
+	tcase_add_test(tc, worker_records);
+	suite_add_tcase(s, tc);
+	return s;
+}
