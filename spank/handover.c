@@ -7,7 +7,8 @@
  * gets exactly what srun checked and rendered, even when the recipe is
  * edited after srun, and slurmstepd parses no YAML.
  *
- *   {"env": [["NAME", "value"], ...], "peer": "10.0.0.1",
+ *   {"v": 2, "env": [["NAME", "value"], ...], "peer": "10.0.0.1",
+ *    "mark": "@mooncake-node-address-<16 hex>@",
  *    "role": "prefill", "dir": "/job/dir",      (a step of the job's own pool)
  *    "gpu": {"dir": "/job/dir", "template": "{...}", "names": ["mlx5_0", ...]},
  *    "node": {"dir": "/job/dir", "name": "...<node address>.json", "template": "{...}"}}
@@ -17,8 +18,11 @@
  * json.dumps), so that the task's device_name, a comma-joined list of
  * them, is byte for byte what the library would write.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include <jansson.h>
 
@@ -28,7 +32,9 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 {
 	json_t *o = json_object(), *env = json_array(), *gpu = NULL, *names;
 	char *text = NULL;
-	bool ok = o && env && json_object_set_new(o, "env", env) == 0;
+	bool ok = o && env && json_object_set_new(o, "env", env) == 0 &&
+		  json_object_set_new(o, "v", json_integer(MCP_HANDOVER_VERSION)) == 0 &&
+		  json_object_set_new(o, "mark", json_string(h->mark)) == 0;
 
 	for (size_t i = 0; ok && i < h->env.count; i++)
 		ok = json_array_append_new(env, json_pack("[ss]", h->env.vars[i].name,
@@ -69,13 +75,26 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 {
 	json_error_t jerr;
 	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node;
-	const char *peer;
+	const char *peer, *mark;
+	json_int_t version;
 	size_t n;
 
 	memset(h, 0, sizeof(*h));
 	if (!o)
 		return mcri_error_set(err, MCR_ESTATE, "%s is not what srun hands over: %s",
 				      MCP_TASK_VAR, jerr.text);
+	if (!json_is_object(o))
+		goto bad;
+	version = json_integer_value(json_object_get(o, "v"));
+	if (version != MCP_HANDOVER_VERSION) {
+		json_decref(o);
+		return mcri_error_set(err, MCR_ESTATE,
+				      "srun handed this task a Mooncake environment of format %lld, and this node's spank_mooncake.so reads format %d: srun's host and this node run different versions of the plugin; install the same one on every login and compute node",
+				      (long long)version, MCP_HANDOVER_VERSION);
+	}
+	mark = json_string_value(json_object_get(o, "mark"));
+	if (!mark || snprintf(h->mark, sizeof(h->mark), "%s", mark) >= (int)sizeof(h->mark))
+		goto bad;
 	env = json_object_get(o, "env");
 	n = json_array_size(env);
 	peer = json_string_value(json_object_get(o, "peer"));
@@ -122,7 +141,8 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 		h->node_dir = dup_string(json_object_get(node, "dir"));
 		h->node_name = dup_string(json_object_get(node, "name"));
 		h->node_template = dup_string(json_object_get(node, "template"));
-		if (!h->node_dir || !h->node_name || !h->node_template)
+		if (!h->node_dir || !h->node_name || !h->node_template || strchr(h->node_name, '/') ||
+		    h->gpu_dir)
 			goto bad;
 	}
 	json_decref(o);
@@ -175,4 +195,32 @@ int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,
 		return mcri_error_nomem(err);
 	}
 	return 0;
+}
+
+int mcp_handover_mark(struct mcp_handover *h, struct mcr_error *err)
+{
+	unsigned char r[8];
+	char hex[17];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return mcri_error_set(err, MCR_EIO, "cannot make a random mark: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	snprintf(h->mark, sizeof(h->mark), "@mooncake-node-address-%s@", hex);
+	return 0;
+}
+
+char *mcp_handover_fill(const struct mcp_handover *h, const char *text, const char *addr)
+{
+	struct mcri_buf b = { 0 };
+	const char *p = text, *m;
+	size_t len = strlen(h->mark);
+
+	while (len && (m = strstr(p, h->mark))) {
+		mcri_buf_add(&b, p, (size_t)(m - p));
+		mcri_buf_puts(&b, addr);
+		p = m + len;
+	}
+	mcri_buf_puts(&b, p);
+	return mcri_buf_take(&b);
 }

@@ -196,13 +196,16 @@ void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *ro
 
 /* ---- handover.c: what srun computes once and hands each task -------- */
 
-/* srun renders what depends on the node with this as its address; each
- * task puts its own in (the library's own placeholder, as explain shows it) */
-#define MCP_NODE_PLACEHOLDER "<node address>"
+/* The handover's format: a task refuses one of another (a plugin of
+ * another version on srun's host). */
+#define MCP_HANDOVER_VERSION 2
 
 struct mcp_handover {
 	struct mcr_env env;     /* the role's variables (srun's, in order); a value
-				 * MCP_NODE_PLACEHOLDER is the node's address */
+				 * equal to `mark` is the node's address */
+	/* what srun renders in place of the node's address, which each task
+	 * fills in: random per srun, so no recipe value can be taken for it */
+	char mark[48];
 	char peer[64];          /* the master's host: the route toward it */
 	/* a step of the job's own pool: its role and directory (workers.c) */
 	char *role, *dir;
@@ -212,12 +215,16 @@ struct mcp_handover {
 	char **gpu_names;       /* each GPU's HCA name, JSON-escaped */
 	size_t gpu_count;
 	/* TRT-LLM: the role's client config for one node (its name and text
-	 * with MCP_NODE_PLACEHOLDER for the address), which a task writes into
+	 * with `mark` for the address), which a task writes into
 	 * `node_dir` and reads where its connector's own guess of the address
 	 * is no use (interface=, mcp_own_name_is_loopback); NULL: never */
 	char *node_dir, *node_name, *node_template;
 };
 #define MCP_DEVICE_PLACEHOLDER "\x01" "device" "\x01"
+/* A new random mark for the node's address (h->mark). */
+int mcp_handover_mark(struct mcp_handover *h, struct mcr_error *err);
+/* `text` with every h->mark replaced by `addr` (heap; NULL out of memory). */
+char *mcp_handover_fill(const struct mcp_handover *h, const char *text, const char *addr);
 /* The handover as one environment value (heap), and back. */
 char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err);
 int mcp_handover_decode(const char *text, struct mcp_handover *h,

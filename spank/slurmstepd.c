@@ -151,26 +151,11 @@ out:
 	return rc;
 }
 
-/* `text` with every MCP_NODE_PLACEHOLDER replaced by `addr` (heap) */
-static char *with_address(const char *text, const char *addr)
-{
-	struct mcri_buf b = { 0 };
-	const char *p = text, *m;
-
-	while ((m = strstr(p, MCP_NODE_PLACEHOLDER))) {
-		mcri_buf_add(&b, p, (size_t)(m - p));
-		mcri_buf_puts(&b, addr);
-		p = m + strlen(MCP_NODE_PLACEHOLDER);
-	}
-	mcri_buf_puts(&b, p);
-	return mcri_buf_take(&b);
-}
-
 /* TRT-LLM's client config for this node, written as the user */
 static int node_config(const struct mcp_handover *h, const struct mcri_jobdir *dir,
 		       const char *addr, char **path, struct mcr_error *err)
 {
-	char *name = with_address(h->node_name, addr), *text = with_address(h->node_template, addr);
+	char *name = mcp_handover_fill(h, h->node_name, addr), *text = mcp_handover_fill(h, h->node_template, addr);
 	int rc = -1;
 
 	if (!name || !text) {
@@ -207,7 +192,7 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	if (dir && mcri_jobdir_open(&jd, dir, getuid(), false, err))
 		goto out;
 	for (size_t i = 0; i < h.env.count; i++)
-		placeholder |= strcmp(h.env.vars[i].value, MCP_NODE_PLACEHOLDER) == 0;
+		placeholder |= strcmp(h.env.vars[i].value, h.mark) == 0;
 	/* TRT-LLM announces gethostbyname(gethostname()) unless its file says
 	 * otherwise: this node gets a file of its own when that is not the
 	 * address of interface= or is of no use to the other nodes */
@@ -222,7 +207,7 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	for (size_t i = 0; i < h.env.count; i++) {
 		const char *v = h.env.vars[i].value;
 
-		if (!strcmp(v, MCP_NODE_PLACEHOLDER))
+		if (!strcmp(v, h.mark))
 			v = local;
 		else if (path && !strcmp(h.env.vars[i].name, "MOONCAKE_CONFIG_PATH"))
 			v = path;

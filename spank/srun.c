@@ -280,21 +280,20 @@ static int hand_over(const char *dir, const char *master, const char *metadata_h
 		     int metadata_port, struct mcr_error *err)
 {
 	struct mcp_handover h = { 0 };
-	/* the node's address is each task's own: srun renders a placeholder */
-	struct mcr_env_input in = { master, metadata_host, dir, NULL, MCP_NODE_PLACEHOLDER,
-				    metadata_port };
+	/* the node's address is each task's own: srun renders a mark for it */
+	struct mcr_env_input in = { master, metadata_host, dir, NULL, h.mark, metadata_port };
 	const char *ext = mcr_recipe_external_master(ctx.recipe);
 	struct mcr_file node = { 0 };
 	char *text = NULL, *host = NULL;
 	int rc = -1;
 
-	if (mcr_worker_env(ctx.recipe, ctx.role, &in, &h.env, err))
+	if (mcp_handover_mark(&h, err) || mcr_worker_env(ctx.recipe, ctx.role, &in, &h.env, err))
 		goto out;
 	/* TRT-LLM reads the node's address only from its file: a file per node
 	 * for the nodes whose own guess is no use (slurmstepd.c decides) */
 	if (mcr_recipe_engine(ctx.recipe) == MCR_ENGINE_TRTLLM &&
 	    mcr_recipe_role_reads_config(ctx.recipe, ctx.role)) {
-		if (mcr_trtllm_node_config(ctx.recipe, ctx.role, master, MCP_NODE_PLACEHOLDER, &node, err))
+		if (mcr_trtllm_node_config(ctx.recipe, ctx.role, master, h.mark, &node, err))
 			goto out;
 		if (node.name && !(h.node_dir = strdup(dir))) {
 			mcri_error_nomem(err);

@@ -235,11 +235,15 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 	if (!mcr_env_get(b->env, "MOONCAKE_LOCAL_HOSTNAME") && in->local_hostname &&
 	    env_set(b, "MOONCAKE_LOCAL_HOSTNAME", in->local_hostname, NULL, err))
 		return -1;
-	/* vLLM's store worker reads its own variable, else get_ip() (the
-	 * default route's address): the same address */
+	/* vLLM's store worker reads its own variable, else get_ip()
+	 * (VLLM_HOST_IP, else the default route's address): the address of
+	 * MOONCAKE_LOCAL_HOSTNAME, the recipe's own when it sets one; a recipe
+	 * that names the address for vLLM itself keeps it */
 	if (r->engine == MCR_ENGINE_VLLM && in->local_hostname &&
 	    !mcr_env_get(b->env, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME") &&
-	    env_set(b, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME", in->local_hostname, NULL, err))
+	    !mcr_env_get(b->env, "VLLM_HOST_IP") &&
+	    env_set(b, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME",
+		    mcr_env_get(b->env, "MOONCAKE_LOCAL_HOSTNAME"), NULL, err))
 		return -1;
 	b->layer = MCRI_LAYER_ENGINE_ENV;
 	b->where = "engine.mooncake_kv_store.env";

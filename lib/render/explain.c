@@ -11,7 +11,7 @@
 
 #include "render/explain.h"
 #include "render/render.h"
-#include "rules/size.h"
+#include "rules/engines.h"
 
 /* the layer's name as explain prints it; `r`, `role` for key paths */
 static void layer_name(const struct mcr_recipe *r, enum mcr_role role,
@@ -102,7 +102,9 @@ static char *with_bytes(const struct mcr_recipe *r, const char *key,
 
 	if (!shown || !size || mcri_engine_size(r, val, text, &bytes))
 		return shown;
-	out = mcri_asprintf("%s (%lld bytes)", shown, bytes);
+	/* a count that saturated is a lower bound (Python's ints are not) */
+	out = mcri_asprintf("%s (%lld bytes%s)", shown, bytes,
+			    bytes == 9223372036854775807LL ? " or more" : "");
 	free(shown);
 	return out;
 }

@@ -89,6 +89,18 @@ int mcr_client_configs(const struct mcr_recipe *r, const char *master_address,
 	return 0;
 }
 
+/* an address, or a host name: printable, no blank, quote, backslash or
+ * '/', not starting with '.' (it names a file) */
+static bool plain_address(const char *a)
+{
+	if (!a || !*a || *a == '.')
+		return false;
+	for (; *a; a++)
+		if ((unsigned char)*a <= ' ' || *a == 0x7f || strchr("\"\\/", *a))
+			return false;
+	return true;
+}
+
 int mcr_trtllm_node_config(const struct mcr_recipe *r, enum mcr_role role,
 			   const char *master_address, const char *local_hostname,
 			   struct mcr_file *out, struct mcr_error *err)
@@ -103,10 +115,9 @@ int mcr_trtllm_node_config(const struct mcr_recipe *r, enum mcr_role role,
 		return mcri_error_set(err, MCR_EINVAL,
 				      "roles.%s reads no TRT-LLM client config: per-node files are for TRT-LLM connector roles with a master",
 				      mcr_role_name(role) ? mcr_role_name(role) : "?");
-	if (!local_hostname || !local_hostname[0] || local_hostname[0] == '.' ||
-	    strchr(local_hostname, '/'))
+	if (!plain_address(local_hostname))
 		return mcri_error_set(err, MCR_EINVAL,
-				      "'%s' is not a node address that can name a client config",
+				      "'%.200s' is not a node address that can name a client config",
 				      local_hostname ? local_hostname : "");
 	if (mcri_trtllm_payload(r, role, master_address, &p, err))
 		goto out;

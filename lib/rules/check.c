@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rules/check.h"
 
@@ -283,4 +284,25 @@ int mcri_check_fields(struct mcri_check *v, const struct mcri_node *map,
 			return unknown_field(v, k, path, allowed, hint);
 	}
 	return 0;
+}
+
+const struct mcri_node *mcri_arg(const struct mcri_node *args, const char *dashed)
+{
+	const struct mcri_node *n = mcri_map_get(args, dashed);
+	char under[96];
+
+	if (n || strlen(dashed) >= sizeof(under))
+		return n;
+	for (size_t i = 0; (under[i] = dashed[i] == '-' ? '_' : dashed[i]); i++)
+		;
+	return mcri_map_get(args, under);
+}
+
+bool mcri_sglang_joins_pool(const struct mcri_node *args)
+{
+	const struct mcri_node *on = mcri_arg(args, "enable-hierarchical-cache");
+
+	/* srtctl passes `true` as the flag; the string "true" reads the same */
+	return (on && on->type == MCRI_T_BOOL ? on->b : mcri_is_str(on) && !strcasecmp(on->s, "true")) &&
+	       mcri_str_eq(mcri_arg(args, "hicache-storage-backend"), "mooncake");
 }

@@ -56,6 +56,16 @@ int mcri_check_fields(struct mcri_check *v, const struct mcri_node *map,
 		      const char *path, const char *const *allowed,
 		      const char *hint);
 
+/* An engine argument of a role's `args` in either of srtctl's spellings:
+ * `dashed` ("enable-hierarchical-cache") or with underscores. */
+const struct mcri_node *mcri_arg(const struct mcri_node *args, const char *dashed);
+/* SGLang's workers of a role with these `args` are clients of the pool:
+ * HiCache (enable-hierarchical-cache: true) with
+ * hicache-storage-backend: mooncake. (disaggregation-transfer-backend:
+ * mooncake is SGLang's own transfer engine, which never talks to the
+ * master.) */
+bool mcri_sglang_joins_pool(const struct mcri_node *args);
+
 /* The name of a services entry for messages ("?" without a string name). */
 const char *mcri_entry_name(const struct mcri_node *entry);
 
@@ -79,8 +89,8 @@ int mcri_rules_trtllm_no_master(struct mcri_check *v);
 int mcri_rules_trtllm_master(struct mcri_check *v);
 int mcri_rules_vllm_sglang(struct mcri_check *v);
 int mcri_rules_master_ports(struct mcri_check *v);
-/* engines.c: V3 vLLM's client config, S1 SGLang's MOONCAKE_* variables,
- * as the engines' own readers take them (§10.11) */
+/* readers.c: V3 vLLM's client config, S1 SGLang's environment, as the
+ * engines' own readers take them (§10.11) */
 int mcri_rules_engine_readers(struct mcri_check *v);
 /* payload.c: C11 (§10.10), the rendered client config of each connector
  * role */

@@ -140,38 +140,12 @@ static void lint_trtllm_role(struct mcri_check *v, enum mcr_role role)
 	}
 }
 
-/* an args key in either of srtctl's spellings (dashes or underscores) */
-static const struct mcri_node *arg_of(const struct mcri_node *args, const char *dashed)
-{
-	char under[64];
-	const struct mcri_node *n = mcri_map_get(args, dashed);
-
-	if (n)
-		return n;
-	snprintf(under, sizeof(under), "%s", dashed);
-	for (char *c = under; *c; c++)
-		*c = *c == '-' ? '_' : *c;
-	return mcri_map_get(args, under);
-}
-
-/* SGLang makes a Mooncake Store client only for HiCache's storage tier:
- * enable-hierarchical-cache with hicache-storage-backend: mooncake. Its
- * disaggregation-transfer-backend: mooncake is a transfer engine of its
- * own (P2PHANDSHAKE) that never talks to the master. */
-static bool sglang_role_joins_pool(const struct mcr_recipe *r, enum mcr_role role)
-{
-	const struct mcri_node *args = mcri_map_get(r->role_node[role], "args");
-
-	return mcri_truthy(arg_of(args, "enable-hierarchical-cache")) &&
-	       mcri_str_eq(arg_of(args, "hicache-storage-backend"), "mooncake");
-}
-
 static void lint_sglang_pool(struct mcri_check *v)
 {
 	const struct mcr_recipe *r = v->r;
 
 	for (int role = 0; role < MCR_ROLE_COUNT; role++)
-		if (r->role_node[role] && sglang_role_joins_pool(r, (enum mcr_role)role))
+		if (mcri_sglang_joins_pool(mcri_map_get(r->role_node[role], "args")))
 			return;
 	warn(v, r->service ? r->service : r->kv_block,
 	     "no role's workers join the Mooncake pool: SGLang starts a Mooncake Store client only for HiCache storage (enable-hierarchical-cache: true with hicache-storage-backend: mooncake in a role's args); disaggregation-transfer-backend: mooncake is SGLang's own transfer engine and never talks to the master, so the job's master would serve no worker. Add both to the args of the roles that should share the pool");

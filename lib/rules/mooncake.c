@@ -411,11 +411,13 @@ int mcri_rules_vllm_sglang(struct mcri_check *v)
 	/* V2: only a disaggregated recipe (a prefill or decode role) */
 	if (!r->role_node[MCR_ROLE_PREFILL] && !r->role_node[MCR_ROLE_DECODE])
 		return 0;
+	/* SGLang's workers also use the pool through HiCache alone */
 	if (r->engine == MCR_ENGINE_SGLANG &&
 	    !args_have(pargs, TRANSFER_BACKEND_KEYS, is_mooncake_backend) &&
-	    !args_have(dargs, TRANSFER_BACKEND_KEYS, is_mooncake_backend))
+	    !args_have(dargs, TRANSFER_BACKEND_KEYS, is_mooncake_backend) &&
+	    !mcri_sglang_joins_pool(pargs) && !mcri_sglang_joins_pool(dargs))
 		return mcri_fail(v, r->service ? r->service : r->kv_block,
-				 "a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has 'disaggregation-transfer-backend: mooncake'; add it to the prefill and decode args, or remove the service");
+				 "a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has 'disaggregation-transfer-backend: mooncake' (nor HiCache with enable-hierarchical-cache: true and hicache-storage-backend: mooncake); add it to the prefill and decode args, or remove the service");
 	if (r->engine == MCR_ENGINE_VLLM)
 		return vllm_transfer_rule(v, pargs, dargs);
 	return 0;

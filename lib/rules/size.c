@@ -31,7 +31,7 @@ static const struct unit UNITS[] = {
 };
 
 /* Python's str.strip() whitespace for ASCII text */
-static bool py_space(char c)
+bool mcri_py_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
 	       c == '\f' || c == '\x1c' || c == '\x1d' || c == '\x1e' ||
@@ -40,7 +40,7 @@ static bool py_space(char c)
 
 /* truncate toward zero, as Python int(float); Python's ints have no bound,
  * ours saturate at 64 bits, which no size check can tell apart */
-static long long trunc_to_ll(double v)
+long long mcri_trunc_ll(double v)
 {
 	double t = trunc(v);
 
@@ -59,7 +59,7 @@ static int parse_text(const char *text, long long *bytes)
 	char numbuf[64], unitbuf[16];
 	double scale = -1.0;
 
-	while (py_space(*p))
+	while (mcri_py_space(*p))
 		p++;
 	num = p;
 	while (isdigit((unsigned char)*p))
@@ -75,13 +75,13 @@ static int parse_text(const char *text, long long *bytes)
 			return -1;
 	}
 	nlen = (size_t)(p - num);
-	while (py_space(*p))
+	while (mcri_py_space(*p))
 		p++;
 	unit = p;
 	while (isalpha((unsigned char)*p))
 		p++;
 	ulen = (size_t)(p - unit);
-	while (py_space(*p))
+	while (mcri_py_space(*p))
 		p++;
 	if (*p || nlen >= sizeof(numbuf) || ulen >= sizeof(unitbuf))
 		return -1;
@@ -94,7 +94,7 @@ static int parse_text(const char *text, long long *bytes)
 			scale = UNITS[i].scale;
 	if (scale < 0)
 		return -1;
-	*bytes = trunc_to_ll(strtod(numbuf, NULL) * scale);
+	*bytes = mcri_trunc_ll(strtod(numbuf, NULL) * scale);
 	return 0;
 }
 
@@ -138,7 +138,7 @@ int mcri_size_of_node(const char *key, const struct mcri_node *n,
 		return 0;
 	case MCRI_T_FLOAT:
 		if (isfinite(n->f)) {
-			*bytes = trunc_to_ll(n->f);
+			*bytes = mcri_trunc_ll(n->f);
 			return 0;
 		}
 		r = mcri_repr(n);
@@ -180,16 +180,16 @@ bool mcri_py_int_text(const char *s, long long *out)
 	bool neg = false, digit = false, under = false;
 	unsigned long long v = 0;
 
-	while (py_space(*p))
+	while (mcri_py_space(*p))
 		p++;
 	if (*p == '+' || *p == '-')
 		neg = *p++ == '-';
 	for (; *p; p++) {
 		if (isdigit((unsigned char)*p)) {
-			/* Python's int is unbounded: saturate */
-			if (v > (ULLONG_MAX - 9) / 10)
-				v = ULLONG_MAX / 10;
-			v = v * 10 + (unsigned long long)(*p - '0');
+			unsigned d = (unsigned)(*p - '0');
+
+			/* Python's int is unbounded: saturate, and stay saturated */
+			v = v > (ULLONG_MAX - d) / 10 ? ULLONG_MAX : v * 10 + d;
 			digit = true;
 			under = false;
 		} else if (*p == '_' && digit && !under) {
@@ -200,7 +200,7 @@ bool mcri_py_int_text(const char *s, long long *out)
 	}
 	if (!digit || under)
 		return false;
-	while (py_space(*p))
+	while (mcri_py_space(*p))
 		p++;
 	if (*p)
 		return false;
@@ -220,7 +220,7 @@ bool mcri_py_int(const struct mcri_node *n, long long *out)
 	case MCRI_T_FLOAT:
 		if (!isfinite(n->f))
 			return false;
-		*out = trunc_to_ll(n->f);
+		*out = mcri_trunc_ll(n->f);
 		return true;
 	case MCRI_T_STR:
 		return mcri_py_int_text(n->s, out);

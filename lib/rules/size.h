@@ -15,14 +15,12 @@ int mcri_size_of_node(const char *key, const struct mcri_node *n,
 /* Python int(value) for transfer_batch_size (C11.5), saturated at 64
  * bits; false when the conversion fails. */
 bool mcri_py_int(const struct mcri_node *n, long long *out);
-/* Python int() of a text (blanks around, a sign, '_' between digits). */
+/* Python's str.strip() whitespace, for ASCII text. */
+bool mcri_py_space(char c);
+/* Python int(float) of v, saturated at 64 bits. */
+long long mcri_trunc_ll(double v);
+/* Python int() of a text (blanks around, a sign, '_' between digits),
+ * saturated at 64 bits (LLONG_MIN, LLONG_MAX: as large or larger). */
 bool mcri_py_int_text(const char *s, long long *out);
-
-/* engines.c: the byte count the recipe's engine makes of a size, a node
- * (a client-config value) or a text (an environment value): TRT-LLM's
- * parse_size (above), vLLM's _parse_size, SGLang's
- * MOONCAKE_GLOBAL_SEGMENT_SIZE. 0, or -1 when the engine refuses it. */
-int mcri_engine_size(const struct mcr_recipe *r, const struct mcri_node *n,
-		     const char *text, long long *bytes);
 
 #endif /* MCRI_RULES_SIZE_H_ */

@@ -12,8 +12,11 @@ as the engine runs it.
   vllm_read(path)        vLLM: MooncakeStoreConfig.from_file(path), and the
                          local hostname its worker passes to setup()
                          (rdma_utils.get_requester_local_hostname(get_ip()))
-  sglang_read(env)       SGLang: MooncakeStoreConfig.load_from_env() under
-                         the environment `env` (HiCache's env path)
+  sglang_read(env)       SGLang: what MooncakeStore reads its config with
+                         (MooncakeBaseStore._load_config: a config file
+                         when SGLANG_HICACHE_MOONCAKE_CONFIG_PATH is set,
+                         else MooncakeStoreConfig.load_from_env()) under
+                         the environment `env`
   trtllm_read(path)      TRT-LLM's mooncake-store connector, as
                          doc/engine-contracts.md states it (no released
                          wheel has it yet): the values from_file() takes
@@ -179,7 +182,9 @@ def sglang_read(env):
     os.environ.clear()
     os.environ.update(env)
     try:
-        cfg = mod.MooncakeStoreConfig.load_from_env()
+        # MooncakeStore.__init__'s way: the extra config, else
+        # SGLANG_HICACHE_MOONCAKE_CONFIG_PATH's file, else the environment
+        cfg = mod.MooncakeBaseStore()._load_config(None)
     finally:
         os.environ.clear()
         os.environ.update(saved)

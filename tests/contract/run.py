@@ -29,15 +29,15 @@ import re
 import subprocess
 import sys
 import tempfile
+import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import engines  # noqa: E402
 
 INFRA = "10.1.1.1"
 NODE = "10.9.9.9"
-SATURATED = (1 << 63) - 1
 OK_LINE = re.compile(r": OK \(engine (\w+); roles ([\w, ]+); (.*)\)$", re.M)
-BYTES = re.compile(r"^\s+(global_segment_size|local_buffer_size|MOONCAKE_GLOBAL_SEGMENT_SIZE)\s+.*?\((-?\d+) bytes\)", re.M)
+BYTES = re.compile(r"^\s+(global_segment_size|local_buffer_size|MOONCAKE_GLOBAL_SEGMENT_SIZE)\s+.*?\((-?\d+) bytes( or more)?\)", re.M)
 
 
 def cli(*args):
@@ -64,8 +64,8 @@ def check_role(path, engine, role, pool, out):
                          "--config-dir", out, "--local-hostname", NODE)
     if rc != 0:
         return [f"mooncake-recipe explain failed: {errs.strip()}"]
-    stated = {("segment" if k != "local_buffer_size" else "buffer"): int(b)
-              for k, b in BYTES.findall(text)}
+    stated = {("segment" if k != "local_buffer_size" else "buffer"): (int(b), bool(more))
+              for k, b, more in BYTES.findall(text)}
     config = env.get("MOONCAKE_CONFIG_PATH")
     if engine in ("vllm", "trtllm") and not config:
         return []  # a role that reads no client config (a TRT-LLM role without the connector)
@@ -86,9 +86,10 @@ def check_role(path, engine, role, pool, out):
         problems.append(f"SGLang reads the metadata server {seen['metadata']!r}")
     if engine in ("vllm", "sglang") and seen["local_hostname"] != NODE:
         problems.append(f"{engine} announces {seen['local_hostname']!r}, not the node's {NODE}")
-    for what, want in stated.items():
-        # explain's counts saturate at 64 bits; Python's ints do not
-        if seen[what] != want and not (want == SATURATED and seen[what] >= want):
+    for what, (want, more) in stated.items():
+        # explain says "or more" where its 64 bits saturate (TRT-LLM's
+        # parity with srtctl keeps such sizes); Python's ints do not
+        if seen[what] != want and not (more and seen[what] >= want):
             problems.append(f"{engine} reads {what} as {seen[what]} bytes, explain says {want}")
     if engine == "trtllm" and seen["role"] not in ("both", "producer", "consumer", "capacity"):
         problems.append(f"TRT-LLM role {seen['role']!r}")
@@ -129,10 +130,15 @@ DIFF_CASES = [
     ("vllm", "global_segment_size", v, None) for v in (
         "16GB", "16gb", "'16 GB'", "1.5GB", "16MB", "16kb", "16b", "'16'", "16", "1.5", "0x10",
         "'.5gb'", "'1.gb'", "16GiB", "16G", "16TB", "16TiB", "1.2.3gb", "''", "lots", "1e9",
-        "'-1'", "'1_000'", "null", "[1]", ".inf")] + [
+        "'-1'", "'1_000'", "null", "[1]", ".inf", "'1.'", "' 16\\tgb '", "'0.5kb'")] + [
     ("vllm", "global_segment_size", "0", "vLLM's embedded mode refuses 0 (__post_init__)"),
     ("vllm", "global_segment_size", "-1", "a negative segment: Mooncake's setup() takes an unsigned size"),
     ("vllm", "global_segment_size", "true", "vLLM takes a bool as 1 byte; the plugin refuses it"),
+    ("vllm", "global_segment_size", "99999999999999999999", "past 2^63 bytes: no node's memory"),
+    ("vllm", "global_segment_size", "'99999999999999999999GB'", "past 2^63 bytes: no node's memory"),
+    ("vllm", "global_segment_size", "1.0e+19", "past 2^63 bytes: no node's memory"),
+    ("vllm", "enable_offload", "'false'", "vLLM's bool('false') is True: the plugin refuses a string"),
+    ("vllm", "enable_offload", "false", None),
     ("vllm", "local_buffer_size", "0", None),
     ("vllm", "local_buffer_size", "4GB", None),
     ("vllm", "local_buffer_size", "4GiB", None),
@@ -140,7 +146,12 @@ DIFF_CASES = [
     ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", v, None) for v in (
         "'16gb'", "'16GB'", "' 16 gb '", "'+16gb'", "'1_6gb'", "'17179869184'", "'0'",
         "'16GiB'", "'1.5gb'", "'16mb'", "'gb'", "'16 G'", "''", "'1e9'")] + [
+    ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'99999999999999999999gb'", "past 2^63 bytes: no node's memory"),
     ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'-1gb'", "a negative segment: Mooncake's setup() takes an unsigned size"),
+    ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'18446744073709551616'", "past 2^63 bytes: no node's memory"),
+    ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'-18446744073709551616'", "a negative segment"),
+    ("sglang", "MOONCAKE_CHECK_SERVER", "'ture'", "SGLang would warn and use its default"),
+    ("sglang", "MOONCAKE_CHECK_SERVER", "'Yes'", None),
 ]
 
 
@@ -198,6 +209,7 @@ def differential():
 
 def main():
     global CLI
+    warnings.simplefilter("ignore")  # SGLang warns where it falls back to a default
     CLI = os.path.abspath(sys.argv[1])
     checks, failures = differential()
     for path in sys.argv[2:]:

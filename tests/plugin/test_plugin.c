@@ -1192,6 +1192,11 @@ START_TEST(stepd_errors_return_minus_one)
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 	ck_log_contains("mooncake: SLURM_MOONCAKE_TASK is not what srun hands over");
 	slurm_spank_exit(NULL, 0, NULL);
+	/* a handover of another version of the plugin (srun's host) */
+	remote_step(1, TRT, "decode", "{\"v\": 1, \"env\": [], \"peer\": \"\"}", NULL);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: srun handed this task a Mooncake environment of format 1, and this node's spank_mooncake.so reads format 2: srun's host and this node run different versions of the plugin");
+	slurm_spank_exit(NULL, 0, NULL);
 }
 END_TEST
 

@@ -1425,7 +1425,7 @@ invalid("v3_vllm_buffer_short_unit",
         "V3: '4G' is no unit of vLLM's.",
         vllm("v3-g", store={"local_buffer_size": "4G"}))
 invalid("v3_vllm_embedded_zero_segment",
-        "global_segment_size: 0 in embedded mode (vLLM's default), which vLLM's Mooncake reader",
+        "global_segment_size: 0 is 0 bytes as vLLM reads it, which vLLM's Mooncake reader",
         "V3: embedded mode (the default) needs a segment > 0 (__post_init__).",
         vllm("v3-zero", store={"global_segment_size": 0}))
 invalid("v3_vllm_zero_buffer",
@@ -1433,7 +1433,7 @@ invalid("v3_vllm_zero_buffer",
         "V3: local_buffer_size must be > 0 (__post_init__).",
         vllm("v3-buf", store={"local_buffer_size": "0gb"}))
 invalid("v3_vllm_standalone_with_segment",
-        "mode: standalone-store needs global_segment_size: 0",
+        "global_segment_size: not set (vLLM's default is 4 GiB), but mode: standalone-store needs 0",
         "V3: standalone-store requires global_segment_size == 0; vLLM's default is 4 GiB.",
         vllm("v3-standalone", store={"mode": "standalone-store"}))
 invalid("v3_vllm_unknown_mode", "store_config.mode: 'embeded' is not a mode vLLM's Mooncake reader",
@@ -1448,6 +1448,16 @@ invalid("v3_vllm_protocol_not_a_string", "store_config.protocol: must be a strin
 invalid("v3_vllm_negative_segment", "store_config.global_segment_size: -1 is -1 bytes; a segment cannot be negative",
         "V3: vLLM passes -1 on to Mooncake's setup(), whose size is unsigned.",
         vllm("v3-neg", store={"global_segment_size": -1}))
+invalid("v3_vllm_size_beyond_64_bits",
+        "store_config.global_segment_size: '99999999999999999999GB' is 8 EiB or more, more than any node can give",
+        "V3: a count past 2^63 bytes is no node's memory (and past 2^64 no size_t Mooncake's setup() takes).",
+        vllm("v3-huge", store={"global_segment_size": "99999999999999999999GB"}))
+invalid("v3_vllm_offload_string", "store_config.enable_offload: 'false' is not a bool: vLLM reads it with bool()",
+        "V3: vLLM's bool() of a non-empty string is True.",
+        vllm("v3-offload", store={"enable_offload": "false"}))
+invalid("v3_vllm_null_metadata_server", "metadata_server: must be a string, got None: vLLM passes it to Mooncake's setup(), which takes only strings; remove it (the plugin then writes P2PHANDSHAKE)",
+        "V3: a null metadata_server reaches setup() as None.",
+        vllm("v3-mdnull", store={"metadata_server": None}))
 invalid("v3_vllm_tenant_not_a_string", "store_config.tenant_id: must be a string or null, got 5",
         "V3: vLLM's _normalize_tenant_id raises TypeError for a number.",
         vllm("v3-tenant", store={"tenant_id": 5}))
@@ -1460,19 +1470,43 @@ invalid("s1_sglang_segment_binary_unit",
         sgl("s1-gib", prefill=sgl_role(env={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "16GiB"})))
 invalid("s1_sglang_segment_fraction",
         ["roles.decode.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '1.5gb' is not a size SGLang's Mooncake reader",
-         "write the byte count '1610612736'"],
+         "write '1610612736' (1610612736 bytes to SGLang)"],
         "S1: int('1.5') fails in SGLang's reader.",
         sgl("s1-frac", decode=sgl_role(env={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "1.5gb"})))
 invalid("s1_sglang_segment_in_environment",
         "environment.MOONCAKE_GLOBAL_SEGMENT_SIZE: '4GB2' is not a size SGLang's Mooncake reader",
         "S1: the top-level environment reaches every role's workers too.",
         mutate(sgl("s1-env"), lambda d: d.update(environment={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "4GB2"})))
+invalid("s1_sglang_segment_wraps_64_bits",
+        "roles.prefill.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '18446744073709551616' is 8 EiB or more",
+        "S1: a size past 64 bits (which once wrapped around to 0) is refused.",
+        sgl("s1-huge", prefill=sgl_role(env={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "18446744073709551616"})))
+invalid("s1_sglang_config_path", "SGLANG_HICACHE_MOONCAKE_CONFIG_PATH: with it SGLang reads the Mooncake settings of that file instead",
+        "S1: SGLang reads that file before the environment the plugin sets.",
+        sgl("s1-path", decode=sgl_role(env={"SGLANG_HICACHE_MOONCAKE_CONFIG_PATH": "/x.json"})))
+invalid("s1_sglang_extra_config_master", "hicache-storage-backend-extra-config names a master_server_address",
+        "S1: the extra config's master wins over MOONCAKE_MASTER in SGLang.",
+        mutate(sgl("s1-extra"), lambda d: d["roles"]["prefill"]["args"].update(
+            {"hicache-storage-backend-extra-config": '{"master_server_address": "10.5.5.5:50051"}'})))
 invalid("s1_sglang_bool_typo", "roles.prefill.env.MOONCAKE_CHECK_SERVER: 'ture' is not a bool SGLang reads",
         "S1: EnvBool takes true/1/yes/y/false/0/no/n; anything else is ignored for the default.",
         sgl("s1-bool", prefill=sgl_role(env={"MOONCAKE_CHECK_SERVER": "ture"})))
 invalid("s1_sglang_port_not_an_int", "MOONCAKE_MASTER_METRICS_PORT: '90o3' is not an integer",
         "S1: EnvInt: int() of the value, else the default.",
         sgl("s1-port", prefill=sgl_role(env={"MOONCAKE_MASTER_METRICS_PORT": "90o3"})))
+
+valid("sglang_env_layer_wins",
+      "S1: a role's env value another layer overrides is not what the workers get, so it is not checked (§8).",
+      mutate(sgl("s1-layers", prefill=sgl_role(env={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "16GiB"})),
+             lambda d: d.update(environment={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "16gb"})),
+      {})
+valid("sglang_hicache_without_mooncake_transfer",
+      "V2: SGLang's workers join the pool through HiCache with the mooncake backend, whatever their transfer backend.",
+      sgl("v2-hicache", prefill=dict(sgl_role(backend="nixl"), args={"tp-size": 1, "disaggregation-transfer-backend": "nixl",
+                                                                      "enable-hierarchical-cache": True,
+                                                                      "hicache-storage-backend": "mooncake"}),
+          decode=sgl_role(backend="nixl")),
+      {})
 
 # ======================================================================
 # write
