@@ -120,6 +120,11 @@ static const char *env_name_fix(struct mcri_check *v, const char *name)
 
 /* E1 and E2 (reference §8): a name a shell can export, a value that keeps
  * a NAME=value line one line and that execve() passes */
+const char *const MCRI_PLUGIN_VARS[] = {
+	"SLURM_MOONCAKE_", "_SLURM_SPANK_OPTION_mooncake_", "SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_",
+	NULL,
+};
+
 static int env_rules(struct mcri_check *v, const struct mcri_node *k,
 		     const struct mcri_node *val, const char *path)
 {
@@ -130,6 +135,13 @@ static int env_rules(struct mcri_check *v, const struct mcri_node *k,
 		return mcri_fail(v, k,
 				 "%s: %s is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. %s)",
 				 path, mcri_show(v, k), env_name_fix(v, k->s));
+	/* E3: the plugin's own variables (its handovers, its options as SPANK
+	 * passes them to nested sruns) */
+	for (const char *const *own = MCRI_PLUGIN_VARS; *own; own++)
+		if (strncmp(k->s, *own, strlen(*own)) == 0)
+			return mcri_fail(v, k,
+					 "%s.%s: variables named %s* belong to the plugin (rule E3): set in a task, they would hand a nested srun a forged Mooncake environment or make it start a master step of its own; remove it",
+					 path, k->s, *own);
 	problem = mcri_env_value_problem(k->s, val->s);
 	len = strlen(k->s) + 1 + strlen(val->s);
 	if (problem && len > MCRI_ENV_STRING_MAX && strncmp(problem, "more", 4) == 0)

@@ -43,7 +43,10 @@ bool mcri_in_list(const char *s, const char *const *list);
  * NULL (reference §10.6, §11). */
 const char *mcri_did_you_mean(const char *word, const char *const *list);
 
-/* An env-like map: NAME: "value", strings only; null counts as absent. */
+/* The prefixes of the plugin's own variables (rule E3). */
+extern const char *const MCRI_PLUGIN_VARS[];
+/* An env-like map: NAME: "value", strings only; null counts as absent;
+ * rules E1, E2 and E3 for each variable. */
 int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map,
 		       const char *path);
 /* A list of strings (non-blank with `no_blank`); null counts as absent. */

@@ -151,9 +151,33 @@ static void lint_sglang_pool(struct mcri_check *v)
 	     "no role's workers join the Mooncake pool: SGLang starts a Mooncake Store client only for HiCache storage (enable-hierarchical-cache: true with hicache-storage-backend: mooncake in a role's args); disaggregation-transfer-backend: mooncake is SGLang's own transfer engine and never talks to the master, so the job's master would serve no worker. Add both to the args of the roles that should share the pool");
 }
 
+/* variables a recipe may set but that change how every task runs, not
+ * only its Mooncake client */
+static void lint_env_names(struct mcri_check *v, const struct mcri_node *map, const char *where)
+{
+	for (size_t i = 0; mcri_is_map(map) && i < map->n; i++) {
+		const struct mcri_node *k = map->keys[i];
+		const char *what;
+
+		if (!mcri_is_str(k))
+			continue;
+		if (strncmp(k->s, "LD_", 3) == 0)
+			what = "the dynamic loader of every program the task starts";
+		else if (strcmp(k->s, "PATH") == 0)
+			what = "which programs every task runs";
+		else if (strncmp(k->s, "SLURM_", 6) == 0)
+			what = "what Slurm and the sruns started inside the task do";
+		else
+			continue;
+		warn(v, k, "%s.%s: sets %s, which changes %s, not only its Mooncake client; set it in the job script or the srun line unless the recipe must carry it",
+		     where, k->s, k->s, what);
+	}
+}
+
 void mcri_rules_lint(struct mcri_check *v)
 {
 	struct mcr_recipe *r = v->r;
+	char where[64];
 
 	/* top-level keys, in recipe order */
 	for (size_t i = 0; i < r->root->n; i++) {
@@ -164,6 +188,13 @@ void mcri_rules_lint(struct mcri_check *v)
 		    (near = mcri_did_you_mean(k->s, TOP_KEYS)))
 			warn(v, k, "%s: is not a recipe key (did you mean %s?)", k->s, near);
 	}
+	/* the variables every task of a role gets */
+	for (int role = 0; role < MCR_ROLE_COUNT; role++) {
+		snprintf(where, sizeof(where), "roles.%s.env", mcr_role_name((enum mcr_role)role));
+		lint_env_names(v, mcri_map_get(r->role_node[role], "env"), where);
+	}
+	lint_env_names(v, mcri_map_get(r->root, "environment"), "environment");
+	lint_env_names(v, r->kv_env, "engine.mooncake_kv_store.env");
 	if (!r->has_master)
 		return;
 	/* the master's store_config, then role by role */

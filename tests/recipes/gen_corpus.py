@@ -1488,6 +1488,12 @@ invalid("s1_sglang_extra_config_master", "hicache-storage-backend-extra-config n
         "S1: the extra config's master wins over MOONCAKE_MASTER in SGLang.",
         mutate(sgl("s1-extra"), lambda d: d["roles"]["prefill"]["args"].update(
             {"hicache-storage-backend-extra-config": '{"master_server_address": "10.5.5.5:50051"}'})))
+invalid("e3_plugin_variable", "roles.prefill.env.SLURM_MOONCAKE_TASK: variables named SLURM_MOONCAKE_* belong to the plugin (rule E3)",
+        "E3: the plugin's handover variables are not a recipe's to set.",
+        sgl("e3-own", prefill=sgl_role(env={"SLURM_MOONCAKE_TASK": "{}"})))
+invalid("e3_plugin_option", "environment._SLURM_SPANK_OPTION_mooncake_mooncake_recipe: variables named _SLURM_SPANK_OPTION_mooncake_* belong to the plugin",
+        "E3: SPANK's copy of the plugin's option would reach every nested srun.",
+        mutate(sgl("e3-opt"), lambda d: d.update(environment={"_SLURM_SPANK_OPTION_mooncake_mooncake_recipe": "x.yaml"})))
 invalid("s1_sglang_bool_typo", "roles.prefill.env.MOONCAKE_CHECK_SERVER: 'ture' is not a bool SGLang reads",
         "S1: EnvBool takes true/1/yes/y/false/0/no/n; anything else is ignored for the default.",
         sgl("s1-bool", prefill=sgl_role(env={"MOONCAKE_CHECK_SERVER": "ture"})))
