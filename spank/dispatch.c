@@ -45,6 +45,13 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 	return mcp_srun_user_init(sp);
 }
 
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	return mcp_stepd_task_init_privileged(sp);
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	(void)ac;

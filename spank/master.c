@@ -327,9 +327,9 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 		break;
 	case MCP_V_NO_FREE_PORTS:
 		mcri_error_set(err, MCR_ESTATE,
-			       "no free ports for mooncake_master on the infra node %s (%s): 8700-8702 and %d triples of port_range=%d-%d were taken; widen port_range= in plugstack.conf, or run the job on another first node",
-			       st->infra_node, st->infra_addr, el->max_candidates - 1,
-			       m->ps->port_lo, m->ps->port_hi);
+			       "no free ports for mooncake_master on the infra node %s (%s): each of the %d triples it tried was taken (8700-8702, then %d of the %d triples of port_range=%d-%d); widen port_range= in plugstack.conf, or run the job on another first node",
+			       st->infra_node, st->infra_addr, el->max_candidates, el->max_candidates - 1,
+			       (m->ps->port_hi - m->ps->port_lo + 1) / 3, m->ps->port_lo, m->ps->port_hi);
 		break;
 	case MCP_V_EXITED:
 		mcp_log_tail(m->log, tail, sizeof(tail));

@@ -106,15 +106,29 @@ void mcp_port_candidate(const struct mcp_plugstack *ps, unsigned long job_id,
 /* "rpc,metadata,metrics" to ports (MCR_EINVAL when it is not that). */
 int mcp_ports_parse(const char *text, struct mcr_ports *out,
 		    struct mcr_error *err);
-/* On the infra node, in the master step's task (as the user): the ports
- * srun chose must be free here and not reserved by another job's master
- * that is starting on this node; reserve them for this process (the
- * master after exec) in `registry` (a file every user may lock). -1 with
- * a message that names the taken port. */
+/* On the infra node, in the master step's task (before it becomes the
+ * user: task_init_privileged): the ports srun chose must be free here and
+ * not reserved by another job's master that is starting on this node;
+ * reserve them for this process (the master after exec) in `registry`.
+ * The registry must be a regular file of root's (or of this user's, run
+ * unprivileged: the plugin tests) that no one else may write; every entry
+ * is checked (ports 1-65535, a live process with the start time it had)
+ * and every read and write bounded. Without a usable registry the bind
+ * alone decides. -1 with a message that names the taken port. */
 int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
 		    struct mcr_error *err);
-/* ... followed by ".<network namespace inode>": one per port space */
-#define MCP_PORT_REGISTRY "/dev/shm/spank-mooncake-ports"
+/* The registry of the node's port space (its network namespace's inode
+ * `ns`): in a directory of root's, written by root only, so no user can
+ * put an entry in it (task_init_privileged claims). */
+#define MCP_PORT_REGISTRY_DIR "/run/spank-mooncake"
+void mcp_port_registry(unsigned long ns, char *path, size_t size);
+
+/* ---- proc.c ---------------------------------------------------------- */
+
+/* The start time of process `pid` (clock ticks since boot, /proc's field
+ * 22), 0 when there is no such process: a live pid with another start
+ * time is another process. */
+unsigned long long mcp_pid_start(long pid);
 
 /* ---- spawn.c: the job steps the plugin starts (master, sampler) ----- */
 
@@ -276,6 +290,7 @@ int mcp_srun_user_init(spank_t sp);
 void mcp_srun_exit(void);
 /* slurmstepd.c */
 int mcp_stepd_init(spank_t sp, int ac, char **av);
+int mcp_stepd_task_init_privileged(spank_t sp);
 int mcp_stepd_task_init(spank_t sp);
 void mcp_stepd_exit(void);
 

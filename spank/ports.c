@@ -9,13 +9,14 @@
  * SLURM_MOONCAKE_MASTER_PORTS; there, on the infra node itself, the step's
  * task claims it before mooncake_master runs: every port must bind, and no
  * other job's master that is starting on the node may hold a reservation
- * on it (a small registry every user may lock, MCP_PORT_REGISTRY, one line
- * "port pid" per reservation, void once its process is gone). A triple that
+ * on it (a small registry root keeps, mcp_port_registry(), one line
+ * "port pid start" per reservation, void once its process is gone). A triple that
  * cannot be claimed fails the step at once; a port another program takes
  * between the claim and the master's bind makes mooncake_master exit; in
  * both cases the starter tries the next triple (election.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -99,24 +100,40 @@ static bool port_free(int port)
 	return ok;
 }
 
-static bool pid_alive(long pid)
+void mcp_port_registry(unsigned long ns, char *path, size_t size)
 {
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+	snprintf(path, size, "%s/ports.%lu", MCP_PORT_REGISTRY_DIR, ns);
+}
+
+/* the registry's file is root's (or, unprivileged, ours) and only its
+ * owner may write it */
+static bool trusted(int fd)
+{
+	struct stat sb;
+
+	return fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	       (sb.st_uid == 0 || sb.st_uid == geteuid()) && !(sb.st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* the registry, locked; -1 when it cannot be used (then ports are claimed
- * on their bind alone) */
+ * on their bind alone). Its directory is made by root, 0755. */
 static int registry_open(const char *path)
 {
 	struct timespec pause = { 0, 20 * 1000000L };
-	struct stat sb;
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd;
 
+	if (slash && slash != path && (size_t)(slash - path) < sizeof(dir)) {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			return -1;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	/* every user's masters share it: as its creator, open it to them */
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    (sb.st_uid == geteuid() && (sb.st_mode & 0666) != 0666 && fchmod(fd, 0666) != 0)) {
+	if (!trusted(fd)) {
 		close(fd);
 		return -1;
 	}
@@ -133,12 +150,17 @@ static int registry_open(const char *path)
 struct reservation {
 	int port;
 	long pid;
+	unsigned long long start; /* the process's start time when it reserved */
 };
 
-/* the live reservations of the registry (at most REGISTRY_MAX) */
+#define LINE_MAX_BYTES 64 /* "port pid start\n": 5 + 1 + 7 + 1 + 20 + 1 */
+
+/* the live reservations of the registry (at most REGISTRY_MAX): each line
+ * checked, the rest of a line too long for one ignored */
 static size_t registry_read(int fd, struct reservation *r)
 {
-	char buf[REGISTRY_MAX * 24], *line, *save = NULL;
+	char buf[REGISTRY_MAX * LINE_MAX_BYTES + 1];
+	char *line, *save = NULL;
 	ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
 	size_t n = 0;
 
@@ -146,19 +168,33 @@ static size_t registry_read(int fd, struct reservation *r)
 		return 0;
 	buf[got] = '\0';
 	for (line = strtok_r(buf, "\n", &save); line && n < REGISTRY_MAX;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%d %ld", &r[n].port, &r[n].pid) == 2 && pid_alive(r[n].pid))
-			n++;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct reservation e;
+		char end;
+
+		if (strlen(line) >= LINE_MAX_BYTES ||
+		    sscanf(line, "%d %ld %llu%c", &e.port, &e.pid, &e.start, &end) != 3 ||
+		    e.port < 1 || e.port > 65535 || e.pid <= 0 || e.start == 0 ||
+		    mcp_pid_start(e.pid) != e.start)
+			continue; /* not an entry, or its process is gone (or another has its pid) */
+		r[n++] = e;
+	}
 	return n;
 }
 
 static void registry_write(int fd, const struct reservation *r, size_t n)
 {
-	char buf[REGISTRY_MAX * 24];
+	char buf[REGISTRY_MAX * LINE_MAX_BYTES + 1];
 	size_t len = 0;
 
-	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%d %ld\n", r[i].port, r[i].pid);
+	for (size_t i = 0; i < n; i++) {
+		int w = snprintf(buf + len, sizeof(buf) - len, "%d %ld %llu\n", r[i].port, r[i].pid,
+				 r[i].start);
+
+		if (w < 0 || (size_t)w >= sizeof(buf) - len)
+			break; /* no room: the rest is not reserved */
+		len += (size_t)w;
+	}
 	if (ftruncate(fd, 0) != 0)
 		return;
 	/* a torn write is emptied: it then reserves nothing */
@@ -201,7 +237,7 @@ int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
 	}
 	if (fd >= 0) {
 		for (int k = 0; k < 3 && n < REGISTRY_MAX + 3; k++)
-			r[n++] = (struct reservation){ want[k], (long)getpid() };
+			r[n++] = (struct reservation){ want[k], (long)getpid(), mcp_pid_start(getpid()) };
 		if (n > REGISTRY_MAX) { /* the oldest go */
 			memmove(r, r + (n - REGISTRY_MAX), REGISTRY_MAX * sizeof(*r));
 			n = REGISTRY_MAX;

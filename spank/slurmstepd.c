@@ -241,9 +241,28 @@ static int master_task(const char *text, struct mcr_error *err)
 	if (mcp_ports_parse(text, &ports, err))
 		return -1;
 	ns[n > 0 ? n : 0] = '\0';
-	snprintf(registry, sizeof(registry), "%s.%lu", MCP_PORT_REGISTRY,
-		 strtoul(ns + strcspn(ns, "0123456789"), NULL, 10));
+	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry,
+			  sizeof(registry));
 	return mcp_ports_claim(&ports, registry, err);
+}
+
+/* The master step's task, still root: it claims its ports in root's
+ * registry of the node (ports.c), where no user can plant a reservation. */
+int mcp_stepd_task_init_privileged(spank_t sp)
+{
+	struct mcr_error err;
+	char value[64];
+	uint32_t step_id;
+
+	if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
+	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
+	    step_id == SLURM_INTERACTIVE_STEP || !stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
+		return 0;
+	spank_unsetenv(sp, MCP_PORTS_VAR);
+	if (master_task(value, &err) == 0)
+		return 0;
+	mcp_error(&err);
+	return -1;
 }
 
 int mcp_stepd_task_init(spank_t sp)

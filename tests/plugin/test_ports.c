@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,10 +154,13 @@ START_TEST(claim_free_ports_reserves_them)
 	ck_assert_uint_gt(fread(text, 1, sizeof(text) - 1, f), 0);
 	fclose(f);
 	{
-		char want[128];
+		char want[256];
+		long me = (long)getpid();
+		unsigned long long start = mcp_pid_start(me);
 
-		snprintf(want, sizeof(want), "9100 %ld\n9101 %ld\n9102 %ld\n", (long)getpid(),
-			 (long)getpid(), (long)getpid());
+		ck_assert_uint_gt(start, 0);
+		snprintf(want, sizeof(want), "9100 %ld %llu\n9101 %ld %llu\n9102 %ld %llu\n", me, start,
+			 me, start, me, start);
 		ck_assert_str_eq(text, want);
 	}
 	/* this process again (a retried task): its own reservation is no obstacle */
@@ -195,7 +199,7 @@ START_TEST(claim_respects_a_live_reservation)
 	}
 	fresh_registry();
 	f = fopen(registry, "w");
-	fprintf(f, "9122 %ld\n", (long)other);
+	fprintf(f, "9122 %ld %llu\n", (long)other, mcp_pid_start(other));
 	fclose(f);
 	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 9122 (metrics) on "));
@@ -203,6 +207,42 @@ START_TEST(claim_respects_a_live_reservation)
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
 	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+}
+END_TEST
+
+/* a registry is trusted only as what the plugin writes: an entry whose
+ * process has another start time (a pid reused), malformed lines, huge
+ * ones, or a registry another user may write reserve nothing, and no
+ * content overflows a buffer */
+START_TEST(claim_ignores_what_it_cannot_trust)
+{
+	const struct mcr_ports p = { 9130, 9131, 9132 };
+	struct mcr_error err;
+	char *junk = malloc(200000);
+	FILE *f;
+
+	fresh_registry();
+	f = fopen(registry, "w");
+	fprintf(f, "9130 %ld 1\n", (long)getppid());          /* a live pid, another start */
+	fprintf(f, "9131 %ld\n", (long)getppid());            /* the old format, no start */
+	fprintf(f, "70000 %ld %llu\n", (long)getppid(), mcp_pid_start(getppid()));
+	fprintf(f, "9132 -5 7\nnonsense\n");
+	memset(junk, '9', 199999);
+	junk[199999] = '\0';
+	fputs(junk, f);                                         /* one line far past any bound */
+	fclose(f);
+	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+	/* what remains is this claim alone, well formed */
+	f = fopen(registry, "r");
+	ck_assert_int_eq(fread(junk, 1, 199999, f) < 200, 1);
+	fclose(f);
+	/* a registry others may write is not used at all */
+	ck_assert_int_eq(chmod(registry, 0666), 0);
+	f = fopen(registry, "w");
+	fprintf(f, "9130 %ld %llu\n", (long)getppid(), mcp_pid_start(getppid()));
+	fclose(f);
+	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+	free(junk);
 }
 END_TEST
 
@@ -232,6 +272,7 @@ Suite *ports_suite(void)
 	tcase_add_test(tc, claim_refuses_a_port_someone_listens_on);
 	tcase_add_test(tc, claim_respects_a_live_reservation);
 	tcase_add_test(tc, claim_without_registry);
+	tcase_add_test(tc, claim_ignores_what_it_cannot_trust);
 	suite_add_tcase(s, tc);
 	return s;
 }
