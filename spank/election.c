@@ -154,6 +154,14 @@ static enum mcp_el_action on_wait(struct mcp_election *el, const struct mcp_seen
 		return later(el, MCP_DO_READ);
 	}
 	el->first_look = false;
+	/* a requeued job never adopts its earlier run's pool: an attempt
+	 * after the one that state is about (until the holder of this
+	 * attempt's lock writes its own state, which is this run's) */
+	if (phase != MCRI_PHASE_NONE && s->other_run) {
+		if (s->state_attempt >= el->attempt)
+			return next_attempt(el, s->state_attempt);
+		phase = MCRI_PHASE_NONE;
+	}
 	/* a later attempt is under way: join it */
 	if (phase != MCRI_PHASE_NONE && s->state_attempt > el->attempt)
 		return next_attempt(el, el->attempt);

@@ -18,7 +18,8 @@
  *    v                                      |  ended, timeout        v
  *   WAIT --ready--> JOIN --answers--> DONE  +----------------> FAILED
  *    | \--starter died after launching: ADOPT (like STARTING) ----^
- *    +--failed before we looked, starter gone, newer attempt: LOCK n+1
+ *    +--failed before we looked, starter gone, newer attempt, an earlier
+ *       run's pool (the job was requeued): LOCK n+1
  */
 #ifndef MCP_ELECTION_H_
 #define MCP_ELECTION_H_
@@ -93,6 +94,7 @@ struct mcp_seen {
 	bool starter_on_this_host;
 	bool lock_stale;            /* the lock is older than the starter's bound */
 	bool other_recipe;          /* it is about another recipe's pool */
+	bool other_run;             /* it is about an earlier run of the job (a requeue) */
 	bool adopt_won;             /* ADOPT */
 };
 

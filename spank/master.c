@@ -4,12 +4,18 @@
  *
  * The srun that wins an attempt's lock launches the master step on the
  * infra node (master_step.c) on a triple of ports (ports.c), waits until
- * it answers, stores a random token in its metadata server, and records
- * "ready" with the ports. Every other srun of the job waits for that
- * verdict and then checks that the master answers with the job's token, so
- * a foreign listener is never taken for it. Ready means: the master step
- * is alive, its RPC port accepts, GET /health answers 200 on its metadata
- * and metrics ports, and its metadata server holds the job's token.
+ * it answers, and records "ready" with the ports once the master step
+ * itself, on the infra node, has proved that the sockets on those ports
+ * are its mooncake_master's (guard.c): another user's listener that took
+ * a port first is never taken for the master. Ready means: the master
+ * step is alive, its RPC port accepts, GET /health answers 200 on its
+ * metadata and metrics ports, and its guard's proof for this attempt says
+ * the sockets are the master's. Every other srun of the job waits for
+ * that verdict and then checks that the master's port accepts and that
+ * its step still runs (slurmctld): a process that took the ports after
+ * the master ended is not the master either. While the starter waits it
+ * touches its lock (a heartbeat): a lock left by a starter that died, on
+ * any host, is taken over after MCP_LOCK_STALE_S seconds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +35,8 @@
 #define POLL_BLIP_MS 250    /* a master that does not answer */
 #define FIRST_PROGRESS_S 3  /* a master is usually ready in ~1.5 s: no line */
 #define PROGRESS_EVERY_S 5
-#define TOKEN_KEY "spank_mooncake/job/"
-#define POOL_KEY "spank_mooncake/pool/" /* the recipe and directory of the pool */
+#define POOL_KEY "spank_mooncake/pool/" /* the recipe and directory of the pool (advice) */
+#define MCP_LOCK_STALE_S 10 /* a lock whose holder has not touched it for so long */
 
 struct master {
 	const struct mcp_plugstack *ps;
@@ -39,7 +45,7 @@ struct master {
 	unsigned long job_num;
 	char host[256];
 	char log[PATH_MAX + 32];
-	char key_path[128], pool_path[128];
+	char pool_path[128];
 	struct mcri_state st;       /* ours while we hold the lock, else read */
 	pid_t child;                /* the master step's srun we launched */
 	char ended[64];             /* how the master step ended */
@@ -47,9 +53,13 @@ struct master {
 	struct mcp_container container; /* where the master runs (the starter's choice) */
 	int timeout;                /* the readiness bound, seconds */
 	double t0, next_line;       /* of the current wait, for progress */
+	double job_checked;         /* when slurmctld was last asked if the job runs */
 	char why[512];              /* what the last probe saw */
 	int busy_port;              /* a port found in use before we started */
 	struct mcr_error err;       /* a failure of an action */
+	struct mcri_proof proof;    /* the master step's word on its ports */
+	char why_foreign[200];      /* " (port P listens for another process ...)" or "" */
+	double touched;             /* the lock's heartbeat */
 };
 
 static void progress(struct master *m, const char *doing, int bound)
@@ -103,13 +113,15 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
 	struct mcri_state *st = &m->st;
 	const struct mcp_step_place at = { m->job->job_id, m->job->dir->path, st->infra_node, NULL };
-	unsigned char r[16];
+	char *guard;
+	int rc;
 
 	if (el->candidate == 0) {
 		/* a new attempt of ours: where the master runs (the recipe's
-		 * container, if the cluster can run it), the infra node, a token */
+		 * container, if the cluster can run it), the infra node */
 		memset(st, 0, sizeof(*st));
 		st->attempt = el->attempt;
+		st->run = m->job->run > 0 ? m->job->run : 0;
 		if (m->job->container)
 			m->container = *m->job->container;
 		else if (mcp_container_decide(m->ps, m->recipe, NULL, &m->container, &m->err))
@@ -121,12 +133,6 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		if (m->job->find_infra(m->job->find_infra_arg, st->infra_node, sizeof(st->infra_node),
 				       st->infra_addr, sizeof(st->infra_addr), &m->err))
 			return MCP_SPAWN_ERROR;
-		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
-			mcri_error_set(&m->err, MCR_EIO, "cannot make a random token: %s", strerror(errno));
-			return MCP_SPAWN_ERROR;
-		}
-		for (size_t i = 0; i < sizeof(r); i++)
-			snprintf(st->token + 2 * i, 3, "%02x", r[i]);
 		snprintf(st->recipe, sizeof(st->recipe), "%s", m->job->recipe);
 		snprintf(st->starter_host, sizeof(st->starter_host), "%s", m->host);
 		st->starter_pid = (long)getpid();
@@ -142,8 +148,15 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	m->busy_port = mcp_busy_port(st->infra_addr, &st->ports);
 	if (m->busy_port)
 		return MCP_SPAWN_BUSY;
-	if (mcp_spawn_master(m->ps, m->recipe, &m->container, &at, &st->ports,
-			     m->claim_ports, m->log, &m->child, &m->err))
+	/* its guard proves the ports its own, for this attempt (guard.c) */
+	if (!(guard = mcp_guard_value(st->attempt, m->timeout, &st->ports, m->job->dir->path))) {
+		mcri_error_nomem(&m->err);
+		return MCP_SPAWN_ERROR;
+	}
+	rc = mcp_spawn_master(m->ps, m->recipe, &m->container, &at, &st->ports, m->claim_ports,
+			      guard, m->log, &m->child, &m->err);
+	free(guard);
+	if (rc)
 		return MCP_SPAWN_ERROR;
 	st->srun_pid = (long)m->child;
 	if (mcri_state_write(m->job->dir, st, &m->err)) {
@@ -156,6 +169,8 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	wait_begins(m, FIRST_PROGRESS_S);
 	return MCP_SPAWNED;
 }
+
+static bool foreign(struct master *m);
 
 static void watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 {
@@ -175,6 +190,11 @@ static void watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 		ended = !mcp_pid_alive(m->st.srun_pid);
 		snprintf(m->ended, sizeof(m->ended), "its srun, pid %ld, is gone", m->st.srun_pid);
 	}
+	/* the heartbeat of the lock we hold (or took over) */
+	if (mcp_now() - m->touched >= 1) {
+		mcri_lock_touch(m->job->dir, m->st.attempt);
+		m->touched = mcp_now();
+	}
 	if (ended) {
 		s->child = MCP_CHILD_ENDED;
 		/* its ports: refused by its claim on the infra node, or taken
@@ -182,11 +202,11 @@ static void watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 		mcp_log_tail(m->log, tail, sizeof(tail));
 		m->busy_port = mcp_busy_port(m->st.infra_addr, &m->st.ports);
 		s->lost_ports = m->claim_ports && (strstr(tail, ") on ") && strstr(tail, " is taken: "));
-		s->lost_ports |= m->claim_ports && m->busy_port;
+		s->lost_ports |= m->claim_ports && (m->busy_port || foreign(m));
 		if (s->lost_ports)
-			slurm_info(MCP_NAME ": ports %d, %d, %d are taken on %s; trying others",
+			slurm_info(MCP_NAME ": ports %d, %d, %d are taken on %s%s; trying others",
 				   m->st.ports.rpc, m->st.ports.metadata, m->st.ports.metrics,
-				   m->st.infra_node);
+				   m->st.infra_node, m->why_foreign);
 		return;
 	}
 	s->child = MCP_CHILD_RUNNING;
@@ -194,25 +214,68 @@ static void watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 				    sizeof(m->why));
 }
 
-/* store the job's token in its metadata server, and see it there; and
- * which pool this master serves (a second pool's srun names it) */
+/* The master step's guard found another process's socket on one of
+ * the ports of this attempt: said in m->why_foreign. */
+static bool foreign(struct master *m)
+{
+	struct mcr_error ignored;
+
+	if (mcri_proof_read(m->job->dir, &m->proof, &ignored) != 0 ||
+	    m->proof.attempt != m->st.attempt || m->proof.verdict != MCRI_PROOF_FOREIGN ||
+	    m->proof.ports.rpc != m->st.ports.rpc)
+		return false;
+	snprintf(m->why_foreign, sizeof(m->why_foreign),
+		 " (port %d listens for another process there, of uid %u, not for this job's mooncake_master)",
+		 m->proof.foreign_port, m->proof.foreign_uid);
+	return true;
+}
+
+/* The master answers: it is ours when the master step's guard proved, on
+ * the infra node, that the sockets on its ports are its master's; then
+ * tell which pool it serves (a second pool's srun names it) */
 static bool claim(struct master *m)
 {
 	struct mcr_error reason;
-	char body[64], *pool = mcri_asprintf("%s\n%s", m->job->recipe, m->job->dir->path);
+	char body[64], *pool;
 	int status;
-	bool ok = mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->key_path,
-			    m->st.token, MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body),
-			    &reason) == 0 &&
-		  status == 200 &&
-		  mcp_probe_master(m->st.infra_addr, &m->st.ports, m->key_path, m->st.token,
-				   true, m->why, sizeof(m->why)) == MCP_PROBE_READY;
 
-	if (ok && pool)
+	if (mcri_proof_read(m->job->dir, &m->proof, &reason) != 0 ||
+	    m->proof.attempt != m->st.attempt || m->proof.ports.rpc != m->st.ports.rpc) {
+		snprintf(m->why, sizeof(m->why), "its master step has not yet proved the ports its own");
+		return false;
+	}
+	if (m->proof.verdict != MCRI_PROOF_OWN) {
+		foreign(m);
+		snprintf(m->why, sizeof(m->why), "another process answers there%s", m->why_foreign);
+		return false;
+	}
+	/* what the joining sruns check: the master step that holds the ports */
+	m->st.master_step = (long)m->proof.step;
+	if ((pool = mcri_asprintf("%s\n%s", m->job->recipe, m->job->dir->path))) {
 		mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->pool_path, pool,
 			  MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body), &reason);
-	free(pool);
-	return ok;
+		free(pool);
+	}
+	return true;
+}
+
+/* A joining srun: the recorded master accepts on its RPC port, and its
+ * step still runs (slurmctld; a process that took the port after the
+ * master ended answers too, but the step is gone) */
+static enum mcp_probe join_probe(struct master *m)
+{
+	struct mcp_step_facts f;
+	struct mcr_error ignored;
+	enum mcp_probe p = mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, false,
+					    m->why, sizeof(m->why));
+
+	if (p == MCP_PROBE_NO_ANSWER || m->st.master_step <= 0 ||
+	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended)
+		return p;
+	snprintf(m->why, sizeof(m->why), "its step %s.%ld has ended%s", m->job->job_id,
+		 m->st.master_step,
+		 p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
+	return MCP_PROBE_REFUSED;
 }
 
 /* The pool a listener on the busy port serves, when it is this job's own
@@ -239,6 +302,7 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 	s->state_attempt = m->st.attempt;
 	s->launched = m->st.srun_pid > 0;
 	s->other_recipe = m->st.recipe[0] && strcmp(m->st.recipe, m->job->recipe) != 0;
+	s->other_run = m->job->run >= 0 && m->st.run != m->job->run;
 	if (m->st.attempt == attempt && m->st.starter_host[0]) {
 		s->starter_on_this_host = strcmp(m->st.starter_host, m->host) == 0;
 		s->starter_alive = mcp_pid_alive(m->st.starter_pid);
@@ -247,9 +311,10 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 		s->starter_alive = mcp_pid_alive(lock.pid);
 	}
 	s->step_alive = m->st.attempt == attempt && mcp_pid_alive(m->st.srun_pid);
-	/* the starter's bound, plus the time it takes to stop a master
-	 * that was not ready */
-	s->lock_stale = lock.age < 0 || lock.age > m->timeout + 15;
+	/* the holder touches its lock every second while it works: one that
+	 * has not for MCP_LOCK_STALE_S seconds has died (or failed without a
+	 * word, a full disk), on whatever host */
+	s->lock_stale = lock.age < 0 || lock.age > MCP_LOCK_STALE_S;
 }
 
 /* the starter died after launching the master step: one srun on this
@@ -263,6 +328,27 @@ static bool adopt(struct master *m, int attempt)
 	return true;
 }
 
+/* A wait that lasts asks slurmctld every JOB_CHECK_S seconds whether the
+ * job still runs: a job that ended (scancel, time limit, a node lost)
+ * ends the wait at once, with the job's state, instead of at its bound. */
+#define JOB_CHECK_S 5
+static bool job_ended(struct master *m, struct mcr_error *err)
+{
+	struct mcp_job_facts f;
+	struct mcr_error ignored;
+	double t = mcp_now();
+
+	if (t - m->t0 < JOB_CHECK_S || t - m->job_checked < JOB_CHECK_S)
+		return false;
+	m->job_checked = t;
+	if (mcp_job_facts((uint32_t)m->job_num, &f, &ignored) != 0 || !f.ended)
+		return false;
+	mcri_error_set(err, MCR_ESTATE,
+		       "job %s has ended (%s) while this srun waited for its mooncake_master; nothing was started for this step",
+		       m->job->job_id, f.state[0] ? f.state : "no longer known to Slurm");
+	return true;
+}
+
 /* lines on srun's terminal when the election moves on */
 static void announce(struct master *m, enum mcp_el_state before,
 		     const struct mcp_election *el, const struct mcp_seen *s)
@@ -270,7 +356,10 @@ static void announce(struct master *m, enum mcp_el_state before,
 	if (before == MCP_EL_WAIT && el->state == MCP_EL_LOCK) {
 		int left = el->attempt - 1; /* the attempt this srun left */
 
-		if (s->phase == MCRI_PHASE_FAILED && s->state_attempt == left)
+		if (s->other_run && s->phase != MCRI_PHASE_NONE)
+			slurm_info(MCP_NAME ": job %s was requeued (run %d): the pool of its earlier run (%d) in %s is not reused; starting a new one there",
+				   m->job->job_id, m->job->run, m->st.run, m->job->dir->path);
+		else if (s->phase == MCRI_PHASE_FAILED && s->state_attempt == left)
 			slurm_info(MCP_NAME ": an earlier attempt to start the master failed; trying again");
 		else if (s->state_attempt <= left)
 			slurm_info(MCP_NAME ": the srun that was starting the master is gone; taking over");
@@ -338,7 +427,9 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 		if (!advice[0])
 			mcp_master_exec_advice(tail, m->ps->master, st->infra_node, advice,
 					       sizeof(advice));
-		if (m->busy_port && !m->claim_ports)
+		if (foreign(m))
+			snprintf(busy, sizeof(busy), " It could not take its ports%s.", m->why_foreign);
+		else if (m->busy_port && !m->claim_ports)
 			snprintf(busy, sizeof(busy),
 				 " Port %d on %s is in use by another process: another job's mooncake_master on the same node? Only one job at a time can use a node as its infra node (the ports are fixed): run such jobs on different first nodes, or with --exclusive.",
 				 m->busy_port, st->infra_node);
@@ -446,7 +537,6 @@ int mcp_ensure_master(const struct mcp_plugstack *ps,
 	m.job_num = strtoul(job->job_id, NULL, 10);
 	gethostname(m.host, sizeof(m.host) - 1);
 	snprintf(m.log, sizeof(m.log), "%s/%s", job->dir->path, MCRI_MASTER_LOG);
-	snprintf(m.key_path, sizeof(m.key_path), "/metadata?key=" TOKEN_KEY "%s", job->job_id);
 	snprintf(m.pool_path, sizeof(m.pool_path), "/metadata?key=" POOL_KEY "%s", job->job_id);
 	/* ports=auto moves srtctl's ports; a service's own command keeps its */
 	if (!ps->fixed_ports && mcr_master_argv(recipe, ps->master, NULL, &a, err) == 0 &&
@@ -484,11 +574,12 @@ int mcp_ensure_master(const struct mcp_plugstack *ps,
 			seen.adopt_won = adopt(&m, el.attempt);
 			break;
 		case MCP_DO_PROBE:
-			seen.probe = mcp_probe_master(m.st.infra_addr, &m.st.ports, m.key_path,
-						      m.st.token, false, m.why, sizeof(m.why));
+			seen.probe = join_probe(&m);
 			break;
 		case MCP_DO_SLEEP:
 			pause_for(&m, &el);
+			if (job_ended(&m, err))
+				return -1;
 			break;
 		case MCP_DO_STOP:
 			mcp_stop_step(el.state == MCP_EL_STARTING ? m.child : (pid_t)m.st.srun_pid,

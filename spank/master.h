@@ -30,11 +30,14 @@ enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
 int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
 
 /* Launch the master step (its own session, output to `log`, truncated):
- * the recipe's argv on `ports`, in `container` (NULL: on the host); with `claim`, the step's task claims them
- * on the infra node first (MCP_PORTS_VAR). */
+ * the recipe's argv on `ports`, in `container` (NULL: on the host); with
+ * `claim`, the step's task claims them on the infra node first
+ * (MCP_PORTS_VAR); with `guard` (MCP_GUARD_VAR's value), its guard proves
+ * them the master's (guard.c). */
 int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
-		     const struct mcp_container *container, const struct mcp_step_place *at, const struct mcr_ports *ports,
-		     bool claim, const char *log, pid_t *pid, struct mcr_error *err);
+		     const struct mcp_container *container, const struct mcp_step_place *at,
+		     const struct mcr_ports *ports, bool claim, const char *guard, const char *log,
+		     pid_t *pid, struct mcr_error *err);
 /* SIGTERM the master step's srun (it forwards it), SIGKILL after 10 s.
  * `ours`: our child, reaped. */
 void mcp_stop_step(pid_t pid, bool ours);

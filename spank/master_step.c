@@ -186,33 +186,38 @@ void mcp_stop_step(pid_t pid, bool ours)
 		waitpid(pid, &status, 0);
 }
 
+/* one more variable at the end of env; -1 out of memory */
+static int add_var(struct mcr_env *env, const char *name, const char *value)
+{
+	struct mcr_env_var *v = realloc(env->vars, (env->count + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	env->vars = v;
+	v[env->count].name = strdup(name);
+	v[env->count].value = strdup(value);
+	env->count++;
+	return v[env->count - 1].name && v[env->count - 1].value ? 0 : -1;
+}
+
 int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
 		     const struct mcp_container *container, const struct mcp_step_place *at,
-		     const struct mcr_ports *ports, bool claim, const char *log, pid_t *pid,
-		     struct mcr_error *err)
+		     const struct mcr_ports *ports, bool claim, const char *guard, const char *log,
+		     pid_t *pid, struct mcr_error *err)
 {
 	struct mcr_env env = { 0 };
 	struct mcp_step_place where = *at;
-	char **margv = NULL, **argv = NULL, **envp = NULL, **options = NULL;
+	char **margv = NULL, **argv = NULL, **envp = NULL, **options = NULL, pv[32];
 	int rc = -1, fd;
 
 	if (mcr_master_argv(recipe, ps->master, ports, &margv, err) ||
 	    mcr_master_env(recipe, &env, err))
 		goto out;
-	/* the step's task claims its ports on the infra node (ports.c) */
-	if (claim) {
-		struct mcr_env_var *v = realloc(env.vars, (env.count + 1) * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		env.vars = v;
-		v[env.count].name = strdup(MCP_PORTS_VAR);
-		v[env.count].value = mcri_asprintf("%d,%d,%d", ports->rpc, ports->metadata,
-						   ports->metrics);
-		env.count++;
-		if (!v[env.count - 1].name || !v[env.count - 1].value)
-			goto nomem;
-	}
+	/* the step's task claims its ports on the infra node (ports.c), and
+	 * its guard proves them the master's (guard.c) */
+	snprintf(pv, sizeof(pv), "%d,%d,%d", ports->rpc, ports->metadata, ports->metrics);
+	if ((claim && add_var(&env, MCP_PORTS_VAR, pv)) || (guard && add_var(&env, MCP_GUARD_VAR, guard)))
+		goto nomem;
 	/* a fresh log for this master; the step's srun writes there too */
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {

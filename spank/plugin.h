@@ -30,8 +30,9 @@
  * --export=NONE; each task removes it from its environment. */
 #define MCP_TASK_VAR "SLURM_MOONCAKE_TASK"
 /* What srun hands the master step: its ports, to claim on the infra node
- * (ports.c), "rpc,metadata,metrics". */
+ * (ports.c), "rpc,metadata,metrics"; and what its guard needs (guard.c). */
 #define MCP_PORTS_VAR "SLURM_MOONCAKE_MASTER_PORTS"
+#define MCP_GUARD_VAR "SLURM_MOONCAKE_MASTER_GUARD"
 
 /* ---- options.c ------------------------------------------------------ */
 
@@ -122,6 +123,15 @@ int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
  * put an entry in it (task_init_privileged claims). */
 #define MCP_PORT_REGISTRY_DIR "/run/spank-mooncake"
 void mcp_port_registry(unsigned long ns, char *path, size_t size);
+
+/* ---- guard.c: the master step proves its ports are its master's ------ */
+
+/* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
+ * guard watching at most `bound` seconds, its proof into `dir` (heap). */
+char *mcp_guard_value(int attempt, int bound, const struct mcr_ports *ports, const char *dir);
+/* In the master step's task (as the user, about to exec the master):
+ * start the guard of MCP_GUARD_VAR's `value` for step `step`. */
+int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err);
 
 /* ---- proc.c ---------------------------------------------------------- */
 
@@ -254,6 +264,8 @@ int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,
 
 struct mcp_job {
 	const char *job_id;
+	int run;                /* the job's run (SLURM_RESTART_COUNT), -1 unknown
+				 * (an srun from outside the allocation) */
 	const struct mcri_jobdir *dir; /* the job's Mooncake directory, open */
 	const char *recipe;     /* the recipe's real path */
 	/* the infra node: the job's first node; found lazily (a Slurm RPC)
@@ -297,6 +309,21 @@ void mcp_stepd_exit(void);
 /* ---- slurm_query.c: what only slurmctld knows (srun) ----------------- */
 
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err);
+/* What slurmctld says of a job: whether it has ended (or is ending), its
+ * state's name, the leader of its heterogeneous job (0 when it is none). */
+struct mcp_job_facts {
+	bool ended;
+	char state[32];
+	uint32_t het_leader;
+};
+int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err);
+/* ... and of one of its steps: whether it has ended (slurmctld no longer
+ * lists it, or it is completing). */
+struct mcp_step_facts {
+	bool ended;
+};
+int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
+		   struct mcr_error *err);
 int mcp_node_address(const char *node, char *addr, size_t size,
 		     struct mcr_error *err);
 

@@ -35,6 +35,21 @@ static inline int mcp_slurm_load_job(job_info_msg_t **msg, uint32_t job_id)
 #endif
 }
 
+/* slurm_get_job_steps() of one step, on every release */
+static inline int mcp_slurm_get_step(uint32_t job_id, uint32_t step_id,
+				     job_step_info_response_msg_t **resp)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+
+	id.job_id = job_id;
+	id.step_id = step_id;
+	return slurm_get_job_steps(&id, resp, SHOW_ALL);
+#else
+	return slurm_get_job_steps((time_t)0, job_id, step_id, resp, SHOW_ALL);
+#endif
+}
+
 /* Slurm's text for the error of the RPC that just failed */
 static inline const char *mcp_slurm_last_error(void)
 {

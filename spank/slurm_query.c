@@ -11,6 +11,75 @@
 #include "plugin.h"
 #include "slurm_compat.h"
 
+/* the name squeue shows for a job's base state (enum job_states) */
+static const char *state_name(uint32_t state)
+{
+	static const char *const names[] = {
+		"PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
+		"TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY",
+	};
+	uint32_t base = state & JOB_STATE_BASE;
+
+	return base < sizeof(names) / sizeof(names[0]) ? names[base] : "?";
+}
+
+int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err)
+{
+	job_info_msg_t *msg = NULL;
+	int rc = -1;
+
+	memset(f, 0, sizeof(*f));
+	if (mcp_slurm_load_job(&msg, job_id) != 0 || !msg) {
+		/* a job slurmctld no longer knows has ended long ago */
+		if (errno == ESLURM_INVALID_JOB_ID) {
+			f->ended = true;
+			return 0;
+		}
+		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm about job %u: %s", job_id,
+				      mcp_slurm_last_error());
+	}
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		slurm_job_info_t *j = &msg->job_array[i];
+
+		if (j->job_id != job_id)
+			continue;
+		f->ended = (j->job_state & JOB_STATE_BASE) >= JOB_COMPLETE ||
+			   (j->job_state & JOB_COMPLETING);
+		snprintf(f->state, sizeof(f->state), "%s",
+			 (j->job_state & JOB_COMPLETING) ? "COMPLETING" : state_name(j->job_state));
+		f->het_leader = j->het_job_id && j->het_job_id != NO_VAL ? j->het_job_id : 0;
+		rc = 0;
+		break;
+	}
+	if (rc)
+		mcri_error_set(err, MCR_ESTATE, "Slurm does not report job %u", job_id);
+	slurm_free_job_info_msg(msg);
+	return rc;
+}
+
+int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
+		   struct mcr_error *err)
+{
+	job_step_info_response_msg_t *resp = NULL;
+
+	memset(f, 0, sizeof(*f));
+	if (mcp_slurm_get_step(job_id, step_id, &resp) != 0 || !resp) {
+		if (errno == ESLURM_INVALID_JOB_ID) {
+			f->ended = true;
+			return 0;
+		}
+		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm about step %u.%u: %s", job_id,
+				      step_id, mcp_slurm_last_error());
+	}
+	f->ended = true;
+	for (uint32_t i = 0; i < resp->job_step_count; i++)
+		if (resp->job_steps[i].step_id.step_id == step_id &&
+		    (resp->job_steps[i].state & JOB_STATE_BASE) <= JOB_SUSPENDED)
+			f->ended = false;
+	slurm_free_job_step_info_response_msg(resp);
+	return 0;
+}
+
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 {
 	job_info_msg_t *msg = NULL;

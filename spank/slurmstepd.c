@@ -277,6 +277,17 @@ int mcp_stepd_task_init(spank_t sp)
 	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
 	    step_id == SLURM_INTERACTIVE_STEP)
 		return 0;
+	/* the master step: its guard, then (when task_init_privileged did
+	 * not run) its ports */
+	if (stepd_getenv(sp, MCP_GUARD_VAR, value, sizeof(value))) {
+		spank_unsetenv(sp, MCP_GUARD_VAR);
+		if (mcp_guard_start(value, step_id, &err)) {
+			mcp_error(&err);
+			return -1;
+		}
+		if (!stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
+			return 0;
+	}
 	if (stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value))) {
 		spank_unsetenv(sp, MCP_PORTS_VAR);
 		rc = master_task(value, &err);

@@ -398,8 +398,11 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	if (!opened && mcri_jobdir_open(&jd, dir, uid, true, &err))
 		goto fail;
 	if (starts) {
-		struct mcp_job job = { job_id_s, &jd, ctx.recipe_path, find_infra, &job_id,
-				       container };
+		/* the job's run: a requeued job's sruns see its restart count;
+		 * an srun from outside the allocation cannot tell (-1) */
+		const char *restarts = getenv("SLURM_RESTART_COUNT");
+		struct mcp_job job = { job_id_s, getenv("SLURM_JOB_ID") ? (restarts ? atoi(restarts) : 0) : -1,
+				       &jd, ctx.recipe_path, find_infra, &job_id, container };
 
 		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))
 			goto fail;

@@ -13,6 +13,8 @@
  *
  * The records, each with one reader and one writer:
  *   mooncake_master.json           the master's state (struct mcri_state)
+ *   mooncake_master.proof.json     what the master step saw on the infra node:
+ *                                  whose sockets listen on its ports (struct mcri_proof)
  *   mooncake_master.<n>.lock       one per election attempt (struct mcri_lock)
  *   workers/<node>.<job>.<step>.<task>.json   a node of a role step
  *   mooncake_pool_samples.jsonl    the sampler's samples
@@ -32,6 +34,7 @@
 #include "mooncake_recipe.h"
 
 #define MCRI_STATE_FILE "mooncake_master.json"
+#define MCRI_PROOF_FILE "mooncake_master.proof.json"
 #define MCRI_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
 #define MCRI_MASTER_LOG "mooncake_master.log"
 #define MCRI_POOL_LOG "mooncake_pool.log"
@@ -113,12 +116,12 @@ struct mcri_state {
 	char infra_node[256];
 	char infra_addr[64];
 	struct mcr_ports ports;   /* 8700-8702 unless the file says (each 1-65535) */
-	char token[64];
 	char recipe[PATH_MAX];    /* the recipe that started the pool (its real path) */
 	char message[2048];       /* why it failed */
 	char starter_host[256];
 	long starter_pid;
 	long srun_pid;            /* the master step's srun, on the starter's host */
+	long master_step;         /* the master step's id (ready), 0 unknown */
 	long long started_at, ready_at; /* Unix seconds, 0 unknown */
 };
 
@@ -126,6 +129,29 @@ struct mcri_state {
  * read or is not a state file. */
 int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct mcr_error *err);
 int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
+		     struct mcr_error *err);
+
+/* mooncake_master.proof.json: the master step's own word, from the infra
+ * node, on the sockets that listen on its ports (spank/guard.c). Only the
+ * job's user can write it (the directory is the job's), so a listener of
+ * another user on those ports can never be taken for the master. */
+enum mcri_proof_verdict {
+	MCRI_PROOF_NONE = 0,
+	MCRI_PROOF_OWN,     /* all three listen, each socket the master's (or its children's) */
+	MCRI_PROOF_FOREIGN, /* a socket on one of them belongs to another process */
+};
+struct mcri_proof {
+	int attempt;                 /* the election attempt it is about */
+	enum mcri_proof_verdict verdict;
+	struct mcr_ports ports;
+	long pid;                    /* the master's (the master step's task) */
+	unsigned long long start;    /* its start time, clock ticks since boot */
+	unsigned long step;          /* the master step's id */
+	int foreign_port;            /* FOREIGN: the port, */
+	unsigned foreign_uid;        /* the owner of the socket on it */
+};
+int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mcr_error *err);
+int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		     struct mcr_error *err);
 
 /* mooncake_master.<attempt>.lock: who won an attempt */
@@ -140,6 +166,9 @@ int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host,
 		   struct mcr_error *err);
 /* Who holds it (age -1 when nobody does). */
 void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *l);
+/* The holder is alive: its lock's age starts again (a heartbeat, so that
+ * sruns on other hosts tell a dead starter within seconds). */
+void mcri_lock_touch(const struct mcri_jobdir *d, int attempt);
 /* The one srun that finishes the work of a dead starter of `attempt`:
  * true for the first caller. */
 bool mcri_lock_adopt(const struct mcri_jobdir *d, int attempt);

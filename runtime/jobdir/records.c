@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -90,12 +91,12 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 	st->ports.rpc = port_of(obj, "rpc_port", MCR_MASTER_PORT);
 	st->ports.metadata = port_of(obj, "metadata_port", MCR_METADATA_PORT);
 	st->ports.metrics = port_of(obj, "metrics_port", MCR_METRICS_PORT);
-	copy_str(st->token, sizeof(st->token), obj, "token");
 	copy_str(st->recipe, sizeof(st->recipe), obj, "recipe");
 	copy_str(st->message, sizeof(st->message), obj, "message");
 	copy_str(st->starter_host, sizeof(st->starter_host), obj, "starter_host");
 	st->starter_pid = (long)get_int(obj, "starter_pid");
 	st->srun_pid = (long)get_int(obj, "srun_pid");
+	st->master_step = (long)get_int(obj, "master_step");
 	st->started_at = get_int(obj, "started_at");
 	st->ready_at = get_int(obj, "ready_at");
 	json_decref(obj);
@@ -105,16 +106,17 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 		     struct mcr_error *err)
 {
-	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
+	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
 				"state", mcri_phase_name(st->phase), "attempt", st->attempt,
 				"run", st->run, "infra_node", st->infra_node,
 				"infra_addr", st->infra_addr, "rpc_port", st->ports.rpc,
 				"metadata_port", st->ports.metadata,
-				"metrics_port", st->ports.metrics, "token", st->token,
+				"metrics_port", st->ports.metrics,
 				"recipe", st->recipe, "message", st->message,
 				"starter_host", st->starter_host,
 				"starter_pid", (json_int_t)st->starter_pid,
 				"srun_pid", (json_int_t)st->srun_pid,
+				"master_step", (json_int_t)st->master_step,
 				"started_at", (json_int_t)st->started_at,
 				"ready_at", (json_int_t)st->ready_at);
 	char *text;
@@ -127,6 +129,58 @@ int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 	if (!text)
 		return mcri_error_nomem(err);
 	rc = mcri_jobdir_write(d, MCRI_STATE_FILE, text, strlen(text), true, err);
+	free(text);
+	return rc;
+}
+
+/* ---- the master step's proof ------------------------------------------ */
+
+static const char *const VERDICTS[] = { "", "own", "foreign" };
+
+int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mcr_error *err)
+{
+	const char *verdict;
+	json_t *obj;
+
+	memset(p, 0, sizeof(*p));
+	if (!(obj = read_json(d, MCRI_PROOF_FILE, 4096, err)))
+		return -1;
+	verdict = json_string_value(json_object_get(obj, "verdict"));
+	for (size_t i = 1; verdict && i < MCRI_ARRAY_LEN(VERDICTS); i++)
+		if (strcmp(verdict, VERDICTS[i]) == 0)
+			p->verdict = (enum mcri_proof_verdict)i;
+	p->attempt = (int)get_int(obj, "attempt");
+	p->ports.rpc = port_of(obj, "rpc_port", 0);
+	p->ports.metadata = port_of(obj, "metadata_port", 0);
+	p->ports.metrics = port_of(obj, "metrics_port", 0);
+	p->pid = (long)get_int(obj, "pid");
+	p->start = (unsigned long long)get_int(obj, "start");
+	p->step = (unsigned long)get_int(obj, "step");
+	p->foreign_port = port_of(obj, "foreign_port", 0);
+	p->foreign_uid = (unsigned)get_int(obj, "foreign_uid");
+	json_decref(obj);
+	return 0;
+}
+
+int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
+		     struct mcr_error *err)
+{
+	json_t *obj = json_pack("{s:i, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I}", "attempt", p->attempt,
+				"verdict", VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0],
+				"rpc_port", p->ports.rpc, "metadata_port", p->ports.metadata,
+				"metrics_port", p->ports.metrics, "pid", (json_int_t)p->pid,
+				"start", (json_int_t)p->start, "step", (json_int_t)p->step,
+				"foreign_port", p->foreign_port, "foreign_uid", (json_int_t)p->foreign_uid);
+	char *text;
+	int rc;
+
+	if (!obj)
+		return mcri_error_nomem(err);
+	text = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(obj);
+	if (!text)
+		return mcri_error_nomem(err);
+	rc = mcri_jobdir_write(d, MCRI_PROOF_FILE, text, strlen(text), true, err);
 	free(text);
 	return rc;
 }
@@ -163,6 +217,14 @@ void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *
 		l->host[0] = '\0';
 	}
 	free(text);
+}
+
+void mcri_lock_touch(const struct mcri_jobdir *d, int attempt)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
+	utimensat(d->fd, name, NULL, AT_SYMLINK_NOFOLLOW);
 }
 
 bool mcri_lock_adopt(const struct mcri_jobdir *d, int attempt)

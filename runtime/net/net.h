@@ -53,4 +53,24 @@ int mcri_http(const char *host, int port, const char *method, const char *path,
 int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
 		  size_t max, int *status, char **body, struct mcr_error *err);
 
+/* ---- who listens on a port (sockets.c) ---------------------------- */
+
+struct mcri_listener {
+	int port;
+	unsigned uid;             /* the socket's owner */
+	unsigned long long inode; /* the socket's, as /proc/<pid>/fd names it */
+};
+/* The listening TCP sockets of a /proc/net/tcp or tcp6 text whose local
+ * port is one of `ports` (nports), at most `max` into out; lines that are
+ * not a socket are skipped. */
+size_t mcri_listeners(const char *text, const int *ports, size_t nports,
+		      struct mcri_listener *out, size_t max);
+/* The same from this network namespace's tables (each read up to 8 MiB). */
+size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max);
+/* Does process pid hold the socket `inode`? Does pid or a process under it? */
+bool mcri_pid_has_socket(long pid, unsigned long long inode);
+bool mcri_tree_has_socket(long root, unsigned long long inode);
+/* The parent of process pid (0: none, or gone). */
+long mcri_pid_parent(long pid);
+
 #endif /* MCRI_NET_H_ */

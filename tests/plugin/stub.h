@@ -21,6 +21,9 @@ struct stub {
 	int errors;               /* slurm_error calls */
 	const char *nodes;        /* what slurmctld reports for the job */
 	const char *hostname;     /* what gethostname() says (NULL: the real one) */
+	bool job_ended;           /* what slurmctld says of the job */
+	uint32_t het_leader;
+	bool step_ended;          /* what slurmctld says of the master step */
 };
 extern struct stub stub;
 

@@ -278,7 +278,7 @@ START_TEST(spawned_master_step_in_a_bundle)
 	put(ps.srun, text);
 	ck_assert_int_eq(chmod(ps.srun, 0755), 0);
 	snprintf(log, sizeof(log), "%s/mooncake_master.log", tmp);
-	ck_assert_int_eq(mcp_spawn_master(&ps, r, &c, &at, &ports, false, log, &pid, &err), 0);
+	ck_assert_int_eq(mcp_spawn_master(&ps, r, &c, &at, &ports, false, NULL, log, &pid, &err), 0);
 	for (int i = 0; i < 200 && access(out, F_OK) != 0; i++)
 		usleep(20000);
 	f = fopen(out, "r");

@@ -163,6 +163,28 @@ START_TEST(joiner_waits_then_joins)
 }
 END_TEST
 
+/* a requeued job: the state is its earlier run's, ready: a new attempt,
+ * never a join of the pool that run had */
+START_TEST(earlier_runs_pool_is_not_joined)
+{
+	waiting();
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1,
+						  .other_run = true }),
+			 MCP_DO_TAKE_LOCK);
+	ck_assert_int_eq(el.attempt, 2);
+	/* attempt 2's lock is another srun's of this run, which has not written
+	 * its state yet: wait for it, do not jump again */
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .lock = MCP_LOCK_THEIRS }), MCP_DO_READ);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1,
+						  .other_run = true, .lock_stale = false }),
+			 MCP_DO_SLEEP);
+	ck_assert_int_eq(el.attempt, 2);
+	ck_assert_int_eq(slept(), MCP_DO_READ);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .phase = MCRI_PHASE_READY, .state_attempt = 2 }),
+			 MCP_DO_PROBE);
+}
+END_TEST
+
 START_TEST(joiner_no_answer_is_asked_again_then_unreachable)
 {
 	waiting();
@@ -330,6 +352,7 @@ Suite *election_suite(void)
 	tcase_add_test(tc, spawn_and_lock_errors_fail);
 	tcase_add_test(tc, not_ready_in_time_is_stopped);
 	tcase_add_test(tc, joiner_waits_then_joins);
+	tcase_add_test(tc, earlier_runs_pool_is_not_joined);
 	tcase_add_test(tc, joiner_no_answer_is_asked_again_then_unreachable);
 	tcase_add_test(tc, joiner_refused_means_stopped);
 	tcase_add_test(tc, failure_before_we_looked_is_tried_again);

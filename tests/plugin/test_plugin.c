@@ -304,13 +304,75 @@ START_TEST(srun_ready_master_that_died)
 	st.phase = MCRI_PHASE_READY;
 	/* nothing answers there */
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.254");
-	snprintf(st.token, sizeof(st.token), "abc");
 	record_state(&st);
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("was ready, but has stopped");
 	ck_log_contains("mooncake_master.log");
 	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* The master recorded ready has ended (slurmctld: its step is gone) and
+ * another user's process took its port: a joining srun says so, and hands
+ * its tasks nothing. */
+START_TEST(srun_joins_no_listener_of_an_ended_master_step)
+{
+	struct mcri_state st = { 0 };
+	pid_t other;
+
+	in_tmpdir();
+	other = fake_master_start(&(struct mcr_ports){ 8700, 8701, 8702 }, "");
+	ck_assert_int_gt(other, 0);
+	st.phase = MCRI_PHASE_READY;
+	st.master_step = 3;
+	record_state(&st);
+	stub.step_ended = true;
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.step_ended = true; /* srun_post_opt's init reset it */
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("was ready, but has stopped: its step 4301.3 has ended, and another process answers on its port now");
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+}
+END_TEST
+
+/* A wait for a master another srun is starting ends when the job does,
+ * with the job's state, not at the readiness bound. */
+START_TEST(srun_wait_ends_with_the_job)
+{
+	char *av[] = { "ready_timeout=60", NULL };
+	struct mcri_state st = { 0 };
+	char lock[600];
+	double t0;
+	struct timespec ts;
+
+	in_tmpdir();
+	st.phase = MCRI_PHASE_STARTING;
+	snprintf(lock, sizeof(lock), "%s", record_state(&st));
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	stub.job_ended = true;
+	/* the lock's holder (another host) keeps it fresh meanwhile */
+	if (fork() == 0) {
+		for (int i = 0; i < 40; i++) {
+			char p[700];
+
+			snprintf(p, sizeof(p), "%s/mooncake_master.1.lock", lock);
+			utimensat(AT_FDCWD, p, NULL, 0);
+			usleep(250000);
+		}
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (double)ts.tv_sec;
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ck_log_contains("mooncake: job 4301 has ended (COMPLETED) while this srun waited for its mooncake_master; nothing was started for this step");
+	ck_assert_msg((double)ts.tv_sec - t0 < 40, "the wait took %.0f s, not ended with the job", (double)ts.tv_sec - t0);
+	slurm_spank_exit(NULL, 0, NULL);
+	while (wait(NULL) > 0)
+		;
 }
 END_TEST
 
@@ -326,7 +388,6 @@ START_TEST(srun_ready_master_unreachable)
 	st.phase = MCRI_PHASE_READY;
 	/* TEST-NET-1: nothing routes there, nothing answers */
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "192.0.2.1");
-	snprintf(st.token, sizeof(st.token), "abc");
 	record_state(&st);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
@@ -525,7 +586,6 @@ static pid_t ready_master(const char *recipe)
 
 	ck_assert_int_gt(pid, 0);
 	st.phase = MCRI_PHASE_READY;
-	snprintf(st.token, sizeof(st.token), "abc");
 	ck_assert_ptr_nonnull(realpath(recipe, path));
 	snprintf(st.recipe, sizeof(st.recipe), "%s", path);
 	record_state(&st);
@@ -668,7 +728,6 @@ START_TEST(srun_starts_the_master_on_srtctls_ports)
 	stop_started_master(&st);
 	ck_assert_int_eq(st.phase, MCRI_PHASE_READY);
 	ck_assert_int_eq(st.ports.rpc, 8700);
-	ck_assert_str_eq(st.token[0] ? "set" : "", "set");
 }
 END_TEST
 
@@ -792,6 +851,52 @@ START_TEST(srun_master_that_lost_its_ports_moves_on)
 }
 END_TEST
 
+/* Another user binds the master's ports between their choice and the
+ * master's bind and answers as a master would (/health, the metadata
+ * server): its sockets are not the master step's, so the job never
+ * records it ready and no task is handed its address. */
+START_TEST(srun_never_takes_a_foreign_listener_for_the_master)
+{
+	char opt[400], self[PATH_MAX], path[512], pidfile[400];
+	static char body[3 * PATH_MAX];
+	char *av[] = { opt, "ports=fixed", "ready_timeout=8", NULL };
+	struct mcri_state st;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	FILE *f;
+	long foreign = 0;
+	int rc;
+
+	ck_assert_int_gt(n, 0);
+	self[n] = '\0';
+	in_tmpdir();
+	snprintf(pidfile, sizeof(pidfile), "%s/foreign.pid", dir);
+	snprintf(body, sizeof(body),
+		 "for a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
+		 "(env -u %s %s fake-master $r $m $x & echo $! >%s)\n" /* not the master's child */
+		 "exec %s fake-master-late $r $m $x",
+		 MCP_GUARD_VAR, self, pidfile, self);
+	script_srun(opt, sizeof(opt), body);
+	setenv("SLURM_JOB_ID", "4301", 1);
+	rc = srun_post_opt(av, TRT, "prefill");
+	/* the other user's listener goes first, whatever the checks say */
+	f = fopen(pidfile, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%ld", &foreign), 1);
+	fclose(f);
+	fake_master_stop((pid_t)foreign);
+	ck_assert_int_eq(rc, -1);
+	ck_log_contains("It could not take its ports (port ");
+	ck_log_contains(" listens for another process there, of uid 0, not for this job's mooncake_master)");
+	ck_assert_msg(!strstr(stub.log, "mooncake_master ready"), "a foreign listener was taken for the master:\n%s",
+		      stub.log);
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+	snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
+	ck_assert_int_eq(testdir_state_read(path, &st), 0);
+	ck_assert_int_ne(st.phase, MCRI_PHASE_READY);
+}
+END_TEST
+
 /* the starter died after it launched the master step: an srun on its host
  * finishes its work */
 START_TEST(srun_adopts_the_master_of_a_dead_starter)
@@ -808,12 +913,24 @@ START_TEST(srun_adopts_the_master_of_a_dead_starter)
 	ck_assert_int_gt(master, 0);
 	gethostname(host, sizeof(host) - 1);
 	st.phase = MCRI_PHASE_STARTING;
-	snprintf(st.token, sizeof(st.token), "t0k3n");
 	snprintf(st.starter_host, sizeof(st.starter_host), "%s", host);
 	st.starter_pid = (long)gone;
 	st.srun_pid = (long)master;
 	record_state(&st);
 	write_file("outputs/4301/logs/mooncake_master.1.lock", "1 elsewhere\n");
+	/* what the launched master step's guard proved on the infra node */
+	{
+		char path[512];
+		struct mcri_jobdir jd;
+		struct mcr_error err;
+		struct mcri_proof proof = { 1, MCRI_PROOF_OWN, { 8700, 8701, 8702 }, (long)master,
+					    mcp_pid_start(master), 3, 0, 0 };
+
+		snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
+		ck_assert_int_eq(mcri_jobdir_open(&jd, path, getuid(), false, &err), 0);
+		ck_assert_int_eq(mcri_proof_write(&jd, &proof, &err), 0);
+		mcri_jobdir_close(&jd);
+	}
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	ck_log_contains("mooncake: the srun that started the master is gone; checking the master it launched");
@@ -825,7 +942,7 @@ START_TEST(srun_adopts_the_master_of_a_dead_starter)
 		snprintf(path, sizeof(path), "%s/outputs/4301/logs", dir);
 		ck_assert_int_eq(testdir_state_read(path, &st), 0);
 		ck_assert_int_eq(st.phase, MCRI_PHASE_READY);
-		ck_assert_str_eq(st.token, "t0k3n");
+		ck_assert_int_eq(st.master_step, 3); /* the step its guard named */
 	}
 	fake_master_stop(master);
 }
@@ -1326,6 +1443,9 @@ Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_master_not_ready_in_time);
 	tcase_add_test(srun, srun_master_that_lost_its_ports_moves_on);
 	tcase_add_test(srun, srun_adopts_the_master_of_a_dead_starter);
+	tcase_add_test(srun, srun_never_takes_a_foreign_listener_for_the_master);
+	tcase_add_test(srun, srun_joins_no_listener_of_an_ended_master_step);
+	tcase_add_test(srun, srun_wait_ends_with_the_job);
 	tcase_add_test(srun, net_addresses);
 	tcase_add_test(srun, plugstack_pool_arguments);
 	tcase_add_test(srun, sampler_step_argv_and_env);

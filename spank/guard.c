@@ -1,0 +1,146 @@
+/*
+ * guard.c - the master step proves, on the infra node, that the ports its
+ * job's tasks will be given are its own mooncake_master's.
+ *
+ * The master step's task forks a guard in task_init, just before it
+ * becomes mooncake_master (the task's pid is the master's). The guard
+ * watches the node's socket tables (/proc/net/tcp, tcp6) until all three
+ * ports listen, then tells whose sockets they are: the master's (or a
+ * process under it: a container's runtime runs the master as its
+ * descendant) is MCRI_PROOF_OWN; one of another process, another user's
+ * listener that took a port first, is MCRI_PROOF_FOREIGN, with the port
+ * and the socket's owner. It writes that into the job's directory
+ * (mooncake_master.proof.json, the job's user's alone) and exits; it also
+ * exits when the master does, or after the readiness bound. The srun that
+ * starts the master records it ready only on the guard's OWN for its
+ * attempt (master.c), and sruns that join trust that record.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plugin.h"
+
+#define POLL_MS 25
+#define MAX_LISTENERS 64
+
+struct guard {
+	struct mcri_proof proof;     /* attempt, ports; pid, start and step of the master */
+	char dir[PATH_MAX];
+	int bound;                   /* seconds */
+};
+
+/* "ATTEMPT,BOUND,RPC,METADATA,METRICS:DIR" (mcp_guard_value) */
+static int parse(const char *value, struct guard *g, struct mcr_error *err)
+{
+	int used = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (sscanf(value, "%d,%d,%d,%d,%d:%n", &g->proof.attempt, &g->bound, &g->proof.ports.rpc,
+		   &g->proof.ports.metadata, &g->proof.ports.metrics, &used) != 5 || !used ||
+	    g->proof.attempt < 1 || g->bound < 1 || g->proof.ports.rpc < 1 || g->proof.ports.rpc > 65535 ||
+	    g->proof.ports.metadata < 1 || g->proof.ports.metadata > 65535 ||
+	    g->proof.ports.metrics < 1 || g->proof.ports.metrics > 65535 || value[used] != '/' ||
+	    snprintf(g->dir, sizeof(g->dir), "%s", value + used) >= (int)sizeof(g->dir))
+		return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands the master step",
+				      MCP_GUARD_VAR, value);
+	return 0;
+}
+
+char *mcp_guard_value(int attempt, int bound, const struct mcr_ports *ports, const char *dir)
+{
+	return mcri_asprintf("%d,%d,%d,%d,%d:%s", attempt, bound, ports->rpc, ports->metadata,
+			     ports->metrics, dir);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* one look at the sockets: NONE (not all listen yet), OWN or FOREIGN */
+static enum mcri_proof_verdict look(struct mcri_proof *p)
+{
+	const int ports[3] = { p->ports.rpc, p->ports.metadata, p->ports.metrics };
+	struct mcri_listener l[MAX_LISTENERS];
+	size_t n = mcri_listening(ports, 3, l, MAX_LISTENERS);
+	bool seen[3] = { false, false, false };
+
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++)
+			seen[k] |= l[i].port == ports[k];
+	if (!seen[0] || !seen[1] || !seen[2])
+		return MCRI_PROOF_NONE;
+	for (size_t i = 0; i < n; i++)
+		if (!mcri_tree_has_socket(p->pid, l[i].inode)) {
+			p->foreign_port = l[i].port;
+			p->foreign_uid = l[i].uid;
+			return MCRI_PROOF_FOREIGN;
+		}
+	return MCRI_PROOF_OWN;
+}
+
+/* the guard's life: until the verdict, the master's end, or the bound */
+static void watch(struct guard *g)
+{
+	struct mcri_jobdir jd;
+	struct mcr_error err;
+	double left = g->bound * 1000.0;
+
+	for (; left > 0; left -= POLL_MS) {
+		if (mcp_pid_start(g->proof.pid) != g->proof.start)
+			return; /* the master is gone: its srun tells why */
+		if ((g->proof.verdict = look(&g->proof)) != MCRI_PROOF_NONE)
+			break;
+		sleep_ms(POLL_MS);
+	}
+	if (g->proof.verdict == MCRI_PROOF_NONE)
+		return;
+	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err) == 0) {
+		if (mcri_proof_write(&jd, &g->proof, &err))
+			fprintf(stderr, "mooncake: the master step cannot record whose its ports are: %s\n", err.text);
+		mcri_jobdir_close(&jd);
+	} else {
+		fprintf(stderr, "mooncake: the master step cannot record whose its ports are: %s\n", err.text);
+	}
+}
+
+int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err)
+{
+	struct guard g;
+	pid_t mid;
+	int status;
+
+	if (parse(value, &g, err))
+		return -1;
+	g.proof.pid = (long)getpid(); /* the master, once this task execs it */
+	g.proof.start = mcp_pid_start(g.proof.pid);
+	g.proof.step = step;
+	/* twice forked: the guard is no child the master would have to reap */
+	mid = fork();
+	if (mid < 0)
+		return mcri_error_set(err, MCR_EIO, "cannot start the master step's guard: %s", strerror(errno));
+	if (mid == 0) {
+		pid_t guard = fork();
+
+		if (guard == 0) {
+			signal(SIGTERM, SIG_DFL);
+			watch(&g);
+			_exit(0);
+		}
+		_exit(guard < 0 ? 1 : 0);
+	}
+	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return mcri_error_set(err, MCR_EIO, "cannot start the master step's guard");
+	return 0;
+}
