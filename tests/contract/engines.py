@@ -232,7 +232,12 @@ def trtllm_size(value):
     return int(float(m.group(1)) * _TRT_UNITS[unit])
 
 
-def trtllm_read(path):
+def own_name_resolved():
+    """TRT-LLM's connector's own guess of its node's address."""
+    return socket.gethostbyname(socket.gethostname())
+
+
+def trtllm_read(path, guess=own_name_resolved):
     with open(path) as f:
         cfg = json.load(f)
     master = cfg.get("master_server_address") or ""
@@ -253,8 +258,10 @@ def trtllm_read(path):
     metadata = cfg.get("metadata_server") or "P2PHANDSHAKE"
     local = cfg.get("local_hostname")
     if local is None:
-        # the connector's own guess: this host's name, resolved
-        local = socket.gethostbyname(socket.gethostname())
+        # the connector's own guess: this host's name, resolved (where it
+        # resolves to no use, the plugin hands the task a file of its node's
+        # own, with local_hostname)
+        local = guess()
     protocol = cfg.get("protocol", "rdma")
     device = cfg.get("device_name", "")
     return {
@@ -270,9 +277,10 @@ def trtllm_read(path):
     }
 
 
-def read(engine, path=None, env=None):
+def read(engine, path=None, env=None, guess=own_name_resolved):
     """The engine's view of a task: `path` its MOONCAKE_CONFIG_PATH (vLLM,
-    TRT-LLM), `env` its environment (SGLang; vLLM's hostname override)."""
+    TRT-LLM), `env` its environment (SGLang; vLLM's hostname override);
+    `guess` TRT-LLM's own guess of the node's address."""
     if engine == "sglang":
         return sglang_read(env if env is not None else dict(os.environ))
     if engine == "vllm":
@@ -287,5 +295,5 @@ def read(engine, path=None, env=None):
             os.environ.clear()
             os.environ.update(saved)
     if engine == "trtllm":
-        return trtllm_read(path)
+        return trtllm_read(path, guess)
     raise ValueError(f"unknown engine {engine!r}")

@@ -70,7 +70,10 @@ def check_role(path, engine, role, pool, out):
     if engine in ("vllm", "trtllm") and not config:
         return []  # a role that reads no client config (a TRT-LLM role without the connector)
     try:
-        seen = engines.read(engine, path=config, env=env)
+        # TRT-LLM's guess of the node's address is the node's business (the
+        # plugin gives a node whose name resolves to no use a file with
+        # local_hostname, tests/cluster/): here, a node whose name resolves
+        seen = engines.read(engine, path=config, env=env, guess=lambda: NODE)
     except Exception as e:  # what the engine raises at its start
         return [f"{engine}'s reader refuses it: {type(e).__name__}: {e}"]
     problems = []
