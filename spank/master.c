@@ -112,7 +112,8 @@ static void record_failure(struct master *m, const struct mcr_error *err)
 static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
 	struct mcri_state *st = &m->st;
-	const struct mcp_step_place at = { m->job->job_id, m->job->dir->path, st->infra_node, NULL };
+	const struct mcp_step_place at = { m->job->job_id, m->job->dir->path, st->infra_node, NULL,
+					   m->job->het };
 	char *guard;
 	int rc;
 
@@ -494,7 +495,7 @@ static int verdict(struct master *m, const struct mcp_election *el,
 				   mcp_now() - m->t0);
 			/* the pool's sampler, next to it; a warning at worst */
 			mcp_start_sampler(m->ps, &(struct mcp_step_place){ m->job->job_id, m->job->dir->path,
-									   m->st.infra_node, NULL },
+									   m->st.infra_node, NULL, m->job->het },
 					  &m->err);
 		} else if (m->next_line > m->t0) {
 			slurm_info(MCP_NAME ": mooncake_master on %s (%s) answers again after %.1f s",

@@ -148,6 +148,8 @@ struct mcp_step_place {
 	const char *dir;
 	const char *node;
 	char *const *options; /* more srun options (a container's), or NULL */
+	bool het;             /* a heterogeneous job seen from outside its
+			       * allocation: the step goes to component 0 */
 };
 /* environ minus what such a step must not inherit (the plugin's options
  * and handovers, the job's time limit and GPU requests, MC_RPC_PROTOCOL),
@@ -266,6 +268,8 @@ struct mcp_job {
 	const char *job_id;
 	int run;                /* the job's run (SLURM_RESTART_COUNT), -1 unknown
 				 * (an srun from outside the allocation) */
+	bool het;               /* a heterogeneous job's leader, from outside its
+				 * allocation (mcp_step_place.het) */
 	const struct mcri_jobdir *dir; /* the job's Mooncake directory, open */
 	const char *recipe;     /* the recipe's real path */
 	/* the infra node: the job's first node; found lazily (a Slurm RPC)

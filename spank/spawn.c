@@ -91,12 +91,15 @@ char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place
 		ps->srun, "--quiet", jobid, "--overlap", "--nodes=1", "--ntasks=1",
 		"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
 		"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
-		"--kill-on-bad-exit=0", job_name, node, output, chdir_opt, NULL,
+		"--kill-on-bad-exit=0", job_name, node, output, chdir_opt, NULL, NULL,
 	};
-	size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 1, n = 0, len = mcr_strv_len(cmd);
+	size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 2, n = 0, len = mcr_strv_len(cmd);
 	size_t no = at->options ? mcr_strv_len(at->options) : 0;
 	char **argv;
 
+	/* a heterogeneous job from outside: srun needs its component */
+	if (at->het)
+		fixed[nf++] = "--het-group=0";
 	snprintf(jobid, sizeof(jobid), "--jobid=%s", at->job_id);
 	snprintf(job_name, sizeof(job_name), "--job-name=%s", name);
 	snprintf(output, sizeof(output), "--output=%s", log);

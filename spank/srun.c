@@ -35,6 +35,7 @@ static struct {
 	char notes[4096];           /* srun -v lines, shown in local_user_init */
 	struct mcp_container container; /* where the job's master would run */
 	bool container_decided;
+	bool het_outside;           /* a heterogeneous job's component, from outside */
 } ctx;
 
 /* A line for `srun -v`. srun applies -v only after init_post_opt, so the
@@ -191,6 +192,20 @@ static int user_init(spank_t sp)
 		return -1;
 	}
 	ctx.prepared = true;
+	/* srun --jobid from outside the allocation: a component of a
+	 * heterogeneous job joins its leader's pool, on the job's first node
+	 * (what its environment says inside the allocation) */
+	{
+		struct mcp_job_facts f;
+		struct mcr_error ignored;
+
+		if (mcp_job_facts(job_id, &f, &ignored) == 0 && f.het_leader && f.het_leader != job_id) {
+			note(MCP_NAME ": job %u is a component of heterogeneous job %u: its pool", job_id,
+			     f.het_leader);
+			job_id = f.het_leader;
+			ctx.het_outside = true;
+		}
+	}
 	return prepare_job(job_id, uid);
 }
 
@@ -402,7 +417,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 		 * an srun from outside the allocation cannot tell (-1) */
 		const char *restarts = getenv("SLURM_RESTART_COUNT");
 		struct mcp_job job = { job_id_s, getenv("SLURM_JOB_ID") ? (restarts ? atoi(restarts) : 0) : -1,
-				       &jd, ctx.recipe_path, find_infra, &job_id, container };
+				       ctx.het_outside, &jd, ctx.recipe_path, find_infra, &job_id, container };
 
 		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))
 			goto fail;

@@ -85,6 +85,26 @@ check "... one master for the whole job ($(grep -c 'starting mooncake_master' he
 check "... a later plain srun in the job neither hangs nor fails; no failed step left ($(tr '\n' ';' <het-steps.out))" \
 	bash -c "grep -qx n2 het-plain.out && grep -q 'rc=0' het-plain.out && [ \$(grep -Evc 'mooncake-(master|pool)' het-steps.out) = 0 ]"
 
+# --- the same from outside the allocation (srun --jobid from another
+# shell): the component's srun joins the leader's one pool on n1, and the
+# job's other sruns are not broken by it
+salloc --no-shell -N1 -w n1 : -N1 -w n2 >het-out.alloc 2>&1
+hj=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' het-out.alloc | head -1)
+timeout 120 srun --jobid="$hj" --het-group=1 --mooncake-recipe=r.yaml --mooncake-role=prefill \
+	python3 "$CLIENT" env >het-out-prefill.out 2>&1
+echo "rc=$?" >>het-out-prefill.out
+timeout 60 srun --jobid="$hj" --het-group=1 hostname >het-out-plain.out 2>&1
+echo "rc=$?" >>het-out-plain.out
+squeue --steps -h -j "$hj" -o '%i %j %N' >het-out-steps.out
+scancel "$hj"
+wait_job "$hj" 60
+check "heterogeneous job, srun --jobid=J --het-group=1 from outside the allocation: it joins the pool on the job's first node n1 ($(grep -h 'MOONCAKE_MASTER=\|rc=\|mooncake:' het-out-prefill.out | tr '\n' ' '))" \
+	bash -c "grep -qx 'n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700' het-out-prefill.out && grep -qx 'rc=0' het-out-prefill.out"
+check "... the master is a step of the job's leader, on n1 ($(tr '\n' ';' <het-out-steps.out))" \
+	grep -Eq "^${hj}\+0\.[0-9]+ mooncake-master n1\$|^${hj}\.[0-9]+ mooncake-master n1\$" het-out-steps.out
+check "... and a plain srun in that component still runs ($(tr '\n' ' ' <het-out-plain.out))" \
+	bash -c "grep -qx n2 het-out-plain.out && grep -qx 'rc=0' het-out-plain.out"
+
 # --- a second recipe in a running job
 cp r.yaml r2.yaml
 sed -i 's/^name: .*/name: "second recipe"/' r2.yaml
