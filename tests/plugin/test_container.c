@@ -263,7 +263,7 @@ START_TEST(spawned_master_step_in_a_bundle)
 	struct mcr_recipe *r = recipe_in("/b/trt");
 	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
 	const struct mcr_ports ports = { 8700, 8701, 8702 };
-	struct mcp_step_place at = { "4301", tmp, "n1", NULL };
+	struct mcp_step_place at = { "4301", tmp, "n1", NULL, false };
 	struct mcr_error err;
 	char log[512], out[300], text[1200], buf[4096];
 	pid_t pid;

@@ -1057,7 +1057,7 @@ START_TEST(sampler_step_argv_and_env)
 {
 	struct mcp_plugstack config;
 	struct mcr_error err = { 0 };
-	struct mcp_step_place job = { "4301", NULL, "n1", NULL };
+	struct mcp_step_place job = { "4301", NULL, "n1", NULL, false };
 	char srun[300], out[2048], sampler[300], logdir[300], buf[8192];
 	char *av[] = { NULL };
 	FILE *f;
