@@ -123,6 +123,7 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		memset(st, 0, sizeof(*st));
 		st->attempt = el->attempt;
 		st->run = m->job->run > 0 ? m->job->run : 0;
+		snprintf(st->job_id, sizeof(st->job_id), "%s", m->job->job_id);
 		if (m->job->container)
 			m->container = *m->job->container;
 		else if (mcp_container_decide(m->ps, m->recipe, NULL, &m->container, &m->err))

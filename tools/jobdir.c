@@ -81,7 +81,40 @@ static void plugstack_job_dir(const char *path, int depth, char *tmpl, size_t si
 	fclose(f);
 }
 
-int cli_job_dir(const char *job_id, char **dir)
+/* the JobState of scontrol's line: ended or not, its name in state */
+static bool ended_of(const char *out, char *state, size_t size)
+{
+	char *st = field(out, "JobState");
+	bool ended;
+
+	snprintf(state, size, "JobState=%s", st ? st : "?");
+	if (!st)
+		return false;
+	ended = strcmp(st, "RUNNING") && strcmp(st, "PENDING") && strcmp(st, "SUSPENDED") &&
+		strcmp(st, "CONFIGURING") && strcmp(st, "REQUEUED");
+	free(st);
+	return ended;
+}
+
+bool cli_job_ended(const char *job_id, char *state, size_t size)
+{
+	char cmd[128], *out;
+	int status = 0;
+	bool ended;
+
+	snprintf(state, size, "no longer known to Slurm");
+	if (!*job_id || strspn(job_id, "0123456789") != strlen(job_id) || strlen(job_id) > 20)
+		return false;
+	snprintf(cmd, sizeof(cmd), "scontrol show job -o %s 2>&1", job_id);
+	out = run(cmd, &status);
+	if (!out)
+		return false; /* no scontrol: nothing is known */
+	ended = status != 0 || ended_of(out, state, size); /* gone from slurmctld: ended */
+	free(out);
+	return ended;
+}
+
+int cli_job_dir(const char *job_id, char **dir, bool *ended, char *state, size_t size)
 {
 	char cmd[128], tmpl[4096] = MCRI_DEFAULT_JOB_DIR, *out, *workdir, *user, *cfg, *plug;
 	struct mcr_error err = { 0 };
@@ -104,6 +137,7 @@ int cli_job_dir(const char *job_id, char **dir)
 	}
 	workdir = field(out, "WorkDir");
 	user = field(out, "UserId");
+	*ended = ended_of(out, state, size);
 	free(out);
 	if (!workdir || !user || sscanf(strchr(user, '(') ? strchr(user, '(') + 1 : "", "%lu", &uid) != 1) {
 		fprintf(stderr, "mooncake: job %s: scontrol show job gave no WorkDir or UserId\n", job_id);

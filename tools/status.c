@@ -124,8 +124,8 @@ int cli_status(int argc, char **argv)
 	struct mcri_pool pool = { 0 };
 	struct mcr_error err = { 0 };
 	struct mcri_jobdir jd = { .fd = -1 };
-	char *dir = NULL;
-	bool json = false, reported;
+	char *dir = NULL, state[96];
+	bool json = false, reported, ended = false;
 	struct timespec ts;
 	int c, rc = 1;
 
@@ -164,7 +164,7 @@ int cli_status(int argc, char **argv)
 	if (dir_arg) {
 		if (!(dir = strdup(dir_arg)))
 			return 2;
-	} else if ((rc = cli_job_dir(job, &dir)) != 0) {
+	} else if ((rc = cli_job_dir(job, &dir, &ended, state, sizeof(state))) != 0) {
 		return rc;
 	}
 	if (access(dir, F_OK) == 0 && (rc = open_job_dir(dir, &jd)) != 0)
@@ -188,6 +188,18 @@ int cli_status(int argc, char **argv)
 			dir, dir, MCRI_STATE_FILE, mcri_phase_name(pool.master.phase),
 			pool.master.message[0] ? ": " : "", pool.master.message,
 			pool.master.phase == MCRI_PHASE_STARTING ? "; try again in a few seconds" : "");
+		goto out;
+	}
+	/* a master that still answers after its job ended (its slurmd lost,
+	 * say) is no pool of a running job */
+	if (dir_arg && pool.master.job_id[0])
+		ended = cli_job_ended(pool.master.job_id, state, sizeof(state));
+	if (ended) {
+		reported = mcri_jobdir_exists(&jd, MCRI_REPORT_FILE);
+		fprintf(stderr, "mooncake: job %s has ended (%s): its pool is gone; %s%s%s%s\n",
+			job ? job : pool.master.job_id, state,
+			reported ? "its report is " : "when a job ends its pool's report is in ", dir,
+			reported ? "/" : "", reported ? MCRI_REPORT_FILE : "");
 		goto out;
 	}
 	if (mcri_pool_fetch(&pool, FETCH_TIMEOUT_MS, &err)) {

@@ -113,6 +113,7 @@ struct mcri_state {
 	enum mcri_phase phase;
 	int attempt;              /* the election attempt it is about */
 	int run;                  /* the job's run (SLURM_RESTART_COUNT) it belongs to */
+	char job_id[32];          /* the job whose pool it is */
 	char infra_node[256];
 	char infra_addr[64];
 	struct mcr_ports ports;   /* 8700-8702 unless the file says (each 1-65535) */

@@ -85,6 +85,7 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 	}
 	st->attempt = (int)get_int(obj, "attempt");
 	st->run = (int)get_int(obj, "run");
+	copy_str(st->job_id, sizeof(st->job_id), obj, "job_id");
 	copy_str(st->infra_node, sizeof(st->infra_node), obj, "infra_node");
 	copy_str(st->infra_addr, sizeof(st->infra_addr), obj, "infra_addr");
 	/* a file of a release before per-job ports has none: srtctl's */
@@ -106,9 +107,9 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 		     struct mcr_error *err)
 {
-	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
 				"state", mcri_phase_name(st->phase), "attempt", st->attempt,
-				"run", st->run, "infra_node", st->infra_node,
+				"run", st->run, "job_id", st->job_id, "infra_node", st->infra_node,
 				"infra_addr", st->infra_addr, "rpc_port", st->ports.rpc,
 				"metadata_port", st->ports.metadata,
 				"metrics_port", st->ports.metrics,
