@@ -7,7 +7,7 @@
  *              per task, next to what a task paid when it read the recipe
  *              itself (load + validate + env)
  *   per srun   init_post_opt of a role srun that joins a running master
- *              (state, probe with the token, configs compared, handover)
+ *              (state, probe of the RPC port, configs compared, handover)
  *   readiness  how long after the master's last port listens the srun
  *              that started it sees it ready
  * The per-srun ratio against a plain srun needs a cluster: srun_bench.sh.
@@ -90,7 +90,6 @@ static void write_state(const char *dir)
 	snprintf(st.infra_node, sizeof(st.infra_node), "n1");
 	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.1");
 	st.ports = (struct mcr_ports){ 8700, 8701, 8702 };
-	snprintf(st.token, sizeof(st.token), "abc");
 	if (!realpath(TRT, st.recipe) || state_at(logdir, &st, true))
 		die("state");
 	snprintf(logdir, sizeof(logdir), "%s/outputs/4301/logs/mooncake_master.1.lock", dir);

@@ -163,3 +163,50 @@ services:
     type: mooncake-master
 EOF
 }
+
+# with_plugin_args ARGS: the cluster's plugstack line gets ARGS (after
+# sampler=) until the test ends or the next call; the test's exit puts the
+# default line back
+with_plugin_args() {
+	MCK_PLUGIN_ARGS="$*" "$CLUSTER" up >/dev/null 2>&1 || { echo "cluster up with '$*' failed" >&2; exit 1; }
+	if [ -z "${_MCK_ARGS_HOOK:-}" ]; then
+		_MCK_ARGS_HOOK=1
+		MCK_EXIT_HOOKS+=("\"\$CLUSTER\" up >/dev/null 2>&1")
+	fi
+}
+
+# test_user NAME: a non-root user for this test (made when missing, removed
+# at the test's end); its uid on stdout
+test_user() {
+	if ! id "$1" >/dev/null 2>&1; then
+		useradd -M -d /nonexistent -s /bin/bash "$1" || exit 1
+		MCK_EXIT_HOOKS+=("userdel $1")
+	fi
+	id -u "$1"
+}
+
+# as USER CMD...: CMD as USER on the login host, in the current directory,
+# with the cluster's SLURM_CONF and PATH
+as() {
+	local u=$1
+	shift
+	su -s /bin/bash "$u" -c "cd '$PWD' && export SLURM_CONF='$SLURM_CONF' PATH='$PATH' && $*"
+}
+
+# on_node HOST USER CMD...: CMD as USER on HOST (its network namespace)
+on_node() {
+	local h=$1 u=$2
+	shift 2
+	"$CLUSTER" exec "$h" su -s /bin/bash "$u" -c "export PATH='$PATH' && $*"
+}
+
+# assert_grep DESCRIPTION PATTERN FILE: a check that FILE has a line
+# matching the extended regular expression PATTERN (the file's lines shown
+# when it fails)
+assert_grep() {
+	if grep -Eq -- "$2" "$3" 2>/dev/null; then
+		pass "$1"
+	else
+		fail "$1 (no /$2/ in $3: $(head -c 400 "$3" 2>/dev/null | tr '\n' ' '))"
+	fi
+}

@@ -1,0 +1,134 @@
+#!/bin/bash
+# A shared node is a hostile place (issue 17): a second, non-root user on
+# the job's infra node tries to steer or stall the job's pool, and fails
+# each time with the pool intact:
+#   - it races a listener (answering /health and the metadata server, as a
+#     master would) into the window between the choice of the ports and
+#     the master's bind: the job is never told it is ready, and no task is
+#     handed that listener's address; the message names it
+#   - it overwrites what the job kept in the (unauthenticated) metadata
+#     server: the job's next sruns still join their master
+#   - it plants a job directory, with a lock and a "ready" state pointing
+#     at its own listener, in a shared directory: the job refuses it
+#   - it poisons the ports registry with reservations for the job's ports:
+#     it cannot write root's registry, and the old world-writable one is
+#     not read
+. "$(dirname "$0")/lib.sh"
+VICTIM=mckvictim
+OTHER=mckother
+vuid=$(test_user "$VICTIM")
+ouid=$(test_user "$OTHER")
+W=$(workdir)
+chown "$VICTIM:" "$W"
+cd "$W" || exit 1
+trtllm_test_recipe r.yaml
+chown "$VICTIM:" r.yaml
+IMPOSTOR=$TOP/tests/cluster/impostor.py
+mkdir "$W/other" && chown "$OTHER:" "$W/other" # OTHER's own files
+IMPOSTORS=()
+MCK_EXIT_HOOKS+=('for p in "${IMPOSTORS[@]}"; do kill "$p" 2>/dev/null; done')
+
+# impostor NAME RPC METADATA METRICS: OTHER's listener on n1, in the
+# background; its pid into IMPOSTORS when it listens
+impostor() {
+	local out=$W/$1.impostor pid=$W/other/$1.pid
+	on_node n1 "$OTHER" "python3 $IMPOSTOR $2 $3 $4 $pid" >"$out" 2>&1 &
+	for _ in $(seq 100); do grep -q LISTENING "$out" 2>/dev/null && break; sleep 0.1; done
+	IMPOSTORS+=("$(cat "$pid")")
+}
+
+# --- a listener raced into the ports window. The master binds 5 s after
+# its step starts (a slow node: master= a script that waits first), and
+# OTHER takes the ports as soon as the step shows in squeue.
+cat >slow-master <<'EOS'
+#!/bin/sh
+sleep 5
+exec mooncake_master "$@"
+EOS
+chmod 755 slow-master
+with_plugin_args "ports=fixed master=$W/slow-master"
+cat >race.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >race.out 2>&1
+echo "rc=\$?" >>race.out
+EOS
+chown "$VICTIM:" race.sh slow-master
+jid=$(as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/race.job.out" race.sh)
+for _ in $(seq 300); do squeue -h -s -j "$jid" -o %j 2>/dev/null | grep -q mooncake-master && break; sleep 0.1; done
+impostor race 8700 8701 8702
+wait_job "$jid" 120
+kill "${IMPOSTORS[-1]}" 2>/dev/null
+check "a listener of another user raced into the ports window is never taken for the master: the srun fails and names it ($(grep -o 'It could not take.*mooncake_master)' race.out | head -1))" \
+	bash -c "grep -q 'rc=1' race.out && grep -q 'listens for another process there, of uid $ouid, not for this job.s mooncake_master' race.out"
+check "... and no task was handed its address" bash -c "! grep -qx '$MCK_ADDR_n1:8700' race.out"
+with_plugin_args ""
+
+# --- the metadata server overwritten: the next srun still joins
+cat >meta.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >meta-1.out 2>&1
+touch $W/meta.ready
+for i in \$(seq 100); do [ -e $W/meta.done ] && break; sleep 0.1; done
+srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >meta-2.out 2>&1
+echo "rc=\$?" >>meta-2.out
+EOS
+chown "$VICTIM:" meta.sh
+jid=$(as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/meta.job.out" meta.sh)
+for _ in $(seq 600); do [ -e meta.ready ] && break; sleep 0.1; done
+for key in "spank_mooncake/job/$jid" "spank_mooncake/pool/$jid"; do
+	on_node n1 "$OTHER" "curl -s -X PUT --data forged 'http://127.0.0.1:8701/metadata?key=$key' >/dev/null"
+done
+touch meta.done
+wait_job "$jid" 120
+check "another user's PUTs on the job's metadata server change nothing: the next srun joins its master ($(tr '\n' ' ' <meta-2.out | head -c 300))" \
+	bash -c "grep -qx '$MCK_ADDR_n1:8700' meta-2.out && grep -qx 'rc=0' meta-2.out"
+
+# --- a job directory planted in a shared directory (output.log_dir
+# without {user}): OTHER makes it first, with a lock and a ready state
+# that point at its own listener
+mkdir -m 1777 shared
+sed 's|^name: |output:\n  log_dir: '"$W"'/shared/{job_id}\nname: |' r.yaml >shared.yaml
+chown "$VICTIM:" shared.yaml
+cat >plant.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=shared.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >plant.out 2>&1
+echo "rc=\$?" >>plant.out
+EOS
+chown "$VICTIM:" plant.sh
+jid=$(as "$VICTIM" sbatch --parsable --hold -N3 -w n1,n2,n3 -o "$W/plant.job.out" plant.sh)
+impostor plant 8700 8701 8702
+as "$OTHER" "mkdir -p shared/$jid && echo '1 n1' >shared/$jid/mooncake_master.1.lock && printf '%s' '{\"state\": \"ready\", \"attempt\": 1, \"infra_node\": \"n1\", \"infra_addr\": \"$MCK_ADDR_n1\", \"rpc_port\": 8700, \"metadata_port\": 8701, \"metrics_port\": 8702, \"recipe\": \"$W/shared.yaml\"}' >shared/$jid/mooncake_master.json"
+scontrol release "$jid"
+wait_job "$jid" 120
+kill "${IMPOSTORS[-1]}" 2>/dev/null
+check "a job directory another user made, with a planted lock and ready state, is refused ($(grep -o 'mooncake: .*' plant.out | head -1 | head -c 300))" \
+	bash -c "grep -q 'rc=1' plant.out && grep -q \"the job's directory $W/shared/$jid belongs to uid $ouid ($OTHER), not to the job's user, uid $vuid ($VICTIM)\" plant.out"
+check "... and no task was handed the planted address" bash -c "! grep -qx '$MCK_ADDR_n1:8700' plant.out"
+
+# --- the ports registry poisoned: reservations for 8700-8702 held by a
+# live process of OTHER's, in root's registry (refused) and in the
+# world-writable one of earlier releases (not read)
+ns=$("$CLUSTER" exec n1 readlink /proc/self/ns/net | tr -dc 0-9)
+on_node n1 "$OTHER" "sleep 120 >/dev/null 2>&1 & echo \$! >$W/other/holder.pid"
+holder=$(cat other/holder.pid)
+IMPOSTORS+=("$holder")
+start=$(awk '{print $22}' "/proc/$holder/stat")
+entries="8700 $holder $start
+8701 $holder $start
+8702 $holder $start"
+as "$OTHER" "printf '%s\n' '$entries' >>/run/spank-mooncake/ports.$ns" 2>registry.err
+rc=$?
+as "$OTHER" "printf '%s\n' '$entries' >/dev/shm/spank-mooncake-ports.$ns; chmod 666 /dev/shm/spank-mooncake-ports.$ns" 2>/dev/null
+MCK_EXIT_HOOKS+=("rm -f /dev/shm/spank-mooncake-ports.$ns")
+check "another user cannot write root's ports registry (rc=$rc: $(head -c 200 registry.err))" test "$rc" -ne 0
+cat >poison.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >poison.out 2>&1
+EOS
+chown "$VICTIM:" poison.sh
+jid=$(as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/poison.job.out" poison.sh)
+wait_job "$jid" 120
+kill "$holder" 2>/dev/null
+check "... and reservations another user planted do not move the job's master off 8700 ($(tr '\n' ' ' <poison.out | head -c 200))" \
+	grep -qx "$MCK_ADDR_n1:8700" poison.out
+check "no mooncake_master process is left" test "$(masters_left)" = 0
