@@ -187,10 +187,10 @@ static int user_init(spank_t sp)
 		}
 		return 0;
 	}
-	if ((rc = spank_get_item(sp, S_JOB_UID, &uid)) != ESPANK_SUCCESS) {
-		slurm_error(MCP_NAME ": cannot get the job's user: %s", spank_strerror(rc));
-		return -1;
-	}
+	/* srun runs as the job's user; S_JOB_UID is not that in local
+	 * context on every release (Slurm 24.11 answers 99, its "nobody",
+	 * before the step exists) */
+	uid = getuid();
 	ctx.prepared = true;
 	/* srun --jobid from outside the allocation: a component of a
 	 * heterogeneous job joins its leader's pool, on the job's first node
