@@ -1,6 +1,8 @@
 /*
- * container.c - the master step in the recipe's container, and whether a
- * task can read its client config where it runs.
+ * container.c - where the master step runs (srun): the recipe's container,
+ * through the container system the cluster has, or the host. (Whether a
+ * task can read its client config where it runs is slurmstepd's business:
+ * container_task.c.)
  *
  * The recipe names the master's container as srtctl reads it (the
  * service's `container`, else engine.mooncake_kv_store.container, else
@@ -19,13 +21,13 @@
  *          recipe's container is not used.
  * srun decides in init_post_opt, before any step exists: a value the
  * chosen system cannot use refuses the srun with what to write instead.
+ * The step gets the options of that choice and no other (spawn.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "plugin.h"
 
 /* where slurm.conf (and oci.conf next to it) lives without SLURM_CONF */
@@ -45,11 +45,6 @@
 #endif
 #define HELP_TIMEOUT_MS 10000
 #define HELP_MAX (1 << 20)
-/* the options that pyxis takes from the environment or the job's script;
- * the master step gets exactly the ones the plugin gives it */
-#define PYXIS_ENV_PREFIXES                                                    \
-	"PYXIS_CONTAINER_", "_SLURM_SPANK_OPTION_pyxis_",                     \
-		"SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_"
 
 extern char **environ;
 
@@ -67,7 +62,6 @@ const char *mcp_container_mode_name(enum mcp_container_mode mode)
 static bool srun_lists(const char *srun, const char *option)
 {
 	char *argv[] = { (char *)srun, "--help", NULL }, *buf = malloc(HELP_MAX + 1);
-	posix_spawn_file_actions_t fa;
 	struct timespec t0, now;
 	size_t len = 0;
 	int fds[2] = { -1, -1 }, rc, status;
@@ -78,13 +72,7 @@ static bool srun_lists(const char *srun, const char *option)
 		free(buf);
 		return false;
 	}
-	rc = posix_spawn_file_actions_init(&fa);
-	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = rc ? rc : posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	rc = rc ? rc : posix_spawnp(&pid, srun, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	rc = mcp_spawn(argv, environ, &(struct mcp_spawn_io){ .out_fd = fds[1] }, &pid);
 	close(fds[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (rc == 0 && len < HELP_MAX) {
@@ -284,7 +272,7 @@ int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe
 	return 0;
 }
 
-/* ---- the master step's command line ----------------------------------- */
+/* ---- a step's command line in the container -------------------------- */
 
 static int add(char **v, size_t *n, char *s, struct mcr_error *err)
 {
@@ -294,20 +282,18 @@ static int add(char **v, size_t *n, char *s, struct mcr_error *err)
 	return 0;
 }
 
-int mcp_container_step(const struct mcp_container *c, const char *dir, char ***options,
-		       char ***cmd, char **env, struct mcr_error *err)
+int mcp_container_options(const struct mcp_container *c, const char *dir, char ***options,
+			  char ***cmd, struct mcr_error *err)
 {
-	static const char *const pyxis_env[] = { PYXIS_ENV_PREFIXES, NULL };
-	char **opts = calloc(4, sizeof(*opts)), **wrapped;
-	size_t n = 0, n_env = 0, len;
+	char **opts, **wrapped;
+	size_t n = 0, len;
 
-	*options = opts;
-	if (!opts)
-		return mcri_error_nomem(err);
-	if (c && c->note[0])
-		slurm_info("%s", c->note);
+	*options = NULL;
 	if (!c || c->mode == MCP_CONTAINER_NONE)
 		return 0;
+	if (!(opts = calloc(4, sizeof(*opts))))
+		return mcri_error_nomem(err);
+	*options = opts;
 	if (c->mode == MCP_CONTAINER_OCI) {
 		/* slurmstepd resolves a bare name on the host, before crun
 		 * starts the bundle: env(1) looks it up inside */
@@ -328,7 +314,7 @@ int mcp_container_step(const struct mcp_container *c, const char *dir, char ***o
 		*cmd = wrapped;
 		return 0;
 	}
-	/* pyxis: the job's directory at its own path, the master working there */
+	/* pyxis: the job's directory at its own path, the step working there */
 	if (strpbrk(dir, ":,"))
 		return mcri_error_set(err, MCR_EINVAL,
 				      "the job's directory %s has a ':' or ',' in its name, which pyxis's --container-mounts cannot mount: give the job a directory without them (output.log_dir, or job_dir= in plugstack.conf)",
@@ -337,146 +323,5 @@ int mcp_container_step(const struct mcp_container *c, const char *dir, char ***o
 	    add(opts, &n, mcri_asprintf("--container-mounts=%s:%s", dir, dir), err) ||
 	    add(opts, &n, mcri_asprintf("--container-workdir=%s", dir), err))
 		return -1;
-	/* no pyxis option from the job's environment or script */
-	for (size_t r = 0; env && env[r]; r++) {
-		bool drop = false;
-
-		for (const char *const *p = pyxis_env; *p; p++)
-			drop |= strncmp(env[r], *p, strlen(*p)) == 0;
-		if (drop)
-			free(env[r]);
-		else
-			env[n_env++] = env[r];
-	}
-	if (env)
-		env[n_env] = NULL;
 	return 0;
-}
-
-void mcp_container_advice(const struct mcp_container *c, const char *tail, const char *master,
-			  const char *node, char *out, size_t size)
-{
-	if (!size)
-		return;
-	out[0] = '\0';
-	if (!c || c->mode == MCP_CONTAINER_NONE || !tail)
-		return;
-	if ((strstr(tail, "env: '") && strstr(tail, "': No such file")) ||
-	    strstr(tail, "not found in $PATH") || strstr(tail, "command not found") ||
-	    strstr(tail, "executable file"))
-		snprintf(out, size,
-			 " The master step ran in the container %s (%s) on %s, and %s could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.",
-			 c->value, c->mode == MCP_CONTAINER_OCI ? "Slurm's --container" : "pyxis",
-			 node, master);
-}
-
-/* ---- a task's client config, where the task reads it ------------------- */
-
-static bool readable(const char *path, char *why, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		snprintf(why, size, "%s", strerror(errno));
-		return false;
-	}
-	close(fd);
-	return true;
-}
-
-static bool bind_mount(json_t *m)
-{
-	const char *type = json_string_value(json_object_get(m, "type"));
-	json_t *opt;
-	size_t i;
-
-	if (type && strcmp(type, "bind") == 0)
-		return true;
-	json_array_foreach(json_object_get(m, "options"), i, opt)
-		if (json_is_string(opt) && (strcmp(json_string_value(opt), "bind") == 0 ||
-					    strcmp(json_string_value(opt), "rbind") == 0))
-			return true;
-	return false;
-}
-
-/* Where `path` inside the OCI bundle is on the host: under the last of
- * the longest mounts whose destination holds it (*mounted; "" for a mount
- * that is not a bind, a tmpfs hiding it), else in the bundle's root file
- * system. -1 when config.json cannot be read (nothing to check). */
-static int bundle_path(const char *bundle, const char *path, char *host, size_t size,
-		       bool *mounted)
-{
-	char cfg[PATH_MAX + 16];
-	json_t *o, *m;
-	const char *root;
-	size_t i, best = 0;
-
-	snprintf(cfg, sizeof(cfg), "%s/config.json", bundle);
-	if (!(o = json_load_file(cfg, 0, NULL)))
-		return -1;
-	*mounted = false;
-	json_array_foreach(json_object_get(o, "mounts"), i, m) {
-		const char *d = json_string_value(json_object_get(m, "destination"));
-		const char *src = json_string_value(json_object_get(m, "source"));
-		size_t dl = d ? strlen(d) : 0;
-
-		while (dl > 1 && d[dl - 1] == '/')
-			dl--;
-		if (!dl || d[0] != '/' || dl < best)
-			continue;
-		if (dl > 1 && (strncmp(path, d, dl) != 0 || (path[dl] != '/' && path[dl] != '\0')))
-			continue;
-		best = dl;
-		*mounted = true;
-		if (bind_mount(m) && src)
-			snprintf(host, size, "%s%s", src, dl > 1 ? path + dl : path);
-		else
-			host[0] = '\0';
-	}
-	if (!*mounted) {
-		root = json_string_value(json_object_get(json_object_get(o, "root"), "path"));
-		if (!root)
-			root = "rootfs";
-		if (root[0] == '/')
-			snprintf(host, size, "%s%s", root, path);
-		else
-			snprintf(host, size, "%s/%s%s", bundle, root, path);
-	}
-	json_decref(o);
-	return 0;
-}
-
-int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err)
-{
-	char bundle[PATH_MAX], host[2 * PATH_MAX], node[256] = "", why[256], dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	bool mounted;
-
-	gethostname(node, sizeof(node) - 1);
-	snprintf(dir, sizeof(dir), "%.*s", slash && slash > path ? (int)(slash - path) : 1,
-		 slash ? path : "/");
-	/* Slurm's OCI --container: task_init runs before the runtime starts
-	 * the bundle, in the host's view; look where the bundle puts the file */
-	if (spank_getenv(sp, "SLURM_CONTAINER", bundle, sizeof(bundle)) == ESPANK_SUCCESS &&
-	    bundle[0] && bundle_path(bundle, path, host, sizeof(host), &mounted) == 0) {
-		if (!mounted && readable(host, why, sizeof(why)))
-			return 0;
-		if (!mounted || !host[0])
-			return mcri_error_set(err, MCR_ESTATE,
-					      "this task on %s runs in the OCI bundle %s (srun --container), which %s %s, so the task cannot read its client config %s (MOONCAKE_CONFIG_PATH) there. Mount the job's directory at the same path: add {\"destination\": \"%s\", \"type\": \"bind\", \"source\": \"%s\", \"options\": [\"rbind\"]} (or one for a directory above it) to the mounts of %s/config.json",
-					      node, bundle, mounted ? "mounts something other than a bind mount at" : "does not mount",
-					      dir, path, dir, dir, bundle);
-		if (readable(host, why, sizeof(why)))
-			return 0;
-		return mcri_error_set(err, MCR_ESTATE,
-				      "this task on %s runs in the OCI bundle %s (srun --container), which mounts its client config %s (MOONCAKE_CONFIG_PATH) from %s, and that cannot be read: %s. Mount the job's directory %s itself at the same path (a bind mount in %s/config.json), on a file system %s shares with srun's host",
-				      node, bundle, path, host, why, dir, bundle, node);
-	}
-	/* the host's view, or a container's that a plugin before this one
-	 * entered (pyxis joins the container's namespaces in task_init) */
-	if (readable(path, why, sizeof(why)))
-		return 0;
-	return mcri_error_set(err, MCR_ESTATE,
-			      "this task on %s cannot read its client config %s (MOONCAKE_CONFIG_PATH): %s. The job's directory %s must be readable where the task runs: on a file system that srun's host shares with %s, and in a container mounted at the same path (pyxis: --container-mounts=%s:%s; Slurm's --container: a bind mount of %s in the bundle's config.json)",
-			      node, path, why, dir, node, dir, dir, dir);
 }

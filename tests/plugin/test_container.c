@@ -207,51 +207,41 @@ static char *joined(char **v)
 START_TEST(master_step_options_per_system)
 {
 	static const char *const cmd0[] = { "mooncake_master", "--port=8700", NULL };
-	static const char *const env0[] = { "PATH=/usr/bin", "PYXIS_CONTAINER_IMAGE=other",
-					    "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_image=other",
-					    "HOME=/root", NULL };
 	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
 	struct mcr_error err;
-	char **opts, **cmd = strv(cmd0), **env = strv(env0);
+	char **opts, **cmd = strv(cmd0);
 
 	/* Slurm's OCI: the bundle, and the name looked up inside it */
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(opts), "--container=/b/trt");
 	ck_assert_str_eq(joined(cmd), "/usr/bin/env mooncake_master --port=8700");
-	ck_assert_str_eq(joined(env), "PATH=/usr/bin PYXIS_CONTAINER_IMAGE=other SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_image=other HOME=/root");
 	mcr_strv_free(opts);
 	mcr_strv_free(cmd);
 	/* master=/abs/path is the path inside the container */
 	cmd = strv((const char *const[]){ "/opt/mc/bin/mooncake_master", NULL });
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(cmd), "/opt/mc/bin/mooncake_master");
 	mcr_strv_free(opts);
 	mcr_strv_free(cmd);
-	/* pyxis: the image, the job's directory at its own path, and only
-	 * the options the plugin gives */
+	/* pyxis: the image, the job's directory at its own path */
 	c.mode = MCP_CONTAINER_PYXIS;
 	snprintf(c.value, sizeof(c.value), "nvcr.io#nvidia/trt:1");
 	cmd = strv(cmd0);
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(opts), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs");
 	ck_assert_str_eq(joined(cmd), "mooncake_master --port=8700");
-	ck_assert_str_eq(joined(env), "PATH=/usr/bin HOME=/root");
 	mcr_strv_free(opts);
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/a:b", &opts, &cmd, env, &err), -1);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/a:b", &opts, &cmd, &err), -1);
 	ck_contains(err.text, "the job's directory /jobs/a:b has a ':' or ',' in its name");
 	mcr_strv_free(opts);
-	/* the host: nothing added; the note is said by the srun that starts it */
+	/* the host: no option */
 	c.mode = MCP_CONTAINER_NONE;
-	snprintf(c.note, sizeof(c.note), "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used");
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
-	ck_assert_str_eq(joined(opts), "");
-	ck_contains(stub.log, "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used");
-	mcr_strv_free(opts);
-	ck_assert_int_eq(mcp_container_step(NULL, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
-	ck_assert_str_eq(joined(opts), "");
-	mcr_strv_free(opts);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_ptr_null(opts);
+	ck_assert_int_eq(mcp_container_options(NULL, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_ptr_null(opts);
+	ck_assert_str_eq(joined(cmd), "mooncake_master --port=8700");
 	mcr_strv_free(cmd);
-	mcr_strv_free(env);
 }
 END_TEST
 
@@ -263,7 +253,7 @@ START_TEST(spawned_master_step_in_a_bundle)
 	struct mcr_recipe *r = recipe_in("/b/trt");
 	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
 	const struct mcr_ports ports = { 8700, 8701, 8702 };
-	struct mcp_step_place at = { "4301", tmp, "n1", NULL };
+	struct mcp_step_place at = { "4301", tmp, "n1" };
 	struct mcr_error err;
 	char log[512], out[300], text[1200], buf[4096];
 	pid_t pid;
@@ -289,6 +279,37 @@ START_TEST(spawned_master_step_in_a_bundle)
 	ck_contains(buf, "--chdir=");
 	ck_contains(buf, "\n--container=/b/trt\n/usr/bin/env\nmooncake_master\n--port=8700\n");
 	mcr_recipe_free(r);
+}
+END_TEST
+
+/* one explanation for a master that could not be run: in its container,
+ * the image or master=; on the host, the PATH or master=/path/to/ */
+START_TEST(one_advice_for_a_master_that_could_not_run)
+{
+	struct mcp_container oci = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
+	struct mcp_container pyxis = { .mode = MCP_CONTAINER_PYXIS, .value = "nvcr.io#nvidia/trt:1" };
+	const char *env_tail = "\n    /usr/bin/env: 'mooncake_master': No such file or directory";
+	const char *exec_tail = "\n    slurmstepd: error: execve(): mooncake_master: No such file or directory";
+	char out[2048];
+
+	mcp_master_advice(&oci, env_tail, "mooncake_master", "n1", out, sizeof(out));
+	ck_assert_str_eq(out, " The master step ran in the container /b/trt (Slurm's --container) on n1, and mooncake_master could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.");
+	/* inside pyxis's image, slurmstepd's execve() line is about the image,
+	 * not the host's PATH */
+	mcp_master_advice(&pyxis, exec_tail, "mooncake_master", "n1", out, sizeof(out));
+	ck_contains(out, " The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
+	ck_assert_ptr_null(strstr(out, "PATH of the master step"));
+	/* on the host: the host's advice only */
+	oci.mode = MCP_CONTAINER_NONE;
+	mcp_master_advice(&oci, exec_tail, "mooncake_master", "n1", out, sizeof(out));
+	ck_contains(out, " mooncake_master is not on the PATH of the master step on n1");
+	ck_assert_ptr_null(strstr(out, "container"));
+	/* another failure: nothing */
+	mcp_master_advice(&pyxis, "\n    bind failed: Address already in use", "mooncake_master", "n1", out,
+			  sizeof(out));
+	ck_assert_str_eq(out, "");
+	mcp_master_advice(&pyxis, NULL, "mooncake_master", "n1", out, sizeof(out));
+	ck_assert_str_eq(out, "");
 }
 END_TEST
 
@@ -361,6 +382,7 @@ Suite *container_suite(void)
 	tcase_add_test(tc, oci_takes_bundle_directories_only);
 	tcase_add_test(tc, master_step_options_per_system);
 	tcase_add_test(tc, spawned_master_step_in_a_bundle);
+	tcase_add_test(tc, one_advice_for_a_master_that_could_not_run);
 	tcase_add_test(tc, task_reads_its_config_where_it_runs);
 	suite_add_tcase(s, tc);
 	return s;
