@@ -7,10 +7,14 @@
 #    today with the host's mooncake_master, and one line says the recipe's
 #    container is not used.
 # B. A STAND-IN for pyxis (tests/cluster/pyxis_standin.c: pyxis's options
-#    under pyxis's SPANK name, recorded per step; it is not pyxis and runs no
-#    container, so the master still runs on the host): the options the
-#    master step is given; an alias and a directory are refused before any
-#    step starts.
+#    under pyxis's SPANK name, taken as pyxis takes them, from the command
+#    line, from what Slurm passes in the environment, PYXIS_CONTAINER_*
+#    defaults, and recorded per step; it is not pyxis and runs no
+#    container, so every step still runs on the host): workers whose sruns
+#    have --container-image of their own start the pool, and the master
+#    and sampler steps get exactly the container the plugin chose, in every
+#    mode (auto with and without a recipe container, pyxis, none); an alias
+#    and a directory are refused before any step starts.
 # C. Slurm's OCI containers (srun --container, crun; where the cluster has
 #    them: Slurm 23.02 or later, i.e. the trixie and sid chroots of
 #    `make check-matrix`): the example with model.container = an OCI bundle
@@ -125,21 +129,69 @@ check "[A] exactly one line says the recipe's container is not used: $(grep -h -
 check "[A] squeue --steps shows one mooncake-master step, on n1" test "$(grep -c '^mooncake-master n1$' "$J/steps.out")" = 1
 
 # --- B: the pyxis stand-in (not pyxis) ----------------------------------
+# Workers run as NVIDIA's clusters run them, each srun with a
+# --container-image of its own (WIMG), and the srun that starts the pool
+# is one of them: every step the plugin starts (the master, the sampler)
+# gets exactly the container the plugin chose, and nothing of the
+# worker's (srun hands its options on in its environment).
+WIMG='nvcr.io#nvidia/worker/image:2'
+# seen JID NAME: what the stand-in recorded for the step NAME of job JID
+seen() { cat "$W/standin/$1".* 2>/dev/null | grep "^name=$2 " | head -1; }
+# the stand-in's line for a step that got no container option
+NOTHING='container-image= container-mounts= container-workdir= container-name= container-save= container-env= container-mount-home= container-remap-root= container-entrypoint= container-writable='
+# pool_job NAME RECIPE: an sbatch -N2 job whose one worker srun, on n2, has
+# pyxis options of its own and starts the pool; the job ends once the
+# sampler step has started. Sets JID and J.
+pool_job() {
+	J=$W/$1
+	mkdir -p "$J"
+	cat >"$J/job.sh" <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --container-image=$WIMG --no-container-mount-home --mooncake-recipe=$2 --mooncake-role=prefill true >$J/worker.out 2>&1
+for i in \$(seq 300); do grep -qs '^name=mooncake-pool ' $W/standin/\$SLURM_JOB_ID.*.n1 && break; sleep 0.2; done
+EOS
+	JID=$(sbatch --parsable -N2 -w n1,n2 -o "$J/job.out" "$J/job.sh")
+	wait_job "$JID" 120
+}
+# steps_got WHAT MASTER: the master step got MASTER (its options as the
+# stand-in's line shows them), the sampler nothing, the worker its own
+steps_got() {
+	local m p w
+	m=$(seen "$JID" mooncake-master) p=$(seen "$JID" mooncake-pool) w=$(seen "$JID" job.sh)
+	echo "   [$1] master: $m"
+	echo "   [$1] sampler: $p"
+	check "[$1] the master step got exactly the plugin's choice: $2" test "$m" = "name=mooncake-master $2"
+	check "[$1] the sampler step got no container option (it runs on the host)" test "$p" = "name=mooncake-pool $NOTHING"
+	check "[$1] (the stand-in saw the worker's own options: $w)" \
+		bash -c "grep -q ' container-image=$WIMG ' <<<'$w' && grep -q ' container-mount-home=0 ' <<<'$w'"
+}
 if [ -f "$STANDIN" ]; then
 	standin on
 	IMAGE='nvcr.io#nvidia/tensorrt-llm/release:1.0.0'
 	recipe "$W/pyxis.yaml" "$IMAGE"
-	# a job-wide pyxis default must not reach the master step
-	PYXIS_CONTAINER_IMAGE=docker.io#library/other:1 run_job pyxis pyxis.yaml
+	# a job-wide pyxis default must not reach the plugin's steps either
+	PYXIS_CONTAINER_IMAGE=docker.io#library/other:1 PYXIS_CONTAINER_MOUNTS=/srv:/srv \
+		run_job pyxis pyxis.yaml "--container-image=$WIMG --no-container-mount-home"
 	moved pyxis
 	dir=$W/outputs/$JID/logs
-	rec=$(cat "$W/standin/$JID".*.n1 2>/dev/null | grep '^name=mooncake-master ')
-	echo "   the stand-in recorded for the master step: $rec"
-	check "[B, pyxis stand-in] the master step got --container-image=$IMAGE --container-mounts=$dir:$dir --container-workdir=$dir and nothing else" \
-		test "$rec" = "name=mooncake-master container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir container-name= container-env= env-PYXIS_CONTAINER_IMAGE="
-	check "[B, pyxis stand-in] the worker steps got no container option from the plugin" \
-		bash -c "! grep -h '^name=job.sh ' $W/standin/$JID.* | grep -v 'container-image= container-mounts= container-workdir= '"
+	steps_got "B, pyxis stand-in, container=auto" \
+		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
 	check "[B, pyxis stand-in] no line says the container is not used" bash -c "! grep -q 'is not used' $J/*.out"
+	# a recipe without a container: the host's master
+	trtllm_test_recipe "$W/nocontainer.yaml"
+	sed -i '/^  container: "trtllm"/d' "$W/nocontainer.yaml"
+	pool_job nocontainer nocontainer.yaml
+	steps_got "B, pyxis stand-in, no recipe container" "$NOTHING"
+	# container=pyxis, and container=none (the host, whatever the recipe says)
+	plugin_args container=pyxis
+	pool_job forced pyxis.yaml
+	dir=$W/outputs/$JID/logs
+	steps_got "B, pyxis stand-in, container=pyxis" \
+		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+	plugin_args container=none
+	pool_job none pyxis.yaml
+	steps_got "B, pyxis stand-in, container=none" "$NOTHING"
+	plugin_args
 	refused "[B, pyxis stand-in] an srtctl alias" alias-pyxis trtllm
 	check "[B] ... saying what to write instead" grep -q "mooncake: alias-pyxis.yaml:26:14: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: write the image itself" "$W/rf/alias-pyxis.err"
 	refused "[B, pyxis stand-in] a directory" dir-pyxis "$W"
