@@ -198,23 +198,55 @@ static int oci_value(const char *v, const struct mcr_error *where, const char *w
 			v, why);
 }
 
+/* a name that says "squashfs file" (enroot's and srtctl's spellings) */
+static bool squashfs_name(const char *v)
+{
+	static const char *const ends[] = { ".sqsh", ".squashfs", ".sqfs", NULL };
+	size_t len = strlen(v);
+
+	for (const char *const *e = ends; *e; e++)
+		if (len > strlen(*e) && strcmp(v + len - strlen(*e), *e) == 0)
+			return true;
+	return false;
+}
+
+/* pyxis runs a squashfs file only when its name starts with '/' or '.';
+ * anything else it pulls from a registry (NVIDIA/pyxis issue 127), and a
+ * relative name is relative to where its task runs. So a file named
+ * relative to this directory gets its absolute path, and a file name that
+ * is no file here is refused, before any step starts. */
 static int pyxis_value(const char *v, const struct mcr_error *where, const char *why,
 		       struct mcp_container *c, struct mcr_error *err)
 {
-	char real[PATH_MAX];
+	char real[PATH_MAX], cwd[PATH_MAX] = "?";
 	struct stat sb;
+	bool exists = stat(v, &sb) == 0, file_name = v[0] == '/' || v[0] == '.';
+	int missing = exists ? 0 : errno;
 
-	if (bare_word(v))
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "?");
+	if (!exists && bare_word(v) && !squashfs_name(v))
 		return at_value(err, MCR_EINVAL, where,
 				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with %s, the master step runs as srun --container-image=IMAGE: write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
 				v, why, where->text, v, v);
-	if (looks_like_path(v) && realpath(v, real) && stat(real, &sb) == 0 && S_ISDIR(sb.st_mode))
+	if (exists && S_ISDIR(sb.st_mode))
 		return at_value(err, MCR_EINVAL, where,
 				"%s is a directory; with %s, the master step runs as srun --container-image=IMAGE, and pyxis runs an image (a registry image or a squashfs file), not a directory or an OCI bundle: write the image, or run the master with Slurm's --container (container=oci in plugstack.conf)",
 				v, why);
-	/* a squashfs file named relative to this directory: its real path */
-	snprintf(c->value, sizeof(c->value), "%s",
-		 looks_like_path(v) && v[0] != '/' && realpath(v, real) ? real : v);
+	if (exists && v[0] != '/') {
+		if (!realpath(v, real))
+			return at_value(err, MCR_EIO, where, "cannot resolve %s (relative to %s): %s",
+					v, cwd, strerror(errno));
+		snprintf(c->value, sizeof(c->value), "%s", real);
+	} else if (!exists && v[0] != '/' && (file_name || squashfs_name(v))) {
+		return at_value(err, MCR_EINVAL, where,
+				"the squashfs file %s does not exist here (relative to %s: %s); with %s, the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. %s: /shared/images/%s)",
+				v, cwd, strerror(missing), why, where->text,
+				strrchr(v, '/') ? strrchr(v, '/') + 1 : v);
+	} else {
+		/* a registry image, or an absolute path (perhaps the nodes' own) */
+		snprintf(c->value, sizeof(c->value), "%s", v);
+	}
 	c->mode = MCP_CONTAINER_PYXIS;
 	return 0;
 }

@@ -148,6 +148,50 @@ START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
 }
 END_TEST
 
+/* pyxis takes a squashfs file only by a name that starts with '/' or '.',
+ * and pulls anything else from a registry (NVIDIA/pyxis issue 127): a file
+ * named relative to the srun's directory is made absolute, a file name that
+ * is no file here is refused, before any step */
+START_TEST(pyxis_gets_an_absolute_squashfs_path)
+{
+	const struct mcp_container_site pyxis = { true, false, "/etc/slurm/oci.conf" };
+	struct mcp_container c;
+	char msg[4096], want[2048];
+
+	ck_assert_int_eq(mkdir("images", 0755), 0);
+	put("images/trt.sqsh", "");
+	put("trt.sqsh", "");
+	/* images/trt.sqsh and trt.sqsh would be registry images for pyxis */
+	snprintf(want, sizeof(want), "%s/images/trt.sqsh", tmp);
+	ck_assert_int_eq(decide(NULL, &pyxis, "images/trt.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, want);
+	snprintf(want, sizeof(want), "%s/trt.sqsh", tmp);
+	ck_assert_int_eq(decide(NULL, &pyxis, "trt.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, want);
+	ck_assert_int_eq(decide(NULL, &pyxis, "./images/../trt.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, want);
+	/* a squashfs name that is no file here */
+	ck_assert_int_eq(decide(NULL, &pyxis, "other.sqsh", &c, msg, sizeof(msg)), -1);
+	snprintf(want, sizeof(want),
+		 "mooncake: r.yaml:2:29: model.container: the squashfs file other.sqsh does not exist here (relative to %s: No such file or directory); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. model.container: /shared/images/other.sqsh)",
+		 tmp);
+	ck_assert_str_eq(msg, want);
+	ck_assert_int_eq(decide(NULL, &pyxis, "./images/other.squashfs", &c, msg, sizeof(msg)), -1);
+	ck_contains(msg, "the squashfs file ./images/other.squashfs does not exist here");
+	ck_contains(msg, "(e.g. model.container: /shared/images/other.squashfs)");
+	ck_assert_int_eq(decide(NULL, &pyxis, "images/other.sqsh", &c, msg, sizeof(msg)), -1);
+	/* registry images and absolute paths as they are (the nodes may have
+	 * files this host has not) */
+	ck_assert_int_eq(decide(NULL, &pyxis, "nvidia/cuda:12.4.0-base-ubuntu22.04", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, "nvidia/cuda:12.4.0-base-ubuntu22.04");
+	ck_assert_int_eq(decide(NULL, &pyxis, "/nodes/only/trt.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, "/nodes/only/trt.sqsh");
+	/* a directory by any name */
+	ck_assert_int_eq(decide(NULL, &pyxis, "images", &c, msg, sizeof(msg)), -1);
+	ck_contains(msg, "model.container: images is a directory");
+}
+END_TEST
+
 START_TEST(oci_takes_bundle_directories_only)
 {
 	const struct mcp_container_site oci = { false, true, "/etc/slurm/oci.conf" };
@@ -379,6 +423,7 @@ Suite *container_suite(void)
 	tcase_add_test(tc, plugstack_container_argument);
 	tcase_add_test(tc, no_container_support_runs_the_host_master_and_says_so);
 	tcase_add_test(tc, pyxis_takes_images_and_refuses_aliases_and_directories);
+	tcase_add_test(tc, pyxis_gets_an_absolute_squashfs_path);
 	tcase_add_test(tc, oci_takes_bundle_directories_only);
 	tcase_add_test(tc, master_step_options_per_system);
 	tcase_add_test(tc, spawned_master_step_in_a_bundle);
