@@ -118,14 +118,23 @@ void mcp_container_probe(const struct mcp_plugstack *ps, struct mcp_container_si
 
 /* ---- the recipe's value ----------------------------------------------- */
 
-/* err at the recipe's value (`where`: its position and key path) */
-static int at_value(struct mcr_error *err, enum mcr_error_kind kind,
-		    const struct mcr_error *where, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int at_value(struct mcr_error *err, enum mcr_error_kind kind,
-		    const struct mcr_error *where, const char *fmt, ...)
+/* the recipe's value, as the chosen container system gets it */
+struct value {
+	const char *v;          /* what it names, after srtctl's aliases */
+	struct mcr_error where; /* the recipe's position; text: the key path, and
+				 * how an alias resolved */
+	char key[320];          /* the key path alone ("model.container") */
+	char looked[2048];      /* no alias resolved: the srtslurm.yaml read */
+	const char *why;        /* the container system, and who chose it */
+};
+
+/* err at the recipe's value */
+static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val,
+		    const char *fmt, ...)
 {
-	struct mcr_error at = *where; /* err may be where */
+	struct mcr_error at = val->where; /* err may be where */
 	char text[MCR_ERROR_TEXT_LENGTH];
 	va_list ap;
 
@@ -136,7 +145,7 @@ static int at_value(struct mcr_error *err, enum mcr_error_kind kind,
 	err->line = at.line;
 	err->column = at.column;
 	snprintf(err->source, sizeof(err->source), "%s", at.source);
-	snprintf(err->text, sizeof(err->text), "%.256s: %.7900s", at.text, text);
+	snprintf(err->text, sizeof(err->text), "%.1500s: %.6600s", at.text, text);
 	return -1;
 }
 
@@ -168,9 +177,9 @@ static bool is_bundle(const char *v, char *out, size_t size)
 	return true;
 }
 
-static int oci_value(const char *v, const struct mcr_error *where, const char *why,
-		     struct mcp_container *c, struct mcr_error *err)
+static int oci_value(const struct value *val, struct mcp_container *c, struct mcr_error *err)
 {
+	const char *v = val->v;
 	char real[PATH_MAX];
 	struct stat sb;
 
@@ -178,24 +187,25 @@ static int oci_value(const char *v, const struct mcr_error *where, const char *w
 		c->mode = MCP_CONTAINER_OCI;
 		return 0;
 	}
+	if (!looks_like_path(v) && bare_word(v))
+		return at_value(err, MCR_EINVAL, val,
+				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (%s). Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s, or map the alias to it in containers: of srtslurm.yaml",
+				v, val->why, v, val->looked, val->key, v);
 	if (!looks_like_path(v))
-		return at_value(err, MCR_EINVAL, where,
-				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like %s, which the plugin does not resolve. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s",
-				v, why, v,
-				bare_word(v) ? "an srtctl alias (srtslurm.yaml's containers:) or an image name" :
-					       "an image name",
-				where->text, bare_word(v) ? v : "trtllm");
+		return at_value(err, MCR_EINVAL, val,
+				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an image name. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/trtllm",
+				v, val->why, v, val->key);
 	if (!realpath(v, real) || stat(real, &sb) != 0)
-		return at_value(err, MCR_EINVAL, where,
+		return at_value(err, MCR_EINVAL, val,
 				"the OCI bundle %s does not exist here (%s); with %s, the master step runs as srun --container=BUNDLE: write the path of a bundle directory (config.json and its root file system) that exists on this host and the compute nodes",
-				v, strerror(errno), why);
+				v, strerror(errno), val->why);
 	if (!S_ISDIR(sb.st_mode))
-		return at_value(err, MCR_EINVAL, where,
+		return at_value(err, MCR_EINVAL, val,
 				"%s is a file, not an OCI bundle directory (a squashfs image is for pyxis/enroot); with %s, the master step runs as srun --container=BUNDLE: write the path of a directory that holds config.json and its root file system",
-				v, why);
-	return at_value(err, MCR_EINVAL, where,
+				v, val->why);
+	return at_value(err, MCR_EINVAL, val,
 			"%s has no config.json, so it is not an OCI bundle; with %s, the master step runs as srun --container=BUNDLE: make the bundle's config.json there (`crun spec` or `runc spec` next to its rootfs/), or name the bundle directory that has one",
-			v, why);
+			v, val->why);
 }
 
 /* a name that says "squashfs file" (enroot's and srtctl's spellings) */
@@ -215,9 +225,9 @@ static bool squashfs_name(const char *v)
  * relative name is relative to where its task runs. So a file named
  * relative to this directory gets its absolute path, and a file name that
  * is no file here is refused, before any step starts. */
-static int pyxis_value(const char *v, const struct mcr_error *where, const char *why,
-		       struct mcp_container *c, struct mcr_error *err)
+static int pyxis_value(const struct value *val, struct mcp_container *c, struct mcr_error *err)
 {
+	const char *v = val->v;
 	char real[PATH_MAX], cwd[PATH_MAX] = "?";
 	struct stat sb;
 	bool exists = stat(v, &sb) == 0, file_name = v[0] == '/' || v[0] == '.';
@@ -226,22 +236,22 @@ static int pyxis_value(const char *v, const struct mcr_error *where, const char 
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), "?");
 	if (!exists && bare_word(v) && !squashfs_name(v))
-		return at_value(err, MCR_EINVAL, where,
-				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with %s, the master step runs as srun --container-image=IMAGE: write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
-				v, why, where->text, v, v);
+		return at_value(err, MCR_EINVAL, val,
+				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s); with %s, the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
+				v, val->looked, val->why, val->key, v, v);
 	if (exists && S_ISDIR(sb.st_mode))
-		return at_value(err, MCR_EINVAL, where,
+		return at_value(err, MCR_EINVAL, val,
 				"%s is a directory; with %s, the master step runs as srun --container-image=IMAGE, and pyxis runs an image (a registry image or a squashfs file), not a directory or an OCI bundle: write the image, or run the master with Slurm's --container (container=oci in plugstack.conf)",
-				v, why);
+				v, val->why);
 	if (exists && v[0] != '/') {
 		if (!realpath(v, real))
-			return at_value(err, MCR_EIO, where, "cannot resolve %s (relative to %s): %s",
+			return at_value(err, MCR_EIO, val, "cannot resolve %s (relative to %s): %s",
 					v, cwd, strerror(errno));
 		snprintf(c->value, sizeof(c->value), "%s", real);
 	} else if (!exists && v[0] != '/' && (file_name || squashfs_name(v))) {
-		return at_value(err, MCR_EINVAL, where,
+		return at_value(err, MCR_EINVAL, val,
 				"the squashfs file %s does not exist here (relative to %s: %s); with %s, the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. %s: /shared/images/%s)",
-				v, cwd, strerror(missing), why, where->text,
+				v, cwd, strerror(missing), val->why, val->key,
 				strrchr(v, '/') ? strrchr(v, '/') + 1 : v);
 	} else {
 		/* a registry image, or an absolute path (perhaps the nodes' own) */
@@ -251,55 +261,85 @@ static int pyxis_value(const char *v, const struct mcr_error *where, const char 
 	return 0;
 }
 
+/* the value for the chosen system, srtctl's aliases resolved first */
+static int in_container(const struct mcp_plugstack *ps, const struct mcp_container_site *site,
+			struct value *val, struct mcp_container *c, struct mcr_error *err)
+{
+	char *resolved = NULL, how[PATH_MAX + 512], oci_why[PATH_MAX + 128];
+	int rc;
+
+	if (mcp_container_alias(ps, val->v, &resolved, how, sizeof(how), val->looked,
+				sizeof(val->looked), err))
+		return -1;
+	if (resolved) {
+		val->v = resolved;
+		snprintf(val->where.text, sizeof(val->where.text), "%s (%.1000s)", val->key, how);
+	}
+	if (ps->container == MCP_CONTAINER_PYXIS) {
+		val->why = "container=pyxis in plugstack.conf";
+		rc = pyxis_value(val, c, err);
+	} else if (ps->container == MCP_CONTAINER_OCI) {
+		val->why = "container=oci in plugstack.conf";
+		rc = oci_value(val, c, err);
+	} else if (site->oci && is_bundle(val->v, c->value, sizeof(c->value))) {
+		c->mode = MCP_CONTAINER_OCI;
+		rc = 0;
+	} else if (site->pyxis) {
+		val->why = "pyxis on this cluster (srun has --container-image)";
+		rc = pyxis_value(val, c, err);
+	} else {
+		snprintf(oci_why, sizeof(oci_why), "Slurm's OCI containers on this cluster (%s)",
+			 site->oci_conf);
+		val->why = oci_why;
+		rc = oci_value(val, c, err);
+	}
+	/* srun -v says how the alias resolved */
+	if (rc == 0 && resolved) {
+		struct mcr_error line;
+
+		at_value(&line, MCR_OK, val, "the master step runs in %s (%s)", c->value,
+			 c->mode == MCP_CONTAINER_OCI ? "Slurm's --container" : "pyxis");
+		mcr_error_format(&line, c->note, sizeof(c->note));
+		c->note_verbose = true;
+	}
+	free(resolved);
+	return rc;
+}
+
 int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
 			 const struct mcp_container_site *given, struct mcp_container *c,
 			 struct mcr_error *err)
 {
 	struct mcp_container_site probed;
 	const struct mcp_container_site *site = given;
-	struct mcr_error where;
-	const char *v = mcr_recipe_master_container(recipe, &where);
-	char why[PATH_MAX + 128], line[MCR_ERROR_MESSAGE_LENGTH];
+	struct value val = { 0 };
+	char line[MCR_ERROR_MESSAGE_LENGTH];
 
 	memset(c, 0, sizeof(*c));
 	c->mode = MCP_CONTAINER_NONE;
-	if (!v)
+	if (!(val.v = mcr_recipe_master_container(recipe, &val.where)))
 		return 0;
-	switch (ps->container) {
-	case MCP_CONTAINER_NONE: /* a line for srun -v (srun.c) */
-		at_value(&where, MCR_OK, &where,
+	snprintf(val.key, sizeof(val.key), "%.319s", val.where.text);
+	if (ps->container == MCP_CONTAINER_NONE) { /* a line for srun -v (srun.c) */
+		at_value(&val.where, MCR_OK, &val,
 			 "'%s' is not used (container=none in plugstack.conf): the master runs on the host",
-			 v);
-		mcr_error_format(&where, c->note, sizeof(c->note));
+			 val.v);
+		mcr_error_format(&val.where, c->note, sizeof(c->note));
 		c->note_verbose = true;
 		return 0;
-	case MCP_CONTAINER_PYXIS:
-		return pyxis_value(v, &where, "container=pyxis in plugstack.conf", c, err);
-	case MCP_CONTAINER_OCI:
-		return oci_value(v, &where, "container=oci in plugstack.conf", c, err);
-	case MCP_CONTAINER_AUTO:
-		break;
 	}
-	if (!site) {
+	if (ps->container == MCP_CONTAINER_AUTO && !site) {
 		mcp_container_probe(ps, &probed);
 		site = &probed;
 	}
-	if (site->oci && is_bundle(v, c->value, sizeof(c->value))) {
-		c->mode = MCP_CONTAINER_OCI;
-		return 0;
-	}
-	if (site->pyxis)
-		return pyxis_value(v, &where, "pyxis on this cluster (srun has --container-image)", c, err);
-	if (site->oci) {
-		snprintf(why, sizeof(why), "Slurm's OCI containers on this cluster (%s)", site->oci_conf);
-		return oci_value(v, &where, why, c, err);
-	}
+	if (ps->container != MCP_CONTAINER_AUTO || site->pyxis || site->oci)
+		return in_container(ps, site, &val, c, err);
 	/* no container support: the host's master, said once by the srun
 	 * that starts it */
-	at_value(&where, MCR_OK, &where,
+	at_value(&val.where, MCR_OK, &val,
 		 "'%s' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no %s), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good",
-		 v, site->oci_conf);
-	mcr_error_format(&where, line, sizeof(line));
+		 val.v, site->oci_conf);
+	mcr_error_format(&val.where, line, sizeof(line));
 	snprintf(c->note, sizeof(c->note), "%s", line);
 	return 0;
 }

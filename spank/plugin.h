@@ -56,6 +56,7 @@ struct mcp_plugstack {
 	char sampler[PATH_MAX];  /* sampler=     mooncake-recipe, run as the pool's sampler step */
 	int pool_interval;       /* pool_interval= seconds between samples, 0: no sampler */
 	enum mcp_container_mode container; /* container=auto|pyxis|oci|none */
+	char srtslurm[PATH_MAX]; /* srtslurm=    the cluster's srtslurm.yaml ("": none) */
 };
 
 /* Parse the plugstack arguments; defaults for those not given. */
@@ -225,6 +226,20 @@ int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe
  * host); *cmd wrapped where the system needs it. */
 int mcp_container_options(const struct mcp_container *c, const char *dir, char ***options,
 			  char ***cmd, struct mcr_error *err);
+
+/* ---- container_alias.c: srtctl's container aliases (srun) ------------ */
+
+/* The recipe's container `value` through the srtslurm.yaml files, in
+ * order: srtctl's own (the file SRTSLURM_CONFIG names, else srtslurm.yaml
+ * in the working directory, its parent, its grandparent) and the
+ * cluster's (srtslurm= in plugstack.conf). When one maps it, *resolved
+ * (heap) is what it maps to and `how` says so ("'trtllm' is
+ * containers.trtllm of /p/srtslurm.yaml:3:11"); else *resolved is NULL and
+ * `looked` lists the files read and where none was. -1 with err (at the
+ * file) for a file that cannot be read or is not one srtctl would load. */
+int mcp_container_alias(const struct mcp_plugstack *ps, const char *value, char **resolved,
+			char *how, size_t how_size, char *looked, size_t looked_size,
+			struct mcr_error *err);
 
 /* ---- container_task.c: a task's client config (slurmstepd) ----------- */
 

@@ -192,8 +192,23 @@ if [ -f "$STANDIN" ]; then
 	pool_job none pyxis.yaml
 	steps_got "B, pyxis stand-in, container=none" "$NOTHING"
 	plugin_args
-	refused "[B, pyxis stand-in] an srtctl alias" alias-pyxis trtllm
-	check "[B] ... saying what to write instead" grep -q "mooncake: alias-pyxis.yaml:26:14: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: write the image itself" "$W/rf/alias-pyxis.err"
+	# srtctl's alias, through the srtslurm.yaml of the job's directory (as
+	# srtctl finds it: the working directory, its parent, its grandparent)
+	recipe "$W/alias.yaml" trtllm
+	printf 'cluster: {account: test}\ncontainers:\n  trtllm: "%s"\n' "$IMAGE" >"$W/srtslurm.yaml"
+	pool_job alias alias.yaml
+	dir=$W/outputs/$JID/logs
+	steps_got "B, pyxis stand-in, srtctl's alias" \
+		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+	rm "$W/srtslurm.yaml"
+	# an alias no srtslurm.yaml maps: refused, naming what was read
+	refused "[B, pyxis stand-in] an srtctl alias no srtslurm.yaml maps" alias-pyxis trtllm
+	check "[B] ... saying where it looked and what to write instead" grep -q "mooncake: alias-pyxis.yaml:26:14: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (no srtslurm.yaml in $W/rf, $W, $MCK_TMP (and SRTSLURM_CONFIG is not set); plugstack.conf names no cluster-wide file (srtslurm=)); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself" "$W/rf/alias-pyxis.err"
+	printf 'containers: {vllm: "nvcr.io#nvidia/vllm:1"}\n' >"$W/cluster-srtslurm.yaml"
+	plugin_args "srtslurm=$W/cluster-srtslurm.yaml"
+	refused "[B, pyxis stand-in, srtslurm= in plugstack.conf] an srtctl alias no srtslurm.yaml maps" alias-cluster trtllm
+	check "[B] ... naming the cluster's file" grep -q "and no srtslurm.yaml maps it ($W/cluster-srtslurm.yaml (srtslurm= in plugstack.conf); no srtslurm.yaml in $W/rf, $W, $MCK_TMP (and SRTSLURM_CONFIG is not set)); with pyxis" "$W/rf/alias-cluster.err"
+	plugin_args
 	refused "[B, pyxis stand-in] a directory" dir-pyxis "$W"
 	standin off
 else

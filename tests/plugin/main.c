@@ -1,5 +1,5 @@
 /* main.c - the plugin layer's suites (plugin, election, ports, container,
- * steps), or, as
+ * steps, container_alias), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
 #include <check.h>
@@ -16,6 +16,7 @@ Suite *election_suite(void);
 Suite *ports_suite(void);
 Suite *container_suite(void);
 Suite *steps_suite(void);
+Suite *container_alias_suite(void);
 
 int main(int argc, char **argv)
 {
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, plugin_suite());
 	srunner_add_suite(sr, container_suite());
 	srunner_add_suite(sr, steps_suite());
+	srunner_add_suite(sr, container_alias_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

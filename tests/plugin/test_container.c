@@ -17,17 +17,21 @@
 #include "testdir.h"
 #include "stub.h"
 
-static char tmp[256];
+static char tmp[256], nofile[512];
 
-
+/* no srtslurm.yaml anywhere: SRTSLURM_CONFIG names a file that is not
+ * there (srtctl then uses none, and looks nowhere else) */
 static void setup(void)
 {
 	testdir_make(tmp, sizeof(tmp), "container");
 	stub_reset(S_CTX_LOCAL);
+	snprintf(nofile, sizeof(nofile), "%s/no-srtslurm.yaml", tmp);
+	setenv("SRTSLURM_CONFIG", nofile, 1);
 }
 
 static void teardown(void)
 {
+	unsetenv("SRTSLURM_CONFIG");
 	testdir_remove(tmp);
 }
 
@@ -102,6 +106,13 @@ START_TEST(plugstack_container_argument)
 	}
 	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad, &err), -1);
 	ck_contains(err.text, "plugstack.conf: container=docker: write container=auto");
+	/* srtslurm=: the cluster's srtslurm.yaml, an absolute path */
+	ck_assert_str_eq(ps.srtslurm, "");
+	plugstack(&ps, "srtslurm=/etc/slurm/srtslurm.yaml");
+	ck_assert_str_eq(ps.srtslurm, "/etc/slurm/srtslurm.yaml");
+	bad[0] = "srtslurm=srtslurm.yaml";
+	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad, &err), -1);
+	ck_assert_str_eq(err.text, "plugstack.conf: srtslurm=srtslurm.yaml must be an absolute path (the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml)");
 }
 END_TEST
 
@@ -128,7 +139,7 @@ START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
 {
 	const struct mcp_container_site pyxis = { true, false, "/etc/slurm/oci.conf" };
 	struct mcp_container c;
-	char msg[4096];
+	char msg[4096], want[4096];
 
 	ck_assert_int_eq(decide(NULL, &pyxis, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0", &c, msg,
 				sizeof(msg)),
@@ -136,8 +147,10 @@ START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
 	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0");
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
-	ck_assert_str_eq(msg,
-			 "mooncake: r.yaml:2:29: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: write the image itself, a registry image (e.g. model.container: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/trtllm:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/trtllm.sqsh)");
+	snprintf(want, sizeof(want),
+		 "mooncake: r.yaml:2:29: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=)); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. model.container: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/trtllm:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/trtllm.sqsh)",
+		 nofile);
+	ck_assert_str_eq(msg, want);
 	ck_assert_int_eq(decide("container=pyxis", NULL, tmp, &c, msg, sizeof(msg)), -1);
 	ck_contains(msg, "is a directory; with container=pyxis in plugstack.conf, the master step runs as srun --container-image=IMAGE");
 	/* a squashfs file named relative to the submit directory */
@@ -197,7 +210,7 @@ START_TEST(oci_takes_bundle_directories_only)
 	const struct mcp_container_site oci = { false, true, "/etc/slurm/oci.conf" };
 	const struct mcp_container_site both = { true, true, "/etc/slurm/oci.conf" };
 	struct mcp_container c;
-	char msg[4096], bundle[512];
+	char msg[4096], bundle[512], want[4096];
 
 	make_bundle("bundle", "{}");
 	snprintf(bundle, sizeof(bundle), "%s/bundle", tmp);
@@ -211,8 +224,10 @@ START_TEST(oci_takes_bundle_directories_only)
 	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
 	/* what Slurm's --container cannot run refuses the srun */
 	ck_assert_int_eq(decide(NULL, &oci, "trtllm", &c, msg, sizeof(msg)), -1);
-	ck_assert_str_eq(msg,
-			 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster (/etc/slurm/oci.conf), the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, which the plugin does not resolve. Write the bundle's absolute path (the same on every node), e.g. model.container: /shared/bundles/trtllm");
+	snprintf(want, sizeof(want),
+		 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster (/etc/slurm/oci.conf), the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=)). Write the bundle's absolute path (the same on every node), e.g. model.container: /shared/bundles/trtllm, or map the alias to it in containers: of srtslurm.yaml",
+		 nofile);
+	ck_assert_str_eq(msg, want);
 	ck_assert_int_eq(decide("container=oci", NULL, "/nonexistent/bundle", &c, msg, sizeof(msg)), -1);
 	ck_contains(msg, "the OCI bundle /nonexistent/bundle does not exist here (No such file or directory)");
 	put("img.sqsh", "");
