@@ -21,10 +21,14 @@
 #    built from Debian packages and the wheel (tests/cluster/bundle.sh); the
 #    master runs inside it on n1, and so do the workers (prefill on n2,
 #    decode on n3, srun --container), whose real Mooncake clients move a
-#    value through the pool; a worker in a bundle that does not mount the
-#    job's directory fails in task_init with the mount to add; values the
-#    cluster cannot use are refused before any step starts; container=none
-#    keeps the host's master.
+#    value through the pool; the recipe names the bundle by an srtctl alias
+#    (srtslurm.yaml); the sampler runs on the host; a worker in a bundle
+#    that does not mount the job's directory fails in task_init with the
+#    mount to add; values the cluster cannot use are refused before any
+#    step starts; container=none, and a recipe without a container, keep
+#    the host's master and sampler even when the workers' sruns (the one
+#    that starts the pool among them) run in the bundle (--container,
+#    SRUN_CONTAINER).
 . "$(dirname "$0")/lib.sh"
 W=$(workdir)
 cd "$W" || exit 1
@@ -56,9 +60,19 @@ recipe() {
 	sed -i "s|^  container: \"trtllm\"|  container: \"$2\"|" "$1"
 }
 # where the job's master runs: "exe=... mnt=..." of the mooncake_master on n1
-master_seen() {
+master_seen() { proc_seen mooncake_master; }
+# ... and its sampler (mooncake-recipe sample), once it runs (20 s)
+sampler_seen() {
+	local i
+	for i in $(seq 100); do
+		[ -n "$("$CLUSTER" pids n1 mooncake-recipe)" ] && break
+		sleep 0.2
+	done
+	proc_seen mooncake-recipe
+}
+proc_seen() {
 	local pid
-	pid=$("$CLUSTER" pids n1 mooncake_master | head -1)
+	pid=$("$CLUSTER" pids n1 "$1" | head -1)
 	[ -n "$pid" ] && echo "exe=$(readlink "/proc/$pid/exe") mnt=$(readlink "/proc/$pid/ns/mnt")"
 }
 HOST_MNT=$(readlink /proc/self/ns/mnt)
@@ -71,7 +85,8 @@ EOF
 # run_job NAME RECIPE [SRUN OPTIONS]: an sbatch -N3 job in $W/NAME: prefill
 # on n2 puts a value, decode on n3 reads it (each srun with the options);
 # $EXTRA runs in the job once the value is in the pool. The master is looked
-# at while the job runs (NAME/master.txt). Sets JID and J.
+# at while the job runs (NAME/master.txt), and the sampler (sampler.txt).
+# Sets JID and J.
 run_job() {
 	local name=$1 r=$2 opts=${3:-}
 	J=$W/$name
@@ -90,6 +105,7 @@ wait
 EOS
 	JID=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$J/job.out" "$J/job.sh")
 	if wait_master n1; then master_seen >"$J/master.txt"; fi
+	sampler_seen >"$J/sampler.txt"
 	touch "$J/seen"
 	wait_job "$JID" 240
 }
@@ -240,8 +256,13 @@ ROOTFS=$("$TOP/tests/cluster/bundle.sh" path)
 	{ fail "[C] could not write the bundle's config.json (tests/setup.sh builds its root file system)"; exit 1; }
 "$TOP/tests/cluster/bundle.sh" config "$W/bundle-nomount" "$TOP"
 recipe "$W/oci.yaml" "$W/bundle"
-EXTRA="srun --overlap -N1 -n1 -w n3 --container=$W/bundle-nomount --mooncake-recipe=oci.yaml --mooncake-role=decode python3 -c 'print(\"TASK-RAN\")' >$W/oci/nomount.out 2>&1; echo rc=\$? >>$W/oci/nomount.out" \
-	run_job oci oci.yaml "--container=$W/bundle"
+# the example as srtctl users write it: model.container is the alias
+# trtllm, which the srtslurm.yaml of the job's directory maps to the bundle
+recipe "$W/oci-alias.yaml" trtllm
+printf 'containers:\n  trtllm: %s\n' "$W/bundle" >"$W/srtslurm.yaml"
+EXTRA="srun --overlap -N1 -n1 -w n3 --container=$W/bundle-nomount --mooncake-recipe=oci-alias.yaml --mooncake-role=decode python3 -c 'print(\"TASK-RAN\")' >$W/oci/nomount.out 2>&1; echo rc=\$? >>$W/oci/nomount.out" \
+	run_job oci oci-alias.yaml "--container=$W/bundle"
+rm "$W/srtslurm.yaml"
 moved oci
 dir=$W/outputs/$JID/logs
 seen=$(cat "$J/master.txt" 2>/dev/null)
@@ -251,7 +272,12 @@ echo "   the master on n1: $seen (this shell's mount namespace: $HOST_MNT)"
 check "[C, OCI] the master ran the bundle's mooncake_master (its /opt/mooncake, which this host does not have)" \
 	bash -c "grep -Eq '^exe=[^ ]*/opt/mooncake/lib/python[^ ]*/mooncake/mooncake_master ' $J/master.txt && [ ! -e /opt/mooncake ]"
 check "[C, OCI] ... in a mount namespace of its own (the container)" \
-	bash -c "grep -q ' mnt=mnt:' $J/master.txt && ! grep -q ' mnt=$HOST_MNT' $J/master.txt"
+	bash -c "grep -q ' mnt=mnt:' $J/master.txt && ! grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+# the sampler: the host's mooncake-recipe, whatever the master and the
+# workers run in
+on_host() { [ "$(cat "$1" 2>/dev/null)" = "exe=$SAMPLER mnt=$HOST_MNT" ]; }
+SAMPLER=$(readlink -f "${MCK_SAMPLER:-$TOP/build/mooncake-recipe}")
+check "[C, OCI] the sampler ran on the host ($(cat "$J/sampler.txt" 2>/dev/null))" on_host "$J/sampler.txt"
 check "[C, OCI] squeue --steps shows one mooncake-master step, on n1" test "$(grep -c '^mooncake-master n1$' "$J/steps.out")" = 1
 check "[C, OCI] the master's log is in the job's directory" grep -q "Master service started" "$dir/mooncake_master.log"
 check "[C, OCI] the workers ran in the bundle too (their Python is the bundle's /opt/mooncake)" \
@@ -266,10 +292,28 @@ refused "[C, OCI] an srtctl alias" alias-auto trtllm
 check "[C, OCI] ... naming this cluster's oci.conf and what to write" grep -q "model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster ($ETC/oci.conf)" "$W/rf/alias-auto.err"
 mkdir -p "$W/empty"
 refused "[C, OCI] a directory without config.json" empty "$W/empty"
-# container=none: the host's master, bundle or not
+# container=none: the host's master, bundle or not, and even when the srun
+# that starts it runs its own tasks in the bundle (srun 24.11 and 26.05 do
+# not hand --container on in their environment, so this passes without the
+# plugin's rule too; SRUN_CONTAINER, below, is what a child srun inherits)
 plugin_args container=none
-run_job none oci.yaml
+run_job none oci.yaml "--container=$W/bundle"
 moved none
-check "[C, container=none] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
-	grep -q "^exe=$MOONCAKE_VENV/" "$J/master.txt"
+check "[C, container=none, workers --container] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
+	bash -c "grep -q '^exe=$MOONCAKE_VENV/' $J/master.txt && grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+check "[C, container=none, workers --container] the sampler ran on the host" on_host "$J/sampler.txt"
+check "[C, container=none, workers --container] (the workers ran in the bundle)" \
+	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
 plugin_args
+# a recipe without a container, and every srun of the job in the bundle
+# through srun's own variable (SRUN_CONTAINER, as --container)
+trtllm_test_recipe "$W/oci-nocontainer.yaml"
+sed -i '/^  container: "trtllm"/d' "$W/oci-nocontainer.yaml"
+SRUN_CONTAINER=$W/bundle run_job srun-container oci-nocontainer.yaml
+moved srun-container
+check "[C, no recipe container, SRUN_CONTAINER] the master ran on the host ($(cat "$J/master.txt" 2>/dev/null))" \
+	bash -c "grep -q '^exe=$MOONCAKE_VENV/' $J/master.txt && grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+check "[C, no recipe container, SRUN_CONTAINER] the sampler ran on the host" on_host "$J/sampler.txt"
+check "[C, no recipe container, SRUN_CONTAINER] (the workers ran in the bundle)" \
+	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
+check "[C, OCI] no mooncake_master is left after the jobs" test "$(masters_left)" = 0
