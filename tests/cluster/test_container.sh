@@ -70,10 +70,17 @@ sampler_seen() {
 	done
 	proc_seen mooncake-recipe
 }
+# proc_seen COMM: "exe=... mnt=..." of the COMM process on n1, once it runs
+# the program of that name (a console script's python execs it) (20 s)
 proc_seen() {
-	local pid
-	pid=$("$CLUSTER" pids n1 "$1" | head -1)
-	[ -n "$pid" ] && echo "exe=$(readlink "/proc/$pid/exe") mnt=$(readlink "/proc/$pid/ns/mnt")"
+	local pid exe i
+	for i in $(seq 100); do
+		pid=$("$CLUSTER" pids n1 "$1" | head -1)
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null)
+		[ -n "$pid" ] && [ "${exe##*/}" = "$1" ] && break
+		sleep 0.2
+	done
+	[ -n "$pid" ] && echo "exe=$exe mnt=$(readlink "/proc/$pid/ns/mnt")"
 }
 HOST_MNT=$(readlink /proc/self/ns/mnt)
 # what each worker prints first: its node and its Python's prefix
