@@ -183,7 +183,7 @@ const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
  * mooncake-master service's `container`, else engine.mooncake_kv_store.
  * container, else the job's model.container; each only when it is a
  * non-empty string. The value as written (an image, a path, or an srtctl
- * alias that srtslurm.yaml resolves; the library resolves nothing). NULL
+ * alias that srtslurm.yaml resolves: mcr_srtslurm_container). NULL
  * when the recipe names none or starts no master (none declared, or an
  * external one). Borrowed, valid until mcr_recipe_free.
  * `where` may be NULL; otherwise it is cleared, and when a container is
@@ -192,6 +192,22 @@ const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
  */
 const char *mcr_recipe_master_container(const struct mcr_recipe *recipe,
 					struct mcr_error *where);
+/*
+ * srtctl's container aliases: the value of the key `alias` in the
+ * `containers:` mapping of the srtslurm.yaml file `path` (srtctl's cluster
+ * config, read as srtctl reads it; only `containers:` is looked at).
+ * Messages name the file `display_name` (NULL: `path`).
+ * 1 with *value (heap, the caller frees) when the file maps `alias`;
+ * 0 when it does not (no such key, no `containers:`, an empty file), with
+ * *value NULL; -1 with err when the file cannot be read (MCR_EIO), is not
+ * YAML or not a mapping, has a `containers:` that is not a mapping, or maps
+ * `alias` to something other than a non-empty string (MCR_EINVAL, at the
+ * file's line and column). `where` may be NULL; otherwise it is cleared,
+ * and on 1 it says where the value is (its file, line and column, and as
+ * its text "containers.<alias>"), with kind MCR_OK.
+ */
+int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias,
+			   char **value, struct mcr_error *where, struct mcr_error *err);
 /* Declared roles as "prefill, decode", "(none)" without roles (caller
  * frees; NULL only when out of memory). */
 char *mcr_recipe_role_list(const struct mcr_recipe *recipe);

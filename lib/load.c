@@ -16,6 +16,7 @@
 
 #include "model/model.h"
 #include "rules/rules.h"
+#include "sys/sys.h"
 
 /* reference §1: at most 16 MiB */
 #define MCR_MAX_RECIPE_BYTES (16u << 20)
@@ -57,17 +58,26 @@ int mcr_recipe_load_file(const char *path, const char *display_name,
 			 struct mcr_recipe **out, struct mcr_error *err)
 {
 	const char *name = display_name ? display_name : path;
-	struct stat st;
-	char *text = NULL;
+	char *text = NULL, cwd[PATH_MAX] = "";
 	size_t len = 0;
-	int fd, rc = -1;
+	int e, rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		int e = errno;
-		char cwd[PATH_MAX] = "";
-
+	e = mcri_read_file(path, MCR_MAX_RECIPE_BYTES, &text, &len);
+	switch (e) {
+	case 0:
+		break;
+	case ENOMEM:
+		return mcri_error_nomem(err);
+	case EISDIR:
+		return mcri_error_set(err, MCR_EIO,
+				      "the recipe %s is not a regular file; give the path of a YAML file",
+				      name);
+	case EFBIG:
+		return mcri_error_set(err, MCR_EIO,
+				      "the recipe %s is larger than %u MiB; a recipe is a small YAML file",
+				      name, MCR_MAX_RECIPE_BYTES >> 20);
+	default:
 		/* a relative path: say where it was looked for */
 		if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
 			return mcri_error_set(err, MCR_EIO,
@@ -76,57 +86,7 @@ int mcr_recipe_load_file(const char *path, const char *display_name,
 		return mcri_error_set(err, MCR_EIO, "cannot read the recipe %s: %s; check the recipe's path",
 				      name, strerror(e));
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		mcri_error_set(err, MCR_EIO,
-			       "the recipe %s is not a regular file; give the path of a YAML file",
-			       name);
-		goto out;
-	}
-	if ((unsigned long long)st.st_size > MCR_MAX_RECIPE_BYTES) {
-		mcri_error_set(err, MCR_EIO,
-			       "the recipe %s is larger than %u MiB; a recipe is a small YAML file",
-			       name, MCR_MAX_RECIPE_BYTES >> 20);
-		goto out;
-	}
-	/* read to the end, not to st_size: a file of /proc or of some FUSE
-	 * file systems says 0 and has text */
-	for (size_t cap = 0;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *t;
-
-			if (cap > MCR_MAX_RECIPE_BYTES) {
-				mcri_error_set(err, MCR_EIO,
-					       "the recipe %s is larger than %u MiB; a recipe is a small YAML file",
-					       name, MCR_MAX_RECIPE_BYTES >> 20);
-				goto out;
-			}
-			cap = cap ? cap * 2 : (size_t)st.st_size + 4096;
-			if (cap > MCR_MAX_RECIPE_BYTES + 1)
-				cap = MCR_MAX_RECIPE_BYTES + 1;
-			if (!(t = realloc(text, cap + 1))) {
-				mcri_error_nomem(err);
-				goto out;
-			}
-			text = t;
-		}
-		n = read(fd, text + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			mcri_error_set(err, MCR_EIO, "cannot read the recipe %s: %s",
-				       name, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	text[len] = '\0';
 	rc = load(text, len, name, out, err);
-out:
 	free(text);
-	close(fd);
 	return rc;
 }

@@ -1,9 +1,11 @@
 /*
  * common.c - what srun and sbatch do the same way: load the recipe, name
- * the job's directory; and how every context prints an error.
+ * the job's directory; how every context prints an error; whether a
+ * process is alive.
  */
 #include <errno.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,4 +67,9 @@ char *mcp_job_dir(const struct mcp_plugstack *ps,
 		user = uidbuf;
 	}
 	return mcri_expand_dir_template(tmpl, job_id, user, submit_dir, err);
+}
+
+bool mcp_pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }

@@ -1,6 +1,8 @@
 /*
- * container.c - the master step in the recipe's container, and whether a
- * task can read its client config where it runs.
+ * container.c - where the master step runs (srun): the recipe's container,
+ * through the container system the cluster has, or the host. (Whether a
+ * task can read its client config where it runs is slurmstepd's business:
+ * container_task.c.)
  *
  * The recipe names the master's container as srtctl reads it (the
  * service's `container`, else engine.mooncake_kv_store.container, else
@@ -19,13 +21,13 @@
  *          recipe's container is not used.
  * srun decides in init_post_opt, before any step exists: a value the
  * chosen system cannot use refuses the srun with what to write instead.
+ * The step gets the options of that choice and no other (spawn.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "plugin.h"
 
 /* where slurm.conf (and oci.conf next to it) lives without SLURM_CONF */
@@ -45,11 +45,6 @@
 #endif
 #define HELP_TIMEOUT_MS 10000
 #define HELP_MAX (1 << 20)
-/* the options that pyxis takes from the environment or the job's script;
- * the master step gets exactly the ones the plugin gives it */
-#define PYXIS_ENV_PREFIXES                                                    \
-	"PYXIS_CONTAINER_", "_SLURM_SPANK_OPTION_pyxis_",                     \
-		"SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_"
 
 extern char **environ;
 
@@ -67,7 +62,6 @@ const char *mcp_container_mode_name(enum mcp_container_mode mode)
 static bool srun_lists(const char *srun, const char *option)
 {
 	char *argv[] = { (char *)srun, "--help", NULL }, *buf = malloc(HELP_MAX + 1);
-	posix_spawn_file_actions_t fa;
 	struct timespec t0, now;
 	size_t len = 0;
 	int fds[2] = { -1, -1 }, rc, status;
@@ -78,13 +72,7 @@ static bool srun_lists(const char *srun, const char *option)
 		free(buf);
 		return false;
 	}
-	rc = posix_spawn_file_actions_init(&fa);
-	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = rc ? rc : posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	rc = rc ? rc : posix_spawnp(&pid, srun, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	rc = mcp_spawn(argv, environ, &(struct mcp_spawn_io){ .out_fd = fds[1] }, &pid);
 	close(fds[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (rc == 0 && len < HELP_MAX) {
@@ -130,14 +118,23 @@ void mcp_container_probe(const struct mcp_plugstack *ps, struct mcp_container_si
 
 /* ---- the recipe's value ----------------------------------------------- */
 
-/* err at the recipe's value (`where`: its position and key path) */
-static int at_value(struct mcr_error *err, enum mcr_error_kind kind,
-		    const struct mcr_error *where, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int at_value(struct mcr_error *err, enum mcr_error_kind kind,
-		    const struct mcr_error *where, const char *fmt, ...)
+/* the recipe's value, as the chosen container system gets it */
+struct value {
+	const char *v;          /* what it names, after srtctl's aliases */
+	struct mcr_error where; /* the recipe's position; text: the key path, and
+				 * how an alias resolved */
+	char key[320];          /* the key path alone ("model.container") */
+	char looked[2048];      /* no alias resolved: the srtslurm.yaml read */
+	const char *why;        /* the container system, and who chose it */
+};
+
+/* err at the recipe's value */
+static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val,
+		    const char *fmt, ...)
 {
-	struct mcr_error at = *where; /* err may be where */
+	struct mcr_error at = val->where; /* err may be where */
 	char text[MCR_ERROR_TEXT_LENGTH];
 	va_list ap;
 
@@ -148,7 +145,7 @@ static int at_value(struct mcr_error *err, enum mcr_error_kind kind,
 	err->line = at.line;
 	err->column = at.column;
 	snprintf(err->source, sizeof(err->source), "%s", at.source);
-	snprintf(err->text, sizeof(err->text), "%.256s: %.7900s", at.text, text);
+	snprintf(err->text, sizeof(err->text), "%.1500s: %.6600s", at.text, text);
 	return -1;
 }
 
@@ -180,9 +177,9 @@ static bool is_bundle(const char *v, char *out, size_t size)
 	return true;
 }
 
-static int oci_value(const char *v, const struct mcr_error *where, const char *why,
-		     struct mcp_container *c, struct mcr_error *err)
+static int oci_value(const struct value *val, struct mcp_container *c, struct mcr_error *err)
 {
+	const char *v = val->v;
 	char real[PATH_MAX];
 	struct stat sb;
 
@@ -190,45 +187,123 @@ static int oci_value(const char *v, const struct mcr_error *where, const char *w
 		c->mode = MCP_CONTAINER_OCI;
 		return 0;
 	}
+	if (!looks_like_path(v) && bare_word(v))
+		return at_value(err, MCR_EINVAL, val,
+				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (%s). Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s, or map the alias to it in containers: of srtslurm.yaml",
+				v, val->why, v, val->looked, val->key, v);
 	if (!looks_like_path(v))
-		return at_value(err, MCR_EINVAL, where,
-				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like %s, which the plugin does not resolve. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s",
-				v, why, v,
-				bare_word(v) ? "an srtctl alias (srtslurm.yaml's containers:) or an image name" :
-					       "an image name",
-				where->text, bare_word(v) ? v : "trtllm");
+		return at_value(err, MCR_EINVAL, val,
+				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an image name. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/trtllm",
+				v, val->why, v, val->key);
 	if (!realpath(v, real) || stat(real, &sb) != 0)
-		return at_value(err, MCR_EINVAL, where,
+		return at_value(err, MCR_EINVAL, val,
 				"the OCI bundle %s does not exist here (%s); with %s, the master step runs as srun --container=BUNDLE: write the path of a bundle directory (config.json and its root file system) that exists on this host and the compute nodes",
-				v, strerror(errno), why);
+				v, strerror(errno), val->why);
 	if (!S_ISDIR(sb.st_mode))
-		return at_value(err, MCR_EINVAL, where,
+		return at_value(err, MCR_EINVAL, val,
 				"%s is a file, not an OCI bundle directory (a squashfs image is for pyxis/enroot); with %s, the master step runs as srun --container=BUNDLE: write the path of a directory that holds config.json and its root file system",
-				v, why);
-	return at_value(err, MCR_EINVAL, where,
+				v, val->why);
+	return at_value(err, MCR_EINVAL, val,
 			"%s has no config.json, so it is not an OCI bundle; with %s, the master step runs as srun --container=BUNDLE: make the bundle's config.json there (`crun spec` or `runc spec` next to its rootfs/), or name the bundle directory that has one",
-			v, why);
+			v, val->why);
 }
 
-static int pyxis_value(const char *v, const struct mcr_error *where, const char *why,
-		       struct mcp_container *c, struct mcr_error *err)
+/* a name that says "squashfs file" (enroot's and srtctl's spellings) */
+static bool squashfs_name(const char *v)
 {
-	char real[PATH_MAX];
-	struct stat sb;
+	static const char *const ends[] = { ".sqsh", ".squashfs", ".sqfs", NULL };
+	size_t len = strlen(v);
 
-	if (bare_word(v))
-		return at_value(err, MCR_EINVAL, where,
-				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with %s, the master step runs as srun --container-image=IMAGE: write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
-				v, why, where->text, v, v);
-	if (looks_like_path(v) && realpath(v, real) && stat(real, &sb) == 0 && S_ISDIR(sb.st_mode))
-		return at_value(err, MCR_EINVAL, where,
+	for (const char *const *e = ends; *e; e++)
+		if (len > strlen(*e) && strcmp(v + len - strlen(*e), *e) == 0)
+			return true;
+	return false;
+}
+
+/* pyxis runs a squashfs file only when its name starts with '/' or '.';
+ * anything else it pulls from a registry (NVIDIA/pyxis issue 127), and a
+ * relative name is relative to where its task runs. So a file named
+ * relative to this directory gets its absolute path, and a file name that
+ * is no file here is refused, before any step starts. */
+static int pyxis_value(const struct value *val, struct mcp_container *c, struct mcr_error *err)
+{
+	const char *v = val->v;
+	char real[PATH_MAX], cwd[PATH_MAX] = "?";
+	struct stat sb;
+	bool exists = stat(v, &sb) == 0, file_name = v[0] == '/' || v[0] == '.';
+	int missing = exists ? 0 : errno;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "?");
+	if (!exists && bare_word(v) && !squashfs_name(v))
+		return at_value(err, MCR_EINVAL, val,
+				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s); with %s, the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
+				v, val->looked, val->why, val->key, v, v);
+	if (exists && S_ISDIR(sb.st_mode))
+		return at_value(err, MCR_EINVAL, val,
 				"%s is a directory; with %s, the master step runs as srun --container-image=IMAGE, and pyxis runs an image (a registry image or a squashfs file), not a directory or an OCI bundle: write the image, or run the master with Slurm's --container (container=oci in plugstack.conf)",
-				v, why);
-	/* a squashfs file named relative to this directory: its real path */
-	snprintf(c->value, sizeof(c->value), "%s",
-		 looks_like_path(v) && v[0] != '/' && realpath(v, real) ? real : v);
+				v, val->why);
+	if (exists && v[0] != '/') {
+		if (!realpath(v, real))
+			return at_value(err, MCR_EIO, val, "cannot resolve %s (relative to %s): %s",
+					v, cwd, strerror(errno));
+		snprintf(c->value, sizeof(c->value), "%s", real);
+	} else if (!exists && v[0] != '/' && (file_name || squashfs_name(v))) {
+		return at_value(err, MCR_EINVAL, val,
+				"the squashfs file %s does not exist here (relative to %s: %s); with %s, the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. %s: /shared/images/%s)",
+				v, cwd, strerror(missing), val->why, val->key,
+				strrchr(v, '/') ? strrchr(v, '/') + 1 : v);
+	} else {
+		/* a registry image, or an absolute path (perhaps the nodes' own) */
+		snprintf(c->value, sizeof(c->value), "%s", v);
+	}
 	c->mode = MCP_CONTAINER_PYXIS;
 	return 0;
+}
+
+/* the value for the chosen system, srtctl's aliases resolved first */
+static int in_container(const struct mcp_plugstack *ps, const struct mcp_container_site *site,
+			struct value *val, struct mcp_container *c, struct mcr_error *err)
+{
+	char *resolved = NULL, how[PATH_MAX + 512], oci_why[PATH_MAX + 128];
+	int rc;
+
+	if (mcp_container_alias(ps, val->v, &resolved, how, sizeof(how), val->looked,
+				sizeof(val->looked), err))
+		return -1;
+	if (resolved) {
+		val->v = resolved;
+		snprintf(val->where.text, sizeof(val->where.text), "%s (%.1000s)", val->key, how);
+	}
+	if (ps->container == MCP_CONTAINER_PYXIS) {
+		val->why = "container=pyxis in plugstack.conf";
+		rc = pyxis_value(val, c, err);
+	} else if (ps->container == MCP_CONTAINER_OCI) {
+		val->why = "container=oci in plugstack.conf";
+		rc = oci_value(val, c, err);
+	} else if (site->oci && is_bundle(val->v, c->value, sizeof(c->value))) {
+		c->mode = MCP_CONTAINER_OCI;
+		rc = 0;
+	} else if (site->pyxis) {
+		val->why = "pyxis on this cluster (srun has --container-image)";
+		rc = pyxis_value(val, c, err);
+	} else {
+		snprintf(oci_why, sizeof(oci_why), "Slurm's OCI containers on this cluster (%s)",
+			 site->oci_conf);
+		val->why = oci_why;
+		rc = oci_value(val, c, err);
+	}
+	/* srun -v says how the alias resolved */
+	if (rc == 0 && resolved) {
+		struct mcr_error line;
+
+		at_value(&line, MCR_OK, val, "the master step runs in %s (%s)", c->value,
+			 c->mode == MCP_CONTAINER_OCI ? "Slurm's --container" : "pyxis");
+		mcr_error_format(&line, c->note, sizeof(c->note));
+		c->note_verbose = true;
+	}
+	free(resolved);
+	return rc;
 }
 
 int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
@@ -237,54 +312,39 @@ int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe
 {
 	struct mcp_container_site probed;
 	const struct mcp_container_site *site = given;
-	struct mcr_error where;
-	const char *v = mcr_recipe_master_container(recipe, &where);
-	char why[PATH_MAX + 128], line[MCR_ERROR_MESSAGE_LENGTH];
+	struct value val = { 0 };
+	char line[MCR_ERROR_MESSAGE_LENGTH];
 
 	memset(c, 0, sizeof(*c));
 	c->mode = MCP_CONTAINER_NONE;
-	if (!v)
+	if (!(val.v = mcr_recipe_master_container(recipe, &val.where)))
 		return 0;
-	switch (ps->container) {
-	case MCP_CONTAINER_NONE: /* a line for srun -v (srun.c) */
-		at_value(&where, MCR_OK, &where,
+	snprintf(val.key, sizeof(val.key), "%.319s", val.where.text);
+	if (ps->container == MCP_CONTAINER_NONE) { /* a line for srun -v (srun.c) */
+		at_value(&val.where, MCR_OK, &val,
 			 "'%s' is not used (container=none in plugstack.conf): the master runs on the host",
-			 v);
-		mcr_error_format(&where, c->note, sizeof(c->note));
+			 val.v);
+		mcr_error_format(&val.where, c->note, sizeof(c->note));
 		c->note_verbose = true;
 		return 0;
-	case MCP_CONTAINER_PYXIS:
-		return pyxis_value(v, &where, "container=pyxis in plugstack.conf", c, err);
-	case MCP_CONTAINER_OCI:
-		return oci_value(v, &where, "container=oci in plugstack.conf", c, err);
-	case MCP_CONTAINER_AUTO:
-		break;
 	}
-	if (!site) {
+	if (ps->container == MCP_CONTAINER_AUTO && !site) {
 		mcp_container_probe(ps, &probed);
 		site = &probed;
 	}
-	if (site->oci && is_bundle(v, c->value, sizeof(c->value))) {
-		c->mode = MCP_CONTAINER_OCI;
-		return 0;
-	}
-	if (site->pyxis)
-		return pyxis_value(v, &where, "pyxis on this cluster (srun has --container-image)", c, err);
-	if (site->oci) {
-		snprintf(why, sizeof(why), "Slurm's OCI containers on this cluster (%s)", site->oci_conf);
-		return oci_value(v, &where, why, c, err);
-	}
+	if (ps->container != MCP_CONTAINER_AUTO || site->pyxis || site->oci)
+		return in_container(ps, site, &val, c, err);
 	/* no container support: the host's master, said once by the srun
 	 * that starts it */
-	at_value(&where, MCR_OK, &where,
+	at_value(&val.where, MCR_OK, &val,
 		 "'%s' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no %s), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good",
-		 v, site->oci_conf);
-	mcr_error_format(&where, line, sizeof(line));
+		 val.v, site->oci_conf);
+	mcr_error_format(&val.where, line, sizeof(line));
 	snprintf(c->note, sizeof(c->note), "%s", line);
 	return 0;
 }
 
-/* ---- the master step's command line ----------------------------------- */
+/* ---- a step's command line in the container -------------------------- */
 
 static int add(char **v, size_t *n, char *s, struct mcr_error *err)
 {
@@ -294,20 +354,18 @@ static int add(char **v, size_t *n, char *s, struct mcr_error *err)
 	return 0;
 }
 
-int mcp_container_step(const struct mcp_container *c, const char *dir, char ***options,
-		       char ***cmd, char **env, struct mcr_error *err)
+int mcp_container_options(const struct mcp_container *c, const char *dir, char ***options,
+			  char ***cmd, struct mcr_error *err)
 {
-	static const char *const pyxis_env[] = { PYXIS_ENV_PREFIXES, NULL };
-	char **opts = calloc(4, sizeof(*opts)), **wrapped;
-	size_t n = 0, n_env = 0, len;
+	char **opts, **wrapped;
+	size_t n = 0, len;
 
-	*options = opts;
-	if (!opts)
-		return mcri_error_nomem(err);
-	if (c && c->note[0])
-		slurm_info("%s", c->note);
+	*options = NULL;
 	if (!c || c->mode == MCP_CONTAINER_NONE)
 		return 0;
+	if (!(opts = calloc(4, sizeof(*opts))))
+		return mcri_error_nomem(err);
+	*options = opts;
 	if (c->mode == MCP_CONTAINER_OCI) {
 		/* slurmstepd resolves a bare name on the host, before crun
 		 * starts the bundle: env(1) looks it up inside */
@@ -328,7 +386,7 @@ int mcp_container_step(const struct mcp_container *c, const char *dir, char ***o
 		*cmd = wrapped;
 		return 0;
 	}
-	/* pyxis: the job's directory at its own path, the master working there */
+	/* pyxis: the job's directory at its own path, the step working there */
 	if (strpbrk(dir, ":,"))
 		return mcri_error_set(err, MCR_EINVAL,
 				      "the job's directory %s has a ':' or ',' in its name, which pyxis's --container-mounts cannot mount: give the job a directory without them (output.log_dir, or job_dir= in plugstack.conf)",
@@ -337,146 +395,5 @@ int mcp_container_step(const struct mcp_container *c, const char *dir, char ***o
 	    add(opts, &n, mcri_asprintf("--container-mounts=%s:%s", dir, dir), err) ||
 	    add(opts, &n, mcri_asprintf("--container-workdir=%s", dir), err))
 		return -1;
-	/* no pyxis option from the job's environment or script */
-	for (size_t r = 0; env && env[r]; r++) {
-		bool drop = false;
-
-		for (const char *const *p = pyxis_env; *p; p++)
-			drop |= strncmp(env[r], *p, strlen(*p)) == 0;
-		if (drop)
-			free(env[r]);
-		else
-			env[n_env++] = env[r];
-	}
-	if (env)
-		env[n_env] = NULL;
 	return 0;
-}
-
-void mcp_container_advice(const struct mcp_container *c, const char *tail, const char *master,
-			  const char *node, char *out, size_t size)
-{
-	if (!size)
-		return;
-	out[0] = '\0';
-	if (!c || c->mode == MCP_CONTAINER_NONE || !tail)
-		return;
-	if ((strstr(tail, "env: '") && strstr(tail, "': No such file")) ||
-	    strstr(tail, "not found in $PATH") || strstr(tail, "command not found") ||
-	    strstr(tail, "executable file"))
-		snprintf(out, size,
-			 " The master step ran in the container %s (%s) on %s, and %s could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.",
-			 c->value, c->mode == MCP_CONTAINER_OCI ? "Slurm's --container" : "pyxis",
-			 node, master);
-}
-
-/* ---- a task's client config, where the task reads it ------------------- */
-
-static bool readable(const char *path, char *why, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		snprintf(why, size, "%s", strerror(errno));
-		return false;
-	}
-	close(fd);
-	return true;
-}
-
-static bool bind_mount(json_t *m)
-{
-	const char *type = json_string_value(json_object_get(m, "type"));
-	json_t *opt;
-	size_t i;
-
-	if (type && strcmp(type, "bind") == 0)
-		return true;
-	json_array_foreach(json_object_get(m, "options"), i, opt)
-		if (json_is_string(opt) && (strcmp(json_string_value(opt), "bind") == 0 ||
-					    strcmp(json_string_value(opt), "rbind") == 0))
-			return true;
-	return false;
-}
-
-/* Where `path` inside the OCI bundle is on the host: under the last of
- * the longest mounts whose destination holds it (*mounted; "" for a mount
- * that is not a bind, a tmpfs hiding it), else in the bundle's root file
- * system. -1 when config.json cannot be read (nothing to check). */
-static int bundle_path(const char *bundle, const char *path, char *host, size_t size,
-		       bool *mounted)
-{
-	char cfg[PATH_MAX + 16];
-	json_t *o, *m;
-	const char *root;
-	size_t i, best = 0;
-
-	snprintf(cfg, sizeof(cfg), "%s/config.json", bundle);
-	if (!(o = json_load_file(cfg, 0, NULL)))
-		return -1;
-	*mounted = false;
-	json_array_foreach(json_object_get(o, "mounts"), i, m) {
-		const char *d = json_string_value(json_object_get(m, "destination"));
-		const char *src = json_string_value(json_object_get(m, "source"));
-		size_t dl = d ? strlen(d) : 0;
-
-		while (dl > 1 && d[dl - 1] == '/')
-			dl--;
-		if (!dl || d[0] != '/' || dl < best)
-			continue;
-		if (dl > 1 && (strncmp(path, d, dl) != 0 || (path[dl] != '/' && path[dl] != '\0')))
-			continue;
-		best = dl;
-		*mounted = true;
-		if (bind_mount(m) && src)
-			snprintf(host, size, "%s%s", src, dl > 1 ? path + dl : path);
-		else
-			host[0] = '\0';
-	}
-	if (!*mounted) {
-		root = json_string_value(json_object_get(json_object_get(o, "root"), "path"));
-		if (!root)
-			root = "rootfs";
-		if (root[0] == '/')
-			snprintf(host, size, "%s%s", root, path);
-		else
-			snprintf(host, size, "%s/%s%s", bundle, root, path);
-	}
-	json_decref(o);
-	return 0;
-}
-
-int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err)
-{
-	char bundle[PATH_MAX], host[2 * PATH_MAX], node[256] = "", why[256], dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	bool mounted;
-
-	gethostname(node, sizeof(node) - 1);
-	snprintf(dir, sizeof(dir), "%.*s", slash && slash > path ? (int)(slash - path) : 1,
-		 slash ? path : "/");
-	/* Slurm's OCI --container: task_init runs before the runtime starts
-	 * the bundle, in the host's view; look where the bundle puts the file */
-	if (spank_getenv(sp, "SLURM_CONTAINER", bundle, sizeof(bundle)) == ESPANK_SUCCESS &&
-	    bundle[0] && bundle_path(bundle, path, host, sizeof(host), &mounted) == 0) {
-		if (!mounted && readable(host, why, sizeof(why)))
-			return 0;
-		if (!mounted || !host[0])
-			return mcri_error_set(err, MCR_ESTATE,
-					      "this task on %s runs in the OCI bundle %s (srun --container), which %s %s, so the task cannot read its client config %s (MOONCAKE_CONFIG_PATH) there. Mount the job's directory at the same path: add {\"destination\": \"%s\", \"type\": \"bind\", \"source\": \"%s\", \"options\": [\"rbind\"]} (or one for a directory above it) to the mounts of %s/config.json",
-					      node, bundle, mounted ? "mounts something other than a bind mount at" : "does not mount",
-					      dir, path, dir, dir, bundle);
-		if (readable(host, why, sizeof(why)))
-			return 0;
-		return mcri_error_set(err, MCR_ESTATE,
-				      "this task on %s runs in the OCI bundle %s (srun --container), which mounts its client config %s (MOONCAKE_CONFIG_PATH) from %s, and that cannot be read: %s. Mount the job's directory %s itself at the same path (a bind mount in %s/config.json), on a file system %s shares with srun's host",
-				      node, bundle, path, host, why, dir, bundle, node);
-	}
-	/* the host's view, or a container's that a plugin before this one
-	 * entered (pyxis joins the container's namespaces in task_init) */
-	if (readable(path, why, sizeof(why)))
-		return 0;
-	return mcri_error_set(err, MCR_ESTATE,
-			      "this task on %s cannot read its client config %s (MOONCAKE_CONFIG_PATH): %s. The job's directory %s must be readable where the task runs: on a file system that srun's host shares with %s, and in a container mounted at the same path (pyxis: --container-mounts=%s:%s; Slurm's --container: a bind mount of %s in the bundle's config.json)",
-			      node, path, why, dir, node, dir, dir, dir);
 }

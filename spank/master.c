@@ -112,7 +112,7 @@ static void record_failure(struct master *m, const struct mcr_error *err)
 static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
 	struct mcri_state *st = &m->st;
-	const struct mcp_step_place at = { m->job->job_id, m->job->dir->path, st->infra_node, NULL,
+	const struct mcp_step_place at = { m->job->job_id, m->job->dir->path, st->infra_node,
 					   m->job->het };
 	char *guard;
 	int rc;
@@ -424,11 +424,8 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 		break;
 	case MCP_V_EXITED:
 		mcp_log_tail(m->log, tail, sizeof(tail));
-		mcp_container_advice(&m->container, tail, m->ps->master, st->infra_node, advice,
-				     sizeof(advice));
-		if (!advice[0])
-			mcp_master_exec_advice(tail, m->ps->master, st->infra_node, advice,
-					       sizeof(advice));
+		mcp_master_advice(&m->container, tail, m->ps->master, st->infra_node, advice,
+				  sizeof(advice));
 		if (foreign(m))
 			snprintf(busy, sizeof(busy), " It could not take its ports%s.", m->why_foreign);
 		else if (m->busy_port && !m->claim_ports)
@@ -496,7 +493,7 @@ static int verdict(struct master *m, const struct mcp_election *el,
 				   mcp_now() - m->t0);
 			/* the pool's sampler, next to it; a warning at worst */
 			mcp_start_sampler(m->ps, &(struct mcp_step_place){ m->job->job_id, m->job->dir->path,
-									   m->st.infra_node, NULL, m->job->het },
+									   m->st.infra_node, m->job->het },
 					  &m->err);
 		} else if (m->next_line > m->t0) {
 			slurm_info(MCP_NAME ": mooncake_master on %s (%s) answers again after %.1f s",

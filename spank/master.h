@@ -12,7 +12,6 @@
 
 double mcp_now(void);          /* seconds, monotonic */
 void mcp_sleep_ms(int ms);
-bool mcp_pid_alive(long pid);  /* a live process, or one we may not signal */
 
 /* The last lines of the master's log, indented, for messages (noise
  * dropped, each line cut at 200 characters). */
@@ -29,11 +28,11 @@ enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
 /* The first of the ports that accepts a connection at addr, or 0. */
 int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
 
-/* Launch the master step (its own session, output to `log`, truncated):
- * the recipe's argv on `ports`, in `container` (NULL: on the host); with
- * `claim`, the step's task claims them on the infra node first
- * (MCP_PORTS_VAR); with `guard` (MCP_GUARD_VAR's value), its guard proves
- * them the master's (guard.c). */
+/* Launch the master step (mcp_step_start: its own session, output to
+ * `log`, truncated): the recipe's argv on `ports`, in `container` (NULL:
+ * on the host); with `claim`, the step's task claims them on the infra
+ * node first (MCP_PORTS_VAR); with `guard` (MCP_GUARD_VAR's value), its
+ * guard proves them the master's (guard.c). */
 int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
 		     const struct mcp_container *container, const struct mcp_step_place *at,
 		     const struct mcr_ports *ports, bool claim, const char *guard, const char *log,

@@ -7,6 +7,7 @@
  *        --nodelist=<infra> --output=<dir>/mooncake_master.log --chdir=<dir>
  *        [the container's options, container.c]
  *        mooncake_master --port=8700 ... (the recipe's argv, lib/render/argv.c)
+ * started by the plugin's one step launcher (spawn.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,11 +39,6 @@ double mcp_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-bool mcp_pid_alive(long pid)
-{
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
 void mcp_log_tail(const char *path, char *out, size_t size)
@@ -206,9 +202,8 @@ int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *re
 		     pid_t *pid, struct mcr_error *err)
 {
 	struct mcr_env env = { 0 };
-	struct mcp_step_place where = *at;
-	char **margv = NULL, **argv = NULL, **envp = NULL, **options = NULL, pv[32];
-	int rc = -1, fd;
+	char **margv = NULL, pv[32];
+	int rc = -1;
 
 	if (mcr_master_argv(recipe, ps->master, ports, &margv, err) ||
 	    mcr_master_env(recipe, &env, err))
@@ -216,36 +211,18 @@ int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *re
 	/* the step's task claims its ports on the infra node (ports.c), and
 	 * its guard proves them the master's (guard.c) */
 	snprintf(pv, sizeof(pv), "%d,%d,%d", ports->rpc, ports->metadata, ports->metrics);
-	if ((claim && add_var(&env, MCP_PORTS_VAR, pv)) || (guard && add_var(&env, MCP_GUARD_VAR, guard)))
-		goto nomem;
-	/* a fresh log for this master; the step's srun writes there too */
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		mcri_error_set(err, MCR_EIO, "cannot create %s: %s", log, strerror(errno));
+	if ((claim && add_var(&env, MCP_PORTS_VAR, pv)) || (guard && add_var(&env, MCP_GUARD_VAR, guard))) {
+		mcri_error_nomem(err);
 		goto out;
 	}
-	close(fd);
-	/* in the recipe's container (container.c): srun options, a wrapped
-	 * command, an environment without the container system's defaults */
-	if (!(envp = mcp_step_env(&env, err)) ||
-	    mcp_container_step(container, at->dir, &options, &margv, envp, err))
-		goto out;
-	where.options = options;
-	if (!(argv = mcp_step_argv(ps, &where, "mooncake-master", log, margv, err)))
-		goto out;
-	rc = mcp_spawn_detached(argv, envp, log, pid);
-	if (rc != 0)
-		rc = mcri_error_set(err, MCR_ESTATE,
-				    "cannot run %s to start the master step: %s; set srun= in plugstack.conf",
-				    argv[0], strerror(rc));
-	goto out;
-nomem:
-	mcri_error_nomem(err);
+	/* the recipe's container not used here: the line the starter says */
+	if (container && container->note[0])
+		slurm_info("%s", container->note);
+	rc = mcp_step_start(ps, at,
+			    &(struct mcp_step){ "mooncake-master", log, margv, &env, container },
+			    pid, err);
 out:
 	mcr_env_free(&env);
 	mcr_strv_free(margv);
-	mcr_strv_free(argv);
-	mcr_strv_free(envp);
-	mcr_strv_free(options);
 	return rc;
 }

@@ -109,21 +109,25 @@ enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG
 static const struct plugstack_arg {
 	const char *key;
 	enum arg_kind kind;
-	size_t offset, size; /* in struct mcp_plugstack (ARG_PATH) */
+	size_t offset, size; /* in struct mcp_plugstack (ARG_PATH, ARG_ABSPATH) */
+	const char *what;    /* ARG_ABSPATH: what it names, with an example */
 } ARGS[] = {
-	{ "master", ARG_PATH, offsetof(struct mcp_plugstack, master), PATH_MAX },
-	{ "srun", ARG_PATH, offsetof(struct mcp_plugstack, srun), PATH_MAX },
-	{ "job_dir", ARG_PATH, offsetof(struct mcp_plugstack, job_dir), PATH_MAX },
-	{ "interface", ARG_PATH, offsetof(struct mcp_plugstack, interface), 64 },
-	{ "ready_timeout", ARG_SECONDS, 0, 0 },
-	{ "ports", ARG_PORTS, 0, 0 },
-	{ "port_range", ARG_RANGE, 0, 0 },
-	{ "sampler", ARG_ABSPATH, offsetof(struct mcp_plugstack, sampler), PATH_MAX },
-	{ "pool_interval", ARG_INTERVAL, 0, 0 },
-	{ "container", ARG_CONTAINER, 0, 0 },
+	{ "master", ARG_PATH, offsetof(struct mcp_plugstack, master), PATH_MAX, NULL },
+	{ "srun", ARG_PATH, offsetof(struct mcp_plugstack, srun), PATH_MAX, NULL },
+	{ "job_dir", ARG_PATH, offsetof(struct mcp_plugstack, job_dir), PATH_MAX, NULL },
+	{ "interface", ARG_PATH, offsetof(struct mcp_plugstack, interface), 64, NULL },
+	{ "ready_timeout", ARG_SECONDS, 0, 0, NULL },
+	{ "ports", ARG_PORTS, 0, 0, NULL },
+	{ "port_range", ARG_RANGE, 0, 0, NULL },
+	{ "sampler", ARG_ABSPATH, offsetof(struct mcp_plugstack, sampler), PATH_MAX,
+	  "the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe" },
+	{ "pool_interval", ARG_INTERVAL, 0, 0, NULL },
+	{ "container", ARG_CONTAINER, 0, 0, NULL },
+	{ "srtslurm", ARG_ABSPATH, offsetof(struct mcp_plugstack, srtslurm), PATH_MAX,
+	  "the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml" },
 };
 #define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
-#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval= and container="
+#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container= and srtslurm="
 
 static int parse_long(const char *text, long lo, long hi, long *out)
 {
@@ -144,8 +148,8 @@ static int set_arg(struct mcp_plugstack *ps, const struct plugstack_arg *a,
 	case ARG_ABSPATH:
 		if (value[0] != '/')
 			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: %s=%s must be an absolute path (the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe)",
-					      a->key, value);
+					      "plugstack.conf: %s=%s must be an absolute path (%s)",
+					      a->key, value, a->what);
 		/* fall through */
 	case ARG_PATH:
 		n = snprintf((char *)ps + a->offset, a->size, "%s", value);

@@ -56,6 +56,7 @@ struct mcp_plugstack {
 	char sampler[PATH_MAX];  /* sampler=     mooncake-recipe, run as the pool's sampler step */
 	int pool_interval;       /* pool_interval= seconds between samples, 0: no sampler */
 	enum mcp_container_mode container; /* container=auto|pyxis|oci|none */
+	char srtslurm[PATH_MAX]; /* srtslurm=    the cluster's srtslurm.yaml ("": none) */
 };
 
 /* Parse the plugstack arguments; defaults for those not given. */
@@ -139,34 +140,65 @@ int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err
  * 22), 0 when there is no such process: a live pid with another start
  * time is another process. */
 unsigned long long mcp_pid_start(long pid);
+/* common.c: a live process, or one this process may not signal
+ * (kill(pid, 0)). */
+bool mcp_pid_alive(long pid);
 
-/* ---- spawn.c: the job steps the plugin starts (master, sampler) ----- */
+/* ---- spawn.c: the one launcher of the job steps the plugin starts --- */
 
 /* where such a step runs: the job, its Mooncake directory, the infra node */
 struct mcp_step_place {
 	const char *job_id;
 	const char *dir;
 	const char *node;
-	char *const *options; /* more srun options (a container's), or NULL */
 	bool het;             /* a heterogeneous job seen from outside its
 			       * allocation: the step goes to component 0 */
 };
-/* environ minus what such a step must not inherit (the plugin's options
- * and handovers, the job's time limit and GPU requests, MC_RPC_PROTOCOL),
- * plus `extra`; NULL-terminated, mcr_strv_free. */
+struct mcp_container; /* container.c */
+/* what it is (master_step.c: the master; sampler.c: the pool's sampler) */
+struct mcp_step {
+	const char *name;                      /* --job-name (squeue --steps) */
+	const char *log;                       /* its output; truncated first */
+	char *const *cmd;                      /* what it runs */
+	const struct mcr_env *env;             /* variables it gets, or NULL */
+	const struct mcp_container *container; /* where: NULL (or mode NONE) the host */
+};
+/* Start the step: srun --jobid=J --overlap -N1 -n1 ... --job-name=NAME -w
+ * <infra> --output=LOG --chdir=<dir> [the container's options] CMD...,
+ * detached (mcp_spawn), with this process's environment minus what no
+ * step inherits (mcp_step_inherits) plus `env`. Every step the plugin
+ * starts goes through here: it runs where `container` says and nowhere
+ * else. 0, or -1 with err. */
+int mcp_step_start(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+		   const struct mcp_step *step, pid_t *pid, struct mcr_error *err);
+/* false for what a step must not inherit from the srun that starts it:
+ * the plugin's own options and handovers, the job's time limit and GPU
+ * requests, MC_RPC_PROTOCOL, and every container option of that srun
+ * (pyxis's _SLURM_SPANK_OPTION_pyxis_*, SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_*
+ * and PYXIS_CONTAINER_*, Slurm's SRUN_CONTAINER* and SLURM_CONTAINER*,
+ * enroot's ENROOT_*). `var` is NAME=VALUE. */
+bool mcp_step_inherits(const char *var);
+/* environ, filtered so, plus `extra` (NULL: none); NULL-terminated,
+ * mcr_strv_free. */
 char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err);
-/* srun --jobid=J --overlap -N1 -n1 ... --job-name=NAME -w <infra>
- * --output=LOG --chdir=<dir> CMD... (mcr_strv_free) */
+/* the step's srun command line (mcr_strv_free) */
 char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
-		     const char *name, const char *log, char *const *cmd,
-		     struct mcr_error *err);
-/* posix_spawnp argv[0] detached: own session, default signals and an
- * empty mask, stdin /dev/null, stdout and stderr appended to `log`, no
- * other descriptor. 0, or the error number. */
-int mcp_spawn_detached(char *const argv[], char *const env[], const char *log,
-		       pid_t *pid);
+		     const char *name, const char *log, char *const *options,
+		     char *const *cmd, struct mcr_error *err);
+/* How a spawned program's output goes: stdout and stderr appended to
+ * `log`, or (log NULL) stdout to `out_fd` and stderr to /dev/null; stdin
+ * is /dev/null and no other descriptor is inherited. `detached`: its own
+ * session, default signals and an empty signal mask. */
+struct mcp_spawn_io {
+	const char *log;
+	int out_fd;
+	bool detached;
+};
+/* posix_spawnp argv[0] so; 0, or the error number */
+int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *io,
+	      pid_t *pid);
 
-/* ---- container.c: the master step in the recipe's container --------- */
+/* ---- container.c: where the master runs (srun) ----------------------- */
 
 /* what the cluster offers (container=auto) */
 struct mcp_container_site {
@@ -186,21 +218,33 @@ const char *mcp_container_mode_name(enum mcp_container_mode mode);
 /* Look at the cluster: srun= --help, oci.conf next to $SLURM_CONF. */
 void mcp_container_probe(const struct mcp_plugstack *ps, struct mcp_container_site *site);
 /* srun's init_post_opt, before any step: where the master of `recipe`
- * runs (`site` NULL: probed when needed). -1 with a message at the
- * recipe's value when the chosen system cannot use it. */
+ * runs (`site` NULL: probed when needed). -1 with a message at the recipe's value when the
+ * chosen system cannot use it. */
 int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
 			 const struct mcp_container_site *site, struct mcp_container *c,
 			 struct mcr_error *err);
-/* The master step in it (c NULL: the host): *options, the srun options
- * that put the step there (NULL-terminated, mcr_strv_free, empty on the
- * host); *cmd wrapped where the system needs it; env (NULL-terminated,
- * heap strings) loses what would override the options. Prints the note. */
-int mcp_container_step(const struct mcp_container *c, const char *dir, char ***options,
-		       char ***cmd, char **env, struct mcr_error *err);
-/* The fix for a master that could not be run inside its container ("" if
- * the log's tail shows no such failure). */
-void mcp_container_advice(const struct mcp_container *c, const char *tail, const char *master,
-			  const char *node, char *out, size_t size);
+/* A step in it (c NULL or mode NONE: the host): *options, the srun options
+ * that put the step there (NULL-terminated, mcr_strv_free; NULL on the
+ * host); *cmd wrapped where the system needs it. */
+int mcp_container_options(const struct mcp_container *c, const char *dir, char ***options,
+			  char ***cmd, struct mcr_error *err);
+
+/* ---- container_alias.c: srtctl's container aliases (srun) ------------ */
+
+/* The recipe's container `value` through the srtslurm.yaml files, in
+ * order: srtctl's own (the file SRTSLURM_CONFIG names, else srtslurm.yaml
+ * in the working directory, its parent, its grandparent) and the
+ * cluster's (srtslurm= in plugstack.conf). When one maps it, *resolved
+ * (heap) is what it maps to and `how` says so ("'trtllm' is
+ * containers.trtllm of /p/srtslurm.yaml:3:11"); else *resolved is NULL and
+ * `looked` lists the files read and where none was. -1 with err (at the
+ * file) for a file that cannot be read or is not one srtctl would load. */
+int mcp_container_alias(const struct mcp_plugstack *ps, const char *value, char **resolved,
+			char *how, size_t how_size, char *looked, size_t looked_size,
+			struct mcr_error *err);
+
+/* ---- container_task.c: a task's client config (slurmstepd) ----------- */
+
 /* task_init of a role step: can the task read its client config `path`
  * where it runs (inside an OCI bundle: where the bundle mounts it)? -1
  * with the path and the mount to add. */
@@ -209,9 +253,10 @@ int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err);
 /* ---- sampler.c, workers.c: what `mooncake-recipe status` and the pool's
  * report read ----------------------------------------------------------- */
 
-/* Start the pool's sampler step (after the master is ready); 0, or -1
- * with err set and printed as a warning (never an error of srun); nothing
- * with pool_interval=0. */
+/* Start the pool's sampler step (after the master is ready), on the
+ * infra node's host, never in a container; 0, or -1 with err set and
+ * printed as a warning (never an error of srun); nothing with
+ * pool_interval=0. */
 int mcp_start_sampler(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
 		      struct mcr_error *err);
 /* A task of a step of the job's own pool records its node, role and
@@ -286,12 +331,14 @@ struct mcp_job {
 int mcp_ensure_master(const struct mcp_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err);
-/* master_advice.c: the fix for a master step whose mooncake_master could
- * not be run (slurmstepd's "execve(): NAME: No such file or directory" in
- * the log `tail`): " NAME is not on the PATH ... master=/path/to/NAME ...",
- * or "" when the tail shows no such failure. `master` is master=. */
-void mcp_master_exec_advice(const char *tail, const char *master,
-			    const char *node, char *out, size_t size);
+/* master_advice.c: the fix for a master step that could not run
+ * mooncake_master, from its log's `tail` (slurmstepd's "execve(): NAME:
+ * No such file or directory", env(1)'s, a container runtime's): inside
+ * the container `c` (NULL or mode NONE: the host), the image to fix or
+ * master=; on the host, the PATH or master=/path/to/NAME. "" when the tail
+ * shows no such failure. `master` is master=. */
+void mcp_master_advice(const struct mcp_container *c, const char *tail, const char *master,
+		       const char *node, char *out, size_t size);
 
 /* ---- the contexts ---------------------------------------------------- */
 

@@ -3,14 +3,15 @@
  * that saw it ready starts a step of its own next to it,
  *   srun --jobid=J --overlap -N1 -n1 -w <infra> --job-name=mooncake-pool
  *        --output=<dir>/mooncake_pool.log <sampler> sample --dir <dir> --interval S
- * detached like the master step (spawn.c). It asks the master's /metrics
+ * detached like the master step, by the same launcher (spawn.c), and on
+ * the infra node's host: never in the recipe's container or a worker's
+ * (the host's mooncake-recipe, sampler=). It asks the master's /metrics
  * every S seconds and, when Slurm ends the job's steps, writes the pool's
  * report and picture into the job's directory (mooncake-recipe(1),
  * sample). The master's start, failure and stop do not depend on it: a
  * sampler that cannot start is a warning on srun's terminal.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,10 @@
 static int start(const struct mcp_plugstack *config, const struct mcp_step_place *job,
 		 struct mcr_error *err)
 {
-	char log[PATH_MAX + 32], interval[32], **argv = NULL, **env = NULL;
+	char log[PATH_MAX + 32], interval[32];
 	char *const cmd[] = { (char *)config->sampler, "sample", "--dir", (char *)job->dir,
 			      "--interval", interval, NULL };
-	struct mcr_env none = { 0 };
 	pid_t pid;
-	int fd, rc = -1;
 
 	if (access(config->sampler, X_OK) != 0)
 		return mcri_error_set(err, MCR_ESTATE,
@@ -36,23 +35,10 @@ static int start(const struct mcp_plugstack *config, const struct mcp_step_place
 				      config->sampler, strerror(errno));
 	snprintf(interval, sizeof(interval), "%d", config->pool_interval);
 	snprintf(log, sizeof(log), "%s/%s", job->dir, POOL_LOG);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return mcri_error_set(err, MCR_EIO, "cannot create %s: %s", log, strerror(errno));
-	close(fd);
-	argv = mcp_step_argv(config, job, "mooncake-pool", log, cmd, err);
-	env = argv ? mcp_step_env(&none, err) : NULL;
-	if (argv && env) {
-		rc = mcp_spawn_detached(argv, env, log, &pid);
-		if (rc != 0)
-			mcri_error_set(err, MCR_ESTATE,
-				       "cannot run %s to start the pool sampler step: %s; set srun= in plugstack.conf",
-				       argv[0], strerror(rc));
-		rc = rc ? -1 : 0;
-	}
-	mcr_strv_free(argv);
-	mcr_strv_free(env);
-	return rc;
+	/* on the host (no container: NULL), whatever containers the workers,
+	 * the srun that starts it or the master run in */
+	return mcp_step_start(config, job, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
+			      &pid, err);
 }
 
 int mcp_start_sampler(const struct mcp_plugstack *config, const struct mcp_step_place *job,

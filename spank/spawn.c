@@ -1,10 +1,25 @@
 /*
- * spawn.c - the job steps the plugin starts on the infra node (the master,
- * master.c; the pool sampler, sampler.c): an `srun --jobid=J --overlap
- * -N1 -n1 -w <infra> --job-name=NAME --output=LOG ... CMD` spawned detached
- * from the srun that starts it (own session, default signals, stdin
- * /dev/null, output to LOG, no other descriptor), with an environment
- * that cannot re-enter the plugin.
+ * spawn.c - the one launcher of the job steps the plugin starts on the
+ * infra node (the master, master_step.c; the pool sampler, sampler.c; any
+ * later one):
+ *
+ *   srun --jobid=J --overlap -N1 -n1 ... --job-name=NAME -w <infra>
+ *        --output=LOG --chdir=<dir> [the container's options] CMD...
+ *
+ * spawned detached from the srun that starts it (own session, default
+ * signals, stdin /dev/null, output to LOG, no other descriptor). The rule
+ * for every such step: it runs exactly where the plugin decides (the host,
+ * or the recipe's container through the system container.c chose) and
+ * inherits no container option of the srun that started it. srun keeps
+ * the SPANK options of every plugin in its environment
+ * (_SLURM_SPANK_OPTION_<plugin>_<option>, and SLURM_SPANK_ before that
+ * for the sruns of a job script), and a child srun takes them as its own;
+ * pyxis also reads PYXIS_CONTAINER_* in srun and in slurmstepd, srun
+ * reads SRUN_CONTAINER*, slurmstepd sets SLURM_CONTAINER*, and enroot
+ * reads ENROOT_*. None of them reaches the step.
+ *
+ * Also here: the one posix_spawn of the plugin (mcp_spawn), which the
+ * look at the cluster (container.c's srun --help) uses too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,62 +28,70 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plugin.h"
 
 extern char **environ;
 
-static bool skip_env(const char *e)
-{
-	static const char *const prefixes[] = {
-		/* the child srun must not start another master */
-		"_SLURM_SPANK_OPTION_" MCP_NAME "_",
-		"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
-		/* what srun hands its own tasks, and the master its ports */
-		MCP_TASK_VAR "=", MCP_PORTS_VAR "=",
-		/* a step time limit would end the pool before the job */
-		"SLURM_TIMELIMIT=",
-		/* the job's GPU requests are the workers'; with --gres=none they
-		 * make the master step an invalid TRES request */
-		"SLURM_GPUS=", "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_PER_TASK=",
-		"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
-		"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
-		"SLURM_TRES_PER_TASK=",
-		/* the master's RPC transport is its own business: MC_RPC_PROTOCOL
-		 * set for the workers must not change it */
-		"MC_RPC_PROTOCOL=",
-		NULL,
-	};
+/* what no step the plugin starts inherits (prefixes of NAME=VALUE) */
+static const char *const not_inherited[] = {
+	/* the child srun must not start another master */
+	"_SLURM_SPANK_OPTION_" MCP_NAME "_",
+	"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
+	/* what srun hands its own tasks, and the master its ports and guard */
+	MCP_TASK_VAR "=", MCP_PORTS_VAR "=", MCP_GUARD_VAR "=",
+	/* a step time limit would end the pool before the job */
+	"SLURM_TIMELIMIT=",
+	/* the job's GPU requests are the workers'; with --gres=none they
+	 * make the step an invalid TRES request */
+	"SLURM_GPUS=", "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_PER_TASK=",
+	"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
+	"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
+	"SLURM_TRES_PER_TASK=",
+	/* the master's RPC transport is its own business: MC_RPC_PROTOCOL
+	 * set for the workers must not change it */
+	"MC_RPC_PROTOCOL=",
+	/* the containers of the srun that starts the step (a worker's): pyxis's
+	 * options as srun and slurmstepd pass them, its defaults from the
+	 * environment; Slurm's --container as srun reads it and as slurmstepd
+	 * sets it; enroot's settings */
+	"_SLURM_SPANK_OPTION_pyxis_", "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_",
+	"PYXIS_CONTAINER_", "SRUN_CONTAINER", "SLURM_CONTAINER", "ENROOT_",
+	NULL,
+};
 
-	for (const char *const *p = prefixes; *p; p++)
-		if (strncmp(e, *p, strlen(*p)) == 0)
-			return true;
-	return false;
+bool mcp_step_inherits(const char *var)
+{
+	for (const char *const *p = not_inherited; *p; p++)
+		if (strncmp(var, *p, strlen(*p)) == 0)
+			return false;
+	return true;
 }
 
 char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err)
 {
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, count = extra ? extra->count : 0;
 	char **env;
 
 	for (char **e = environ; e && *e; e++)
 		n++;
-	env = calloc(n + extra->count + 1, sizeof(*env));
+	env = calloc(n + count + 1, sizeof(*env));
 	if (!env)
 		goto nomem;
 	for (char **e = environ; e && *e; e++) {
 		size_t len = strcspn(*e, "=");
 		bool replaced = false;
 
-		for (size_t i = 0; i < extra->count; i++)
+		for (size_t i = 0; i < count; i++)
 			replaced |= strlen(extra->vars[i].name) == len &&
 				    strncmp(extra->vars[i].name, *e, len) == 0;
-		if (replaced || skip_env(*e))
+		if (replaced || !mcp_step_inherits(*e))
 			continue;
 		if (!(env[k++] = strdup(*e)))
 			goto nomem;
 	}
-	for (size_t i = 0; i < extra->count; i++)
+	for (size_t i = 0; i < count; i++)
 		if (asprintf(&env[k++], "%s=%s", extra->vars[i].name,
 			     extra->vars[i].value) < 0) {
 			env[k - 1] = NULL;
@@ -81,59 +104,57 @@ nomem:
 	return NULL;
 }
 
+/* `n` strings of `from` into `to` at *k (heap copies) */
+static int append(char **to, size_t *k, char *const *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(to[(*k)++] = strdup(from[i])))
+			return -1;
+	return 0;
+}
+
 char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
-		     const char *name, const char *log, char *const *cmd,
-		     struct mcr_error *err)
+		     const char *name, const char *log, char *const *options,
+		     char *const *cmd, struct mcr_error *err)
 {
 	char jobid[64], output[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], node[300];
 	char job_name[96];
-	const char *fixed[] = {
-		ps->srun, "--quiet", jobid, "--overlap", "--nodes=1", "--ntasks=1",
+	char *fixed[] = {
+		(char *)ps->srun, "--quiet", jobid, "--overlap", "--nodes=1", "--ntasks=1",
 		"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
 		"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
-		"--kill-on-bad-exit=0", job_name, node, output, chdir_opt, NULL, NULL,
+		"--kill-on-bad-exit=0", job_name, node, output, chdir_opt, NULL,
 	};
-	size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 2, n = 0, len = mcr_strv_len(cmd);
-	size_t no = at->options ? mcr_strv_len(at->options) : 0;
+	size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 1, k = 0, len = mcr_strv_len(cmd);
+	size_t no = options ? mcr_strv_len(options) : 0;
 	char **argv;
 
 	/* a heterogeneous job from outside: srun needs its component */
 	if (at->het)
-		fixed[nf++] = "--het-group=0";
+		fixed[nf++] = (char *)"--het-group=0";
 	snprintf(jobid, sizeof(jobid), "--jobid=%s", at->job_id);
 	snprintf(job_name, sizeof(job_name), "--job-name=%s", name);
 	snprintf(output, sizeof(output), "--output=%s", log);
 	snprintf(chdir_opt, sizeof(chdir_opt), "--chdir=%s", at->dir);
 	snprintf(node, sizeof(node), "--nodelist=%s", at->node);
 	argv = calloc(nf + no + len + 1, sizeof(*argv));
-	if (!argv)
-		goto nomem;
-	for (size_t i = 0; i < nf; i++)
-		if (!(argv[n++] = strdup(fixed[i])))
-			goto nomem;
-	for (size_t i = 0; i < no; i++)
-		if (!(argv[n++] = strdup(at->options[i])))
-			goto nomem;
-	for (size_t i = 0; i < len; i++)
-		if (!(argv[n++] = strdup(cmd[i])))
-			goto nomem;
+	if (!argv || append(argv, &k, fixed, nf) || append(argv, &k, options, no) ||
+	    append(argv, &k, cmd, len)) {
+		mcr_strv_free(argv);
+		mcri_error_set(err, MCR_EIO, "out of memory");
+		return NULL;
+	}
 	return argv;
-nomem:
-	mcr_strv_free(argv);
-	mcri_error_set(err, MCR_EIO, "out of memory");
-	return NULL;
 }
 
-int mcp_spawn_detached(char *const argv[], char *const env[], const char *log,
-		       pid_t *pid)
+int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *io,
+	      pid_t *pid)
 {
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_t fa;
 	sigset_t none, all;
 	int rc;
 
-	/* own session (srun's signals and exit do not reach it), default
-	 * signals, stdin /dev/null, output to the log, nothing else inherited */
 	sigemptyset(&none);
 	sigfillset(&all);
 	if (posix_spawnattr_init(&attr) != 0)
@@ -142,16 +163,69 @@ int mcp_spawn_detached(char *const argv[], char *const env[], const char *log,
 		posix_spawnattr_destroy(&attr);
 		return ENOMEM;
 	}
-	rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-						     POSIX_SPAWN_SETSIGDEF);
-	rc = rc ? rc : posix_spawnattr_setsigmask(&attr, &none);
-	rc = rc ? rc : posix_spawnattr_setsigdefault(&attr, &all);
+	/* detached: its own session (srun's signals and exit do not reach
+	 * it), default signals and an empty mask */
+	rc = 0;
+	if (io->detached) {
+		rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+							     POSIX_SPAWN_SETSIGDEF);
+		rc = rc ? rc : posix_spawnattr_setsigmask(&attr, &none);
+		rc = rc ? rc : posix_spawnattr_setsigdefault(&attr, &all);
+	}
+	/* stdin /dev/null; stdout and stderr to the log, or stdout to out_fd
+	 * and stderr to /dev/null; nothing else inherited */
 	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_APPEND, 0);
-	rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	if (io->log) {
+		rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 1, io->log, O_WRONLY | O_APPEND, 0);
+		rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	} else {
+		rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, io->out_fd, 1);
+		rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	}
 	rc = rc ? rc : posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	rc = rc ? rc : posix_spawnp(pid, argv[0], &fa, &attr, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
+	return rc;
+}
+
+int mcp_step_start(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+		   const struct mcp_step *step, pid_t *pid, struct mcr_error *err)
+{
+	char **cmd = calloc(mcr_strv_len(step->cmd) + 1, sizeof(*cmd));
+	char **options = NULL, **env = NULL, **argv = NULL;
+	size_t k = 0;
+	int fd, rc = -1;
+
+	if (!cmd || append(cmd, &k, step->cmd, mcr_strv_len(step->cmd))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	/* a fresh log for this step; its srun writes there too */
+	fd = open(step->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		mcri_error_set(err, MCR_EIO,
+			       "cannot create %s for the %s step: %s; the job's directory %s must be writable by you",
+			       step->log, step->name, strerror(errno), at->dir);
+		goto out;
+	}
+	close(fd);
+	/* where it runs: the container's srun options and command (none on
+	 * the host), an environment with no container of this srun's */
+	if (mcp_container_options(step->container, at->dir, &options, &cmd, err) ||
+	    !(env = mcp_step_env(step->env, err)) ||
+	    !(argv = mcp_step_argv(ps, at, step->name, step->log, options, cmd, err)))
+		goto out;
+	rc = mcp_spawn(argv, env, &(struct mcp_spawn_io){ .log = step->log, .detached = true },
+		       pid);
+	if (rc != 0)
+		rc = mcri_error_set(err, MCR_ESTATE,
+				    "cannot run %s to start the %s step: %s; set srun= in plugstack.conf to the path of srun",
+				    argv[0], step->name, strerror(rc));
+out:
+	mcr_strv_free(cmd);
+	mcr_strv_free(options);
+	mcr_strv_free(env);
+	mcr_strv_free(argv);
 	return rc;
 }

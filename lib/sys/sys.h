@@ -31,6 +31,14 @@ int mcri_write_files_at(int dirfd, const char *dir, const struct mcr_file_list *
  * cannot be created or `path` exists and is not a directory. */
 int mcri_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);
 
+/* ---- small text files (readfile.c) --------------------------------- */
+
+/* The whole regular file `path` (at most `max` bytes) into *text (heap,
+ * NUL-terminated, the caller frees) and *len. 0, or an errno value: the
+ * open's or the read's, EISDIR for something that is not a regular file
+ * (a directory, a FIFO), EFBIG when it is larger than `max`, ENOMEM. */
+int mcri_read_file(const char *path, size_t max, char **text, size_t *len);
+
 /* ---- the job directory (jobdir.c) ---------------------------------- */
 
 /* Default template when neither the recipe (output.log_dir) nor the admin

@@ -7,20 +7,28 @@
 #    today with the host's mooncake_master, and one line says the recipe's
 #    container is not used.
 # B. A STAND-IN for pyxis (tests/cluster/pyxis_standin.c: pyxis's options
-#    under pyxis's SPANK name, recorded per step; it is not pyxis and runs no
-#    container, so the master still runs on the host): the options the
-#    master step is given; an alias and a directory are refused before any
-#    step starts.
+#    under pyxis's SPANK name, taken as pyxis takes them, from the command
+#    line, from what Slurm passes in the environment, PYXIS_CONTAINER_*
+#    defaults, and recorded per step; it is not pyxis and runs no
+#    container, so every step still runs on the host): workers whose sruns
+#    have --container-image of their own start the pool, and the master
+#    and sampler steps get exactly the container the plugin chose, in every
+#    mode (auto with and without a recipe container, pyxis, none); an alias
+#    and a directory are refused before any step starts.
 # C. Slurm's OCI containers (srun --container, crun; where the cluster has
 #    them: Slurm 23.02 or later, i.e. the trixie and sid chroots of
 #    `make check-matrix`): the example with model.container = an OCI bundle
 #    built from Debian packages and the wheel (tests/cluster/bundle.sh); the
 #    master runs inside it on n1, and so do the workers (prefill on n2,
 #    decode on n3, srun --container), whose real Mooncake clients move a
-#    value through the pool; a worker in a bundle that does not mount the
-#    job's directory fails in task_init with the mount to add; values the
-#    cluster cannot use are refused before any step starts; container=none
-#    keeps the host's master.
+#    value through the pool; the recipe names the bundle by an srtctl alias
+#    (srtslurm.yaml); the sampler runs on the host; a worker in a bundle
+#    that does not mount the job's directory fails in task_init with the
+#    mount to add; values the cluster cannot use are refused before any
+#    step starts; container=none, and a recipe without a container, keep
+#    the host's master and sampler even when the workers' sruns (the one
+#    that starts the pool among them) run in the bundle (--container,
+#    SRUN_CONTAINER).
 . "$(dirname "$0")/lib.sh"
 W=$(workdir)
 cd "$W" || exit 1
@@ -52,10 +60,27 @@ recipe() {
 	sed -i "s|^  container: \"trtllm\"|  container: \"$2\"|" "$1"
 }
 # where the job's master runs: "exe=... mnt=..." of the mooncake_master on n1
-master_seen() {
-	local pid
-	pid=$("$CLUSTER" pids n1 mooncake_master | head -1)
-	[ -n "$pid" ] && echo "exe=$(readlink "/proc/$pid/exe") mnt=$(readlink "/proc/$pid/ns/mnt")"
+master_seen() { proc_seen mooncake_master; }
+# ... and its sampler (mooncake-recipe sample), once it runs (20 s)
+sampler_seen() {
+	local i
+	for i in $(seq 100); do
+		[ -n "$("$CLUSTER" pids n1 mooncake-recipe)" ] && break
+		sleep 0.2
+	done
+	proc_seen mooncake-recipe
+}
+# proc_seen COMM: "exe=... mnt=..." of the COMM process on n1, once it runs
+# the program of that name (a console script's python execs it) (20 s)
+proc_seen() {
+	local pid exe i
+	for i in $(seq 100); do
+		pid=$("$CLUSTER" pids n1 "$1" | head -1)
+		exe=$(readlink "/proc/$pid/exe" 2>/dev/null)
+		[ -n "$pid" ] && [ "${exe##*/}" = "$1" ] && break
+		sleep 0.2
+	done
+	[ -n "$pid" ] && echo "exe=$exe mnt=$(readlink "/proc/$pid/ns/mnt")"
 }
 HOST_MNT=$(readlink /proc/self/ns/mnt)
 # what each worker prints first: its node and its Python's prefix
@@ -67,7 +92,8 @@ EOF
 # run_job NAME RECIPE [SRUN OPTIONS]: an sbatch -N3 job in $W/NAME: prefill
 # on n2 puts a value, decode on n3 reads it (each srun with the options);
 # $EXTRA runs in the job once the value is in the pool. The master is looked
-# at while the job runs (NAME/master.txt). Sets JID and J.
+# at while the job runs (NAME/master.txt), and the sampler (sampler.txt).
+# Sets JID and J.
 run_job() {
 	local name=$1 r=$2 opts=${3:-}
 	J=$W/$name
@@ -86,6 +112,7 @@ wait
 EOS
 	JID=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$J/job.out" "$J/job.sh")
 	if wait_master n1; then master_seen >"$J/master.txt"; fi
+	sampler_seen >"$J/sampler.txt"
 	touch "$J/seen"
 	wait_job "$JID" 240
 }
@@ -125,23 +152,86 @@ check "[A] exactly one line says the recipe's container is not used: $(grep -h -
 check "[A] squeue --steps shows one mooncake-master step, on n1" test "$(grep -c '^mooncake-master n1$' "$J/steps.out")" = 1
 
 # --- B: the pyxis stand-in (not pyxis) ----------------------------------
+# Workers run as NVIDIA's clusters run them, each srun with a
+# --container-image of its own (WIMG), and the srun that starts the pool
+# is one of them: every step the plugin starts (the master, the sampler)
+# gets exactly the container the plugin chose, and nothing of the
+# worker's (srun hands its options on in its environment).
+WIMG='nvcr.io#nvidia/worker/image:2'
+# seen JID NAME: what the stand-in recorded for the step NAME of job JID
+seen() { cat "$W/standin/$1".* 2>/dev/null | grep "^name=$2 " | head -1; }
+# the stand-in's line for a step that got no container option
+NOTHING='container-image= container-mounts= container-workdir= container-name= container-save= container-env= container-mount-home= container-remap-root= container-entrypoint= container-writable='
+# pool_job NAME RECIPE: an sbatch -N2 job whose one worker srun, on n2, has
+# pyxis options of its own and starts the pool; the job ends once the
+# sampler step has started. Sets JID and J.
+pool_job() {
+	J=$W/$1
+	mkdir -p "$J"
+	cat >"$J/job.sh" <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --container-image=$WIMG --no-container-mount-home --mooncake-recipe=$2 --mooncake-role=prefill true >$J/worker.out 2>&1
+for i in \$(seq 300); do grep -qs '^name=mooncake-pool ' $W/standin/\$SLURM_JOB_ID.*.n1 && break; sleep 0.2; done
+EOS
+	JID=$(sbatch --parsable -N2 -w n1,n2 -o "$J/job.out" "$J/job.sh")
+	wait_job "$JID" 120
+}
+# steps_got WHAT MASTER: the master step got MASTER (its options as the
+# stand-in's line shows them), the sampler nothing, the worker its own
+steps_got() {
+	local m p w
+	m=$(seen "$JID" mooncake-master) p=$(seen "$JID" mooncake-pool) w=$(seen "$JID" job.sh)
+	echo "   [$1] master: $m"
+	echo "   [$1] sampler: $p"
+	check "[$1] the master step got exactly the plugin's choice: $2" test "$m" = "name=mooncake-master $2"
+	check "[$1] the sampler step got no container option (it runs on the host)" test "$p" = "name=mooncake-pool $NOTHING"
+	check "[$1] (the stand-in saw the worker's own options: $w)" \
+		bash -c "grep -q ' container-image=$WIMG ' <<<'$w' && grep -q ' container-mount-home=0 ' <<<'$w'"
+}
 if [ -f "$STANDIN" ]; then
 	standin on
 	IMAGE='nvcr.io#nvidia/tensorrt-llm/release:1.0.0'
 	recipe "$W/pyxis.yaml" "$IMAGE"
-	# a job-wide pyxis default must not reach the master step
-	PYXIS_CONTAINER_IMAGE=docker.io#library/other:1 run_job pyxis pyxis.yaml
+	# a job-wide pyxis default must not reach the plugin's steps either
+	PYXIS_CONTAINER_IMAGE=docker.io#library/other:1 PYXIS_CONTAINER_MOUNTS=/srv:/srv \
+		run_job pyxis pyxis.yaml "--container-image=$WIMG --no-container-mount-home"
 	moved pyxis
 	dir=$W/outputs/$JID/logs
-	rec=$(cat "$W/standin/$JID".*.n1 2>/dev/null | grep '^name=mooncake-master ')
-	echo "   the stand-in recorded for the master step: $rec"
-	check "[B, pyxis stand-in] the master step got --container-image=$IMAGE --container-mounts=$dir:$dir --container-workdir=$dir and nothing else" \
-		test "$rec" = "name=mooncake-master container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir container-name= container-env= env-PYXIS_CONTAINER_IMAGE="
-	check "[B, pyxis stand-in] the worker steps got no container option from the plugin" \
-		bash -c "! grep -h '^name=job.sh ' $W/standin/$JID.* | grep -v 'container-image= container-mounts= container-workdir= '"
+	steps_got "B, pyxis stand-in, container=auto" \
+		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
 	check "[B, pyxis stand-in] no line says the container is not used" bash -c "! grep -q 'is not used' $J/*.out"
-	refused "[B, pyxis stand-in] an srtctl alias" alias-pyxis trtllm
-	check "[B] ... saying what to write instead" grep -q "mooncake: alias-pyxis.yaml:26:14: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: write the image itself" "$W/rf/alias-pyxis.err"
+	# a recipe without a container: the host's master
+	trtllm_test_recipe "$W/nocontainer.yaml"
+	sed -i '/^  container: "trtllm"/d' "$W/nocontainer.yaml"
+	pool_job nocontainer nocontainer.yaml
+	steps_got "B, pyxis stand-in, no recipe container" "$NOTHING"
+	# container=pyxis, and container=none (the host, whatever the recipe says)
+	plugin_args container=pyxis
+	pool_job forced pyxis.yaml
+	dir=$W/outputs/$JID/logs
+	steps_got "B, pyxis stand-in, container=pyxis" \
+		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+	plugin_args container=none
+	pool_job none pyxis.yaml
+	steps_got "B, pyxis stand-in, container=none" "$NOTHING"
+	plugin_args
+	# srtctl's alias, through the srtslurm.yaml of the job's directory (as
+	# srtctl finds it: the working directory, its parent, its grandparent)
+	recipe "$W/alias.yaml" trtllm
+	printf 'cluster: {account: test}\ncontainers:\n  trtllm: "%s"\n' "$IMAGE" >"$W/srtslurm.yaml"
+	pool_job alias alias.yaml
+	dir=$W/outputs/$JID/logs
+	steps_got "B, pyxis stand-in, srtctl's alias" \
+		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+	rm "$W/srtslurm.yaml"
+	# an alias no srtslurm.yaml maps: refused, naming what was read
+	refused "[B, pyxis stand-in] an srtctl alias no srtslurm.yaml maps" alias-pyxis trtllm
+	check "[B] ... saying where it looked and what to write instead" grep -q "mooncake: alias-pyxis.yaml:26:14: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (no srtslurm.yaml in $W/rf, $W, $MCK_TMP (and SRTSLURM_CONFIG is not set); plugstack.conf names no cluster-wide file (srtslurm=)); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself" "$W/rf/alias-pyxis.err"
+	printf 'containers: {vllm: "nvcr.io#nvidia/vllm:1"}\n' >"$W/cluster-srtslurm.yaml"
+	plugin_args "srtslurm=$W/cluster-srtslurm.yaml"
+	refused "[B, pyxis stand-in, srtslurm= in plugstack.conf] an srtctl alias no srtslurm.yaml maps" alias-cluster trtllm
+	check "[B] ... naming the cluster's file" grep -q "and no srtslurm.yaml maps it ($W/cluster-srtslurm.yaml (srtslurm= in plugstack.conf); no srtslurm.yaml in $W/rf, $W, $MCK_TMP (and SRTSLURM_CONFIG is not set)); with pyxis" "$W/rf/alias-cluster.err"
+	plugin_args
 	refused "[B, pyxis stand-in] a directory" dir-pyxis "$W"
 	standin off
 else
@@ -173,8 +263,13 @@ ROOTFS=$("$TOP/tests/cluster/bundle.sh" path)
 	{ fail "[C] could not write the bundle's config.json (tests/setup.sh builds its root file system)"; exit 1; }
 "$TOP/tests/cluster/bundle.sh" config "$W/bundle-nomount" "$TOP"
 recipe "$W/oci.yaml" "$W/bundle"
-EXTRA="srun --overlap -N1 -n1 -w n3 --container=$W/bundle-nomount --mooncake-recipe=oci.yaml --mooncake-role=decode python3 -c 'print(\"TASK-RAN\")' >$W/oci/nomount.out 2>&1; echo rc=\$? >>$W/oci/nomount.out" \
-	run_job oci oci.yaml "--container=$W/bundle"
+# the example as srtctl users write it: model.container is the alias
+# trtllm, which the srtslurm.yaml of the job's directory maps to the bundle
+recipe "$W/oci-alias.yaml" trtllm
+printf 'containers:\n  trtllm: %s\n' "$W/bundle" >"$W/srtslurm.yaml"
+EXTRA="srun --overlap -N1 -n1 -w n3 --container=$W/bundle-nomount --mooncake-recipe=oci-alias.yaml --mooncake-role=decode python3 -c 'print(\"TASK-RAN\")' >$W/oci/nomount.out 2>&1; echo rc=\$? >>$W/oci/nomount.out" \
+	run_job oci oci-alias.yaml "--container=$W/bundle"
+rm "$W/srtslurm.yaml"
 moved oci
 dir=$W/outputs/$JID/logs
 seen=$(cat "$J/master.txt" 2>/dev/null)
@@ -184,7 +279,12 @@ echo "   the master on n1: $seen (this shell's mount namespace: $HOST_MNT)"
 check "[C, OCI] the master ran the bundle's mooncake_master (its /opt/mooncake, which this host does not have)" \
 	bash -c "grep -Eq '^exe=[^ ]*/opt/mooncake/lib/python[^ ]*/mooncake/mooncake_master ' $J/master.txt && [ ! -e /opt/mooncake ]"
 check "[C, OCI] ... in a mount namespace of its own (the container)" \
-	bash -c "grep -q ' mnt=mnt:' $J/master.txt && ! grep -q ' mnt=$HOST_MNT' $J/master.txt"
+	bash -c "grep -q ' mnt=mnt:' $J/master.txt && ! grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+# the sampler: the host's mooncake-recipe, whatever the master and the
+# workers run in
+on_host() { [ "$(cat "$1" 2>/dev/null)" = "exe=$SAMPLER mnt=$HOST_MNT" ]; }
+SAMPLER=$(readlink -f "${MCK_SAMPLER:-$TOP/build/mooncake-recipe}")
+check "[C, OCI] the sampler ran on the host ($(cat "$J/sampler.txt" 2>/dev/null))" on_host "$J/sampler.txt"
 check "[C, OCI] squeue --steps shows one mooncake-master step, on n1" test "$(grep -c '^mooncake-master n1$' "$J/steps.out")" = 1
 check "[C, OCI] the master's log is in the job's directory" grep -q "Master service started" "$dir/mooncake_master.log"
 check "[C, OCI] the workers ran in the bundle too (their Python is the bundle's /opt/mooncake)" \
@@ -199,10 +299,28 @@ refused "[C, OCI] an srtctl alias" alias-auto trtllm
 check "[C, OCI] ... naming this cluster's oci.conf and what to write" grep -q "model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster ($ETC/oci.conf)" "$W/rf/alias-auto.err"
 mkdir -p "$W/empty"
 refused "[C, OCI] a directory without config.json" empty "$W/empty"
-# container=none: the host's master, bundle or not
+# container=none: the host's master, bundle or not, and even when the srun
+# that starts it runs its own tasks in the bundle (srun 24.11 and 26.05 do
+# not hand --container on in their environment, so this passes without the
+# plugin's rule too; SRUN_CONTAINER, below, is what a child srun inherits)
 plugin_args container=none
-run_job none oci.yaml
+run_job none oci.yaml "--container=$W/bundle"
 moved none
-check "[C, container=none] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
-	grep -q "^exe=$MOONCAKE_VENV/" "$J/master.txt"
+check "[C, container=none, workers --container] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
+	bash -c "grep -q '^exe=$MOONCAKE_VENV/' $J/master.txt && grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+check "[C, container=none, workers --container] the sampler ran on the host" on_host "$J/sampler.txt"
+check "[C, container=none, workers --container] (the workers ran in the bundle)" \
+	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
 plugin_args
+# a recipe without a container, and every srun of the job in the bundle
+# through srun's own variable (SRUN_CONTAINER, as --container)
+trtllm_test_recipe "$W/oci-nocontainer.yaml"
+sed -i '/^  container: "trtllm"/d' "$W/oci-nocontainer.yaml"
+SRUN_CONTAINER=$W/bundle run_job srun-container oci-nocontainer.yaml
+moved srun-container
+check "[C, no recipe container, SRUN_CONTAINER] the master ran on the host ($(cat "$J/master.txt" 2>/dev/null))" \
+	bash -c "grep -q '^exe=$MOONCAKE_VENV/' $J/master.txt && grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+check "[C, no recipe container, SRUN_CONTAINER] the sampler ran on the host" on_host "$J/sampler.txt"
+check "[C, no recipe container, SRUN_CONTAINER] (the workers ran in the bundle)" \
+	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
+check "[C, OCI] no mooncake_master is left after the jobs" test "$(masters_left)" = 0

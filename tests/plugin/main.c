@@ -1,4 +1,5 @@
-/* main.c - the plugin layer's suites (plugin, election, ports, container), or, as
+/* main.c - the plugin layer's suites (plugin, election, ports, container,
+ * steps, container_alias), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
 #include <check.h>
@@ -14,6 +15,8 @@ Suite *plugin_suite(void);
 Suite *election_suite(void);
 Suite *ports_suite(void);
 Suite *container_suite(void);
+Suite *steps_suite(void);
+Suite *container_alias_suite(void);
 
 int main(int argc, char **argv)
 {
@@ -51,6 +54,8 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, ports_suite());
 	srunner_add_suite(sr, plugin_suite());
 	srunner_add_suite(sr, container_suite());
+	srunner_add_suite(sr, steps_suite());
+	srunner_add_suite(sr, container_alias_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -17,17 +17,21 @@
 #include "testdir.h"
 #include "stub.h"
 
-static char tmp[256];
+static char tmp[256], nofile[512];
 
-
+/* no srtslurm.yaml anywhere: SRTSLURM_CONFIG names a file that is not
+ * there (srtctl then uses none, and looks nowhere else) */
 static void setup(void)
 {
 	testdir_make(tmp, sizeof(tmp), "container");
 	stub_reset(S_CTX_LOCAL);
+	snprintf(nofile, sizeof(nofile), "%s/no-srtslurm.yaml", tmp);
+	setenv("SRTSLURM_CONFIG", nofile, 1);
 }
 
 static void teardown(void)
 {
+	unsetenv("SRTSLURM_CONFIG");
 	testdir_remove(tmp);
 }
 
@@ -102,6 +106,13 @@ START_TEST(plugstack_container_argument)
 	}
 	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad, &err), -1);
 	ck_contains(err.text, "plugstack.conf: container=docker: write container=auto");
+	/* srtslurm=: the cluster's srtslurm.yaml, an absolute path */
+	ck_assert_str_eq(ps.srtslurm, "");
+	plugstack(&ps, "srtslurm=/etc/slurm/srtslurm.yaml");
+	ck_assert_str_eq(ps.srtslurm, "/etc/slurm/srtslurm.yaml");
+	bad[0] = "srtslurm=srtslurm.yaml";
+	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad, &err), -1);
+	ck_assert_str_eq(err.text, "plugstack.conf: srtslurm=srtslurm.yaml must be an absolute path (the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml)");
 }
 END_TEST
 
@@ -128,7 +139,7 @@ START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
 {
 	const struct mcp_container_site pyxis = { true, false, "/etc/slurm/oci.conf" };
 	struct mcp_container c;
-	char msg[4096];
+	char msg[4096], want[4096];
 
 	ck_assert_int_eq(decide(NULL, &pyxis, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0", &c, msg,
 				sizeof(msg)),
@@ -136,8 +147,10 @@ START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
 	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0");
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
-	ck_assert_str_eq(msg,
-			 "mooncake: r.yaml:2:29: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), which the plugin does not resolve; with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: write the image itself, a registry image (e.g. model.container: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/trtllm:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/trtllm.sqsh)");
+	snprintf(want, sizeof(want),
+		 "mooncake: r.yaml:2:29: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=)); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. model.container: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/trtllm:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/trtllm.sqsh)",
+		 nofile);
+	ck_assert_str_eq(msg, want);
 	ck_assert_int_eq(decide("container=pyxis", NULL, tmp, &c, msg, sizeof(msg)), -1);
 	ck_contains(msg, "is a directory; with container=pyxis in plugstack.conf, the master step runs as srun --container-image=IMAGE");
 	/* a squashfs file named relative to the submit directory */
@@ -148,12 +161,56 @@ START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
 }
 END_TEST
 
+/* pyxis takes a squashfs file only by a name that starts with '/' or '.',
+ * and pulls anything else from a registry (NVIDIA/pyxis issue 127): a file
+ * named relative to the srun's directory is made absolute, a file name that
+ * is no file here is refused, before any step */
+START_TEST(pyxis_gets_an_absolute_squashfs_path)
+{
+	const struct mcp_container_site pyxis = { true, false, "/etc/slurm/oci.conf" };
+	struct mcp_container c;
+	char msg[4096], want[2048];
+
+	ck_assert_int_eq(mkdir("images", 0755), 0);
+	put("images/trt.sqsh", "");
+	put("trt.sqsh", "");
+	/* images/trt.sqsh and trt.sqsh would be registry images for pyxis */
+	snprintf(want, sizeof(want), "%s/images/trt.sqsh", tmp);
+	ck_assert_int_eq(decide(NULL, &pyxis, "images/trt.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, want);
+	snprintf(want, sizeof(want), "%s/trt.sqsh", tmp);
+	ck_assert_int_eq(decide(NULL, &pyxis, "trt.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, want);
+	ck_assert_int_eq(decide(NULL, &pyxis, "./images/../trt.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, want);
+	/* a squashfs name that is no file here */
+	ck_assert_int_eq(decide(NULL, &pyxis, "other.sqsh", &c, msg, sizeof(msg)), -1);
+	snprintf(want, sizeof(want),
+		 "mooncake: r.yaml:2:29: model.container: the squashfs file other.sqsh does not exist here (relative to %s: No such file or directory); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. model.container: /shared/images/other.sqsh)",
+		 tmp);
+	ck_assert_str_eq(msg, want);
+	ck_assert_int_eq(decide(NULL, &pyxis, "./images/other.squashfs", &c, msg, sizeof(msg)), -1);
+	ck_contains(msg, "the squashfs file ./images/other.squashfs does not exist here");
+	ck_contains(msg, "(e.g. model.container: /shared/images/other.squashfs)");
+	ck_assert_int_eq(decide(NULL, &pyxis, "images/other.sqsh", &c, msg, sizeof(msg)), -1);
+	/* registry images and absolute paths as they are (the nodes may have
+	 * files this host has not) */
+	ck_assert_int_eq(decide(NULL, &pyxis, "nvidia/cuda:12.4.0-base-ubuntu22.04", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, "nvidia/cuda:12.4.0-base-ubuntu22.04");
+	ck_assert_int_eq(decide(NULL, &pyxis, "/nodes/only/trt.sqsh", &c, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(c.value, "/nodes/only/trt.sqsh");
+	/* a directory by any name */
+	ck_assert_int_eq(decide(NULL, &pyxis, "images", &c, msg, sizeof(msg)), -1);
+	ck_contains(msg, "model.container: images is a directory");
+}
+END_TEST
+
 START_TEST(oci_takes_bundle_directories_only)
 {
 	const struct mcp_container_site oci = { false, true, "/etc/slurm/oci.conf" };
 	const struct mcp_container_site both = { true, true, "/etc/slurm/oci.conf" };
 	struct mcp_container c;
-	char msg[4096], bundle[512];
+	char msg[4096], bundle[512], want[4096];
 
 	make_bundle("bundle", "{}");
 	snprintf(bundle, sizeof(bundle), "%s/bundle", tmp);
@@ -167,8 +224,10 @@ START_TEST(oci_takes_bundle_directories_only)
 	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
 	/* what Slurm's --container cannot run refuses the srun */
 	ck_assert_int_eq(decide(NULL, &oci, "trtllm", &c, msg, sizeof(msg)), -1);
-	ck_assert_str_eq(msg,
-			 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster (/etc/slurm/oci.conf), the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, which the plugin does not resolve. Write the bundle's absolute path (the same on every node), e.g. model.container: /shared/bundles/trtllm");
+	snprintf(want, sizeof(want),
+		 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster (/etc/slurm/oci.conf), the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=)). Write the bundle's absolute path (the same on every node), e.g. model.container: /shared/bundles/trtllm, or map the alias to it in containers: of srtslurm.yaml",
+		 nofile);
+	ck_assert_str_eq(msg, want);
 	ck_assert_int_eq(decide("container=oci", NULL, "/nonexistent/bundle", &c, msg, sizeof(msg)), -1);
 	ck_contains(msg, "the OCI bundle /nonexistent/bundle does not exist here (No such file or directory)");
 	put("img.sqsh", "");
@@ -207,51 +266,41 @@ static char *joined(char **v)
 START_TEST(master_step_options_per_system)
 {
 	static const char *const cmd0[] = { "mooncake_master", "--port=8700", NULL };
-	static const char *const env0[] = { "PATH=/usr/bin", "PYXIS_CONTAINER_IMAGE=other",
-					    "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_image=other",
-					    "HOME=/root", NULL };
 	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
 	struct mcr_error err;
-	char **opts, **cmd = strv(cmd0), **env = strv(env0);
+	char **opts, **cmd = strv(cmd0);
 
 	/* Slurm's OCI: the bundle, and the name looked up inside it */
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(opts), "--container=/b/trt");
 	ck_assert_str_eq(joined(cmd), "/usr/bin/env mooncake_master --port=8700");
-	ck_assert_str_eq(joined(env), "PATH=/usr/bin PYXIS_CONTAINER_IMAGE=other SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_image=other HOME=/root");
 	mcr_strv_free(opts);
 	mcr_strv_free(cmd);
 	/* master=/abs/path is the path inside the container */
 	cmd = strv((const char *const[]){ "/opt/mc/bin/mooncake_master", NULL });
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(cmd), "/opt/mc/bin/mooncake_master");
 	mcr_strv_free(opts);
 	mcr_strv_free(cmd);
-	/* pyxis: the image, the job's directory at its own path, and only
-	 * the options the plugin gives */
+	/* pyxis: the image, the job's directory at its own path */
 	c.mode = MCP_CONTAINER_PYXIS;
 	snprintf(c.value, sizeof(c.value), "nvcr.io#nvidia/trt:1");
 	cmd = strv(cmd0);
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(opts), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs");
 	ck_assert_str_eq(joined(cmd), "mooncake_master --port=8700");
-	ck_assert_str_eq(joined(env), "PATH=/usr/bin HOME=/root");
 	mcr_strv_free(opts);
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/a:b", &opts, &cmd, env, &err), -1);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/a:b", &opts, &cmd, &err), -1);
 	ck_contains(err.text, "the job's directory /jobs/a:b has a ':' or ',' in its name");
 	mcr_strv_free(opts);
-	/* the host: nothing added; the note is said by the srun that starts it */
+	/* the host: no option */
 	c.mode = MCP_CONTAINER_NONE;
-	snprintf(c.note, sizeof(c.note), "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used");
-	ck_assert_int_eq(mcp_container_step(&c, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
-	ck_assert_str_eq(joined(opts), "");
-	ck_contains(stub.log, "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used");
-	mcr_strv_free(opts);
-	ck_assert_int_eq(mcp_container_step(NULL, "/jobs/4/logs", &opts, &cmd, env, &err), 0);
-	ck_assert_str_eq(joined(opts), "");
-	mcr_strv_free(opts);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_ptr_null(opts);
+	ck_assert_int_eq(mcp_container_options(NULL, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_ptr_null(opts);
+	ck_assert_str_eq(joined(cmd), "mooncake_master --port=8700");
 	mcr_strv_free(cmd);
-	mcr_strv_free(env);
 }
 END_TEST
 
@@ -263,7 +312,7 @@ START_TEST(spawned_master_step_in_a_bundle)
 	struct mcr_recipe *r = recipe_in("/b/trt");
 	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
 	const struct mcr_ports ports = { 8700, 8701, 8702 };
-	struct mcp_step_place at = { "4301", tmp, "n1", NULL, false };
+	struct mcp_step_place at = { "4301", tmp, "n1", false };
 	struct mcr_error err;
 	char log[512], out[300], text[1200], buf[4096];
 	pid_t pid;
@@ -289,6 +338,37 @@ START_TEST(spawned_master_step_in_a_bundle)
 	ck_contains(buf, "--chdir=");
 	ck_contains(buf, "\n--container=/b/trt\n/usr/bin/env\nmooncake_master\n--port=8700\n");
 	mcr_recipe_free(r);
+}
+END_TEST
+
+/* one explanation for a master that could not be run: in its container,
+ * the image or master=; on the host, the PATH or master=/path/to/ */
+START_TEST(one_advice_for_a_master_that_could_not_run)
+{
+	struct mcp_container oci = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
+	struct mcp_container pyxis = { .mode = MCP_CONTAINER_PYXIS, .value = "nvcr.io#nvidia/trt:1" };
+	const char *env_tail = "\n    /usr/bin/env: 'mooncake_master': No such file or directory";
+	const char *exec_tail = "\n    slurmstepd: error: execve(): mooncake_master: No such file or directory";
+	char out[2048];
+
+	mcp_master_advice(&oci, env_tail, "mooncake_master", "n1", out, sizeof(out));
+	ck_assert_str_eq(out, " The master step ran in the container /b/trt (Slurm's --container) on n1, and mooncake_master could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.");
+	/* inside pyxis's image, slurmstepd's execve() line is about the image,
+	 * not the host's PATH */
+	mcp_master_advice(&pyxis, exec_tail, "mooncake_master", "n1", out, sizeof(out));
+	ck_contains(out, " The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
+	ck_assert_ptr_null(strstr(out, "PATH of the master step"));
+	/* on the host: the host's advice only */
+	oci.mode = MCP_CONTAINER_NONE;
+	mcp_master_advice(&oci, exec_tail, "mooncake_master", "n1", out, sizeof(out));
+	ck_contains(out, " mooncake_master is not on the PATH of the master step on n1");
+	ck_assert_ptr_null(strstr(out, "container"));
+	/* another failure: nothing */
+	mcp_master_advice(&pyxis, "\n    bind failed: Address already in use", "mooncake_master", "n1", out,
+			  sizeof(out));
+	ck_assert_str_eq(out, "");
+	mcp_master_advice(&pyxis, NULL, "mooncake_master", "n1", out, sizeof(out));
+	ck_assert_str_eq(out, "");
 }
 END_TEST
 
@@ -358,9 +438,11 @@ Suite *container_suite(void)
 	tcase_add_test(tc, plugstack_container_argument);
 	tcase_add_test(tc, no_container_support_runs_the_host_master_and_says_so);
 	tcase_add_test(tc, pyxis_takes_images_and_refuses_aliases_and_directories);
+	tcase_add_test(tc, pyxis_gets_an_absolute_squashfs_path);
 	tcase_add_test(tc, oci_takes_bundle_directories_only);
 	tcase_add_test(tc, master_step_options_per_system);
 	tcase_add_test(tc, spawned_master_step_in_a_bundle);
+	tcase_add_test(tc, one_advice_for_a_master_that_could_not_run);
 	tcase_add_test(tc, task_reads_its_config_where_it_runs);
 	suite_add_tcase(s, tc);
 	return s;

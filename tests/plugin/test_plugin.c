@@ -449,30 +449,30 @@ START_TEST(master_exec_advice_cases)
 {
 	char out[1024];
 
-	mcp_master_exec_advice("\n    slurmstepd: error: execve(): mooncake_master: No such file or directory\n    srun: error: n1: task 0: Exited with exit code 2",
-			       "mooncake_master", "n1", out, sizeof(out));
+	mcp_master_advice(NULL, "\n    slurmstepd: error: execve(): mooncake_master: No such file or directory\n    srun: error: n1: task 0: Exited with exit code 2",
+			  "mooncake_master", "n1", out, sizeof(out));
 	ck_assert_msg(strstr(out, " mooncake_master is not on the PATH of the master step on n1") == out, "%s", out);
 	ck_assert_ptr_nonnull(strstr(out, "in plugstack.conf, master=/path/to/mooncake_master"));
 	ck_assert_ptr_nonnull(strstr(out, "without --export=NONE"));
 	/* a name from the recipe's service command, not master= */
-	mcp_master_exec_advice("slurmstepd: error: execve(): my_master: No such file or directory",
-			       "mooncake_master", "n2", out, sizeof(out));
+	mcp_master_advice(NULL, "slurmstepd: error: execve(): my_master: No such file or directory",
+			  "mooncake_master", "n2", out, sizeof(out));
 	ck_assert_ptr_nonnull(strstr(out, "in the command of the recipe's mooncake-master service"));
 	ck_assert_ptr_null(strstr(out, "master=/path/to/"));
 	/* an absolute path that is missing on the node */
-	mcp_master_exec_advice("slurmstepd: error: execve(): /opt/mc/bin/mooncake_master: No such file or directory",
-			       "/opt/mc/bin/mooncake_master", "n1", out, sizeof(out));
+	mcp_master_advice(NULL, "slurmstepd: error: execve(): /opt/mc/bin/mooncake_master: No such file or directory",
+			  "/opt/mc/bin/mooncake_master", "n1", out, sizeof(out));
 	ck_assert_str_eq(out, " /opt/mc/bin/mooncake_master does not exist on n1: install mooncake_master there (the Mooncake wheel), or correct master= in plugstack.conf.");
-	mcp_master_exec_advice("slurmstepd: error: execve(): /opt/mooncake_master: Permission denied",
-			       "/opt/mooncake_master", "n1", out, sizeof(out));
+	mcp_master_advice(NULL, "slurmstepd: error: execve(): /opt/mooncake_master: Permission denied",
+			  "/opt/mooncake_master", "n1", out, sizeof(out));
 	ck_assert_ptr_nonnull(strstr(out, "cannot be run by the job's user"));
 	/* anything else: no advice */
-	mcp_master_exec_advice("\n    E20251201 master.cpp:99] bind failed: Address already in use",
-			       "mooncake_master", "n1", out, sizeof(out));
+	mcp_master_advice(NULL, "\n    E20251201 master.cpp:99] bind failed: Address already in use",
+			  "mooncake_master", "n1", out, sizeof(out));
 	ck_assert_str_eq(out, "");
-	mcp_master_exec_advice("", "mooncake_master", "n1", out, sizeof(out));
+	mcp_master_advice(NULL, "", "mooncake_master", "n1", out, sizeof(out));
 	ck_assert_str_eq(out, "");
-	mcp_master_exec_advice("execve(): ", "mooncake_master", "n1", out, sizeof(out));
+	mcp_master_advice(NULL, "execve(): ", "mooncake_master", "n1", out, sizeof(out));
 	ck_assert_str_eq(out, "");
 }
 END_TEST
@@ -1057,7 +1057,7 @@ START_TEST(sampler_step_argv_and_env)
 {
 	struct mcp_plugstack config;
 	struct mcr_error err = { 0 };
-	struct mcp_step_place job = { "4301", NULL, "n1", NULL, false };
+	struct mcp_step_place job = { "4301", NULL, "n1", false };
 	char srun[300], out[2048], sampler[300], logdir[300], buf[8192];
 	char *av[] = { NULL };
 	FILE *f;

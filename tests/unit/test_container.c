@@ -1,6 +1,11 @@
 /* test_container.c - mcr_recipe_master_container: the container the master
  * runs in, chosen as srtctl chooses it (the service's, else the engine
- * block's, else model.container), and where the recipe says so. */
+ * block's, else model.container), and where the recipe says so; and
+ * mcr_srtslurm_container: srtctl's aliases, containers: of srtslurm.yaml. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "testutil.h"
 
 static const char *container_of(const char *yaml, char *where, size_t size)
@@ -97,6 +102,73 @@ START_TEST(test_master_container_examples)
 }
 END_TEST
 
+/* srtslurm.yaml holding `text` (in TMPDIR); the alias looked up there */
+static int alias_in(const char *text, const char *alias, char **value, struct mcr_error *where,
+		    struct mcr_error *err)
+{
+	char path[512];
+	const char *dir = getenv("TMPDIR");
+	FILE *f;
+	int rc, fd;
+
+	snprintf(path, sizeof(path), "%s/mck-srtslurm.XXXXXX", dir && *dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	rc = mcr_srtslurm_container(path, "srtslurm.yaml", alias, value, where, err);
+	unlink(path);
+	return rc;
+}
+
+START_TEST(test_srtslurm_aliases)
+{
+	struct mcr_error where, err;
+	char *v;
+
+	/* srtctl's cluster config: only containers: matters */
+	ck_assert_int_eq(alias_in("cluster:\n  account: a\ncontainers:\n  trtllm: /shared/trtllm.sqsh\n"
+				  "  vllm: 'nvcr.io#nvidia/vllm:1'\n",
+				  "vllm", &v, &where, &err),
+			 1);
+	ck_assert_str_eq(v, "nvcr.io#nvidia/vllm:1");
+	ck_assert_str_eq(errmsg(&where), "mooncake: srtslurm.yaml:5:9: containers.vllm");
+	ck_assert_int_eq(where.kind, MCR_OK);
+	free(v);
+	/* not a key: 0, the value stays as it is (srtctl's rule) */
+	ck_assert_int_eq(alias_in("containers: {trtllm: /x.sqsh}\n", "sglang", &v, &where, &err), 0);
+	ck_assert_ptr_null(v);
+	ck_assert_str_eq(where.source, "");
+	ck_assert_int_eq(alias_in("containers: {trtllm: /x.sqsh}\n", "/x.sqsh", &v, NULL, &err), 0);
+	/* a key of another type is not the string alias (Python's `in`) */
+	ck_assert_int_eq(alias_in("containers: {1: /x.sqsh}\n", "1", &v, NULL, &err), 0);
+	/* no containers:, null, an empty file */
+	ck_assert_int_eq(alias_in("cluster: {account: a}\n", "trtllm", &v, NULL, &err), 0);
+	ck_assert_int_eq(alias_in("containers:\n", "trtllm", &v, NULL, &err), 0);
+	ck_assert_int_eq(alias_in("", "trtllm", &v, NULL, &err), 0);
+	/* what srtctl would not load */
+	ck_assert_int_eq(alias_in("- a\n", "trtllm", &v, NULL, &err), -1);
+	ck_assert_str_eq(errmsg(&err), "mooncake: srtslurm.yaml:1:1: srtctl's cluster config must be a mapping (cluster:, model_paths:, containers:, ...); srtctl ignores this file, and no alias of it resolves: fix it, or remove it");
+	ck_assert_int_eq(alias_in("containers: /x\n", "trtllm", &v, NULL, &err), -1);
+	ck_assert_str_eq(errmsg(&err), "mooncake: srtslurm.yaml:1:13: containers: must map srtctl's container aliases to images, e.g. containers: {trtllm: /shared/images/trtllm.sqsh}");
+	ck_assert_int_eq(alias_in("containers: {trtllm: ''}\n", "trtllm", &v, NULL, &err), -1);
+	ck_assert_str_eq(errmsg(&err), "mooncake: srtslurm.yaml:1:22: containers.trtllm: '' is not an image; write a registry image, a squashfs file or an OCI bundle's path, e.g. trtllm: /shared/images/trtllm.sqsh");
+	ck_assert_int_eq(alias_in("containers: {trtllm: 3}\n", "trtllm", &v, NULL, &err), -1);
+	ck_assert_contains(errmsg(&err), "containers.trtllm: 3 is not an image");
+	ck_assert_int_eq(alias_in("containers: {trtllm: [\n", "trtllm", &v, NULL, &err), -1);
+	ck_assert_contains(errmsg(&err), "mooncake: srtslurm.yaml:");
+	ck_assert_int_eq(err.kind, MCR_EINVAL);
+	/* a file that cannot be read */
+	ck_assert_int_eq(mcr_srtslurm_container("/nonexistent/srtslurm.yaml", NULL, "trtllm", &v, NULL, &err), -1);
+	ck_assert_str_eq(errmsg(&err), "mooncake: cannot read srtctl's cluster config /nonexistent/srtslurm.yaml: No such file or directory; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it");
+	ck_assert_int_eq(err.kind, MCR_EIO);
+	ck_assert_int_eq(mcr_srtslurm_container("/", NULL, "trtllm", &v, NULL, &err), -1);
+	ck_assert_contains(errmsg(&err), "/: it is not a regular file");
+}
+END_TEST
+
 Suite *container_suite(void)
 {
 	Suite *s = suite_create("container");
@@ -105,6 +177,7 @@ Suite *container_suite(void)
 	tcase_add_test(tc, test_master_container_precedence);
 	tcase_add_test(tc, test_master_container_none);
 	tcase_add_test(tc, test_master_container_examples);
+	tcase_add_test(tc, test_srtslurm_aliases);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -365,6 +365,28 @@ static int system_helpers(struct mcr_error *err)
 	return rc;
 }
 
+/* srtctl's container aliases, from a srtslurm.yaml */
+static int srtslurm_alias(struct mcr_error *err)
+{
+	char path[] = "/tmp/mck-oom-srtslurm.XXXXXX", *v = NULL;
+	static const char text[] = "cluster: {account: a}\ncontainers:\n  trtllm: /shared/trt.sqsh\n";
+	int fd = mkstemp(path), rc;
+
+	if (fd < 0)
+		return mcri_error_set(err, MCR_EIO, "mkstemp");
+	rc = write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1) ? 0 : -1;
+	close(fd);
+	rc = rc ? mcri_error_set(err, MCR_EIO, "write") :
+		  mcr_srtslurm_container(path, "srtslurm.yaml", "trtllm", &v, NULL, err);
+	unlink(path);
+	if (rc == 1) {
+		note("alias", v);
+		rc = 0;
+	}
+	free(v);
+	return rc;
+}
+
 static const struct scenario SCENARIOS[] = {
 	{ "trtllm_example", trtllm_example, false },
 	{ "vllm_gpu_files", vllm_gpu_files, false },
@@ -373,6 +395,7 @@ static const struct scenario SCENARIOS[] = {
 	{ "typos", typos, false },
 	{ "yaml_features", yaml_features, false },
 	{ "system_helpers", system_helpers, false },
+	{ "srtslurm_alias", srtslurm_alias, false },
 	{ "unknown_field", unknown_field, true },
 	{ "pool_wide_keys", pool_wide_keys, true },
 	{ "store_config_on_other_role", store_config_on_other_role, true },

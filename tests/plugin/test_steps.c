@@ -1,0 +1,285 @@
+/*
+ * test_steps.c - the one rule for every job step the plugin starts
+ * (spank/spawn.c): the master and the pool's sampler run exactly where the
+ * plugin decides (the host, or the recipe's container through pyxis or
+ * Slurm's OCI support) and inherit no container option of the srun that
+ * started them, here a worker's srun with pyxis's --container-image
+ * (srun keeps it in its environment as _SLURM_SPANK_OPTION_pyxis_* and
+ * SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_*), a job-wide PYXIS_CONTAINER_*,
+ * Slurm's --container (SRUN_CONTAINER as srun reads it, SLURM_CONTAINER
+ * as slurmstepd sets it) and enroot's ENROOT_*. A recording srun stands
+ * for srun: it writes the command line and the environment it was given.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "master.h"
+#include "plugin.h"
+#include "stub.h"
+#include "testdir.h"
+
+static char tmp[256];
+
+/* what a worker's srun with containers of its own has in its environment */
+static const char *const worker_env[][2] = {
+	{ "_SLURM_SPANK_OPTION_pyxis_container_image", "worker-image" },
+	{ "_SLURM_SPANK_OPTION_pyxis_container_mounts", "/w:/w" },
+	{ "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_image", "worker-image" },
+	{ "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_workdir", "/root" },
+	{ "PYXIS_CONTAINER_IMAGE", "job-image" },
+	{ "PYXIS_CONTAINER_MOUNTS", "/j:/j" },
+	{ "SRUN_CONTAINER", "/bundles/worker" },
+	{ "SRUN_CONTAINER_ID", "worker" },
+	{ "SLURM_CONTAINER", "/bundles/worker" },
+	{ "SLURM_CONTAINER_ID", "worker" },
+	{ "ENROOT_RUNTIME_PATH", "/run/enroot/user" },
+	{ "ENROOT_MOUNT_HOME", "y" },
+};
+#define N_WORKER_ENV (sizeof(worker_env) / sizeof(worker_env[0]))
+
+static void setup(void)
+{
+	testdir_make(tmp, sizeof(tmp), "steps");
+	stub_reset(S_CTX_LOCAL);
+	for (size_t i = 0; i < N_WORKER_ENV; i++)
+		setenv(worker_env[i][0], worker_env[i][1], 1);
+	setenv("MCK_KEEP_ME", "1", 1);
+}
+
+static void teardown(void)
+{
+	for (size_t i = 0; i < N_WORKER_ENV; i++)
+		unsetenv(worker_env[i][0]);
+	unsetenv("MCK_KEEP_ME");
+	testdir_remove(tmp);
+}
+
+#define ck_contains(hay, needle) \
+	ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
+#define ck_lacks(hay, needle) \
+	ck_assert_msg(strstr((hay), (needle)) == NULL, "'%s' in:\n%s", (needle), (hay))
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_msg(f != NULL, "%s was not written", path);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* a plugstack whose srun= records its command line (argv.txt, one word a
+ * line) and environment (env.txt) */
+static void recording(struct mcp_plugstack *ps)
+{
+	char *av[] = { NULL }, text[2048];
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcp_plugstack_parse(ps, 0, av, &err), 0);
+	snprintf(ps->srun, sizeof(ps->srun), "%s/fake-srun", tmp);
+	snprintf(ps->sampler, sizeof(ps->sampler), "%s/fake-sampler", tmp);
+	snprintf(text, sizeof(text), "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >%s/argv.txt\nenv >%s/env.txt\n",
+		 tmp, tmp);
+	testdir_write(ps->srun, text);
+	testdir_write(ps->sampler, "#!/bin/sh\n");
+	ck_assert_int_eq(chmod(ps->srun, 0755), 0);
+	ck_assert_int_eq(chmod(ps->sampler, 0755), 0);
+}
+
+/* the step's srun has ended (our child): its argv and environment */
+static void recorded(pid_t pid, char *argv, char *env, size_t size)
+{
+	char path[400];
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(path, sizeof(path), "%s/argv.txt", tmp);
+	slurp(path, argv, size);
+	snprintf(path, sizeof(path), "%s/env.txt", tmp);
+	slurp(path, env, size);
+}
+
+/* no variable of the worker's containers reached the step */
+static void no_worker_container(const char *env)
+{
+	char line[256];
+
+	for (size_t i = 0; i < N_WORKER_ENV; i++) {
+		snprintf(line, sizeof(line), "\n%s=", worker_env[i][0]);
+		ck_lacks(env, line);
+	}
+	ck_contains(env, "\nMCK_KEEP_ME=1\n"); /* and the rest of the environment did */
+}
+
+/* the container options in the step's argv, one a line ("" for none) */
+static const char *container_options(const char *argv)
+{
+	static char out[2048];
+	char copy[8192], *save = NULL;
+	size_t o = 0;
+
+	snprintf(copy, sizeof(copy), "%s", argv);
+	out[0] = '\0';
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (strncmp(l, "--container", 11) == 0)
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s", o ? " " : "", l);
+	return out;
+}
+
+static struct mcr_recipe *recipe(void)
+{
+	static const char y[] = "schema: 2\nmodel: {path: x, container: 'nvcr.io#nvidia/trt:1'}\n"
+				"engine: sglang\nroles: {agg: {}}\n"
+				"services:\n  - {name: mooncake-master, type: mooncake-master}\n";
+	struct mcr_recipe *r = NULL;
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcr_recipe_load_buffer(y, strlen(y), "r.yaml", &r, &err), 0);
+	return r;
+}
+
+START_TEST(what_no_step_inherits)
+{
+	static const char *const dropped[] = {
+		"_SLURM_SPANK_OPTION_pyxis_container_image=x", "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_name=x",
+		"PYXIS_CONTAINER_WORKDIR=/x", "SRUN_CONTAINER=/b", "SRUN_CONTAINER_ID=c", "SRUN_CONTAINER_TYPE=oci",
+		"SLURM_CONTAINER=/b", "SLURM_CONTAINER_ID=c", "ENROOT_DATA_PATH=/d",
+		"_SLURM_SPANK_OPTION_mooncake_mooncake_recipe=r.yaml", MCP_TASK_VAR "=x", MCP_GUARD_VAR "=g",
+		"SLURM_GPUS_PER_NODE=4", "MC_RPC_PROTOCOL=rdma", NULL,
+	};
+	static const char *const kept[] = {
+		"PATH=/usr/bin", "SLURM_JOB_ID=4", "_SLURM_SPANK_OPTION_other_flag=1",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_other_x=1", "PYXIS_DEBUG=1", "MY_ENROOT_HOME=/h", NULL,
+	};
+
+	for (const char *const *v = dropped; *v; v++)
+		ck_assert_msg(!mcp_step_inherits(*v), "a step inherits %s", *v);
+	for (const char *const *v = kept; *v; v++)
+		ck_assert_msg(mcp_step_inherits(*v), "a step does not inherit %s", *v);
+}
+END_TEST
+
+/* the master step: the plugin's container options and nothing else, on
+ * the host, through pyxis, through Slurm's OCI support */
+START_TEST(the_master_runs_where_the_plugin_decides)
+{
+	const struct mcp_container choices[] = {
+		{ .mode = MCP_CONTAINER_NONE, .note = "mooncake: r.yaml:2:29: model.container: 'x' is not used" },
+		{ .mode = MCP_CONTAINER_PYXIS, .value = "nvcr.io#nvidia/trt:1" },
+		{ .mode = MCP_CONTAINER_OCI, .value = "/bundles/trt" },
+	};
+	const char *want[3];
+	struct mcp_plugstack ps;
+	struct mcr_recipe *r = recipe();
+	const struct mcr_ports ports = { 8700, 8701, 8702 };
+	struct mcp_step_place at = { "4301", tmp, "n1", false };
+	char argv[8192], env[65536], log[400], pyxis[1200];
+	struct mcr_error err;
+	pid_t pid;
+
+	snprintf(pyxis, sizeof(pyxis), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=%s:%s --container-workdir=%s",
+		 tmp, tmp, tmp);
+	want[0] = "";
+	want[1] = pyxis;
+	want[2] = "--container=/bundles/trt";
+	recording(&ps);
+	snprintf(log, sizeof(log), "%s/mooncake_master.log", tmp);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(mcp_spawn_master(&ps, r, &choices[i], &at, &ports, true, "G1", log, &pid,
+						  &err),
+				 0);
+		recorded(pid, argv, env, sizeof(env));
+		ck_assert_str_eq(container_options(argv), want[i]);
+		ck_contains(argv, "--job-name=mooncake-master\n");
+		no_worker_container(env);
+		ck_contains(env, "\n" MCP_PORTS_VAR "=8700,8701,8702\n");
+		ck_contains(env, "\n" MCP_GUARD_VAR "=G1\n");
+		/* the recipe's container not used: the starter says so */
+		if (i == 0)
+			ck_contains(stub.log, "mooncake: r.yaml:2:29: model.container: 'x' is not used");
+	}
+	/* no container: the same as the host */
+	ck_assert_int_eq(mcp_spawn_master(&ps, r, NULL, &at, &ports, false, NULL, log, &pid, &err), 0);
+	recorded(pid, argv, env, sizeof(env));
+	ck_assert_str_eq(container_options(argv), "");
+	no_worker_container(env);
+	ck_lacks(env, MCP_PORTS_VAR);
+	ck_lacks(env, MCP_GUARD_VAR);
+	mcr_recipe_free(r);
+}
+END_TEST
+
+/* the sampler: on the host, whatever the worker's srun has */
+START_TEST(the_sampler_runs_on_the_host)
+{
+	struct mcp_plugstack ps;
+	struct mcp_step_place at = { "4301", tmp, "n1", false };
+	char argv[8192], env[65536], path[400];
+	struct mcr_error err;
+	int status;
+	pid_t pid;
+
+	recording(&ps);
+	ck_assert_int_eq(mcp_start_sampler(&ps, &at, &err), 0);
+	/* the sampler's srun is this test's only child */
+	pid = waitpid(-1, &status, 0);
+	ck_assert_int_gt(pid, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(path, sizeof(path), "%s/argv.txt", tmp);
+	slurp(path, argv, sizeof(argv));
+	ck_assert_str_eq(container_options(argv), "");
+	ck_contains(argv, "--job-name=mooncake-pool\n");
+	snprintf(path, sizeof(path), "%s/env.txt", tmp);
+	slurp(path, env, sizeof(env));
+	no_worker_container(env);
+	ck_assert_str_eq(stub.log, "");
+}
+END_TEST
+
+/* a step that cannot start says where, what and the fix */
+START_TEST(a_step_that_cannot_start)
+{
+	struct mcp_plugstack ps;
+	struct mcp_step_place at = { "4301", tmp, "n1", false };
+	char *const cmd[] = { "true", NULL };
+	char log[400];
+	struct mcr_error err;
+	pid_t pid;
+
+	recording(&ps);
+	snprintf(log, sizeof(log), "%s/missing/x.log", tmp);
+	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
+					&pid, &err),
+			 -1);
+	ck_contains(err.text, "cannot create ");
+	ck_contains(err.text, "/missing/x.log for the mooncake-pool step: No such file or directory; the job's directory ");
+	snprintf(log, sizeof(log), "%s/x.log", tmp);
+	snprintf(ps.srun, sizeof(ps.srun), "/nonexistent/srun");
+	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
+					&pid, &err),
+			 -1);
+	ck_assert_str_eq(err.text, "cannot run /nonexistent/srun to start the mooncake-pool step: No such file or directory; set srun= in plugstack.conf to the path of srun");
+}
+END_TEST
+
+Suite *steps_suite(void)
+{
+	Suite *s = suite_create("steps");
+	TCase *tc = tcase_create("steps");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, what_no_step_inherits);
+	tcase_add_test(tc, the_master_runs_where_the_plugin_decides);
+	tcase_add_test(tc, the_sampler_runs_on_the_host);
+	tcase_add_test(tc, a_step_that_cannot_start);
+	suite_add_tcase(s, tc);
+	return s;
+}
