@@ -98,9 +98,9 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 	env = json_object_get(o, "env");
 	n = json_array_size(env);
 	peer = json_string_value(json_object_get(o, "peer"));
-	if (!peer || !json_is_array(env))
+	if (!peer || !json_is_array(env) ||
+	    snprintf(h->peer, sizeof(h->peer), "%s", peer) >= (int)sizeof(h->peer))
 		goto bad;
-	snprintf(h->peer, sizeof(h->peer), "%s", peer);
 	h->env.vars = calloc(n ? n : 1, sizeof(*h->env.vars));
 	if (!h->env.vars)
 		goto nomem;

@@ -124,6 +124,23 @@ int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
  * put an entry in it (task_init_privileged claims). */
 #define MCP_PORT_REGISTRY_DIR "/run/spank-mooncake"
 void mcp_port_registry(unsigned long ns, char *path, size_t size);
+/* One reservation of the registry: a line "PORT PID START\n", START the
+ * process's start time (mcp_pid_start) when it reserved PORT. */
+struct mcp_reservation {
+	int port;
+	long pid;
+	unsigned long long start;
+};
+#define MCP_REGISTRY_MAX 512                  /* reservations kept */
+#define MCP_REGISTRY_BYTES (MCP_REGISTRY_MAX * 64) /* the file's bound */
+/* The well-formed lines of `text` (NUL-terminated; changed, as strtok_r
+ * does) into r[0..max-1], in order: port 1-65535, pid and start > 0, one
+ * line under 64 bytes; anything else is skipped. Whether the process still
+ * runs is the caller's to check. Returns how many. */
+size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max);
+/* r[0..n-1] as the registry's lines into buf (NUL-terminated; the entries
+ * that do not fit are left out). Returns the length written. */
+size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf, size_t size);
 
 /* ---- guard.c: the master step proves its ports are its master's ------ */
 

@@ -32,7 +32,6 @@
 #include "plugin.h"
 
 #define MAX_CANDIDATES 32
-#define REGISTRY_MAX 512          /* reservations kept */
 #define LOCK_WAIT_MS 2000         /* then claim without the registry */
 
 static const struct mcr_ports DEFAULT = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
@@ -147,54 +146,69 @@ static int registry_open(const char *path)
 	return fd;
 }
 
-struct reservation {
-	int port;
-	long pid;
-	unsigned long long start; /* the process's start time when it reserved */
-};
-
 #define LINE_MAX_BYTES 64 /* "port pid start\n": 5 + 1 + 7 + 1 + 20 + 1 */
 
-/* the live reservations of the registry (at most REGISTRY_MAX): each line
- * checked, the rest of a line too long for one ignored */
-static size_t registry_read(int fd, struct reservation *r)
+size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max)
 {
-	char buf[REGISTRY_MAX * LINE_MAX_BYTES + 1];
 	char *line, *save = NULL;
-	ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
 	size_t n = 0;
 
-	if (got <= 0)
-		return 0;
-	buf[got] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line && n < REGISTRY_MAX;
+	for (line = strtok_r(text, "\n", &save); line && n < max;
 	     line = strtok_r(NULL, "\n", &save)) {
-		struct reservation e;
+		struct mcp_reservation e;
 		char end;
 
 		if (strlen(line) >= LINE_MAX_BYTES ||
 		    sscanf(line, "%d %ld %llu%c", &e.port, &e.pid, &e.start, &end) != 3 ||
-		    e.port < 1 || e.port > 65535 || e.pid <= 0 || e.start == 0 ||
-		    mcp_pid_start(e.pid) != e.start)
-			continue; /* not an entry, or its process is gone (or another has its pid) */
+		    e.port < 1 || e.port > 65535 || e.pid <= 0 || e.start == 0)
+			continue; /* not an entry */
 		r[n++] = e;
 	}
 	return n;
 }
 
-static void registry_write(int fd, const struct reservation *r, size_t n)
+size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf, size_t size)
 {
-	char buf[REGISTRY_MAX * LINE_MAX_BYTES + 1];
 	size_t len = 0;
 
+	if (size)
+		buf[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		int w = snprintf(buf + len, sizeof(buf) - len, "%d %ld %llu\n", r[i].port, r[i].pid,
+		int w = snprintf(buf + len, size - len, "%d %ld %llu\n", r[i].port, r[i].pid,
 				 r[i].start);
 
-		if (w < 0 || (size_t)w >= sizeof(buf) - len)
+		if (w < 0 || (size_t)w >= size - len) {
+			buf[len] = '\0';
 			break; /* no room: the rest is not reserved */
+		}
 		len += (size_t)w;
 	}
+	return len;
+}
+
+/* the live reservations of the registry: its entries whose process still
+ * runs with the start time it had (a reused pid is another process) */
+static size_t registry_read(int fd, struct mcp_reservation *r)
+{
+	char buf[MCP_REGISTRY_BYTES + 1];
+	ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
+	size_t n, live = 0;
+
+	if (got <= 0)
+		return 0;
+	buf[got] = '\0';
+	n = mcp_registry_parse(buf, r, MCP_REGISTRY_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (mcp_pid_start(r[i].pid) == r[i].start)
+			r[live++] = r[i];
+	return live;
+}
+
+static void registry_write(int fd, const struct mcp_reservation *r, size_t n)
+{
+	char buf[MCP_REGISTRY_BYTES + 1];
+	size_t len = mcp_registry_format(r, n, buf, sizeof(buf));
+
 	if (ftruncate(fd, 0) != 0)
 		return;
 	/* a torn write is emptied: it then reserves nothing */
@@ -207,7 +221,7 @@ int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
 {
 	const int want[3] = { ports->rpc, ports->metadata, ports->metrics };
 	static const char *const what[3] = { "RPC", "metadata", "metrics" };
-	struct reservation *r = calloc(REGISTRY_MAX + 3, sizeof(*r));
+	struct mcp_reservation *r = calloc(MCP_REGISTRY_MAX + 3, sizeof(*r));
 	char host[256] = "";
 	int fd = registry ? registry_open(registry) : -1, rc = -1;
 	size_t n = 0;
@@ -236,11 +250,11 @@ int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
 		}
 	}
 	if (fd >= 0) {
-		for (int k = 0; k < 3 && n < REGISTRY_MAX + 3; k++)
-			r[n++] = (struct reservation){ want[k], (long)getpid(), mcp_pid_start(getpid()) };
-		if (n > REGISTRY_MAX) { /* the oldest go */
-			memmove(r, r + (n - REGISTRY_MAX), REGISTRY_MAX * sizeof(*r));
-			n = REGISTRY_MAX;
+		for (int k = 0; k < 3 && n < MCP_REGISTRY_MAX + 3; k++)
+			r[n++] = (struct mcp_reservation){ want[k], (long)getpid(), mcp_pid_start(getpid()) };
+		if (n > MCP_REGISTRY_MAX) { /* the oldest go */
+			memmove(r, r + (n - MCP_REGISTRY_MAX), MCP_REGISTRY_MAX * sizeof(*r));
+			n = MCP_REGISTRY_MAX;
 		}
 		registry_write(fd, r, n);
 	}

@@ -177,30 +177,59 @@ demo: all
 	tests/setup.sh
 	tests/demo.sh
 
-# libFuzzer over load, validation and every render (tests/fuzz/): the
-# library built with clang, -fsanitize=fuzzer,address,undefined, in a build
-# tree of its own; the corpus (build-fuzz/corpus, kept between runs) is
-# seeded with examples/ and tests/recipes/; FUZZ_SECONDS long (default 60).
-# A finding leaves its input in build-fuzz/ (crash-*, leak-*, timeout-*,
-# oom-*) and fails the target. clang and its runtime: tests/setup.sh.
+# libFuzzer (tests/fuzz/), each target built with clang,
+# -fsanitize=fuzzer,address,undefined, in a build tree of its own, over a
+# corpus kept between runs (build-fuzz/corpus/<target>) and seeded from the
+# tree:
+#   recipe    load, validation and every render; seeds examples/ and
+#             tests/recipes/; FUZZ_SECONDS long (default 60)
+# and every reader of what another party controls, FUZZ_READER_SECONDS
+# each (default 30): pool (the master's HTTP answers, its Prometheus
+# text, the samples), records (state, proof, lock, worker records),
+# registry (the ports registry), handover (the task's handover
+# variable); seeds tests/fuzz/seeds/<target>/ and tests/unit/fixtures/.
+# A finding leaves its input in build-fuzz/<target>-* (crash-, leak-,
+# timeout-, oom-) and fails the target. clang and its runtime:
+# tests/setup.sh.
 FUZZ := build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_READER_SECONDS ?= 30
 FUZZ_CC ?= clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
-.PHONY: fuzz
-fuzz:
+FUZZ_OPT := -O1 -g -fno-omit-frame-pointer
+FUZZ_READERS := pool records registry handover
+FUZZ_RUN := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+FUZZ_ARGS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
+# what each reader's target links besides the runtime and the library
+FUZZ_LINK_registry := $(FUZZ)/spank/ports.o $(FUZZ)/spank/proc.o
+FUZZ_LINK_handover := $(FUZZ)/spank/handover.o
+.PHONY: fuzz fuzz-bin
+fuzz-bin:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: $(FUZZ_CC) is missing (tests/setup.sh installs clang)" >&2; exit 2; }
-	$(MAKE) -s B=$(FUZZ) CC=$(FUZZ_CC) \
-		OPT="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)" $(FUZZ)/libmooncake_recipe.a
-	$(FUZZ_CC) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude \
+	$(MAKE) -s B=$(FUZZ) CC=$(FUZZ_CC) OPT="$(FUZZ_OPT) -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+		$(FUZZ)/libmooncake_recipe.a $(FUZZ)/libmooncake_runtime.a \
+		$(FUZZ)/spank/ports.o $(FUZZ)/spank/proc.o $(FUZZ)/spank/handover.o
+	$(FUZZ_CC) $(FUZZ_OPT) -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude \
 		-o $(FUZZ)/fuzz_recipe tests/fuzz/fuzz_recipe.c $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS)
-	@mkdir -p $(FUZZ)/corpus
+	for t in $(FUZZ_READERS); do \
+		$(FUZZ_CC) $(FUZZ_OPT) -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude -Ilib -Iruntime -Ispank \
+			-o $(FUZZ)/fuzz_$$t tests/fuzz/fuzz_$$t.c $$(case $$t in \
+			registry) echo "$(FUZZ_LINK_registry)";; handover) echo "$(FUZZ_LINK_handover)";; esac) \
+			$(FUZZ)/libmooncake_runtime.a $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS) || exit 1; \
+	done
+fuzz: fuzz-bin
+	@mkdir -p $(FUZZ)/corpus/recipe
 	@for f in examples/*.yaml tests/recipes/*/*.yaml; do \
-		cp -n "$$f" "$(FUZZ)/corpus/seed-$$(echo "$$f" | tr / _)"; done
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(FUZZ)/fuzz_recipe \
-		-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-		-dict=tests/fuzz/recipe.dict -artifact_prefix=$(FUZZ)/ -print_final_stats=1 \
-		$(FUZZ)/corpus
+		cp -n "$$f" "$(FUZZ)/corpus/recipe/seed-$$(echo "$$f" | tr / _)"; done
+	$(FUZZ_RUN) $(FUZZ)/fuzz_recipe -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
+		-dict=tests/fuzz/recipe.dict -artifact_prefix=$(FUZZ)/recipe- $(FUZZ)/corpus/recipe
+	@for f in tests/unit/fixtures/*.txt tests/unit/fixtures/*.json; do \
+		mkdir -p $(FUZZ)/corpus/pool && cp -n "$$f" "$(FUZZ)/corpus/pool/seed-$$(basename "$$f")"; done
+	for t in $(FUZZ_READERS); do \
+		mkdir -p $(FUZZ)/corpus/$$t && cp -n tests/fuzz/seeds/$$t/* $(FUZZ)/corpus/$$t/ && \
+		$(FUZZ_RUN) $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_READER_SECONDS) $(FUZZ_ARGS) \
+			-artifact_prefix=$(FUZZ)/$$t- $(FUZZ)/corpus/$$t || exit 1; \
+	done
 
 # make bench: ratios measured side by side in one run (tests/bench/): the
 # library's (bench-lib: the CLI against /bin/true, time per item at 10x,

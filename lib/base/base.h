@@ -65,6 +65,14 @@ char *mcri_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same from a va_list (ap is used up). */
 char *mcri_vasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
+/* true when s[0..len-1] is well-formed UTF-8 (no overlong form, no
+ * surrogate, nothing above U+10FFFF) */
+bool mcri_utf8_valid(const char *s, size_t len);
+/* `s` for a message: at most `max` bytes of it into buf (size > max),
+ * each byte that is not printable ASCII as '?', so that what another
+ * party sent can be quoted without steering a terminal. Returns buf. */
+char *mcri_printable(const char *s, size_t max, char *buf, size_t size);
+
 /* A growable string: add to it, then take it. After an allocation failure
  * every add is a no-op and take returns NULL. Zero-initialise it. */
 struct mcri_buf {

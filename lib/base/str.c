@@ -105,3 +105,46 @@ size_t mcr_strv_len(char *const *strv)
 		n++;
 	return n;
 }
+
+bool mcri_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+
+	while (p < end) {
+		unsigned c = *p++, n, cp;
+
+		if (c < 0x80)
+			continue;
+		if (c >= 0xC2 && c <= 0xDF)
+			n = 1, cp = c & 0x1F;
+		else if (c >= 0xE0 && c <= 0xEF)
+			n = 2, cp = c & 0x0F;
+		else if (c >= 0xF0 && c <= 0xF4)
+			n = 3, cp = c & 0x07;
+		else
+			return false;
+		if ((size_t)(end - p) < n)
+			return false;
+		for (unsigned i = 0; i < n; i++, p++) {
+			if ((*p & 0xC0) != 0x80)
+				return false;
+			cp = (cp << 6) | (*p & 0x3F);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return false;
+	}
+	return true;
+}
+
+char *mcri_printable(const char *s, size_t max, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (size == 0)
+		return buf;
+	for (; s[n] && n < max && n + 1 < size; n++)
+		buf[n] = s[n] >= 0x20 && s[n] < 0x7f ? s[n] : '?';
+	buf[n] = '\0';
+	return buf;
+}

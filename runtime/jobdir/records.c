@@ -47,11 +47,20 @@ static json_t *read_json(const struct mcri_jobdir *d, const char *name, size_t m
 	return obj;
 }
 
+/* the string `key` (or ""), cut to fit `dst` where a UTF-8 character
+ * starts, so that what is read can always be written again */
 static void copy_str(char *dst, size_t size, const json_t *obj, const char *key)
 {
 	const char *s = json_string_value(json_object_get(obj, key));
+	size_t n = s ? strlen(s) : 0;
 
-	snprintf(dst, size, "%s", s ? s : "");
+	if (n >= size) {
+		n = size - 1;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(dst, s ? s : "", n);
+	dst[n] = '\0';
 }
 
 static long long get_int(const json_t *obj, const char *key)

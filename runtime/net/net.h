@@ -45,6 +45,14 @@ int mcri_http(const char *host, int port, const char *method, const char *path,
 	      size_t resp_size, struct mcr_error *err);
 
 /*
+ * An HTTP answer as a master (or anything listening on its port) sent it,
+ * NUL-terminated: 0 when it starts "HTTP/1.x CODE" (*status the code,
+ * 100-999, else 0; *body its body's start), -1 when it is not HTTP.
+ * Either output may be NULL.
+ */
+int mcri_http_answer(const char *answer, int *status, const char **body);
+
+/*
  * GET `path` within `timeout_ms`, the whole body: 0 when a response
  * arrived, *status its code and *body (heap, caller frees, NUL-terminated)
  * its body. -1 as mcri_http, and also when the answer is larger than `max`

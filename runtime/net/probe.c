@@ -202,7 +202,7 @@ static int exchange(const char *host, int port, const char *method,
 		got += (size_t)r;
 	}
 	buf[got] = '\0';
-	if (strncmp(buf, "HTTP/1.", 7) != 0 || !strchr(buf, ' ')) {
+	if (mcri_http_answer(buf, NULL, NULL) != 0) {
 		e = EPROTO;
 		mcri_error_set(err, MCR_ESTATE, "the answer is not HTTP");
 		goto out;
@@ -220,13 +220,30 @@ out:
 	return rc;
 }
 
-/* status code and start of the body of an answer */
+int mcri_http_answer(const char *answer, int *status, const char **body)
+{
+	const char *sp = strchr(answer, ' '), *hdr_end;
+	long code;
+	char *end;
+
+	if (strncmp(answer, "HTTP/1.", 7) != 0 || !sp)
+		return -1;
+	code = strtol(sp + 1, &end, 10);
+	if (status)
+		*status = end > sp + 1 && code >= 100 && code <= 999 ? (int)code : 0;
+	hdr_end = strstr(answer, "\r\n\r\n");
+	if (body)
+		*body = hdr_end ? hdr_end + 4 : answer + strlen(answer);
+	return 0;
+}
+
+/* status code and start of the body of an answer exchange() checked */
 static const char *parse_answer(const char *answer, int *status)
 {
-	const char *hdr_end = strstr(answer, "\r\n\r\n");
+	const char *body;
 
-	*status = atoi(strchr(answer, ' ') + 1);
-	return hdr_end ? hdr_end + 4 : answer + strlen(answer);
+	mcri_http_answer(answer, status, &body);
+	return body;
 }
 
 int mcri_http(const char *host, int port, const char *method, const char *path,

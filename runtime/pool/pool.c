@@ -109,7 +109,7 @@ int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
 		pool->rates = r;
 		if (!(r[pool->nrates].name = strdup(name)))
 			return mcri_error_nomem(err);
-		r[pool->nrates++].per_s = total;
+		r[pool->nrates++].per_s = isfinite(total) ? total : 0;
 	}
 	return 0;
 }

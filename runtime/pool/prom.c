@@ -46,11 +46,17 @@ static char *label_value(const char *p, const char **end)
 			mcri_buf_add(&b, p, 1);
 		}
 	}
-	if (*p != '"') {
+	if (*p != '"' || !mcri_utf8_valid(b.p ? b.p : "", b.len)) {
 		free(b.p);
 		*end = NULL;
 		return NULL;
 	}
+	for (size_t i = 0; i < b.len; i++)
+		if ((unsigned char)b.p[i] < 0x20 || b.p[i] == 0x7f) {
+			free(b.p); /* no master names a segment so: not one */
+			*end = NULL;
+			return NULL;
+		}
 	*end = p + 1;
 	mcri_buf_add(&b, "", 0);
 	return mcri_buf_take(&b);
@@ -188,20 +194,20 @@ int mcri_prom_parse(const char *text, struct mcri_prom *out,
 	int lineno = 0;
 
 	memset(out, 0, sizeof(*out));
-	for (const char *p = text; *p;) {
+	for (const char *p = text, *next; *p; p = next) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 		const char *s = skip_blank(p);
 		struct mcri_prom_sample sample;
+		char shown[104];
 		int rc;
 
+		next = p + len + (nl ? 1 : 0);
 		lineno++;
 		while (len && p[len - 1] == '\r')
 			len--;
-		if (*s == '#' || (size_t)(s - p) >= len) {
-			p = nl ? nl + 1 : p + len;
+		if (*s == '#' || (size_t)(s - p) >= len)
 			continue;
-		}
 		rc = parse_line(s, len - (size_t)(s - p), &sample);
 		if (rc == 0 && out->n == out->cap) {
 			size_t cap = out->cap ? 2 * out->cap : 256;
@@ -220,12 +226,11 @@ int mcri_prom_parse(const char *text, struct mcri_prom *out,
 			if (rc == -2)
 				return mcri_error_nomem(err);
 			return mcri_error_set(err, MCR_EINVAL,
-					      "line %d of the master's /metrics is not a Prometheus sample: '%.*s'",
-					      lineno, (int)(len - (size_t)(s - p) > 100 ? 100 : len - (size_t)(s - p)),
-					      s);
+					      "line %d of the master's /metrics is not a Prometheus sample: '%s'",
+					      lineno, mcri_printable(s, len - (size_t)(s - p) > 100 ? 100 : len - (size_t)(s - p),
+								     shown, sizeof(shown)));
 		}
 		out->s[out->n++] = sample;
-		p = nl ? nl + 1 : p + len;
 	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* main.c - the plugin layer's suites (plugin, election, ports, container,
- * steps, container_alias), or, as
+ * steps, container_alias, handover), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
 #include <check.h>
@@ -17,6 +17,7 @@ Suite *ports_suite(void);
 Suite *container_suite(void);
 Suite *steps_suite(void);
 Suite *container_alias_suite(void);
+Suite *handover_suite(void);
 
 int main(int argc, char **argv)
 {
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, container_suite());
 	srunner_add_suite(sr, steps_suite());
 	srunner_add_suite(sr, container_alias_suite());
+	srunner_add_suite(sr, handover_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -257,6 +257,31 @@ START_TEST(claim_without_registry)
 }
 END_TEST
 
+/* the ports registry's lines (spank/ports.c): only well-formed entries,
+ * at most MCP_REGISTRY_MAX, and what is formatted parses the same */
+START_TEST(registry_lines)
+{
+	char text[] = "8700 12 34\n8701 12 34 extra\n0 1 1\n65536 1 1\n8702 0 5\n8703 5 0\n"
+		      "x\n\n8704 7 8";
+	struct mcp_reservation r[4], again[4];
+	char buf[64];
+
+	ck_assert_uint_eq(mcp_registry_parse(text, r, 4), 2);
+	ck_assert_int_eq(r[0].port, 8700);
+	ck_assert_int_eq(r[0].pid, 12);
+	ck_assert_uint_eq(r[0].start, 34);
+	ck_assert_int_eq(r[1].port, 8704);
+	ck_assert_uint_eq(mcp_registry_format(r, 2, buf, sizeof(buf)), strlen("8700 12 34\n8704 7 8\n"));
+	ck_assert_str_eq(buf, "8700 12 34\n8704 7 8\n");
+	ck_assert_uint_eq(mcp_registry_parse(buf, again, 4), 2);
+	for (int i = 0; i < 2; i++)
+		ck_assert(r[i].port == again[i].port && r[i].pid == again[i].pid && r[i].start == again[i].start);
+	/* what does not fit is left out, whole lines only */
+	ck_assert_uint_eq(mcp_registry_format(r, 2, buf, 15), strlen("8700 12 34\n"));
+	ck_assert_str_eq(buf, "8700 12 34\n");
+}
+END_TEST
+
 Suite *ports_suite(void)
 {
 	Suite *s = suite_create("ports");
@@ -273,6 +298,7 @@ Suite *ports_suite(void)
 	tcase_add_test(tc, claim_respects_a_live_reservation);
 	tcase_add_test(tc, claim_without_registry);
 	tcase_add_test(tc, claim_ignores_what_it_cannot_trust);
+	tcase_add_test(tc, registry_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -198,6 +198,18 @@ START_TEST(state_record)
 	ck_assert_int_eq(back.ports.metrics, 8702);
 	testutil_write(path_of("mooncake_master.json"), "[1]");
 	ck_assert_int_eq(mcri_state_read(&d, &back, &err), -1);
+	/* a string longer than its field is cut where a character starts:
+	 * what was read can be written again (it once could not) */
+	{
+		char text[300 + sizeof(back.infra_node)];
+
+		snprintf(text, sizeof(text), "{\"state\": \"ready\", \"infra_node\": \"%0*d\xc3\xa9\"}",
+			 (int)sizeof(back.infra_node) - 2, 0);
+		testutil_write(path_of("mooncake_master.json"), text);
+		ck_assert_int_eq(mcri_state_read(&d, &back, &err), 0);
+		ck_assert_uint_eq(strlen(back.infra_node), sizeof(back.infra_node) - 2);
+		ck_assert_int_eq(mcri_state_write(&d, &back, &err), 0);
+	}
 	mcri_jobdir_close(&d);
 	cleanup();
 }

@@ -55,12 +55,12 @@ START_TEST(prom_syntax)
 	struct mcr_error err = { 0 };
 
 	ck_assert_int_eq(mcri_prom_parse("# HELP a b\n# TYPE a gauge\n\n"
-					 "a 1\r\nb{x=\"q\\\"u\\\\o\\nte\",y=\"\"} -Inf 1700000000000\n"
+					 "a 1\r\nb{x=\"q\\\"u\\\\ote\",y=\"\"} -Inf 1700000000000\n"
 					 "c{ z = \"1\" , } NaN\nd +Inf\ne 1.5e3\n",
 					 &p, &err), 0);
 	ck_assert_uint_eq(p.n, 5);
 	ck_assert_str_eq(p.s[1].name, "b");
-	ck_assert_str_eq(mcri_prom_label(&p.s[1], "x"), "q\"u\\o\nte");
+	ck_assert_str_eq(mcri_prom_label(&p.s[1], "x"), "q\"u\\ote");
 	ck_assert_str_eq(mcri_prom_label(&p.s[1], "y"), "");
 	ck_assert(isinf(p.s[1].value) && p.s[1].value < 0);
 	ck_assert_str_eq(mcri_prom_label(&p.s[2], "z"), "1");
@@ -76,6 +76,45 @@ START_TEST(prom_syntax)
 	ck_assert_int_eq(mcri_prom_parse("a 1 2 3\n", &p, &err), -1);
 	ck_assert_int_eq(mcri_prom_parse("a{b} 1\n", &p, &err), -1);
 	ck_assert_uint_eq(p.n, 0);
+	/* what a listener that is not the master may send: a label that is
+	 * not UTF-8 or holds a line break (status --json could not write it,
+	 * or its text would gain a line) is not a sample; the message quotes
+	 * no control character (a terminal's escape) */
+	ck_assert_int_eq(mcri_prom_parse("segment_allocated_bytes{segment=\"10.0.0.\354:1\"} 1\n", &p, &err), -1);
+	ck_assert_str_eq(err.text, "line 1 of the master's /metrics is not a Prometheus sample: 'segment_allocated_bytes{segment=\"10.0.0.?:1\"} 1'");
+	ck_assert_int_eq(mcri_prom_parse("a{x=\"1\\n2\"} 1\n", &p, &err), -1);
+	ck_assert_int_eq(mcri_prom_parse("a{x=\"\033[2J\"} 1\n", &p, &err), -1);
+	ck_assert_str_eq(err.text, "line 1 of the master's /metrics is not a Prometheus sample: 'a{x=\"?[2J\"} 1'");
+	ck_assert_int_eq(mcri_prom_parse("a{x=\"\xed\xa0\x80\"} 1\n", &p, &err), -1); /* a surrogate */
+	ck_assert_int_eq(mcri_prom_parse("a{x=\"\xc0\xaf\"} 1\n", &p, &err), -1);     /* overlong */
+	ck_assert_int_eq(mcri_prom_parse("a{x=\"caf\xc3\xa9 \xf0\x9f\x90\xb1\"} 1\n", &p, &err), 0);
+	ck_assert_str_eq(mcri_prom_label(&p.s[0], "x"), "caf\xc3\xa9 \xf0\x9f\x90\xb1");
+	mcri_prom_free(&p);
+	/* a last line without its newline, ended by a carriage return, ends
+	 * the text (it once looped for ever) */
+	ck_assert_int_eq(mcri_prom_parse("a 1\nb 2\r", &p, &err), 0);
+	ck_assert_uint_eq(p.n, 2);
+	mcri_prom_free(&p);
+}
+END_TEST
+
+/* a rate the summary gives as nan or inf is 0: status --json writes it */
+START_TEST(rates_not_finite)
+{
+	struct mcri_pool pool = { 0 };
+	struct mcr_error err = { 0 };
+	char *json;
+
+	ck_assert_int_eq(mcri_pool_rates("Requests (Success/Total per sec): Put=1/nan, Get=1/inf, Exist=1/2", &pool, &err), 0);
+	ck_assert_uint_eq(pool.nrates, 3);
+	ck_assert_double_eq(pool.rates[0].per_s, 0);
+	ck_assert_double_eq(pool.rates[1].per_s, 0);
+	ck_assert_double_eq(pool.rates[2].per_s, 2);
+	json = mcri_pool_json(&pool, "7", 0);
+	ck_assert_ptr_nonnull(json);
+	ck_assert_ptr_nonnull(strstr(json, "\"Put\": 0"));
+	free(json);
+	mcri_pool_free(&pool);
 }
 END_TEST
 
@@ -382,6 +421,7 @@ Suite *pool_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, prom_parses_the_real_master);
 	tcase_add_test(tc, prom_syntax);
+	tcase_add_test(tc, rates_not_finite);
 	tcase_add_test(tc, pool_of_the_real_master);
 	tcase_add_test(tc, master_state_file);
 	tcase_add_test(tc, status_json_fields);

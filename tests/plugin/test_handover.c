@@ -1,0 +1,71 @@
+/*
+ * test_handover.c - the handover variable read back (spank/handover.c):
+ * what srun encodes decodes to the same; what is not srun's, or does not
+ * fit, is refused whole, never cut (a value cut to fit is one the task
+ * could not hand on).
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin.h"
+
+#define MARK "@mooncake-node-address-0123456789abcdef@"
+
+START_TEST(encoded_decodes_the_same)
+{
+	struct mcr_env_var vars[] = { { "MOONCAKE_MASTER", "10.0.0.1:8700" },
+				      { "MOONCAKE_LOCAL_HOSTNAME", MARK } };
+	struct mcp_handover h = { .env = { vars, 2 }, .mark = MARK, .peer = "10.0.0.1" }, back;
+	struct mcr_error err;
+	char *text = mcp_handover_encode(&h, &err), *filled;
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(mcp_handover_decode(text, &back, &err), 0);
+	ck_assert_uint_eq(back.env.count, 2);
+	ck_assert_str_eq(back.env.vars[1].name, "MOONCAKE_LOCAL_HOSTNAME");
+	ck_assert_str_eq(back.peer, "10.0.0.1");
+	filled = mcp_handover_fill(&back, back.env.vars[1].value, "10.0.0.7");
+	ck_assert_str_eq(filled, "10.0.0.7");
+	free(filled);
+	mcp_handover_free(&back);
+	free(text);
+}
+END_TEST
+
+START_TEST(refused_whole)
+{
+	static const char *const bad[] = {
+		"", "[]", "{\"v\": 2}",
+		"{\"v\": 1, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\"}",
+		"{\"v\": 2, \"env\": [[\"A\", 1]], \"peer\": \"n1\", \"mark\": \"m\"}",
+		"{\"v\": 2, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"gpu\": {\"dir\": \"/d\", \"template\": \"t\", \"names\": [1]}}",
+		"{\"v\": 2, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"node\": {\"dir\": \"/d\", \"name\": \"a/b\", \"template\": \"t\"}}",
+		/* a peer longer than any host name or address: once cut to fit,
+		 * and then the task could not encode what it read */
+		"{\"v\": 2, \"env\": [], \"mark\": \"m\", \"peer\": \"0123456789012345678901234567890123456789012345678901234567890123\"}",
+	};
+	struct mcp_handover h;
+	struct mcr_error err;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(mcp_handover_decode(bad[i], &h, &err) == -1, "accepted: %s", bad[i]);
+		ck_assert_ptr_null(h.env.vars);
+		ck_assert_msg(strstr(err.text, MCP_TASK_VAR) || strstr(err.text, "format 1"), "%s", err.text);
+	}
+	/* 63 bytes fit */
+	ck_assert_int_eq(mcp_handover_decode("{\"v\": 2, \"env\": [], \"mark\": \"m\", \"peer\": \"012345678901234567890123456789012345678901234567890123456789012\"}", &h, &err), 0);
+	mcp_handover_free(&h);
+}
+END_TEST
+
+Suite *handover_suite(void)
+{
+	Suite *s = suite_create("handover");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, encoded_decodes_the_same);
+	tcase_add_test(tc, refused_whole);
+	suite_add_tcase(s, tc);
+	return s;
+}
