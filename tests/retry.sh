@@ -17,3 +17,25 @@ retry() {
 	done
 	return 1
 }
+
+# debian_mirror: the Debian archive this machine's apt uses (the first
+# URIs: of its deb822 sources, else the first deb line of sources.list,
+# whose suites are not -security), or MCK_DEBIAN_MIRROR when set; empty
+# when neither says (debootstrap then uses its own default). No host is
+# named here: the machine's own sources decide.
+debian_mirror() {
+	local m="${MCK_DEBIAN_MIRROR:-}" f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -z "$m" ] && [ -f "$f" ] || continue
+		m=$(awk 'BEGIN { RS = ""; FS = "\n" }
+		     { uri = ""; suites = ""
+		       for (i = 1; i <= NF; i++) {
+			       if ($i ~ /^URIs:/) { uri = $i; sub(/^URIs:[ \t]*/, "", uri); sub(/[ \t].*/, "", uri) }
+			       if ($i ~ /^Suites:/) suites = $i }
+		       if (uri != "" && suites !~ /-security/) { print uri; exit } }' "$f")
+	done
+	if [ -z "$m" ] && [ -f /etc/apt/sources.list ]; then
+		m=$(awk '$1 == "deb" && $0 !~ /-security/ { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
+	fi
+	echo "$m"
+}

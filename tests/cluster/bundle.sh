@@ -20,7 +20,6 @@
 set -euo pipefail
 CACHE=${MCK_BUNDLE_CACHE:-/var/cache/spank-mooncake/bundle}
 WHEEL=${MOONCAKE_WHEEL:-mooncake-transfer-engine-non-cuda==0.3.13.post1}
-MIRROR=${MCK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # this machine's suite (sid's os-release names testing's codename)
 case $(cat /etc/debian_version 2>/dev/null) in
 */sid) SUITE=sid ;;
@@ -31,6 +30,8 @@ ROOT=$CACHE/$SUITE/rootfs
 log() { printf '[bundle %s] %s\n' "$(date +%T)" "$*" >&2; }
 # retry N CMD...: a download, retried
 . "$(dirname "$0")/../retry.sh"
+# the Debian archive of this machine's apt (empty: debootstrap's default)
+MIRROR=$(debian_mirror)
 
 build_rootfs() {
 	local curl=libcurl4t64 ca
@@ -43,7 +44,7 @@ build_rootfs() {
 		rm -rf "$ROOT"
 		debootstrap --variant=minbase \
 			--include=ca-certificates,python3.13,python3.13-venv,libibverbs1,libnuma1,$curl \
-			"$SUITE" "$ROOT" "$MIRROR" >"$CACHE/$SUITE/debootstrap.log" 2>&1
+			"$SUITE" "$ROOT" ${MIRROR:+"$MIRROR"} >"$CACHE/$SUITE/debootstrap.log" 2>&1
 	}
 	retry 3 deboot || { tail -5 "$CACHE/$SUITE/debootstrap.log" >&2; return 1; }
 	cp /etc/resolv.conf "$ROOT/etc/resolv.conf"

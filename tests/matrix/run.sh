@@ -16,12 +16,13 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BASE=${MCK_MATRIX_DIR:-/var/cache/spank-mooncake/matrix}
-MIRROR=${MCK_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 log() { printf '[matrix %s] %s\n' "$(date +%T)" "$*" >&2; }
 
 # retry N CMD...: a download, retried
 . "$(dirname "$0")/../retry.sh"
+# the Debian archive of this machine's apt (empty: debootstrap's default)
+MIRROR=$(debian_mirror)
 
 make_chroot() {
 	local suite=$1 r=$BASE/$1
@@ -31,7 +32,7 @@ make_chroot() {
 	mkdir -p "$BASE"
 	debootstrap_once() {
 		rm -rf "$r"
-		debootstrap --variant=minbase --include=ca-certificates "$suite" "$r" "$MIRROR" >"$r.debootstrap.log" 2>&1
+		debootstrap --variant=minbase --include=ca-certificates "$suite" "$r" ${MIRROR:+"$MIRROR"} >"$r.debootstrap.log" 2>&1
 	}
 	retry 3 debootstrap_once || { tail -5 "$r.debootstrap.log" >&2; return 1; }
 	# no service starts inside the chroot when a package is installed
