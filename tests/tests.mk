@@ -1,13 +1,14 @@
 # tests.mk - test targets, included by the top Makefile.
 #
-# Layers (DESIGN "Tests, in layers"):
+# Layers (README.md, "Layout and tests"):
 #   unit      Check suites on lib/ (tests/unit/*.c; every `Suite *x_suite(void)`
 #             found there is run)
 #   plugin    Check suites driving the plugin's callbacks against a stub SPANK
 #             API (tests/plugin/)
 #   artifact  the built plugin (exports, undefined symbols, dlopen metadata),
 #             the library (exports = public header, soname, version node),
-#             the layout of lib/ (no call cycle, no file over 500 lines)
+#             the layout of lib/ and runtime/ (no call cycle, no file over
+#             500 lines)
 #   corpus    tests/recipes/: recipes through mooncake-recipe check/render
 #   cluster   integration on a real Slurm cluster whose nodes are network
 #             hosts on this machine (tests/cluster/)
