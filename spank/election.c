@@ -47,6 +47,7 @@ static enum mcp_el_action next_attempt(struct mcp_election *el, int after)
 {
 	el->attempt = after + 1;
 	el->state = MCP_EL_LOCK;
+	el->superseded = false;
 	if (el->attempt > el->max_attempts)
 		return end(el, MCP_EL_FAILED, MCP_V_TOO_MANY);
 	return emit(el, MCP_DO_TAKE_LOCK);
@@ -93,6 +94,8 @@ static enum mcp_el_action on_spawn(struct mcp_election *el, const struct mcp_see
 	case MCP_SPAWN_BUSY:
 		return other_ports(el, el->max_candidates == 1 ? MCP_V_PORTS_BUSY :
 								 MCP_V_NO_FREE_PORTS);
+	case MCP_SPAWN_SUPERSEDED: /* nothing runs: the driver stopped it */
+		return next_attempt(el, el->attempt);
 	default:
 		return end(el, MCP_EL_FAILED, MCP_V_SPAWN_ERROR);
 	}
@@ -102,7 +105,12 @@ static enum mcp_el_action on_spawn(struct mcp_election *el, const struct mcp_see
 static enum mcp_el_action on_watch(struct mcp_election *el, const struct mcp_seen *s)
 {
 	if (el->last == MCP_DO_STOP)
-		return end(el, MCP_EL_FAILED, MCP_V_TIMEOUT);
+		return el->superseded ? next_attempt(el, el->attempt) :
+					end(el, MCP_EL_FAILED, MCP_V_TIMEOUT);
+	if (s->superseded) {
+		el->superseded = true;
+		return emit(el, MCP_DO_STOP);
+	}
 	if (s->child == MCP_CHILD_ENDED) {
 		/* it lost one of the ports it was given to another process
 		 * between their choice and its bind: other ports */
@@ -126,6 +134,10 @@ static enum mcp_el_action on_claim(struct mcp_election *el, const struct mcp_see
 	if (s->claimed)
 		return end(el, MCP_EL_DONE, MCP_V_READY);
 	el->state = el->watching;
+	if (s->superseded) {
+		el->superseded = true;
+		return emit(el, MCP_DO_STOP);
+	}
 	if (s->now >= el->deadline)
 		return emit(el, MCP_DO_STOP);
 	return later(el, MCP_DO_WATCH);

@@ -20,6 +20,10 @@
  *    | \--starter died after launching: ADOPT (like STARTING) ----^
  *    +--failed before we looked, starter gone, newer attempt, an earlier
  *       run's pool (the job was requeued): LOCK n+1
+ *
+ * A starter (SPAWN, STARTING, ADOPT, CLAIM) that finds a newer attempt in
+ * the state file (another srun judged it gone) stops what it launched and
+ * follows that attempt: LOCK n+1; it never records its own.
  */
 #ifndef MCP_ELECTION_H_
 #define MCP_ELECTION_H_
@@ -72,7 +76,9 @@ enum mcp_el_verdict {
 };
 
 enum mcp_lock { MCP_LOCK_MINE, MCP_LOCK_THEIRS, MCP_LOCK_ERROR };
-enum mcp_spawn { MCP_SPAWNED, MCP_SPAWN_BUSY, MCP_SPAWN_ERROR };
+/* SUPERSEDED: another srun took a newer attempt (it judged this one's
+ * starter gone): this srun follows it */
+enum mcp_spawn { MCP_SPAWNED, MCP_SPAWN_BUSY, MCP_SPAWN_ERROR, MCP_SPAWN_SUPERSEDED };
 enum mcp_child { MCP_CHILD_RUNNING, MCP_CHILD_ENDED };
 enum mcp_probe { MCP_PROBE_READY, MCP_PROBE_REFUSED, MCP_PROBE_NO_ANSWER };
 
@@ -85,6 +91,7 @@ struct mcp_seen {
 	bool lost_ports;            /* WATCH, ended: another process has one of its ports */
 	enum mcp_probe probe;       /* WATCH, PROBE */
 	bool claimed;               /* CLAIM */
+	bool superseded;            /* WATCH, CLAIM: a newer attempt owns the state */
 	/* READ */
 	enum mcri_phase phase;      /* of the state file (NONE: no file) */
 	int state_attempt;          /* the attempt it is about */
@@ -111,6 +118,7 @@ struct mcp_election {
 	enum mcp_el_state watching; /* CLAIM: STARTING or ADOPT, to go back to */
 	enum mcp_el_action last;    /* the action returned last */
 	enum mcp_el_action resume;  /* the action a SLEEP repeats */
+	bool superseded;            /* STOP: a newer attempt took over, follow it */
 };
 
 /* A new election at attempt 1, at time `now`. */

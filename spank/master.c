@@ -60,7 +60,32 @@ struct master {
 	struct mcri_proof proof;    /* the master step's word on its ports */
 	char why_foreign[200];      /* " (port P listens for another process ...)" or "" */
 	double touched;             /* the lock's heartbeat */
+	/* a waiter's view of the holder's heartbeat: the lock's mtime as the
+	 * file server keeps it, and when (this srun's clock) it last changed */
+	int lock_attempt;
+	double lock_mtime, lock_changed;
 };
+
+/* While we hold an attempt, everything that may take a while is followed
+ * by a heartbeat: the other sruns tell a live starter from a dead one by
+ * the lock's mtime changing, whatever their clocks say. */
+static void heartbeat(struct master *m)
+{
+	if (mcp_now() - m->touched >= 1) {
+		mcri_lock_touch(m->job->dir, m->st.attempt);
+		m->touched = mcp_now();
+	}
+}
+
+/* Another srun has taken a newer attempt (it judged us gone): ours is
+ * over, whatever we have done for it. */
+static bool superseded(struct master *m)
+{
+	struct mcri_state now;
+	struct mcr_error ignored;
+
+	return mcri_state_read(m->job->dir, &now, &ignored) == 0 && now.attempt > m->st.attempt;
+}
 
 static void progress(struct master *m, const char *doing, int bound)
 {
@@ -99,10 +124,9 @@ static enum mcp_lock take_lock(struct master *m, int attempt)
  * a newer attempt owns the state by now. */
 static void record_failure(struct master *m, const struct mcr_error *err)
 {
-	struct mcri_state now;
 	struct mcr_error ignored;
 
-	if (mcri_state_read(m->job->dir, &now, &ignored) == 0 && now.attempt > m->st.attempt)
+	if (superseded(m))
 		return;
 	m->st.phase = MCRI_PHASE_FAILED;
 	snprintf(m->st.message, sizeof(m->st.message), "%.*s", (int)sizeof(m->st.message) - 1, err->text);
@@ -124,10 +148,12 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		st->attempt = el->attempt;
 		st->run = m->job->run > 0 ? m->job->run : 0;
 		snprintf(st->job_id, sizeof(st->job_id), "%s", m->job->job_id);
+		m->touched = mcp_now(); /* the lock was just made */
 		if (m->job->container)
 			m->container = *m->job->container;
 		else if (mcp_container_decide(m->ps, m->recipe, NULL, &m->container, &m->err))
 			return MCP_SPAWN_ERROR;
+		heartbeat(m);
 		if (m->container.note_verbose) {
 			slurm_verbose("%s", m->container.note);
 			m->container.note[0] = '\0';
@@ -135,6 +161,7 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		if (m->job->find_infra(m->job->find_infra_arg, st->infra_node, sizeof(st->infra_node),
 				       st->infra_addr, sizeof(st->infra_addr), &m->err))
 			return MCP_SPAWN_ERROR;
+		heartbeat(m);
 		snprintf(st->recipe, sizeof(st->recipe), "%s", m->job->recipe);
 		snprintf(st->starter_host, sizeof(st->starter_host), "%s", m->host);
 		st->starter_pid = (long)getpid();
@@ -144,10 +171,14 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	st->phase = MCRI_PHASE_STARTING;
 	st->srun_pid = 0;
 	/* first thing under the lock: the other sruns see this attempt */
+	if (superseded(m))
+		return MCP_SPAWN_SUPERSEDED;
 	if (mcri_state_write(m->job->dir, st, &m->err))
 		return MCP_SPAWN_ERROR;
+	heartbeat(m);
 	/* a listener before our master exists belongs to someone else */
 	m->busy_port = mcp_busy_port(st->infra_addr, &st->ports);
+	heartbeat(m);
 	if (m->busy_port)
 		return MCP_SPAWN_BUSY;
 	/* its guard proves the ports its own, for this attempt (guard.c) */
@@ -161,6 +192,11 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	if (rc)
 		return MCP_SPAWN_ERROR;
 	st->srun_pid = (long)m->child;
+	heartbeat(m);
+	if (superseded(m)) {
+		mcp_stop_step(m->child, true);
+		return MCP_SPAWN_SUPERSEDED;
+	}
 	if (mcri_state_write(m->job->dir, st, &m->err)) {
 		mcp_stop_step(m->child, true);
 		return MCP_SPAWN_ERROR;
@@ -192,10 +228,14 @@ static void watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 		ended = !mcp_pid_alive(m->st.srun_pid);
 		snprintf(m->ended, sizeof(m->ended), "its srun, pid %ld, is gone", m->st.srun_pid);
 	}
-	/* the heartbeat of the lock we hold (or took over) */
+	/* the heartbeat of the lock we hold (or took over), and once a
+	 * second a look whether another srun has judged us gone */
 	if (mcp_now() - m->touched >= 1) {
-		mcri_lock_touch(m->job->dir, m->st.attempt);
-		m->touched = mcp_now();
+		heartbeat(m);
+		if (superseded(m)) {
+			s->superseded = true;
+			return;
+		}
 	}
 	if (ended) {
 		s->child = MCP_CHILD_ENDED;
@@ -235,12 +275,16 @@ static bool foreign(struct master *m)
 /* The master answers: it is ours when the master step's guard proved, on
  * the infra node, that the sockets on its ports are its master's; then
  * tell which pool it serves (a second pool's srun names it) */
-static bool claim(struct master *m)
+static bool claim(struct master *m, bool *gone)
 {
 	struct mcr_error reason;
 	char body[64], *pool;
 	int status;
 
+	if (superseded(m)) {
+		*gone = true;
+		return false;
+	}
 	if (mcri_proof_read(m->job->dir, &m->proof, &reason) != 0 ||
 	    m->proof.attempt != m->st.attempt || m->proof.ports.rpc != m->st.ports.rpc) {
 		snprintf(m->why, sizeof(m->why), "its master step has not yet proved the ports its own");
@@ -313,10 +357,20 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 		s->starter_alive = mcp_pid_alive(lock.pid);
 	}
 	s->step_alive = m->st.attempt == attempt && mcp_pid_alive(m->st.srun_pid);
-	/* the holder touches its lock every second while it works: one that
-	 * has not for MCP_LOCK_STALE_S seconds has died (or failed without a
-	 * word, a full disk), on whatever host */
-	s->lock_stale = lock.age < 0 || lock.age > MCP_LOCK_STALE_S;
+	/* the holder touches its lock every second while it works: one whose
+	 * lock has not changed for MCP_LOCK_STALE_S seconds of this srun's
+	 * clock has died (or failed without a word, a full disk), on whatever
+	 * host; the file server's clock and ours need not agree */
+	if (lock.mtime < 0) {
+		s->lock_stale = true;
+	} else {
+		if (attempt != m->lock_attempt || lock.mtime != m->lock_mtime) {
+			m->lock_attempt = attempt;
+			m->lock_mtime = lock.mtime;
+			m->lock_changed = mcp_now();
+		}
+		s->lock_stale = mcp_now() - m->lock_changed > MCP_LOCK_STALE_S;
+	}
 }
 
 /* the starter died after launching the master step: one srun on this
@@ -564,7 +618,7 @@ int mcp_ensure_master(const struct mcp_plugstack *ps,
 			watch(&m, el.state, &seen);
 			break;
 		case MCP_DO_CLAIM:
-			seen.claimed = claim(&m);
+			seen.claimed = claim(&m, &seen.superseded);
 			break;
 		case MCP_DO_READ:
 			read_state(&m, el.attempt, &seen);

@@ -146,6 +146,12 @@ static int open_file(const struct mcri_jobdir *d, const char *name, int flags,
 int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
 		     size_t *len, struct mcr_error *err)
 {
+	return mcri_jobdir_read_stat(d, name, max, text, len, NULL, err);
+}
+
+int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
+			  size_t *len, struct stat *opened, struct mcr_error *err)
+{
 	struct stat st;
 	size_t got = 0;
 	char *buf;
@@ -154,6 +160,8 @@ int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, 
 	*text = NULL;
 	if (fd < 0)
 		return -1;
+	if (opened)
+		*opened = st;
 	if ((unsigned long long)st.st_size > max) {
 		close(fd);
 		return mcri_error_set(err, MCR_EIO, "%s/%s is %lld bytes, more than the %zu a record of the pool may hold",
@@ -247,19 +255,6 @@ int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool trunc
 		return -1;
 	}
 	return fd;
-}
-
-double mcri_jobdir_age(const struct mcri_jobdir *d, const char *name)
-{
-	struct stat st;
-	struct timespec now;
-	double age;
-
-	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return -1;
-	clock_gettime(CLOCK_REALTIME, &now);
-	age = (double)(now.tv_sec - st.st_mtim.tv_sec) + (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9;
-	return age > 0 ? age : 0;
 }
 
 bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char *text)

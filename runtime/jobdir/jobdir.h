@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "base/base.h"
@@ -72,6 +73,11 @@ void mcri_jobdir_close(struct mcri_jobdir *d);
  * or unreadable. */
 int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
 		     size_t *len, struct mcr_error *err);
+/* The same, and the file's status as it was opened in *opened (on NFS an
+ * open revalidates the attributes: its mtime is the server's, never a
+ * cached one). */
+int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
+			  size_t *len, struct stat *opened, struct mcr_error *err);
 /* Replace `name` atomically (mode 0600), fsynced when `durable`. */
 int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char *text,
 		      size_t len, bool durable, struct mcr_error *err);
@@ -88,9 +94,6 @@ int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char
  * first with `truncate`; a regular file only. The descriptor, or -1. */
 int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool truncate,
 		       struct mcr_error *err);
-/* Seconds since `name` was last changed (0 for the future), -1 when it
- * is not there. */
-double mcri_jobdir_age(const struct mcri_jobdir *d, const char *name);
 /* Does the regular file `name` hold exactly `text`? (bounded, no link) */
 bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char *text);
 /* Is `name` there (anything but a dangling name)? */
@@ -159,7 +162,8 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 struct mcri_lock {
 	long pid;           /* the srun that took it, 0 unknown */
 	char host[256];     /* its host ("" unknown) */
-	double age;         /* seconds since it was taken, -1: no lock */
+	double mtime;       /* when its holder last touched it (the file
+			     * server's clock, Unix seconds), -1: no lock */
 };
 /* Take the lock of `attempt` for this process: 1 taken, 0 another has it,
  * -1 with err set (the directory cannot be written). */

@@ -215,12 +215,14 @@ void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *
 {
 	struct mcr_error ignored;
 	char name[64], fmt[32], *text = NULL;
+	struct stat st;
 
 	memset(l, 0, sizeof(*l));
+	l->mtime = -1;
 	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
-	l->age = mcri_jobdir_age(d, name);
-	if (l->age < 0 || mcri_jobdir_read(d, name, 512, &text, NULL, &ignored))
+	if (mcri_jobdir_read_stat(d, name, 512, &text, NULL, &st, &ignored))
 		return;
+	l->mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
 	snprintf(fmt, sizeof(fmt), "%%ld %%%zus", sizeof(l->host) - 1);
 	if (sscanf(text, fmt, &l->pid, l->host) != 2 || l->pid <= 0) {
 		l->pid = 0;
@@ -312,7 +314,7 @@ int mcri_workers_read(const struct mcri_jobdir *d, size_t max, struct mcri_worke
 	*n = 0;
 	if (mcri_jobdir_sub(d, MCRI_WORKERS_DIR, false, &sub, err))
 		return err->kind == MCR_ESTATE && !mcri_jobdir_exists(d, MCRI_WORKERS_DIR) ? 0 : -1;
-	fd = dup(sub.fd);
+	fd = fcntl(sub.fd, F_DUPFD_CLOEXEC, 0);
 	dir = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dir) {
 		if (fd >= 0)

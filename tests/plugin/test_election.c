@@ -138,6 +138,45 @@ START_TEST(not_ready_in_time_is_stopped)
 }
 END_TEST
 
+/* another srun judged this starter gone and took a newer attempt: the
+ * starter stops what it launched and follows that attempt, at every
+ * point where it would otherwise record its own (issue #17 review: two
+ * starters split one job's pool) */
+START_TEST(superseded_starter_follows_the_newer_attempt)
+{
+	/* before the master step is launched */
+	begin(1);
+	after((struct mcp_seen){ .now = 100, .lock = MCP_LOCK_MINE });
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 100, .spawn = MCP_SPAWN_SUPERSEDED }), MCP_DO_TAKE_LOCK);
+	ck_assert_int_eq(el.attempt, 2);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 100, .lock = MCP_LOCK_THEIRS }), MCP_DO_READ);
+	ck_assert_int_eq(el.state, MCP_EL_WAIT);
+	/* while it starts */
+	begin(1);
+	after((struct mcp_seen){ .now = 100, .lock = MCP_LOCK_MINE });
+	after((struct mcp_seen){ .now = 100, .spawn = MCP_SPAWNED });
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .superseded = true }), MCP_DO_STOP);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101 }), MCP_DO_TAKE_LOCK);
+	ck_assert_int_eq(el.attempt, 2);
+	ck_assert(!el.superseded);
+	/* when it answers, before ready is recorded */
+	begin(1);
+	after((struct mcp_seen){ .now = 100, .lock = MCP_LOCK_MINE });
+	after((struct mcp_seen){ .now = 100, .spawn = MCP_SPAWNED });
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .probe = MCP_PROBE_READY }), MCP_DO_CLAIM);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .superseded = true }), MCP_DO_STOP);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 102 }), MCP_DO_TAKE_LOCK);
+	ck_assert_int_eq(el.attempt, 2);
+	/* a stop at the bound is still a timeout */
+	begin(1);
+	after((struct mcp_seen){ .now = 100, .lock = MCP_LOCK_MINE });
+	after((struct mcp_seen){ .now = 100, .spawn = MCP_SPAWNED });
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 110, .probe = MCP_PROBE_REFUSED }), MCP_DO_STOP);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 110 }), MCP_DO_FINISH);
+	ck_assert_int_eq(el.verdict, MCP_V_TIMEOUT);
+}
+END_TEST
+
 /* another srun holds the lock: wait for its verdict, then join */
 static void waiting(void)
 {
@@ -345,6 +384,7 @@ Suite *election_suite(void)
 
 	tcase_add_test(tc, starter_spawns_claims_and_is_done);
 	tcase_add_test(tc, claim_not_seen_yet_watches_again);
+	tcase_add_test(tc, superseded_starter_follows_the_newer_attempt);
 	tcase_add_test(tc, busy_ports_try_the_next_triple);
 	tcase_add_test(tc, busy_fixed_ports_fail);
 	tcase_add_test(tc, lost_ports_respawn_on_the_next_triple);
