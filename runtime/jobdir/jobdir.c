@@ -73,17 +73,129 @@ static int open_checked(int at, const char *name, const char *path, uid_t uid,
 	return 0;
 }
 
+/* A parent of the job's directory, open at fd (O_PATH) and named `name`:
+ * only root or the job's user may change it (a directory others may write
+ * is fine only with the sticky bit, as /tmp), or another user could move
+ * the job's directory away and put one of theirs in its place. */
+static int check_parent(int fd, const char *name, const char *path, uid_t uid,
+			struct mcr_error *err)
+{
+	char owner[128];
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return mcri_error_set(err, MCR_EIO, "cannot use %s, a parent of the job's directory %s: %s",
+				      name, path, strerror(errno));
+	if (st.st_uid != 0 && st.st_uid != uid) {
+		who(st.st_uid, owner, sizeof(owner));
+		return mcri_error_set(err, MCR_ESTATE,
+				      "the job's directory %s is inside %s, which belongs to %s: that user could move it and put a directory of theirs in its place; use a directory whose every parent only you and root can change (output.log_dir in the recipe, or job_dir= in plugstack.conf)",
+				      path, name, owner);
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		return mcri_error_set(err, MCR_ESTATE,
+				      "the job's directory %s is inside %s, which %s may write (mode %04o, without the sticky bit): another user could move it and put a directory of theirs in its place; run chmod go-w %s (or chmod +t, as /tmp), or use a directory whose every parent only you and root can change",
+				      path, name, (st.st_mode & S_IWOTH) ? "every user" : "its group",
+				      (unsigned)(st.st_mode & 07777), name);
+	return 0;
+}
+
+/* Open `real` (an absolute path without links, "." or "..") from / one
+ * level at a time, refusing links and every parent check_parent refuses,
+ * then the directory itself as open_checked does. */
+static int open_walked(const char *real, uid_t uid, struct mcri_jobdir *d, struct mcr_error *err)
+{
+	char prefix[PATH_MAX] = "/";
+	const char *p = real + 1, *slash;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return mcri_error_set(err, MCR_EIO, "cannot open /: %s", strerror(errno));
+	while ((slash = strchr(p, '/'))) {
+		char name[NAME_MAX + 1];
+		size_t n = (size_t)(slash - p);
+		int next;
+
+		if (check_parent(fd, prefix, real, uid, err)) {
+			close(fd);
+			return -1;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(n < NAME_MAX ? n : NAME_MAX), p);
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(slash - real), real);
+		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
+					      "cannot open %s, a parent of the job's directory %s: %s%s", prefix,
+					      real, strerror(errno), errno == ELOOP ? " (it changed into a link)" : "");
+		fd = next;
+		p = slash + 1;
+	}
+	rc = check_parent(fd, prefix, real, uid, err);
+	if (rc == 0)
+		rc = open_checked(fd, p, real, uid, d, err);
+	close(fd);
+	return rc;
+}
+
+/* check_parent on the directory `name` (an absolute path), opened O_PATH */
+static int check_parent_at(const char *name, const char *path, uid_t uid, struct mcr_error *err)
+{
+	int fd = open(name, O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd < 0)
+		return 0; /* the walk after creating says what is wrong */
+	rc = check_parent(fd, name, path, uid, err);
+	close(fd);
+	return rc;
+}
+
+/* Before anything is created for `path`: its deepest parent that exists,
+ * and each of that one's own parents, pass check_parent (a refused job
+ * directory leaves not even an empty directory behind). */
+static int check_existing_parents(const char *path, uid_t uid, struct mcr_error *err)
+{
+	char probe[PATH_MAX], real[PATH_MAX], *cut;
+	size_t n;
+
+	snprintf(probe, sizeof(probe), "%s", path);
+	do {
+		if (!(cut = strrchr(probe, '/')))
+			return 0;
+		cut[cut == probe ? 1 : 0] = '\0';
+	} while (!realpath(probe, real) && strcmp(probe, "/") != 0);
+	if (!realpath(probe, real))
+		return 0;
+	if (check_parent_at("/", path, uid, err))
+		return -1;
+	n = strlen(real);
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && real[i] != '/')
+			continue;
+		real[i] = '\0';
+		if (check_parent_at(real, path, uid, err))
+			return -1;
+		if (i < n)
+			real[i] = '/';
+	}
+	return 0;
+}
+
 int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool create,
 		     struct mcr_error *err)
 {
-	char *parent;
+	char *parent, real[PATH_MAX];
+	struct stat st;
 	int rc = 0;
 
 	d->fd = -1;
 	if (snprintf(d->path, sizeof(d->path), "%s", path) >= (int)sizeof(d->path))
 		return mcri_error_set(err, MCR_EINVAL, "the job's directory %.200s... is too long", path);
 	if (create) {
-		/* the parents as any directory, the job's own 0700 */
+		/* the parents as any directory, the job's own 0700: once the
+		 * parents that exist are safe */
+		if (check_existing_parents(path, uid, err))
+			return -1;
 		if (!(parent = strdup(path)))
 			return mcri_error_nomem(err);
 		if (strrchr(parent, '/') && strrchr(parent, '/') != parent) {
@@ -97,7 +209,19 @@ int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool cr
 			return mcri_error_set(err, MCR_EIO, "cannot create the directory %s: %s", path,
 					      strerror(errno));
 	}
-	return open_checked(AT_FDCWD, path, d->path, uid, d, err);
+	/* the directory itself is never a link; its parents are taken as the
+	 * system resolves them, and then each checked, from / down: the path
+	 * the tasks get is that one, with no link left in it to redirect */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return open_checked(AT_FDCWD, path, d->path, uid, d, err); /* says it is a link */
+	if (!realpath(path, real))
+		return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
+				      "cannot open the job's directory %s: %s", path, strerror(errno));
+	if (snprintf(d->path, sizeof(d->path), "%s", real) >= (int)sizeof(d->path))
+		return mcri_error_set(err, MCR_EINVAL, "the job's directory %.200s... is too long", real);
+	if (strcmp(real, "/") == 0)
+		return open_checked(AT_FDCWD, real, d->path, uid, d, err);
+	return open_walked(real, uid, d, err);
 }
 
 int mcri_jobdir_sub(const struct mcri_jobdir *d, const char *name, bool create,

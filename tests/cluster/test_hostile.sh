@@ -10,6 +10,8 @@
 #     server: the job's next sruns still join their master
 #   - it plants a job directory, with a lock and a "ready" state pointing
 #     at its own listener, in a shared directory: the job refuses it
+#   - it owns a parent of the job's directory (it could swap the job's
+#     directory for its own): the job refuses it
 #   - it poisons the ports registry with reservations for the job's ports:
 #     it cannot write root's registry, and the old world-writable one is
 #     not read
@@ -104,6 +106,25 @@ kill "${IMPOSTORS[-1]}" 2>/dev/null
 check "a job directory another user made, with a planted lock and ready state, is refused ($(grep -o 'mooncake: .*' plant.out | head -1 | head -c 300))" \
 	bash -c "grep -q 'rc=1' plant.out && grep -q \"the job's directory $W/shared/$jid belongs to uid $ouid ($OTHER), not to the job's user, uid $vuid ($VICTIM)\" plant.out"
 check "... and no task was handed the planted address" bash -c "! grep -qx '$MCK_ADDR_n1:8700' plant.out"
+
+# --- a parent of the job's directory that another user owns (a project
+# directory of theirs): they could move the job's directory away between
+# srun's checks and the engine's open and put theirs in its place; the
+# job refuses it before anything is written
+mkdir -m 0755 proj && chown "$OTHER:" proj
+mkdir -m 0700 proj/v && chown "$VICTIM:" proj/v
+sed 's|^name: |output:\n  log_dir: '"$W"'/proj/v/{job_id}\nname: |' r.yaml >proj.yaml
+chown "$VICTIM:" proj.yaml
+cat >parent.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=proj.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >parent.out 2>&1
+echo "rc=\$?" >>parent.out
+EOS
+chown "$VICTIM:" parent.sh
+jid=$(as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/parent.job.out" parent.sh)
+wait_job "$jid" 120
+check "a job directory inside another user's directory is refused ($(grep -o 'mooncake: .*' parent.out | head -1 | head -c 300))" \
+	bash -c "grep -q 'rc=1' parent.out && grep -q \"the job's directory $W/proj/v/$jid is inside $W/proj, which belongs to uid $ouid ($OTHER): that user could move it\" parent.out && [ ! -e proj/v/$jid ]"
 
 # --- the ports registry poisoned: reservations for 8700-8702 held by a
 # live process of OTHER's, in root's registry (refused) and in the

@@ -91,6 +91,56 @@ START_TEST(not_the_jobs)
 }
 END_TEST
 
+/* every parent of the job's directory: only root or the job's user may
+ * change it (or it is sticky, as /tmp); a link among the parents is
+ * resolved, and the tasks get the path without it (issue #17 review:
+ * another user swapped a parent for a link to their own tree) */
+START_TEST(parents_are_the_jobs)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	char want[2048], real[512];
+
+	fresh();
+	ck_assert_int_eq(mkdir(path_of("open"), 0700), 0);
+	ck_assert_int_eq(chmod(path_of("open"), 0777), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), true, &err), -1);
+	snprintf(want, sizeof(want),
+		 "the job's directory %s/open/job/logs is inside %s/open, which every user may write (mode 0777, without the sticky bit): another user could move it and put a directory of theirs in its place; run chmod go-w %s/open (or chmod +t, as /tmp), or use a directory whose every parent only you and root can change",
+		 base, base, base);
+	ck_assert_str_eq(err.text, want);
+	ck_assert_int_eq(d.fd, -1);
+	{ /* refused before anything is made */
+		struct stat st;
+
+		ck_assert_int_eq(stat(path_of("open/job"), &st), -1);
+	}
+	/* sticky, as /tmp: others may add entries, never move ours */
+	ck_assert_int_eq(chmod(path_of("open"), 01777), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), true, &err), 0);
+	mcri_jobdir_close(&d);
+	/* group-writable, deeper down */
+	ck_assert_int_eq(chmod(path_of("open/job"), 02775), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), false, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "/open/job, which its group may write (mode 2775, without the sticky bit)"));
+	ck_assert_int_eq(chmod(path_of("open/job"), 0755), 0);
+	/* a link among the parents: resolved, and the path handed on has none */
+	ck_assert_int_eq(symlink("open/job", path_of("via")), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("via/logs"), getuid(), false, &err), 0);
+	snprintf(real, sizeof(real), "%s/open/job/logs", base);
+	ck_assert_str_eq(d.path, real);
+	mcri_jobdir_close(&d);
+	/* a parent of another user's (root may hand one to a test user) */
+	if (getuid() == 0) {
+		ck_assert_int_eq(chown(path_of("open/job"), 4242, 4242), 0);
+		ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), 0, false, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.text, "/open/job, which belongs to uid 4242"));
+		ck_assert_ptr_nonnull(strstr(err.text, "that user could move it"));
+	}
+	cleanup();
+}
+END_TEST
+
 START_TEST(files_are_files)
 {
 	struct mcri_jobdir d;
@@ -280,6 +330,7 @@ Suite *jobdir_suite(void)
 
 	tcase_add_test(tc, created_private);
 	tcase_add_test(tc, not_the_jobs);
+	tcase_add_test(tc, parents_are_the_jobs);
 	tcase_add_test(tc, files_are_files);
 	tcase_add_test(tc, create_is_never_empty);
 	tcase_add_test(tc, state_record);
