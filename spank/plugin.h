@@ -109,33 +109,39 @@ void mcp_port_candidate(const struct mcp_plugstack *ps, unsigned long job_id,
 int mcp_ports_parse(const char *text, struct mcr_ports *out,
 		    struct mcr_error *err);
 /* On the infra node, in the master step's task (before it becomes the
- * user: task_init_privileged): the ports srun chose must be free here and
- * not reserved by another job's master that is starting on this node;
- * reserve them for this process (the master after exec) in `registry`.
- * The registry must be a regular file of root's (or of this user's, run
- * unprivileged: the plugin tests) that no one else may write; every entry
- * is checked (ports 1-65535, a live process with the start time it had)
- * and every read and write bounded. Without a usable registry the bind
- * alone decides. -1 with a message that names the taken port. */
-int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
-		    struct mcr_error *err);
+ * user: task_init_privileged): the ports srun chose must be ports a master
+ * may have (8700-8702, or a triple of ps's port_range=: the variable that
+ * asks is the user's), free here, and not reserved by another job's master
+ * that is starting on this node; reserve them for this process (the master
+ * after exec) and job `job` in `registry`, in place of any earlier
+ * reservation of that job (one triple per job). The registry must be a
+ * regular file of root's (or of this user's, run unprivileged: the plugin
+ * tests), mode 0600, in a directory of its owner's that no one else may
+ * write; every entry is checked (ports 1-65535, a live process with the
+ * start time it had) and every read and write bounded; live entries are
+ * never dropped (a full registry reserves nothing more). Without a usable
+ * registry the bind alone decides. -1 with a message that names the port. */
+int mcp_ports_claim(const struct mcr_ports *ports, const struct mcp_plugstack *ps,
+		    unsigned long job, const char *registry, struct mcr_error *err);
 /* The registry of the node's port space (its network namespace's inode
  * `ns`): in a directory of root's, written by root only, so no user can
  * put an entry in it (task_init_privileged claims). */
 #define MCP_PORT_REGISTRY_DIR "/run/spank-mooncake"
 void mcp_port_registry(unsigned long ns, char *path, size_t size);
-/* One reservation of the registry: a line "PORT PID START\n", START the
- * process's start time (mcp_pid_start) when it reserved PORT. */
+/* One reservation of the registry: a line "PORT PID START JOB\n", START
+ * the process's start time (mcp_pid_start) when it reserved PORT for the
+ * master step of job JOB. */
 struct mcp_reservation {
 	int port;
 	long pid;
 	unsigned long long start;
+	unsigned long job;
 };
 #define MCP_REGISTRY_MAX 512                  /* reservations kept */
-#define MCP_REGISTRY_BYTES (MCP_REGISTRY_MAX * 64) /* the file's bound */
+#define MCP_REGISTRY_BYTES (MCP_REGISTRY_MAX * 80) /* the file's bound */
 /* The well-formed lines of `text` (NUL-terminated; changed, as strtok_r
- * does) into r[0..max-1], in order: port 1-65535, pid and start > 0, one
- * line under 64 bytes; anything else is skipped. Whether the process still
+ * does) into r[0..max-1], in order: port 1-65535, pid, start and job > 0,
+ * one line under 80 bytes; anything else is skipped. Whether the process still
  * runs is the caller's to check. Returns how many. */
 size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max);
 /* r[0..n-1] as the registry's lines into buf (NUL-terminated; the entries

@@ -10,7 +10,7 @@
  * task claims it before mooncake_master runs: every port must bind, and no
  * other job's master that is starting on the node may hold a reservation
  * on it (a small registry root keeps, mcp_port_registry(), one line
- * "port pid start" per reservation, void once its process is gone). A triple that
+ * "port pid start job" per reservation, void once its process is gone). A triple that
  * cannot be claimed fails the step at once; a port another program takes
  * between the claim and the master's bind makes mooncake_master exit; in
  * both cases the starter tries the next triple (election.c).
@@ -115,27 +115,41 @@ static bool trusted(int fd)
 }
 
 /* the registry, locked; -1 when it cannot be used (then ports are claimed
- * on their bind alone). Its directory is made by root, 0755. */
+ * on their bind alone). Its directory is made by root, 0700, and checked
+ * through its descriptor; the file is 0600: no one else can even open it
+ * (a lock held on a file others can read would stall every claim). */
 static int registry_open(const char *path)
 {
 	struct timespec pause = { 0, 20 * 1000000L };
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	int fd;
+	struct stat sb;
+	int dfd, fd;
 
-	if (slash && slash != path && (size_t)(slash - path) < sizeof(dir)) {
-		memcpy(dir, path, (size_t)(slash - path));
-		dir[slash - path] = '\0';
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-			return -1;
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return -1;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return -1;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	if (fstat(dfd, &sb) != 0 || sb.st_uid != geteuid() || (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(dfd);
+		return -1;
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	fd = openat(dfd, slash + 1, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	close(dfd);
 	if (fd < 0)
 		return -1;
 	if (!trusted(fd)) {
 		close(fd);
 		return -1;
 	}
+	/* one of an earlier release was 0644 */
+	if (fstat(fd, &sb) == 0 && (sb.st_mode & 077))
+		fchmod(fd, 0600);
 	for (int waited = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; waited += 20) {
 		if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_MS) {
 			close(fd);
@@ -146,7 +160,7 @@ static int registry_open(const char *path)
 	return fd;
 }
 
-#define LINE_MAX_BYTES 64 /* "port pid start\n": 5 + 1 + 7 + 1 + 20 + 1 */
+#define LINE_MAX_BYTES 80 /* "port pid start job\n": 5 + 1 + 7 + 1 + 20 + 1 + 20 + 1 */
 
 size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max)
 {
@@ -159,8 +173,8 @@ size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max)
 		char end;
 
 		if (strlen(line) >= LINE_MAX_BYTES ||
-		    sscanf(line, "%d %ld %llu%c", &e.port, &e.pid, &e.start, &end) != 3 ||
-		    e.port < 1 || e.port > 65535 || e.pid <= 0 || e.start == 0)
+		    sscanf(line, "%d %ld %llu %lu%c", &e.port, &e.pid, &e.start, &e.job, &end) != 4 ||
+		    e.port < 1 || e.port > 65535 || e.pid <= 0 || e.start == 0 || e.job == 0)
 			continue; /* not an entry */
 		r[n++] = e;
 	}
@@ -174,8 +188,8 @@ size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf,
 	if (size)
 		buf[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		int w = snprintf(buf + len, size - len, "%d %ld %llu\n", r[i].port, r[i].pid,
-				 r[i].start);
+		int w = snprintf(buf + len, size - len, "%d %ld %llu %lu\n", r[i].port, r[i].pid,
+				 r[i].start, r[i].job);
 
 		if (w < 0 || (size_t)w >= size - len) {
 			buf[len] = '\0';
@@ -216,27 +230,37 @@ static void registry_write(int fd, const struct mcp_reservation *r, size_t n)
 		return;
 }
 
-int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
-		    struct mcr_error *err)
+/* a port a master of this cluster may have: srtctl's, or in port_range= */
+static bool master_port(const struct mcp_plugstack *ps, int port)
+{
+	return (port >= MCR_MASTER_PORT && port <= MCR_METRICS_PORT) ||
+	       (!ps->fixed_ports && port >= ps->port_lo && port <= ps->port_hi);
+}
+
+int mcp_ports_claim(const struct mcr_ports *ports, const struct mcp_plugstack *ps,
+		    unsigned long job, const char *registry, struct mcr_error *err)
 {
 	const int want[3] = { ports->rpc, ports->metadata, ports->metrics };
 	static const char *const what[3] = { "RPC", "metadata", "metrics" };
-	struct mcp_reservation *r = calloc(MCP_REGISTRY_MAX + 3, sizeof(*r));
+	struct mcp_reservation *r;
 	char host[256] = "";
-	int fd = registry ? registry_open(registry) : -1, rc = -1;
-	size_t n = 0;
+	int fd, rc = -1;
+	size_t n = 0, kept = 0;
 
-	if (!r) {
-		if (fd >= 0)
-			close(fd);
+	for (int k = 0; k < 3; k++)
+		if (!master_port(ps, want[k]))
+			return mcri_error_set(err, MCR_EINVAL,
+					      "port %d (%s) is not a port of mooncake_master on this cluster (8700-8702, or port_range=%d-%d of plugstack.conf): %s is set by the plugin alone; unset it",
+					      want[k], what[k], ps->port_lo, ps->port_hi, MCP_PORTS_VAR);
+	if (!(r = calloc(MCP_REGISTRY_MAX, sizeof(*r))))
 		return mcri_error_nomem(err);
-	}
+	fd = registry ? registry_open(registry) : -1;
 	gethostname(host, sizeof(host) - 1);
 	if (fd >= 0)
 		n = registry_read(fd, r);
 	for (int k = 0; k < 3; k++) {
 		for (size_t i = 0; i < n; i++)
-			if (r[i].port == want[k] && r[i].pid != (long)getpid()) {
+			if (r[i].port == want[k] && r[i].pid != (long)getpid() && r[i].job != job) {
 				mcri_error_set(err, MCR_ESTATE,
 					       "port %d (%s) on %s is taken: another job's mooncake_master (pid %ld) is starting on it; the srun that started this step tries other ports",
 					       want[k], what[k], host, r[i].pid);
@@ -250,13 +274,19 @@ int mcp_ports_claim(const struct mcr_ports *ports, const char *registry,
 		}
 	}
 	if (fd >= 0) {
-		for (int k = 0; k < 3 && n < MCP_REGISTRY_MAX + 3; k++)
-			r[n++] = (struct mcp_reservation){ want[k], (long)getpid(), mcp_pid_start(getpid()) };
-		if (n > MCP_REGISTRY_MAX) { /* the oldest go */
-			memmove(r, r + (n - MCP_REGISTRY_MAX), MCP_REGISTRY_MAX * sizeof(*r));
-			n = MCP_REGISTRY_MAX;
+		/* this job's earlier reservation (an earlier attempt) goes:
+		 * one triple per job */
+		for (size_t i = 0; i < n; i++)
+			if (r[i].job != job)
+				r[kept++] = r[i];
+		/* a full registry keeps its live entries: this claim then
+		 * rests on the bind alone */
+		if (kept + 3 <= MCP_REGISTRY_MAX) {
+			for (int k = 0; k < 3; k++)
+				r[kept++] = (struct mcp_reservation){ want[k], (long)getpid(),
+								      mcp_pid_start(getpid()), job };
+			registry_write(fd, r, kept);
 		}
-		registry_write(fd, r, n);
 	}
 	rc = 0;
 out:

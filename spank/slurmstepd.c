@@ -232,18 +232,25 @@ out:
 
 /* the master step: claim the ports srun chose, on this node; the registry
  * of reservations is the one of this port space (network namespace) */
-static int master_task(const char *text, struct mcr_error *err)
+static int master_task(spank_t sp, const char *text, struct mcr_error *err)
 {
 	struct mcr_ports ports;
 	char ns[64] = "", registry[128];
 	ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
+	uint32_t job_id;
 
+	if (!ctx.ps_ok) {
+		*err = ctx.ps_err;
+		return -1;
+	}
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS)
+		return mcri_error_set(err, MCR_ESTATE, "the master step cannot get its job id");
 	if (mcp_ports_parse(text, &ports, err))
 		return -1;
 	ns[n > 0 ? n : 0] = '\0';
 	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry,
 			  sizeof(registry));
-	return mcp_ports_claim(&ports, registry, err);
+	return mcp_ports_claim(&ports, &ctx.ps, job_id, registry, err);
 }
 
 /* The master step's task, still root: it claims its ports in root's
@@ -259,7 +266,7 @@ int mcp_stepd_task_init_privileged(spank_t sp)
 	    step_id == SLURM_INTERACTIVE_STEP || !stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
 		return 0;
 	spank_unsetenv(sp, MCP_PORTS_VAR);
-	if (master_task(value, &err) == 0)
+	if (master_task(sp, value, &err) == 0)
 		return 0;
 	mcp_error(&err);
 	return -1;
@@ -290,7 +297,7 @@ int mcp_stepd_task_init(spank_t sp)
 	}
 	if (stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value))) {
 		spank_unsetenv(sp, MCP_PORTS_VAR);
-		rc = master_task(value, &err);
+		rc = master_task(sp, value, &err);
 	} else if (stepd_getenv(sp, MCP_TASK_VAR, value, sizeof(value))) {
 		spank_unsetenv(sp, MCP_TASK_VAR);
 		if (!ctx.ps_ok) {

@@ -134,14 +134,18 @@ on_node n1 "$OTHER" "sleep 120 >/dev/null 2>&1 & echo \$! >$W/other/holder.pid"
 holder=$(cat other/holder.pid)
 IMPOSTORS+=("$holder")
 start=$(awk '{print $22}' "/proc/$holder/stat")
-entries="8700 $holder $start
-8701 $holder $start
-8702 $holder $start"
+entries="8700 $holder $start 1
+8701 $holder $start 1
+8702 $holder $start 1"
 as "$OTHER" "printf '%s\n' '$entries' >>/run/spank-mooncake/ports.$ns" 2>registry.err
 rc=$?
 as "$OTHER" "printf '%s\n' '$entries' >/dev/shm/spank-mooncake-ports.$ns; chmod 666 /dev/shm/spank-mooncake-ports.$ns" 2>/dev/null
 MCK_EXIT_HOOKS+=("rm -f /dev/shm/spank-mooncake-ports.$ns")
 check "another user cannot write root's ports registry (rc=$rc: $(head -c 200 registry.err))" test "$rc" -ne 0
+# a lock held on it would stall every claim on the node: it cannot open it
+on_node n1 "$OTHER" "flock -n /run/spank-mooncake/ports.$ns true" 2>flock.err
+rc=$?
+check "... nor open it to hold its lock (rc=$rc: $(head -c 200 flock.err))" test "$rc" -ne 0
 cat >poison.sh <<EOS
 #!/bin/bash
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >poison.out 2>&1

@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n > MCP_REGISTRY_MAX)
 		FAIL("%zu entries\n", n);
 	for (size_t i = 0; i < n; i++)
-		if (r[i].port < 1 || r[i].port > 65535 || r[i].pid <= 0 || r[i].start == 0)
-			FAIL("entry %zu: %d %ld %llu\n", i, r[i].port, r[i].pid, r[i].start);
+		if (r[i].port < 1 || r[i].port > 65535 || r[i].pid <= 0 || r[i].start == 0 || r[i].job == 0)
+			FAIL("entry %zu: %d %ld %llu %lu\n", i, r[i].port, r[i].pid, r[i].start, r[i].job);
 	len = mcp_registry_format(r, n, again, sizeof(again));
 	if (len >= sizeof(again) || strlen(again) != len)
 		FAIL("%zu bytes formatted\n", len);
@@ -44,7 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n2 != n)
 		FAIL("%zu entries formatted again read as %zu\n", n, n2);
 	for (size_t i = 0; i < n; i++)
-		if (r[i].port != r2[i].port || r[i].pid != r2[i].pid || r[i].start != r2[i].start)
+		if (r[i].port != r2[i].port || r[i].pid != r2[i].pid || r[i].start != r2[i].start ||
+		    r[i].job != r2[i].job)
 			FAIL("entry %zu formatted again reads otherwise\n", i);
 	return 0;
 }

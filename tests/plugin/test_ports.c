@@ -118,17 +118,21 @@ START_TEST(ports_parse)
 }
 END_TEST
 
-static char registry[64];
+static char regdir[64], registry[96];
 
+/* a registry in a directory of its own, as root's /run/spank-mooncake is */
 static void fresh_registry(void)
 {
-	snprintf(registry, sizeof(registry), "/tmp/mck-ports.XXXXXX");
-	ck_assert_int_ge(mkstemp(registry), 0);
+	snprintf(regdir, sizeof(regdir), "/tmp/mck-ports.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(regdir));
+	snprintf(registry, sizeof(registry), "%s/ports.1", regdir);
+	plugstack(NULL);
 }
 
 static void remove_registry(void)
 {
 	unlink(registry);
+	rmdir(regdir);
 }
 
 static int listener(int port)
@@ -141,107 +145,160 @@ static int listener(int port)
 	return fd;
 }
 
+static void put_registry(const char *text)
+{
+	FILE *f = fopen(registry, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(chmod(registry, 0600), 0);
+}
+
+static void read_registry(char *text, size_t size)
+{
+	FILE *f = fopen(registry, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(text, 1, size - 1, f);
+	text[n] = '\0';
+	fclose(f);
+}
+
 START_TEST(claim_free_ports_reserves_them)
 {
-	const struct mcr_ports p = { 9100, 9101, 9102 };
+	const struct mcr_ports p = { 8900, 8901, 8902 };
 	struct mcr_error err;
-	char text[256] = "";
-	FILE *f;
+	char text[256], want[256];
+	long me = (long)getpid();
+	unsigned long long start = mcp_pid_start(me);
+	struct stat st;
 
 	fresh_registry();
-	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
-	f = fopen(registry, "r");
-	ck_assert_uint_gt(fread(text, 1, sizeof(text) - 1, f), 0);
-	fclose(f);
-	{
-		char want[256];
-		long me = (long)getpid();
-		unsigned long long start = mcp_pid_start(me);
-
-		ck_assert_uint_gt(start, 0);
-		snprintf(want, sizeof(want), "9100 %ld %llu\n9101 %ld %llu\n9102 %ld %llu\n", me, start,
-			 me, start, me, start);
-		ck_assert_str_eq(text, want);
-	}
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	read_registry(text, sizeof(text));
+	ck_assert_uint_gt(start, 0);
+	snprintf(want, sizeof(want), "8900 %ld %llu 42\n8901 %ld %llu 42\n8902 %ld %llu 42\n", me, start,
+		 me, start, me, start);
+	ck_assert_str_eq(text, want);
+	/* no one else may even open it (a lock held on it would stall claims) */
+	ck_assert_int_eq(stat(registry, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0600);
 	/* this process again (a retried task): its own reservation is no obstacle */
-	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
 }
 END_TEST
 
 START_TEST(claim_refuses_a_port_someone_listens_on)
 {
-	const struct mcr_ports p = { 9110, 9111, 9112 };
+	const struct mcr_ports p = { 8910, 8911, 8912 };
 	struct mcr_error err;
 	int fd;
 
 	fresh_registry();
-	fd = listener(9111);
-	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), -1);
-	ck_assert_msg(strstr(err.text, "port 9111 (metadata) on ") == err.text, "%s", err.text);
+	fd = listener(8911);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), -1);
+	ck_assert_msg(strstr(err.text, "port 8911 (metadata) on ") == err.text, "%s", err.text);
 	ck_assert_ptr_nonnull(strstr(err.text, " is taken: another process listens on it; the srun that started this step tries other ports"));
 	close(fd);
-	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+}
+END_TEST
+
+/* the variable that asks for the claim is the user's: only ports a master
+ * of this cluster may have are reserved by root (issue #17 review: a user
+ * reserved every port of the node) */
+START_TEST(claim_only_a_masters_ports)
+{
+	const struct mcr_ports low = { 22, 8701, 8702 }, out = { 9100, 9101, 9102 },
+			       srtctl = { 8700, 8701, 8702 };
+	struct mcr_error err;
+	char *fixed[] = { "ports=fixed", NULL };
+
+	fresh_registry();
+	ck_assert_int_eq(mcp_ports_claim(&low, &ps, 42, registry, &err), -1);
+	ck_assert_str_eq(err.text, "port 22 (RPC) is not a port of mooncake_master on this cluster (8700-8702, or port_range=8700-8999 of plugstack.conf): SLURM_MOONCAKE_MASTER_PORTS is set by the plugin alone; unset it");
+	ck_assert_int_eq(mcp_ports_claim(&out, &ps, 42, registry, &err), -1);
+	plugstack(fixed);
+	ck_assert_int_eq(mcp_ports_claim(&srtctl, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8900, 8901, 8902 }, &ps, 42, registry, &err), -1);
 }
 END_TEST
 
 /* another job's master is starting on the node: its reservation holds
- * until its process is gone */
+ * until its process is gone; one of this job's own (an earlier attempt)
+ * is replaced, so a job never holds more than one triple */
 START_TEST(claim_respects_a_live_reservation)
 {
-	const struct mcr_ports p = { 9120, 9121, 9122 };
+	const struct mcr_ports p = { 8920, 8921, 8922 };
 	struct mcr_error err;
 	pid_t other = fork();
-	FILE *f;
+	char text[512], line[128];
 
 	if (other == 0) {
 		pause();
 		_exit(0);
 	}
 	fresh_registry();
-	f = fopen(registry, "w");
-	fprintf(f, "9122 %ld %llu\n", (long)other, mcp_pid_start(other));
-	fclose(f);
-	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.text, "port 9122 (metrics) on "));
+	snprintf(line, sizeof(line), "8922 %ld %llu 7\n8940 %ld %llu 42\n", (long)other,
+		 mcp_pid_start(other), (long)other, mcp_pid_start(other));
+	put_registry(line);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "port 8922 (metrics) on "));
 	ck_assert_ptr_nonnull(strstr(err.text, "is taken: another job's mooncake_master"));
+	/* the same job's reservation is its own earlier attempt: replaced */
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8930, 8931, 8932 }, &ps, 42, registry, &err), 0);
+	read_registry(text, sizeof(text));
+	snprintf(line, sizeof(line), "8922 %ld %llu 7\n", (long)other, mcp_pid_start(other));
+	ck_assert_ptr_nonnull(strstr(text, line));
+	ck_assert_ptr_null(strstr(text, "8940 "));
+	ck_assert_ptr_nonnull(strstr(text, "8930 "));
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 43, registry, &err), 0);
 }
 END_TEST
 
 /* a registry is trusted only as what the plugin writes: an entry whose
  * process has another start time (a pid reused), malformed lines, huge
- * ones, or a registry another user may write reserve nothing, and no
- * content overflows a buffer */
+ * ones, or a registry another user may write (or in a directory another
+ * user may write) reserve nothing, and no content overflows a buffer */
 START_TEST(claim_ignores_what_it_cannot_trust)
 {
-	const struct mcr_ports p = { 9130, 9131, 9132 };
+	const struct mcr_ports p = { 8950, 8951, 8952 };
 	struct mcr_error err;
-	char *junk = malloc(200000);
+	char *junk = malloc(200000), line[256];
 	FILE *f;
 
 	fresh_registry();
 	f = fopen(registry, "w");
-	fprintf(f, "9130 %ld 1\n", (long)getppid());          /* a live pid, another start */
-	fprintf(f, "9131 %ld\n", (long)getppid());            /* the old format, no start */
-	fprintf(f, "70000 %ld %llu\n", (long)getppid(), mcp_pid_start(getppid()));
-	fprintf(f, "9132 -5 7\nnonsense\n");
+	fprintf(f, "8950 %ld 1 7\n", (long)getppid());          /* a live pid, another start */
+	fprintf(f, "8951 %ld %llu\n", (long)getppid(), mcp_pid_start(getppid())); /* no job: an earlier format */
+	fprintf(f, "70000 %ld %llu 7\n", (long)getppid(), mcp_pid_start(getppid()));
+	fprintf(f, "8952 -5 7 7\nnonsense\n");
 	memset(junk, '9', 199999);
 	junk[199999] = '\0';
 	fputs(junk, f);                                         /* one line far past any bound */
 	fclose(f);
-	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
 	/* what remains is this claim alone, well formed */
 	f = fopen(registry, "r");
 	ck_assert_int_eq(fread(junk, 1, 199999, f) < 200, 1);
 	fclose(f);
 	/* a registry others may write is not used at all */
+	snprintf(line, sizeof(line), "8950 %ld %llu 7\n", (long)getppid(), mcp_pid_start(getppid()));
+	put_registry(line);
 	ck_assert_int_eq(chmod(registry, 0666), 0);
-	f = fopen(registry, "w");
-	fprintf(f, "9130 %ld %llu\n", (long)getppid(), mcp_pid_start(getppid()));
-	fclose(f);
-	ck_assert_int_eq(mcp_ports_claim(&p, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	/* nor one in a directory others may write */
+	ck_assert_int_eq(chmod(registry, 0600), 0);
+	ck_assert_int_eq(chmod(regdir, 0777), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(chmod(regdir, 0700), 0);
+	/* a live entry of another job's is respected, so the two above really
+	 * did not read it */
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), -1);
 	free(junk);
 }
 END_TEST
@@ -249,11 +306,12 @@ END_TEST
 /* without a usable registry the bind alone decides */
 START_TEST(claim_without_registry)
 {
-	const struct mcr_ports p = { 9130, 9131, 9132 };
+	const struct mcr_ports p = { 8960, 8961, 8962 };
 	struct mcr_error err;
 
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &err), 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, "/nonexistent/dir/registry", &err), 0);
+	plugstack(NULL);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, NULL, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, "/nonexistent/dir/registry", &err), 0);
 }
 END_TEST
 
@@ -261,8 +319,8 @@ END_TEST
  * at most MCP_REGISTRY_MAX, and what is formatted parses the same */
 START_TEST(registry_lines)
 {
-	char text[] = "8700 12 34\n8701 12 34 extra\n0 1 1\n65536 1 1\n8702 0 5\n8703 5 0\n"
-		      "x\n\n8704 7 8";
+	char text[] = "8700 12 34 5\n8701 12 34 5 extra\n0 1 1 5\n65536 1 1 5\n8702 0 5 5\n8703 5 0 5\n"
+		      "8705 5 5 0\n8706 5 5\nx\n\n8704 7 8 9";
 	struct mcp_reservation r[4], again[4];
 	char buf[64];
 
@@ -271,14 +329,16 @@ START_TEST(registry_lines)
 	ck_assert_int_eq(r[0].pid, 12);
 	ck_assert_uint_eq(r[0].start, 34);
 	ck_assert_int_eq(r[1].port, 8704);
-	ck_assert_uint_eq(mcp_registry_format(r, 2, buf, sizeof(buf)), strlen("8700 12 34\n8704 7 8\n"));
-	ck_assert_str_eq(buf, "8700 12 34\n8704 7 8\n");
+	ck_assert_uint_eq(r[1].job, 9);
+	ck_assert_uint_eq(mcp_registry_format(r, 2, buf, sizeof(buf)), strlen("8700 12 34 5\n8704 7 8 9\n"));
+	ck_assert_str_eq(buf, "8700 12 34 5\n8704 7 8 9\n");
 	ck_assert_uint_eq(mcp_registry_parse(buf, again, 4), 2);
 	for (int i = 0; i < 2; i++)
-		ck_assert(r[i].port == again[i].port && r[i].pid == again[i].pid && r[i].start == again[i].start);
+		ck_assert(r[i].port == again[i].port && r[i].pid == again[i].pid && r[i].start == again[i].start &&
+			  r[i].job == again[i].job);
 	/* what does not fit is left out, whole lines only */
-	ck_assert_uint_eq(mcp_registry_format(r, 2, buf, 15), strlen("8700 12 34\n"));
-	ck_assert_str_eq(buf, "8700 12 34\n");
+	ck_assert_uint_eq(mcp_registry_format(r, 2, buf, 17), strlen("8700 12 34 5\n"));
+	ck_assert_str_eq(buf, "8700 12 34 5\n");
 }
 END_TEST
 
@@ -297,6 +357,7 @@ Suite *ports_suite(void)
 	tcase_add_test(tc, claim_refuses_a_port_someone_listens_on);
 	tcase_add_test(tc, claim_respects_a_live_reservation);
 	tcase_add_test(tc, claim_without_registry);
+	tcase_add_test(tc, claim_only_a_masters_ports);
 	tcase_add_test(tc, claim_ignores_what_it_cannot_trust);
 	tcase_add_test(tc, registry_lines);
 	suite_add_tcase(s, tc);
