@@ -73,6 +73,7 @@ enum mcp_el_verdict {
 	MCP_V_UNREACHABLE,    /* recorded ready, no answer within the bound */
 	MCP_V_TOO_MANY,       /* out of attempts */
 	MCP_V_OTHER_RECIPE,   /* the job's pool comes from another recipe */
+	MCP_V_OTHER_JOB,      /* the directory holds the pool of another job that runs */
 };
 
 enum mcp_lock { MCP_LOCK_MINE, MCP_LOCK_THEIRS, MCP_LOCK_ERROR };
@@ -101,6 +102,7 @@ struct mcp_seen {
 	bool starter_on_this_host;
 	bool lock_stale;            /* the lock is older than the starter's bound */
 	bool other_recipe;          /* it is about another recipe's pool */
+	bool other_job;             /* ... the pool of another job, which still runs */
 	bool other_run;             /* it is about an earlier run of the job (a requeue) */
 	bool adopt_won;             /* ADOPT */
 };

@@ -64,6 +64,9 @@ struct master {
 	 * file server keeps it, and when (this srun's clock) it last changed */
 	int lock_attempt;
 	double lock_mtime, lock_changed;
+	/* the state file names another job: whether it still runs (asked once) */
+	char other_job[32];
+	bool other_job_runs;
 };
 
 /* While we hold an attempt, everything that may take a while is followed
@@ -349,6 +352,19 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 	s->launched = m->st.srun_pid > 0;
 	s->other_recipe = m->st.recipe[0] && strcmp(m->st.recipe, m->job->recipe) != 0;
 	s->other_run = m->job->run >= 0 && m->st.run != m->job->run;
+	/* a state file of another job (a directory without {job_id}): an
+	 * earlier run when that job has ended, else its pool, not ours */
+	if (m->st.job_id[0] && strcmp(m->st.job_id, m->job->job_id) != 0) {
+		if (strcmp(m->other_job, m->st.job_id) != 0) {
+			struct mcp_job_facts f;
+
+			snprintf(m->other_job, sizeof(m->other_job), "%s", m->st.job_id);
+			m->other_job_runs = mcp_job_facts((uint32_t)strtoul(m->st.job_id, NULL, 10), &f,
+							  &ignored) != 0 || !f.ended;
+		}
+		s->other_job = m->other_job_runs;
+		s->other_run |= !m->other_job_runs;
+	}
 	if (m->st.attempt == attempt && m->st.starter_host[0]) {
 		s->starter_on_this_host = strcmp(m->st.starter_host, m->host) == 0;
 		s->starter_alive = mcp_pid_alive(m->st.starter_pid);
@@ -518,6 +534,11 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 		mcri_error_set(err, MCR_ESTATE,
 			       "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. It is not restarted behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
 			       st->infra_node, st->infra_addr, m->why, m->log);
+		break;
+	case MCP_V_OTHER_JOB:
+		mcri_error_set(err, MCR_EINVAL,
+			       "the directory %s holds the Mooncake pool of job %s, which still runs, and this srun is of job %s: one directory holds one job's pool. Put {job_id} in the recipe's output.log_dir (e.g. log_dir: outputs/{job_id}/logs), or use another directory",
+			       m->job->dir->path, st->job_id, m->job->job_id);
 		break;
 	case MCP_V_OTHER_RECIPE:
 		mcri_error_set(err, MCR_EINVAL,

@@ -389,6 +389,8 @@ struct mcp_job_facts {
 	bool ended;
 	char state[32];
 	uint32_t het_leader;
+	int restarts;            /* its restart count (a requeue is a new run) */
+	char work_dir[PATH_MAX]; /* where it was submitted ("" unknown) */
 };
 int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err);
 /* ... and of one of its steps: whether it has ended (slurmctld no longer

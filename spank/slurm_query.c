@@ -48,6 +48,8 @@ int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *er
 		snprintf(f->state, sizeof(f->state), "%s",
 			 (j->job_state & JOB_COMPLETING) ? "COMPLETING" : state_name(j->job_state));
 		f->het_leader = j->het_job_id && j->het_job_id != NO_VAL ? j->het_job_id : 0;
+		f->restarts = j->restart_cnt;
+		snprintf(f->work_dir, sizeof(f->work_dir), "%s", j->work_dir ? j->work_dir : "");
 		rc = 0;
 		break;
 	}

@@ -36,6 +36,10 @@ static struct {
 	struct mcp_container container; /* where the job's master would run */
 	bool container_decided;
 	bool het_outside;           /* a heterogeneous job's component, from outside */
+	/* an srun from outside the allocation: the job as slurmctld has it */
+	bool outside;
+	int outside_run;            /* its restart count, -1 unknown */
+	char outside_dir[PATH_MAX]; /* its submit directory, "" unknown */
 } ctx;
 
 /* A line for `srun -v`. srun applies -v only after init_post_opt, so the
@@ -192,18 +196,27 @@ static int user_init(spank_t sp)
 	 * before the step exists) */
 	uid = getuid();
 	ctx.prepared = true;
-	/* srun --jobid from outside the allocation: a component of a
-	 * heterogeneous job joins its leader's pool, on the job's first node
-	 * (what its environment says inside the allocation) */
+	/* srun --jobid from outside the allocation (or a standalone srun's
+	 * new job): what the job's own sruns learn from their environment
+	 * comes from slurmctld, never from where this srun runs: the job's
+	 * submit directory, its run (a requeue is a new one), and for a
+	 * component of a heterogeneous job its leader, whose pool it joins
+	 * on the job's first node */
 	{
 		struct mcp_job_facts f;
 		struct mcr_error ignored;
 
-		if (mcp_job_facts(job_id, &f, &ignored) == 0 && f.het_leader && f.het_leader != job_id) {
-			note(MCP_NAME ": job %u is a component of heterogeneous job %u: its pool", job_id,
-			     f.het_leader);
-			job_id = f.het_leader;
-			ctx.het_outside = true;
+		ctx.outside = true;
+		ctx.outside_run = -1;
+		if (mcp_job_facts(job_id, &f, &ignored) == 0) {
+			ctx.outside_run = f.restarts;
+			snprintf(ctx.outside_dir, sizeof(ctx.outside_dir), "%s", f.work_dir);
+			if (f.het_leader && f.het_leader != job_id) {
+				note(MCP_NAME ": job %u is a component of heterogeneous job %u: its pool", job_id,
+				     f.het_leader);
+				job_id = f.het_leader;
+				ctx.het_outside = true;
+			}
 		}
 	}
 	return prepare_job(job_id, uid);
@@ -396,7 +409,8 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	int rv = -1;
 
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
-	dir = mcp_job_dir(&ctx.ps, ctx.recipe, job_id_s, uid, getenv("SLURM_SUBMIT_DIR"), &err);
+	dir = mcp_job_dir(&ctx.ps, ctx.recipe, job_id_s, uid,
+			  ctx.outside && ctx.outside_dir[0] ? ctx.outside_dir : getenv("SLURM_SUBMIT_DIR"), &err);
 	if (!dir)
 		goto fail;
 	/* where the master would run: a container the cluster cannot run it
@@ -413,10 +427,10 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	if (!opened && mcri_jobdir_open(&jd, dir, uid, true, &err))
 		goto fail;
 	if (starts) {
-		/* the job's run: a requeued job's sruns see its restart count;
-		 * an srun from outside the allocation cannot tell (-1) */
+		/* the job's run: a requeued job's sruns see its restart count,
+		 * an srun from outside the allocation asks slurmctld */
 		const char *restarts = getenv("SLURM_RESTART_COUNT");
-		struct mcp_job job = { job_id_s, getenv("SLURM_JOB_ID") ? (restarts ? atoi(restarts) : 0) : -1,
+		struct mcp_job job = { job_id_s, ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
 				       ctx.het_outside, &jd, ctx.recipe_path, find_infra, &job_id, container };
 
 		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))

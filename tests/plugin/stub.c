@@ -226,6 +226,8 @@ int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *er
 	f->ended = stub.job_ended;
 	snprintf(f->state, sizeof(f->state), "%s", stub.job_ended ? "COMPLETED" : "RUNNING");
 	f->het_leader = stub.het_leader;
+	f->restarts = stub.restarts;
+	snprintf(f->work_dir, sizeof(f->work_dir), "%s", stub.work_dir ? stub.work_dir : "");
 	return 0;
 }
 

@@ -23,6 +23,8 @@ struct stub {
 	const char *hostname;     /* what gethostname() says (NULL: the real one) */
 	bool job_ended;           /* what slurmctld says of the job */
 	uint32_t het_leader;
+	int restarts;           /* mcp_job_facts */
+	const char *work_dir;
 	bool step_ended;          /* what slurmctld says of the master step */
 };
 extern struct stub stub;

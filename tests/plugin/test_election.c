@@ -339,6 +339,18 @@ START_TEST(newer_attempt_is_joined)
 }
 END_TEST
 
+/* a directory holding the pool of another job that still runs: refused,
+ * whatever the state says */
+START_TEST(other_jobs_pool_is_refused)
+{
+	waiting();
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 100, .phase = MCRI_PHASE_READY, .state_attempt = 1,
+						  .other_job = true }),
+			 MCP_DO_FINISH);
+	ck_assert_int_eq(el.verdict, MCP_V_OTHER_JOB);
+}
+END_TEST
+
 START_TEST(other_recipe_is_refused)
 {
 	waiting();
@@ -402,6 +414,7 @@ Suite *election_suite(void)
 	tcase_add_test(tc, adopted_master_that_ends_fails);
 	tcase_add_test(tc, newer_attempt_is_joined);
 	tcase_add_test(tc, other_recipe_is_refused);
+	tcase_add_test(tc, other_jobs_pool_is_refused);
 	tcase_add_test(tc, waiting_is_bounded);
 	tcase_add_test(tc, attempts_are_bounded);
 	suite_add_tcase(s, tc);

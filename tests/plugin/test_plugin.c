@@ -313,6 +313,78 @@ START_TEST(srun_ready_master_that_died)
 }
 END_TEST
 
+/* srun --jobid=J from another terminal, in another directory: the job's
+ * directory is the one under the job's submit directory (slurmctld's),
+ * never under where this srun runs (issue #20: a second master) */
+START_TEST(srun_from_outside_uses_the_jobs_directory)
+{
+	struct mcri_state st = { 0 };
+	char elsewhere[600];
+
+	in_tmpdir();
+	st.phase = MCRI_PHASE_READY;
+	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.254");
+	record_state(&st);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", dir);
+	ck_assert_int_eq(mkdir(elsewhere, 0700), 0);
+	ck_assert_int_eq(chdir(elsewhere), 0);
+	stub.work_dir = dir;
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.work_dir = dir; /* stub_reset cleared it */
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	/* the job's recorded master, found where the job was submitted */
+	ck_log_contains("was ready, but has stopped");
+	ck_assert(!exists("%s/elsewhere/outputs", dir));
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert_int_eq(chdir(dir), 0);
+}
+END_TEST
+
+/* a directory that holds another job's pool (output.log_dir without
+ * {job_id}): refused while that job runs, a new pool once it has ended */
+START_TEST(srun_other_jobs_pool_is_not_joined)
+{
+	struct mcri_state st = { 0 };
+
+	in_tmpdir();
+	st.phase = MCRI_PHASE_READY;
+	snprintf(st.job_id, sizeof(st.job_id), "999");
+	record_state(&st);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: the directory ");
+	ck_log_contains("/outputs/4301/logs holds the Mooncake pool of job 999, which still runs, and this srun is of job 4301: one directory holds one job's pool");
+	slurm_spank_exit(NULL, 0, NULL);
+	/* that job has ended: its pool is an earlier run's, not joined */
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.job_ended = true;
+	slurm_spank_local_user_init(NULL, 0, NULL);
+	ck_assert_ptr_null(strstr(stub.log, "holds the Mooncake pool of job 999"));
+	ck_assert_ptr_null(strstr(stub.log, "was ready, but has stopped"));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* the same srun of a requeued job (slurmctld: restart 1): the earlier
+ * run's ready pool is not joined, even from outside the allocation */
+START_TEST(srun_from_outside_sees_a_requeue)
+{
+	struct mcri_state st = { 0 };
+
+	in_tmpdir();
+	st.phase = MCRI_PHASE_READY;
+	st.run = 0;
+	snprintf(st.infra_addr, sizeof(st.infra_addr), "127.0.0.254");
+	record_state(&st);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.restarts = 1;
+	slurm_spank_local_user_init(NULL, 0, NULL);
+	ck_log_contains("job 4301 was requeued (run 1): the pool of its earlier run (0)");
+	ck_assert_ptr_null(strstr(stub.log, "was ready, but has stopped"));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 /* The master recorded ready has ended (slurmctld: its step is gone) and
  * another user's process took its port: a joining srun says so, and hands
  * its tasks nothing. */
@@ -1440,6 +1512,9 @@ Suite *plugin_suite(void)
 	tcase_add_test(srun, srun_concurrent_failure_fails_at_once);
 	tcase_add_test(srun, srun_earlier_failure_is_retried);
 	tcase_add_test(srun, srun_ready_master_that_died);
+	tcase_add_test(srun, srun_from_outside_uses_the_jobs_directory);
+	tcase_add_test(srun, srun_from_outside_sees_a_requeue);
+	tcase_add_test(srun, srun_other_jobs_pool_is_not_joined);
 	tcase_add_test(srun, srun_ready_master_unreachable);
 	tcase_add_test(srun, srun_master_that_exits_at_start);
 	tcase_add_test(srun, srun_master_not_on_path_says_how_to_fix);
