@@ -72,7 +72,7 @@ static bool srun_lists(const char *srun, const char *option)
 		free(buf);
 		return false;
 	}
-	rc = mcp_spawn(argv, environ, &(struct mcp_spawn_io){ .out_fd = fds[1] }, &pid);
+	rc = mcp_spawn(argv, environ, &(struct mcp_spawn_io){ .log_fd = -1, .out_fd = fds[1] }, &pid);
 	close(fds[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (rc == 0 && len < HELP_MAX) {

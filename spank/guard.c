@@ -116,8 +116,8 @@ static void watch(struct guard *g)
 int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err)
 {
 	struct guard g;
-	pid_t mid;
-	int status;
+	pid_t mid, w;
+	int status = 0;
 
 	if (parse(value, &g, err))
 		return -1;
@@ -138,9 +138,9 @@ int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err
 		}
 		_exit(guard < 0 ? 1 : 0);
 	}
-	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
+	while ((w = waitpid(mid, &status, 0)) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (w != mid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return mcri_error_set(err, MCR_EIO, "cannot start the master step's guard");
 	return 0;
 }

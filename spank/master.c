@@ -328,15 +328,34 @@ static enum mcp_probe join_probe(struct master *m)
 }
 
 /* The pool a listener on the busy port serves, when it is this job's own
- * master: "<recipe>\n<dir>" in out, else false. */
-static bool own_pool(struct master *m, char *out, size_t size)
+ * master: its recipe and directory. The metadata server has no
+ * authentication, so what it says only names a directory to look at:
+ * believed only when that directory (the job's user's, checked as the
+ * job's own is) holds a ready state of this job on these ports. */
+static bool own_pool(struct master *m, char *recipe, size_t rsize, char *dir, size_t dsize)
 {
+	struct mcri_jobdir other = { .fd = -1 };
+	struct mcri_state st;
 	struct mcr_error reason;
+	char said[PATH_MAX * 2 + 2], *nl;
 	int status;
+	bool ok;
 
-	return mcri_http(m->st.infra_addr, m->st.ports.metadata, "GET", m->pool_path, NULL,
-			 MCP_PROBE_TIMEOUT_MS, &status, out, size, &reason) == 0 &&
-	       status == 200 && strchr(out, '\n');
+	if (mcri_http(m->st.infra_addr, m->st.ports.metadata, "GET", m->pool_path, NULL,
+		      MCP_PROBE_TIMEOUT_MS, &status, said, sizeof(said), &reason) != 0 ||
+	    status != 200 || !(nl = strchr(said, '\n')))
+		return false;
+	*nl = '\0';
+	ok = mcri_jobdir_open(&other, nl + 1, getuid(), false, &reason) == 0 &&
+	     strcmp(other.path, m->job->dir->path) != 0 && mcri_state_read(&other, &st, &reason) == 0 &&
+	     st.phase == MCRI_PHASE_READY && strcmp(st.job_id, m->job->job_id) == 0 &&
+	     st.ports.rpc == m->st.ports.rpc && strcmp(st.infra_node, m->st.infra_node) == 0;
+	if (ok) {
+		snprintf(recipe, rsize, "%s", st.recipe);
+		snprintf(dir, dsize, "%s", other.path);
+	}
+	mcri_jobdir_close(&other);
+	return ok;
 }
 
 static void read_state(struct master *m, int attempt, struct mcp_seen *s)
@@ -465,6 +484,7 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 {
 	const struct mcri_state *st = &m->st;
 	char tail[3000], advice[1024] = "", busy[512] = "";
+	char other_recipe[PATH_MAX], other_dir[PATH_MAX];
 	int bound = (int)el->timeout;
 
 	switch (el->verdict) {
@@ -473,13 +493,12 @@ static void failure(struct master *m, const struct mcp_election *el, struct mcr_
 		*err = m->err;
 		break;
 	case MCP_V_PORTS_BUSY:
-		if (own_pool(m, tail, sizeof(tail))) {
+		if (own_pool(m, other_recipe, sizeof(other_recipe), other_dir, sizeof(other_dir))) {
 			/* a second pool of this job: another recipe, another directory */
-			*strchr(tail, '\n') = '\0';
 			mcri_error_set(err, MCR_EINVAL,
 				       "port %d on the infra node %s (%s) is taken by this job's own mooncake_master, of the pool of %s in %s; this srun's recipe %s has a pool of its own (in %s), and with ports=fixed a node holds one master: use %s for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)",
-				       m->busy_port, st->infra_node, st->infra_addr, tail,
-				       tail + strlen(tail) + 1, m->job->recipe, m->job->dir->path, tail);
+				       m->busy_port, st->infra_node, st->infra_addr, other_recipe, other_dir,
+				       m->job->recipe, m->job->dir->path, other_recipe);
 			break;
 		}
 		mcri_error_set(err, MCR_ESTATE,

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,7 +45,8 @@ double mcp_now(void)
 void mcp_log_tail(const char *path, char *out, size_t size)
 {
 	char buf[4096], *lines[64], *save = NULL, *line;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), n = 0;
+	struct stat st;
 	off_t end;
 	ssize_t got;
 	size_t o = 0;
@@ -52,6 +54,10 @@ void mcp_log_tail(const char *path, char *out, size_t size)
 	out[0] = '\0';
 	if (fd < 0)
 		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* a log is a regular file */
+		close(fd);
+		return;
+	}
 	end = lseek(fd, 0, SEEK_END);
 	lseek(fd, end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0, SEEK_SET);
 	got = read(fd, buf, sizeof(buf) - 1);
@@ -59,6 +65,11 @@ void mcp_log_tail(const char *path, char *out, size_t size)
 	if (got <= 0)
 		return;
 	buf[got] = '\0';
+	/* the tail goes into messages: no control character (a terminal's
+	 * escape) of whatever wrote the log */
+	for (ssize_t i = 0; i < got; i++)
+		if (((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') || buf[i] == 0x7f)
+			buf[i] = '?';
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* srun's note on clusters without task/affinity (we ask for
 		 * --cpu-bind=none) is noise next to a real error */

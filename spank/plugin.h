@@ -209,11 +209,11 @@ char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place
 		     const char *name, const char *log, char *const *options,
 		     char *const *cmd, struct mcr_error *err);
 /* How a spawned program's output goes: stdout and stderr appended to
- * `log`, or (log NULL) stdout to `out_fd` and stderr to /dev/null; stdin
+ * `log_fd`, or (log_fd -1) stdout to `out_fd` and stderr to /dev/null; stdin
  * is /dev/null and no other descriptor is inherited. `detached`: its own
  * session, default signals and an empty signal mask. */
 struct mcp_spawn_io {
-	const char *log;
+	int log_fd;  /* stdout and stderr, or -1: stdout to out_fd */
 	int out_fd;
 	bool detached;
 };

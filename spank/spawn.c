@@ -175,9 +175,9 @@ int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *
 	/* stdin /dev/null; stdout and stderr to the log, or stdout to out_fd
 	 * and stderr to /dev/null; nothing else inherited */
 	rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (io->log) {
-		rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 1, io->log, O_WRONLY | O_APPEND, 0);
-		rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	if (io->log_fd >= 0) {
+		rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, io->log_fd, 1);
+		rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, io->log_fd, 2);
 	} else {
 		rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, io->out_fd, 1);
 		rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
@@ -194,35 +194,41 @@ int mcp_step_start(const struct mcp_plugstack *ps, const struct mcp_step_place *
 {
 	char **cmd = calloc(mcr_strv_len(step->cmd) + 1, sizeof(*cmd));
 	char **options = NULL, **env = NULL, **argv = NULL;
+	struct mcri_jobdir jd = { .fd = -1 };
+	const char *name = strrchr(step->log, '/');
 	size_t k = 0;
-	int fd, rc = -1;
+	int fd = -1, rc = -1;
 
 	if (!cmd || append(cmd, &k, step->cmd, mcr_strv_len(step->cmd))) {
 		mcri_error_nomem(err);
 		goto out;
 	}
-	/* a fresh log for this step; its srun writes there too */
-	fd = open(step->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		mcri_error_set(err, MCR_EIO,
-			       "cannot create %s for the %s step: %s; the job's directory %s must be writable by you",
-			       step->log, step->name, strerror(errno), at->dir);
+	/* a fresh log for this step, in the job's directory and through it
+	 * (a regular file, no link followed, 0600); its srun writes there too */
+	if (!name || (size_t)(name - step->log) != strlen(at->dir) ||
+	    strncmp(step->log, at->dir, (size_t)(name - step->log)) != 0) {
+		mcri_error_set(err, MCR_EINVAL, "the log %s of the %s step is not in the job's directory %s",
+			       step->log, step->name, at->dir);
 		goto out;
 	}
-	close(fd);
+	if (mcri_jobdir_open(&jd, at->dir, getuid(), false, err) ||
+	    (fd = mcri_jobdir_append(&jd, name + 1, true, err)) < 0)
+		goto out;
 	/* where it runs: the container's srun options and command (none on
 	 * the host), an environment with no container of this srun's */
 	if (mcp_container_options(step->container, at->dir, &options, &cmd, err) ||
 	    !(env = mcp_step_env(step->env, err)) ||
 	    !(argv = mcp_step_argv(ps, at, step->name, step->log, options, cmd, err)))
 		goto out;
-	rc = mcp_spawn(argv, env, &(struct mcp_spawn_io){ .log = step->log, .detached = true },
-		       pid);
+	rc = mcp_spawn(argv, env, &(struct mcp_spawn_io){ .log_fd = fd, .detached = true }, pid);
 	if (rc != 0)
 		rc = mcri_error_set(err, MCR_ESTATE,
 				    "cannot run %s to start the %s step: %s; set srun= in plugstack.conf to the path of srun",
 				    argv[0], step->name, strerror(rc));
 out:
+	if (fd >= 0)
+		close(fd);
+	mcri_jobdir_close(&jd);
 	mcr_strv_free(cmd);
 	mcr_strv_free(options);
 	mcr_strv_free(env);

@@ -27,8 +27,10 @@ struct mcri_prom {
 };
 
 /* Every sample line of `text` (comments, blank lines and timestamps
- * skipped). MCR_EINVAL naming the line for a line that is not a sample,
- * MCR_EIO for memory; `out` is empty on failure. */
+ * skipped; so is a sample with a label value that is not UTF-8 or holds a
+ * control character, which any client may register as a segment's name).
+ * MCR_EINVAL naming the line (its control characters as '?') for a line
+ * that is not a sample, MCR_EIO for memory; `out` is empty on failure. */
 int mcri_prom_parse(const char *text, struct mcri_prom *out,
 		    struct mcr_error *err);
 void mcri_prom_free(struct mcri_prom *p);

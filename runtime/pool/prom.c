@@ -33,8 +33,11 @@ static const char *skip_blank(const char *p)
 	return p;
 }
 
-/* a label value from just after its opening quote; *end after the closing */
-static char *label_value(const char *p, const char **end)
+/* a label value from just after its opening quote; *end after the closing.
+ * *unusable when it is not UTF-8 or holds a control character: status
+ * --json could not write it, its text would gain a line (no master names
+ * a segment so, but any client may register one) */
+static char *label_value(const char *p, const char **end, bool *unusable)
 {
 	struct mcri_buf b = { 0 };
 
@@ -46,17 +49,14 @@ static char *label_value(const char *p, const char **end)
 			mcri_buf_add(&b, p, 1);
 		}
 	}
-	if (*p != '"' || !mcri_utf8_valid(b.p ? b.p : "", b.len)) {
+	if (*p != '"') {
 		free(b.p);
 		*end = NULL;
 		return NULL;
 	}
+	*unusable |= !mcri_utf8_valid(b.p ? b.p : "", b.len);
 	for (size_t i = 0; i < b.len; i++)
-		if ((unsigned char)b.p[i] < 0x20 || b.p[i] == 0x7f) {
-			free(b.p); /* no master names a segment so: not one */
-			*end = NULL;
-			return NULL;
-		}
+		*unusable |= (unsigned char)b.p[i] < 0x20 || b.p[i] == 0x7f;
 	*end = p + 1;
 	mcri_buf_add(&b, "", 0);
 	return mcri_buf_take(&b);
@@ -99,13 +99,14 @@ static void sample_free(struct mcri_prom_sample *s)
 }
 
 /* one sample line (without its newline) into s; -1 when it is not one,
- * -2 out of memory */
+ * -2 out of memory, -3 a sample with a label no one can use (skipped) */
 static int parse_line(const char *line, size_t len, struct mcri_prom_sample *s)
 {
 	char *copy = strndup(line, len);
 	const char *p = copy, *start;
 	size_t nl = 0;
 	int rc = -1;
+	bool unusable = false;
 
 	memset(s, 0, sizeof(*s));
 	if (!copy)
@@ -136,7 +137,7 @@ static int parse_line(const char *line, size_t len, struct mcri_prom_sample *s)
 				free(lname);
 				goto out;
 			}
-			lvalue = label_value(p + 1, &p);
+			lvalue = label_value(p + 1, &p, &unusable);
 			if (!lvalue) {
 				free(lname);
 				if (!p)
@@ -177,7 +178,7 @@ static int parse_line(const char *line, size_t len, struct mcri_prom_sample *s)
 		if (*skip_blank(p))
 			goto out;
 	}
-	rc = 0;
+	rc = unusable ? -3 : 0;
 	goto out;
 nomem:
 	rc = -2;
@@ -209,6 +210,8 @@ int mcri_prom_parse(const char *text, struct mcri_prom *out,
 		if (*s == '#' || (size_t)(s - p) >= len)
 			continue;
 		rc = parse_line(s, len - (size_t)(s - p), &sample);
+		if (rc == -3)
+			continue; /* a sample of a label no one can use */
 		if (rc == 0 && out->n == out->cap) {
 			size_t cap = out->cap ? 2 * out->cap : 256;
 			struct mcri_prom_sample *ns = realloc(out->s, cap * sizeof(*ns));

@@ -1047,19 +1047,38 @@ START_TEST(net_addresses)
 END_TEST
 
 /* ports=fixed: the ports are taken by this job's own master, of a pool
- * from another recipe in another directory: the message names both */
+ * from another recipe in another directory: the message names both, once
+ * that directory's state confirms what the (unauthenticated) metadata
+ * server says; a listener that only says so is not believed */
 START_TEST(srun_fixed_ports_taken_by_the_jobs_other_pool)
 {
 	char *av[] = { "ports=fixed", NULL };
+	struct mcri_state st = { .phase = MCRI_PHASE_READY, .attempt = 1, .job_id = "4301",
+				 .infra_node = "n1", .infra_addr = "127.0.0.1",
+				 .ports = { 8700, 8701, 8702 }, .recipe = "/r/first.yaml" };
+	char said[1200], first[600], want[1500];
 	pid_t other;
 
 	in_tmpdir();
-	other = fake_master_start(&DEFAULT_PORTS, "/r/first.yaml\n/d/first");
+	snprintf(first, sizeof(first), "%s/first", dir);
+	ck_assert_int_eq(mkdir(first, 0700), 0);
+	ck_assert_int_eq(testdir_state_write(first, &st), 0);
+	snprintf(said, sizeof(said), "/r/first.yaml\n%s", first);
+	other = fake_master_start(&DEFAULT_PORTS, said);
 	ck_assert_int_gt(other, 0);
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
-	ck_log_contains("mooncake: port 8700 on the infra node n1 (127.0.0.1) is taken by this job's own mooncake_master, of the pool of /r/first.yaml in /d/first; this srun's recipe ");
+	snprintf(want, sizeof(want), "mooncake: port 8700 on the infra node n1 (127.0.0.1) is taken by this job's own mooncake_master, of the pool of /r/first.yaml in %s; this srun's recipe ", first);
+	ck_log_contains(want);
 	ck_log_contains("with ports=fixed a node holds one master: use /r/first.yaml for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)");
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+	/* a listener that names a pool no state of this job confirms */
+	other = fake_master_start(&DEFAULT_PORTS, "/tmp/evil.yaml\n/tmp");
+	ck_assert_int_gt(other, 0);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
+	ck_log_contains("mooncake: port 8700 on the infra node n1 (127.0.0.1) is already in use by another process");
+	ck_assert_ptr_null(strstr(stub.log, "evil"));
 	slurm_spank_exit(NULL, 0, NULL);
 	fake_master_stop(other);
 }

@@ -259,9 +259,17 @@ START_TEST(a_step_that_cannot_start)
 	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
 					&pid, &err),
 			 -1);
-	ck_contains(err.text, "cannot create ");
-	ck_contains(err.text, "/missing/x.log for the mooncake-pool step: No such file or directory; the job's directory ");
+	ck_contains(err.text, "/missing/x.log of the mooncake-pool step is not in the job's directory ");
+	/* the log is used through the job's directory: a link there (another
+	 * user's, say) is never followed, nor truncated through */
 	snprintf(log, sizeof(log), "%s/x.log", tmp);
+	ck_assert_int_eq(symlink("/etc/hostname", log), 0);
+	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
+					&pid, &err),
+			 -1);
+	ck_contains(err.text, "x.log: ");
+	ck_contains(err.text, "(a link: the job's files are never followed through one)");
+	ck_assert_int_eq(unlink(log), 0);
 	snprintf(ps.srun, sizeof(ps.srun), "/nonexistent/srun");
 	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
 					&pid, &err),

@@ -76,17 +76,22 @@ START_TEST(prom_syntax)
 	ck_assert_int_eq(mcri_prom_parse("a 1 2 3\n", &p, &err), -1);
 	ck_assert_int_eq(mcri_prom_parse("a{b} 1\n", &p, &err), -1);
 	ck_assert_uint_eq(p.n, 0);
-	/* what a listener that is not the master may send: a label that is
-	 * not UTF-8 or holds a line break (status --json could not write it,
-	 * or its text would gain a line) is not a sample; the message quotes
-	 * no control character (a terminal's escape) */
-	ck_assert_int_eq(mcri_prom_parse("segment_allocated_bytes{segment=\"10.0.0.\354:1\"} 1\n", &p, &err), -1);
-	ck_assert_str_eq(err.text, "line 1 of the master's /metrics is not a Prometheus sample: 'segment_allocated_bytes{segment=\"10.0.0.?:1\"} 1'");
-	ck_assert_int_eq(mcri_prom_parse("a{x=\"1\\n2\"} 1\n", &p, &err), -1);
-	ck_assert_int_eq(mcri_prom_parse("a{x=\"\033[2J\"} 1\n", &p, &err), -1);
-	ck_assert_str_eq(err.text, "line 1 of the master's /metrics is not a Prometheus sample: 'a{x=\"?[2J\"} 1'");
-	ck_assert_int_eq(mcri_prom_parse("a{x=\"\xed\xa0\x80\"} 1\n", &p, &err), -1); /* a surrogate */
-	ck_assert_int_eq(mcri_prom_parse("a{x=\"\xc0\xaf\"} 1\n", &p, &err), -1);     /* overlong */
+	/* what any client may register as a segment's name, or a listener
+	 * that is not the master send: a label that is not UTF-8 or holds a
+	 * line break (status --json could not write it, or its text would
+	 * gain a line) drops its sample, and only it; a line that is no
+	 * sample is quoted without its control characters (a terminal's
+	 * escape) */
+	ck_assert_int_eq(mcri_prom_parse("segment_allocated_bytes{segment=\"10.0.0.\354:1\"} 1\n"
+					 "a{x=\"1\\n2\"} 1\na{x=\"\033[2J\"} 1\n"
+					 "a{x=\"\xed\xa0\x80\"} 1\n"   /* a surrogate */
+					 "a{x=\"\xc0\xaf\"} 1\n"        /* overlong */
+					 "master_total_capacity_bytes 5\n", &p, &err), 0);
+	ck_assert_uint_eq(p.n, 1);
+	ck_assert_str_eq(p.s[0].name, "master_total_capacity_bytes");
+	mcri_prom_free(&p);
+	ck_assert_int_eq(mcri_prom_parse("a \033[2J\n", &p, &err), -1);
+	ck_assert_str_eq(err.text, "line 1 of the master's /metrics is not a Prometheus sample: 'a ?[2J'");
 	ck_assert_int_eq(mcri_prom_parse("a{x=\"caf\xc3\xa9 \xf0\x9f\x90\xb1\"} 1\n", &p, &err), 0);
 	ck_assert_str_eq(mcri_prom_label(&p.s[0], "x"), "caf\xc3\xa9 \xf0\x9f\x90\xb1");
 	mcri_prom_free(&p);
