@@ -114,7 +114,8 @@ bool cli_job_ended(const char *job_id, char *state, size_t size)
 	return ended;
 }
 
-int cli_job_dir(const char *job_id, char **dir, bool *ended, char *state, size_t size)
+int cli_job_dir(const char *job_id, char **dir, uid_t *job_uid, bool *ended, char *state,
+		size_t size)
 {
 	char cmd[128], tmpl[4096] = MCRI_DEFAULT_JOB_DIR, *out, *workdir, *user, *cfg, *plug;
 	struct mcr_error err = { 0 };
@@ -146,6 +147,7 @@ int cli_job_dir(const char *job_id, char **dir, bool *ended, char *state, size_t
 		return 2;
 	}
 	*strchr(user, '(') = '\0';
+	*job_uid = (uid_t)uid;
 	if (uid != (unsigned long)getuid() && getuid() != 0) {
 		fprintf(stderr,
 			"mooncake: job %s is not yours (it belongs to %s); status shows the pools of your own jobs: check the job id (squeue --me)\n",

@@ -77,21 +77,25 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 		printf("\n");
 }
 
-/* Open the job's directory as its owner: root drops to the user who owns
- * it (status never reads a user's files as root); another user is told
- * whose pool it is. The exit status on failure, the message printed. */
-static int open_job_dir(const char *dir, struct mcri_jobdir *jd)
+/* Open the job's directory as the job's user: root first becomes the
+ * job's user (Slurm's UserId; for --dir, the directory's owner, not
+ * followed through a link), so that status never looks at a user's path
+ * as root; another user is told whose pool it is. The exit status on
+ * failure, the message printed. */
+static int open_job_dir(const char *dir, uid_t job_uid, bool job_known, struct mcri_jobdir *jd)
 {
 	struct mcr_error err = { 0 };
 	struct passwd *pw;
 	struct stat sb;
+	uid_t as = job_uid;
 
-	if (stat(dir, &sb) == 0 && geteuid() == 0 && sb.st_uid != 0) {
-		pw = getpwuid(sb.st_uid);
-		if (setgroups(0, NULL) != 0 || setgid(pw ? pw->pw_gid : (gid_t)sb.st_uid) != 0 ||
-		    setuid(sb.st_uid) != 0) {
-			fprintf(stderr, "mooncake: status cannot take the identity of %s's owner (uid %u) to read it: %s\n",
-				dir, (unsigned)sb.st_uid, strerror(errno));
+	if (geteuid() == 0 && !job_known)
+		as = lstat(dir, &sb) == 0 ? sb.st_uid : 0;
+	if (geteuid() == 0 && as != 0) {
+		pw = getpwuid(as);
+		if (setgroups(0, NULL) != 0 || setgid(pw ? pw->pw_gid : (gid_t)as) != 0 || setuid(as) != 0) {
+			fprintf(stderr, "mooncake: status cannot take the identity of the job's user (uid %u) to read %s: %s\n",
+				(unsigned)as, dir, strerror(errno));
 			return 2;
 		}
 	} else if (stat(dir, &sb) == 0 && sb.st_uid != getuid() && geteuid() != 0) {
@@ -100,6 +104,8 @@ static int open_job_dir(const char *dir, struct mcri_jobdir *jd)
 			dir, pw ? pw->pw_name : "another user", (unsigned)sb.st_uid);
 		return 1;
 	}
+	if (access(dir, F_OK) != 0 && errno == ENOENT)
+		return 0; /* no directory: no pool, said by the caller */
 	if (mcri_jobdir_open(jd, dir, getuid(), false, &err) == 0)
 		return 0;
 	fprintf(stderr, "mooncake: %s\n", err.text);
@@ -125,6 +131,7 @@ int cli_status(int argc, char **argv)
 	struct mcr_error err = { 0 };
 	struct mcri_jobdir jd = { .fd = -1 };
 	char *dir = NULL, state[96];
+	uid_t job_uid = 0;
 	bool json = false, reported, ended = false;
 	struct timespec ts;
 	int c, rc = 1;
@@ -164,10 +171,10 @@ int cli_status(int argc, char **argv)
 	if (dir_arg) {
 		if (!(dir = strdup(dir_arg)))
 			return 2;
-	} else if ((rc = cli_job_dir(job, &dir, &ended, state, sizeof(state))) != 0) {
+	} else if ((rc = cli_job_dir(job, &dir, &job_uid, &ended, state, sizeof(state))) != 0) {
 		return rc;
 	}
-	if (access(dir, F_OK) == 0 && (rc = open_job_dir(dir, &jd)) != 0)
+	if ((rc = open_job_dir(dir, job_uid, !dir_arg, &jd)) != 0)
 		goto out;
 	rc = 1;
 	if (jd.fd < 0 || mcri_state_read(&jd, &pool.master, &err)) {

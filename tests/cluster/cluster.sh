@@ -282,6 +282,8 @@ CONF
 
 idle_count() { on login sinfo -h -N -o '%N %t' 2>/dev/null | awk '$2 == "idle"' | wc -l; }
 
+# wait_idle S: every node idle within S seconds (a node still completing the
+# last test's job on a loaded machine takes a while)
 wait_idle() {
 	local deadline=$((SECONDS + $1))
 	while ((SECONDS < deadline)); do
@@ -310,7 +312,7 @@ cmd_up() {
 		# plugstack.conf is read at every srun and step: rewriting it
 		# is enough to change the plugin or its arguments
 		write_plugstack
-		wait_idle 30 || die "the cluster is up but its nodes are not idle"
+		wait_idle 120 || die "the cluster is up but its nodes are not idle"
 		log "already up ($D)"
 		return 0
 	fi
