@@ -577,6 +577,17 @@ static int verdict(struct master *m, const struct mcp_election *el,
 	bool ours = el->watching == MCP_EL_STARTING || el->watching == MCP_EL_ADOPT;
 
 	if (el->verdict == MCP_V_READY) {
+		if (ours && m->job->before_ready) {
+			char master[96];
+
+			snprintf(master, sizeof(master), "%s:%d", m->st.infra_addr, m->st.ports.rpc);
+			if (m->job->before_ready(m->job->before_ready_arg, master, err)) {
+				mcp_stop_step(el->watching == MCP_EL_STARTING ? m->child : (pid_t)m->st.srun_pid,
+					      el->watching == MCP_EL_STARTING);
+				record_failure(m, err);
+				return -1;
+			}
+		}
 		if (ours) {
 			m->st.phase = MCRI_PHASE_READY;
 			m->st.ready_at = (long long)time(NULL);

@@ -348,6 +348,11 @@ struct mcp_job {
 	/* where the master runs, decided by srun before anything was written;
 	 * NULL when the pool ran already (the starter decides then) */
 	const struct mcp_container *container;
+	/* the starter, just before it records the pool ready: the job's client
+	 * configs for the master at `master` ("host:port"), so that no srun
+	 * that joins finds them missing or of an earlier run; -1 with err */
+	int (*before_ready)(void *arg, const char *master, struct mcr_error *err);
+	void *before_ready_arg;
 };
 /* Start or join the job's master. On success *st is the ready state
  * (infra node and address, ports). */

@@ -242,26 +242,36 @@ out:
 	return rc;
 }
 
-/* Write the client configs that differ from what the directory holds. A
- * running pool's files are never rewritten: when this srun joined a pool,
- * a file that would change is an error (the recipe was edited since). */
+/* Put the client configs into the job's directory (mcri_jobdir_settle):
+ * many sruns of a job do so at once, and only the owner of the pool
+ * replaces a file; a running pool's files are never rewritten, so for an
+ * srun that joined a pool a file that would change is an error (the
+ * recipe was edited since). */
 static int write_configs(const struct mcri_jobdir *dir, const struct mcr_file_list *files,
 			 bool joined, struct mcr_error *err)
 {
-	for (size_t i = 0; i < files->count; i++) {
-		const struct mcr_file *f = &files->files[i];
-		bool same = mcri_jobdir_same(dir, f->name, f->text);
+	size_t differs = 0, written = 0;
+	int rc = mcri_jobdir_settle(dir, files, !joined, &differs, &written, err);
 
-		if (!same && joined && mcri_jobdir_exists(dir, f->name))
-			return mcri_error_set(err, MCR_EINVAL,
-					      "the client config %s/%s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
-					      dir->path, f->name, ctx.recipe_path);
-		if (!same && mcri_jobdir_write(dir, f->name, f->text, strlen(f->text), true, err))
-			return -1;
-		if (!same)
-			note(MCP_NAME ": wrote %s/%s", dir->path, f->name);
-	}
-	return 0;
+	if (rc == 1)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "the client config %s/%s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
+				      dir->path, files->files[differs].name, ctx.recipe_path);
+	if (rc == 0 && written)
+		note(MCP_NAME ": wrote %zu client config%s in %s", written, written == 1 ? "" : "s",
+		     dir->path);
+	return rc;
+}
+
+/* mcp_job.before_ready: the starter's client configs, before ready */
+static int configs_before_ready(void *arg, const char *master, struct mcr_error *err)
+{
+	struct mcr_file_list files = { 0 };
+	int rc = mcr_client_configs(ctx.recipe, master, &files, err) ||
+		 write_configs(arg, &files, false, err) ? -1 : 0;
+
+	mcr_file_list_free(&files);
+	return rc;
 }
 
 /* For vLLM's device_names_by_gpu: the per-GPU file as a template (the
@@ -431,7 +441,8 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 		 * an srun from outside the allocation asks slurmctld */
 		const char *restarts = getenv("SLURM_RESTART_COUNT");
 		struct mcp_job job = { job_id_s, ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
-				       ctx.het_outside, &jd, ctx.recipe_path, find_infra, &job_id, container };
+				       ctx.het_outside, &jd, ctx.recipe_path, find_infra, &job_id, container,
+				       configs_before_ready, &jd };
 
 		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))
 			goto fail;

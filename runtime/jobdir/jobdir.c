@@ -381,6 +381,43 @@ int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool trunc
 	return fd;
 }
 
+#define SETTLE_TRIES 10   /* looks at a file that differs, */
+#define SETTLE_PAUSE_MS 20 /* this far apart */
+
+int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *files, bool owner,
+		       size_t *differs, size_t *written, struct mcr_error *err)
+{
+	const struct timespec pause = { 0, SETTLE_PAUSE_MS * 1000000L };
+
+	*written = 0;
+	for (size_t i = 0; i < files->count; i++) {
+		const struct mcr_file *f = &files->files[i];
+		int tries = 0, rc;
+
+		while (!mcri_jobdir_same(d, f->name, f->text)) {
+			if (!mcri_jobdir_exists(d, f->name)) {
+				/* none yet: made whole, by one srun */
+				if ((rc = mcri_jobdir_create(d, f->name, f->text, err)) < 0)
+					return -1;
+				*written += (size_t)rc;
+				continue; /* ours, or another's: look again */
+			}
+			if (owner) {
+				if (mcri_jobdir_write(d, f->name, f->text, strlen(f->text), true, err))
+					return -1;
+				(*written)++;
+				continue;
+			}
+			if (++tries >= SETTLE_TRIES) {
+				*differs = i;
+				return 1;
+			}
+			nanosleep(&pause, NULL); /* one being replaced settles */
+		}
+	}
+	return 0;
+}
+
 bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char *text)
 {
 	struct mcr_error ignored;

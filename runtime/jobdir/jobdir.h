@@ -90,6 +90,17 @@ int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_l
  * when it existed already, -1 with err set. */
 int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text,
 		       struct mcr_error *err);
+/* The client configs `files`, as one of many sruns of a job puts them
+ * there at the same time (the first wave of a job's sruns). A file that
+ * is missing is created whole, atomically, by whichever srun comes first
+ * (the others find it made). An `owner` (the srun that starts the pool,
+ * or one of a job whose master is not the plugin's) replaces a file that
+ * differs; any other srun never replaces one: a file that still differs
+ * after a file being replaced would have settled (about 0.2 s) is the
+ * answer 1, its index in *differs. *written: how many files this call
+ * wrote. 0, 1, or -1 with err. */
+int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *files, bool owner,
+		       size_t *differs, size_t *written, struct mcr_error *err);
 /* `name` opened for appending (a log, the samples), created 0600, emptied
  * first with `truncate`; a regular file only. The descriptor, or -1. */
 int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool truncate,

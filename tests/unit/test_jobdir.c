@@ -6,6 +6,7 @@
 #include <math.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -137,6 +138,105 @@ START_TEST(parents_are_the_jobs)
 		ck_assert_ptr_nonnull(strstr(err.text, "/open/job, which belongs to uid 4242"));
 		ck_assert_ptr_nonnull(strstr(err.text, "that user could move it"));
 	}
+	cleanup();
+}
+END_TEST
+
+/* the first wave of a job's sruns: each puts the job's client configs
+ * into the directory at the same time (issue #20: 1 to 7 of 256 sruns
+ * failed with "differs" or "cannot keep the previous" while the files on
+ * disk were right) */
+static const struct mcr_file wave_files[] = {
+	{ "mooncake_store_config_prefill.json", "{\"role\": \"prefill\"}\n" },
+	{ "mooncake_store_config_decode.json", "{\"role\": \"decode\"}\n" },
+};
+
+START_TEST(first_wave_settles)
+{
+	const struct mcr_file_list files = { (struct mcr_file *)wave_files, 2 };
+	enum { SRUNS = 24, ROUNDS = 8 };
+
+	for (int round = 0; round < ROUNDS; round++) {
+		int go[2], failed = 0;
+		pid_t kids[SRUNS];
+
+		fresh();
+		ck_assert_int_eq(pipe(go), 0);
+		for (int k = 0; k < SRUNS; k++) {
+			if ((kids[k] = fork()) == 0) {
+				struct mcri_jobdir d;
+				struct mcr_error err = { 0 };
+				size_t differs, written;
+				char c;
+
+				close(go[1]);
+				if (read(go[0], &c, 1) != 0)
+					_exit(3);
+				/* one owner (the starter), the rest join */
+				if (mcri_jobdir_open(&d, base, getuid(), false, &err) ||
+				    mcri_jobdir_settle(&d, &files, k == 0, &differs, &written, &err) != 0)
+					_exit(1);
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(go[1]); /* all of them at once */
+		for (int k = 0; k < SRUNS; k++) {
+			int status;
+
+			ck_assert_int_eq(waitpid(kids[k], &status, 0), kids[k]);
+			failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+		}
+		ck_assert_int_eq(failed, 0);
+		for (size_t f = 0; f < files.count; f++) {
+			char *text = slurp(path_of(files.files[f].name));
+
+			ck_assert_str_eq(text, files.files[f].text);
+			free(text);
+		}
+		cleanup();
+	}
+}
+END_TEST
+
+/* a joining srun finds a file of an earlier run that the owner is about
+ * to replace: it waits for it, and is not refused; one that stays
+ * different is (the recipe was edited) */
+START_TEST(joiner_waits_for_a_file_being_replaced)
+{
+	const struct mcr_file_list files = { (struct mcr_file *)wave_files, 2 };
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	size_t differs = 9, written = 9;
+	pid_t owner;
+
+	fresh();
+	testutil_write(path_of(wave_files[1].name), "{\"role\": \"an earlier run's\"}\n");
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	if ((owner = fork()) == 0) {
+		struct mcr_error e = { 0 };
+		size_t x, y;
+
+		usleep(60 * 1000);
+		_exit(mcri_jobdir_settle(&d, &files, true, &x, &y, &e) == 0 ? 0 : 1);
+	}
+	ck_assert_int_eq(mcri_jobdir_settle(&d, &files, false, &differs, &written, &err), 0);
+	ck_assert_int_eq(waitpid(owner, NULL, 0), owner);
+	/* edited for good: refused, naming the file, nothing rewritten */
+	testutil_write(path_of(wave_files[0].name), "{\"role\": \"edited\"}\n");
+	ck_assert_int_eq(mcri_jobdir_settle(&d, &files, false, &differs, &written, &err), 1);
+	ck_assert_uint_eq(differs, 0);
+	ck_assert_uint_eq(written, 0);
+	{
+		char *text = slurp(path_of(wave_files[0].name));
+
+		ck_assert_str_eq(text, "{\"role\": \"edited\"}\n");
+		free(text);
+	}
+	/* the owner replaces it */
+	ck_assert_int_eq(mcri_jobdir_settle(&d, &files, true, &differs, &written, &err), 0);
+	ck_assert_uint_eq(written, 1);
+	mcri_jobdir_close(&d);
 	cleanup();
 }
 END_TEST
@@ -331,6 +431,8 @@ Suite *jobdir_suite(void)
 	tcase_add_test(tc, created_private);
 	tcase_add_test(tc, not_the_jobs);
 	tcase_add_test(tc, parents_are_the_jobs);
+	tcase_add_test(tc, first_wave_settles);
+	tcase_add_test(tc, joiner_waits_for_a_file_being_replaced);
 	tcase_add_test(tc, files_are_files);
 	tcase_add_test(tc, create_is_never_empty);
 	tcase_add_test(tc, state_record);
