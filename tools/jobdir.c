@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -79,6 +80,38 @@ static void plugstack_job_dir(const char *path, int depth, char *tmpl, size_t si
 				snprintf(tmpl, size, "%s", arg + 8);
 	}
 	fclose(f);
+}
+
+/* The plugstack file slurm.conf names (PlugStackConfig=, else
+ * plugstack.conf beside it, as Slurm reads it), heap; NULL when there is
+ * no slurm.conf on disk ($SLURM_CONF, else /etc/slurm/slurm.conf). */
+static char *plugstack_of_slurm_conf(void)
+{
+	const char *conf = getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "/etc/slurm/slurm.conf";
+	char line[4096], *found = NULL;
+	FILE *f = fopen(conf, "re");
+
+	if (!f)
+		return NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t");
+
+		if (strncasecmp(p, "PlugStackConfig", 15) != 0)
+			continue;
+		p += 15 + strspn(p + 15, " \t");
+		if (*p++ != '=')
+			continue;
+		p += strspn(p, " \t");
+		found = strndup(p, strcspn(p, " \t\n#"));
+	}
+	fclose(f);
+	if (!found) {
+		const char *slash = strrchr(conf, '/');
+
+		found = mcri_asprintf("%.*s/plugstack.conf", slash ? (int)(slash - conf) : 1,
+				      slash ? conf : ".");
+	}
+	return found;
 }
 
 /* the JobState of scontrol's line: ended or not, its name in state */
@@ -156,17 +189,21 @@ int cli_job_dir(const char *job_id, char **dir, uid_t *job_uid, bool *ended, cha
 		free(user);
 		return 1;
 	}
-	/* job_dir= of the plugin's line, as the plugin read it */
-	cfg = run("scontrol show config 2>/dev/null", &status);
-	plug = cfg ? field(cfg, "PlugStackConfig") : NULL;
-	if (!plug && cfg) { /* "PlugStackConfig         = /etc/slurm/plugstack.conf" */
-		char *p = strstr(cfg, "PlugStackConfig");
+	/* job_dir= of the plugin's line, as the plugin read it: slurm.conf
+	 * names the plugstack file; only without one on disk (configless
+	 * Slurm) is scontrol asked */
+	if (!(plug = plugstack_of_slurm_conf())) {
+		cfg = run("scontrol show config 2>/dev/null", &status);
+		plug = cfg ? field(cfg, "PlugStackConfig") : NULL;
+		if (!plug && cfg) { /* "PlugStackConfig         = /etc/slurm/plugstack.conf" */
+			char *p = strstr(cfg, "PlugStackConfig");
 
-		if (p && (p = strchr(p, '=')))
-			plug = strndup(p + 2, strcspn(p + 2, "\n"));
+			if (p && (p = strchr(p, '=')))
+				plug = strndup(p + 2, strcspn(p + 2, "\n"));
+		}
+		free(cfg);
 	}
 	plugstack_job_dir(plug ? plug : "/etc/slurm/plugstack.conf", 0, tmpl, sizeof(tmpl));
-	free(cfg);
 	free(plug);
 	*dir = mcri_expand_dir_template(tmpl, job_id, user, workdir, &err);
 	free(workdir);
