@@ -162,7 +162,9 @@ static int node_config(const struct mcp_handover *h, const struct mcri_jobdir *d
 		mcri_error_nomem(err);
 		goto out;
 	}
-	if (mcri_jobdir_write(dir, name, text, strlen(text), true, err))
+	/* the node's other tasks write the same file: written once */
+	if (!mcri_jobdir_same(dir, name, text) &&
+	    mcri_jobdir_write(dir, name, text, strlen(text), true, err))
 		goto out;
 	if (!(*path = mcri_asprintf("%s/%s", dir->path, name))) {
 		mcri_error_nomem(err);

@@ -104,12 +104,10 @@ int main(int argc, char **argv)
 	double t0, per_task, per_load, wall, cpu;
 	pid_t master;
 
-	if (argc == 5 && strcmp(argv[1], "fake-master") == 0) {
-		struct mcr_ports p = { atoi(argv[2]), atoi(argv[3]), atoi(argv[4]) };
+	int rc = fake_master_main(argc, argv);
 
-		fake_master_serve(&p, "");
-		return 1;
-	}
+	if (rc >= 0)
+		return rc;
 	if (!mkdtemp(dir) || chdir(dir) != 0)
 		die("tmpdir");
 	setenv("SLURM_JOB_ID", "4301", 1);
@@ -192,7 +190,7 @@ int main(int argc, char **argv)
 		self[n] = '\0';
 		snprintf(stamp, sizeof(stamp), "%s/listening", dir);
 		snprintf(script, sizeof(script),
-			 "#!/bin/sh\nsleep 0.3\nfor a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
+			 "#!/bin/sh\ncase \" $* \" in *\" --help \"*) exit 0;; esac\nsleep 0.3\nfor a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
 			 "FAKE_MASTER_STAMP=%s exec %s fake-master $r $m $x\n",
 			 stamp, self);
 		snprintf(opt, sizeof(opt), "%s/srun", dir);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fake_master.h"
+#include "plugin.h"
 
 static int listen_on(int port)
 {
@@ -120,4 +121,26 @@ void fake_master_stop(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+int fake_master_main(int argc, char **argv)
+{
+	struct mcr_ports p;
+	const char *guard = getenv(MCP_GUARD_VAR);
+	struct mcr_error err;
+	bool late;
+
+	if (argc != 5 || (strcmp(argv[1], "fake-master") && strcmp(argv[1], "fake-master-late")))
+		return -1;
+	late = strcmp(argv[1], "fake-master-late") == 0;
+	p = (struct mcr_ports){ atoi(argv[2]), atoi(argv[3]), atoi(argv[4]) };
+	/* as the master step's task does before it becomes the master */
+	if (guard && mcp_guard_start(guard, 0, &err)) {
+		fprintf(stderr, "%s\n", err.text);
+		return 1;
+	}
+	if (late) /* a master that binds late: another process may have its ports by then */
+		sleep(3);
+	fake_master_serve(&p, "");
+	return 1;
 }

@@ -15,5 +15,11 @@ pid_t fake_master_start(const struct mcr_ports *ports, const char *token);
 void fake_master_stop(pid_t pid);
 /* Serve forever (the child's body; also `plugin_tests fake-master R M X`). */
 void fake_master_serve(const struct mcr_ports *ports, const char *token);
+/* The fake master as a fake srun's step runs it: `PROG fake-master R M X`
+ * (or fake-master-late: it binds 3 s late), after the guard the master
+ * step's task starts (MCP_GUARD_VAR), as slurmstepd's task_init does.
+ * Returns -1 when argv is not that (the caller goes on), else does not
+ * return but with the exit status. */
+int fake_master_main(int argc, char **argv);
 
 #endif

@@ -24,33 +24,8 @@ int main(int argc, char **argv)
 	SRunner *sr;
 	int failed;
 
-	if (argc == 5 && strcmp(argv[1], "fake-master") == 0) {
-		struct mcr_ports p = { atoi(argv[2]), atoi(argv[3]), atoi(argv[4]) };
-		const char *guard = getenv(MCP_GUARD_VAR);
-		struct mcr_error err;
-
-		/* as the master step's task does before it becomes the master */
-		if (guard && mcp_guard_start(guard, 0, &err)) {
-			fprintf(stderr, "%s\n", err.text);
-			return 1;
-		}
-		fake_master_serve(&p, "");
-		return 1;
-	}
-	/* a master that binds late: another process may have its ports by then */
-	if (argc == 5 && strcmp(argv[1], "fake-master-late") == 0) {
-		struct mcr_ports p = { atoi(argv[2]), atoi(argv[3]), atoi(argv[4]) };
-		const char *guard = getenv(MCP_GUARD_VAR);
-		struct mcr_error err;
-
-		if (guard && mcp_guard_start(guard, 0, &err)) {
-			fprintf(stderr, "%s\n", err.text);
-			return 1;
-		}
-		sleep(3);
-		fake_master_serve(&p, "");
-		return 1;
-	}
+	if ((failed = fake_master_main(argc, argv)) >= 0)
+		return failed;
 	sr = srunner_create(election_suite());
 	srunner_add_suite(sr, ports_suite());
 	srunner_add_suite(sr, plugin_suite());
