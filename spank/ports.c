@@ -59,11 +59,14 @@ void mcp_port_candidate(const struct mcp_plugstack *ps, unsigned long job_id,
 	if (ps->fixed_ports || candidate <= 0 || t <= 0)
 		return;
 	i = (int)((job_id + (unsigned long)candidate - 1) % (unsigned long)t);
-	out->rpc = ps->port_lo + 3 * i;
-	/* the default triple was candidate 0: its place in the range goes to
-	 * the triple after it */
-	if (out->rpc <= MCR_METRICS_PORT && out->rpc + 2 >= MCR_MASTER_PORT)
-		out->rpc = ps->port_lo + 3 * ((i + 1) % t);
+	/* the default triple was candidate 0: a triple of the range that
+	 * overlaps it (one or two of them, as the range is aligned) gives its
+	 * place to the next that does not */
+	for (int k = 0; k < 3; k++) {
+		out->rpc = ps->port_lo + 3 * ((i + k) % t);
+		if (out->rpc > MCR_METRICS_PORT || out->rpc + 2 < MCR_MASTER_PORT)
+			break;
+	}
 	out->metadata = out->rpc + 1;
 	out->metrics = out->rpc + 2;
 }
@@ -96,6 +99,17 @@ static bool port_free(int port)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
 	close(fd);
+	/* and no IPv6 listener either (the guard would call it foreign after
+	 * a whole start); a node without IPv6 has none */
+	if (ok && (fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0) {
+		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
+					   .sin6_addr = IN6ADDR_ANY_INIT };
+
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		ok = bind(fd, (struct sockaddr *)&a6, sizeof(a6)) == 0 || errno != EADDRINUSE;
+		close(fd);
+	}
 	return ok;
 }
 

@@ -70,6 +70,19 @@ START_TEST(candidates_skip_the_default_triple_and_wrap)
 		ck_assert_int_ge(p.rpc, 8694);
 		ck_assert_int_le(p.metrics, 8705);
 	}
+	/* a range not aligned on 8700: two of its triples overlap the
+	 * default one (8699-8701 and 8702-8704); neither is ever a candidate */
+	{
+		char *unaligned[] = { "port_range=8000-8999", NULL };
+
+		plugstack(unaligned);
+		for (unsigned long job = 0; job < 400; job++)
+			for (int k = 1; k < mcp_port_candidates(&ps); k++) {
+				mcp_port_candidate(&ps, job, k, &p);
+				ck_assert_msg(p.rpc > 8702 || p.metrics < 8700, "job %lu candidate %d: %d-%d",
+					      job, k, p.rpc, p.metrics);
+			}
+	}
 }
 END_TEST
 
