@@ -96,7 +96,7 @@ static void watch(struct guard *g)
 	double left = g->bound * 1000.0;
 
 	for (; left > 0; left -= POLL_MS) {
-		if (mcp_pid_start(g->proof.pid) != g->proof.start)
+		if (mcri_pid_start(g->proof.pid) != g->proof.start)
 			return; /* the master is gone: its srun tells why */
 		if ((g->proof.verdict = look(&g->proof)) != MCRI_PROOF_NONE)
 			break;
@@ -122,7 +122,7 @@ int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err
 	if (parse(value, &g, err))
 		return -1;
 	g.proof.pid = (long)getpid(); /* the master, once this task execs it */
-	g.proof.start = mcp_pid_start(g.proof.pid);
+	g.proof.start = mcri_pid_start(g.proof.pid);
 	g.proof.step = step;
 	/* twice forked: the guard is no child the master would have to reap */
 	mid = fork();

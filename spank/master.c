@@ -69,6 +69,23 @@ struct master {
 	bool other_job_runs;
 };
 
+/* `pid` runs, and is the process that started at `start` (0: unknown) */
+static bool alive(long pid, unsigned long long start)
+{
+	return mcp_pid_alive(pid) && (!start || mcri_pid_start(pid) == start);
+}
+
+/* Stop the master step: the one we launched (`ours`), or the adopted one
+ * of a starter that died, only while its srun is still the process that
+ * was recorded (never a later process that got its pid) */
+static void stop(struct master *m, bool ours)
+{
+	if (ours)
+		mcp_stop_step(m->child, true);
+	else if (alive(m->st.srun_pid, m->st.srun_start))
+		mcp_stop_step((pid_t)m->st.srun_pid, false);
+}
+
 /* While we hold an attempt, everything that may take a while is followed
  * by a heartbeat: the other sruns tell a live starter from a dead one by
  * the lock's mtime changing, whatever their clocks say. */
@@ -168,11 +185,13 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		snprintf(st->recipe, sizeof(st->recipe), "%s", m->job->recipe);
 		snprintf(st->starter_host, sizeof(st->starter_host), "%s", m->host);
 		st->starter_pid = (long)getpid();
+		st->starter_start = mcri_pid_start(getpid());
 		st->started_at = (long long)time(NULL);
 	}
 	mcp_port_candidate(m->ps, m->job_num, el->candidate, &st->ports);
 	st->phase = MCRI_PHASE_STARTING;
 	st->srun_pid = 0;
+	st->srun_start = 0;
 	/* first thing under the lock: the other sruns see this attempt */
 	if (superseded(m))
 		return MCP_SPAWN_SUPERSEDED;
@@ -195,6 +214,7 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	if (rc)
 		return MCP_SPAWN_ERROR;
 	st->srun_pid = (long)m->child;
+	st->srun_start = mcri_pid_start(m->child);
 	heartbeat(m);
 	if (superseded(m)) {
 		mcp_stop_step(m->child, true);
@@ -228,7 +248,7 @@ static void watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 		else /* reaped by someone else (ECHILD) */
 			snprintf(m->ended, sizeof(m->ended), "exit status unknown");
 	} else {
-		ended = !mcp_pid_alive(m->st.srun_pid);
+		ended = !alive(m->st.srun_pid, m->st.srun_start);
 		snprintf(m->ended, sizeof(m->ended), "its srun, pid %ld, is gone", m->st.srun_pid);
 	}
 	/* the heartbeat of the lock we hold (or took over), and once a
@@ -386,12 +406,12 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 	}
 	if (m->st.attempt == attempt && m->st.starter_host[0]) {
 		s->starter_on_this_host = strcmp(m->st.starter_host, m->host) == 0;
-		s->starter_alive = mcp_pid_alive(m->st.starter_pid);
+		s->starter_alive = alive(m->st.starter_pid, m->st.starter_start);
 	} else {
 		s->starter_on_this_host = lock.pid && strcmp(lock.host, m->host) == 0;
-		s->starter_alive = mcp_pid_alive(lock.pid);
+		s->starter_alive = alive(lock.pid, lock.start);
 	}
-	s->step_alive = m->st.attempt == attempt && mcp_pid_alive(m->st.srun_pid);
+	s->step_alive = m->st.attempt == attempt && alive(m->st.srun_pid, m->st.srun_start);
 	/* the holder touches its lock every second while it works: one whose
 	 * lock has not changed for MCP_LOCK_STALE_S seconds of this srun's
 	 * clock has died (or failed without a word, a full disk), on whatever
@@ -582,8 +602,7 @@ static int verdict(struct master *m, const struct mcp_election *el,
 
 			snprintf(master, sizeof(master), "%s:%d", m->st.infra_addr, m->st.ports.rpc);
 			if (m->job->before_ready(m->job->before_ready_arg, master, err)) {
-				mcp_stop_step(el->watching == MCP_EL_STARTING ? m->child : (pid_t)m->st.srun_pid,
-					      el->watching == MCP_EL_STARTING);
+				stop(m, el->watching == MCP_EL_STARTING);
 				record_failure(m, err);
 				return -1;
 			}
@@ -686,8 +705,7 @@ int mcp_ensure_master(const struct mcp_plugstack *ps,
 				return -1;
 			break;
 		case MCP_DO_STOP:
-			mcp_stop_step(el.state == MCP_EL_STARTING ? m.child : (pid_t)m.st.srun_pid,
-				      el.state == MCP_EL_STARTING);
+			stop(&m, el.state == MCP_EL_STARTING);
 			break;
 		case MCP_DO_FINISH:
 			return verdict(&m, &el, st, err);

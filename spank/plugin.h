@@ -129,7 +129,7 @@ int mcp_ports_claim(const struct mcr_ports *ports, const struct mcp_plugstack *p
 #define MCP_PORT_REGISTRY_DIR "/run/spank-mooncake"
 void mcp_port_registry(unsigned long ns, char *path, size_t size);
 /* One reservation of the registry: a line "PORT PID START JOB\n", START
- * the process's start time (mcp_pid_start) when it reserved PORT for the
+ * the process's start time (mcri_pid_start) when it reserved PORT for the
  * master step of job JOB. */
 struct mcp_reservation {
 	int port;
@@ -157,12 +157,6 @@ char *mcp_guard_value(int attempt, int bound, const struct mcr_ports *ports, con
  * start the guard of MCP_GUARD_VAR's `value` for step `step`. */
 int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err);
 
-/* ---- proc.c ---------------------------------------------------------- */
-
-/* The start time of process `pid` (clock ticks since boot, /proc's field
- * 22), 0 when there is no such process: a live pid with another start
- * time is another process. */
-unsigned long long mcp_pid_start(long pid);
 /* common.c: a live process, or one this process may not signal
  * (kill(pid, 0)). */
 bool mcp_pid_alive(long pid);

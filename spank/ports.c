@@ -227,7 +227,7 @@ static size_t registry_read(int fd, struct mcp_reservation *r)
 	buf[got] = '\0';
 	n = mcp_registry_parse(buf, r, MCP_REGISTRY_MAX);
 	for (size_t i = 0; i < n; i++)
-		if (mcp_pid_start(r[i].pid) == r[i].start)
+		if (mcri_pid_start(r[i].pid) == r[i].start)
 			r[live++] = r[i];
 	return live;
 }
@@ -298,7 +298,7 @@ int mcp_ports_claim(const struct mcr_ports *ports, const struct mcp_plugstack *p
 		if (kept + 3 <= MCP_REGISTRY_MAX) {
 			for (int k = 0; k < 3; k++)
 				r[kept++] = (struct mcp_reservation){ want[k], (long)getpid(),
-								      mcp_pid_start(getpid()), job };
+								      mcri_pid_start(getpid()), job };
 			registry_write(fd, r, kept);
 		}
 	}

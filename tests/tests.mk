@@ -202,14 +202,14 @@ FUZZ_READERS := pool records registry handover
 FUZZ_RUN := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 FUZZ_ARGS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
 # what each reader's target links besides the runtime and the library
-FUZZ_LINK_registry := $(FUZZ)/spank/ports.o $(FUZZ)/spank/proc.o
+FUZZ_LINK_registry := $(FUZZ)/spank/ports.o
 FUZZ_LINK_handover := $(FUZZ)/spank/handover.o
 .PHONY: fuzz fuzz-bin
 fuzz-bin:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: $(FUZZ_CC) is missing (tests/setup.sh installs clang)" >&2; exit 2; }
 	$(MAKE) -s B=$(FUZZ) CC=$(FUZZ_CC) OPT="$(FUZZ_OPT) -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 		$(FUZZ)/libmooncake_recipe.a $(FUZZ)/libmooncake_runtime.a \
-		$(FUZZ)/spank/ports.o $(FUZZ)/spank/proc.o $(FUZZ)/spank/handover.o
+		$(FUZZ)/spank/ports.o $(FUZZ)/spank/handover.o
 	$(FUZZ_CC) $(FUZZ_OPT) -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude \
 		-o $(FUZZ)/fuzz_recipe tests/fuzz/fuzz_recipe.c $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS)
 	for t in $(FUZZ_READERS); do \

@@ -136,6 +136,9 @@ struct mcri_state {
 	char starter_host[256];
 	long starter_pid;
 	long srun_pid;            /* the master step's srun, on the starter's host */
+	/* their start times (clock ticks since boot): a pid given to a later
+	 * process is not the srun (0: unknown) */
+	unsigned long long starter_start, srun_start;
 	long master_step;         /* the master step's id (ready), 0 unknown */
 	long long started_at, ready_at; /* Unix seconds, 0 unknown */
 };
@@ -172,6 +175,7 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 /* mooncake_master.<attempt>.lock: who won an attempt */
 struct mcri_lock {
 	long pid;           /* the srun that took it, 0 unknown */
+	unsigned long long start; /* its start time, 0 unknown */
 	char host[256];     /* its host ("" unknown) */
 	double mtime;       /* when its holder last touched it (the file
 			     * server's clock, Unix seconds), -1: no lock */

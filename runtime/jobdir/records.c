@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "jobdir/jobdir.h"
+#include "net/net.h" /* mcri_pid_start */
 
 static const char *const PHASES[] = { "", "starting", "ready", "failed" };
 
@@ -106,6 +107,8 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 	copy_str(st->starter_host, sizeof(st->starter_host), obj, "starter_host");
 	st->starter_pid = (long)get_int(obj, "starter_pid");
 	st->srun_pid = (long)get_int(obj, "srun_pid");
+	st->starter_start = (unsigned long long)get_int(obj, "starter_start");
+	st->srun_start = (unsigned long long)get_int(obj, "srun_start");
 	st->master_step = (long)get_int(obj, "master_step");
 	st->started_at = get_int(obj, "started_at");
 	st->ready_at = get_int(obj, "ready_at");
@@ -116,7 +119,7 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 		     struct mcr_error *err)
 {
-	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}",
+	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 				"state", mcri_phase_name(st->phase), "attempt", st->attempt,
 				"run", st->run, "job_id", st->job_id, "infra_node", st->infra_node,
 				"infra_addr", st->infra_addr, "rpc_port", st->ports.rpc,
@@ -126,6 +129,8 @@ int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 				"starter_host", st->starter_host,
 				"starter_pid", (json_int_t)st->starter_pid,
 				"srun_pid", (json_int_t)st->srun_pid,
+				"starter_start", (json_int_t)st->starter_start,
+				"srun_start", (json_int_t)st->srun_start,
 				"master_step", (json_int_t)st->master_step,
 				"started_at", (json_int_t)st->started_at,
 				"ready_at", (json_int_t)st->ready_at);
@@ -200,7 +205,8 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host,
 		   struct mcr_error *err)
 {
-	char name[64], *text = mcri_asprintf("%ld %s\n", (long)getpid(), host);
+	char name[64], *text = mcri_asprintf("%ld %s %llu\n", (long)getpid(), host,
+					     mcri_pid_start(getpid()));
 	int rc;
 
 	if (!text)
@@ -223,10 +229,11 @@ void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *
 	if (mcri_jobdir_read_stat(d, name, 512, &text, NULL, &st, &ignored))
 		return;
 	l->mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
-	snprintf(fmt, sizeof(fmt), "%%ld %%%zus", sizeof(l->host) - 1);
-	if (sscanf(text, fmt, &l->pid, l->host) != 2 || l->pid <= 0) {
+	snprintf(fmt, sizeof(fmt), "%%ld %%%zus %%llu", sizeof(l->host) - 1);
+	if (sscanf(text, fmt, &l->pid, l->host, &l->start) < 2 || l->pid <= 0) {
 		l->pid = 0;
 		l->host[0] = '\0';
+		l->start = 0;
 	}
 	free(text);
 }

@@ -80,5 +80,8 @@ bool mcri_pid_has_socket(long pid, unsigned long long inode);
 bool mcri_tree_has_socket(long root, unsigned long long inode);
 /* The parent of process pid (0: none, or gone). */
 long mcri_pid_parent(long pid);
+/* A process's start time (clock ticks since boot), which tells it from a
+ * later process that got its pid back; 0 when it is gone. */
+unsigned long long mcri_pid_start(long pid);
 
 #endif /* MCRI_NET_H_ */

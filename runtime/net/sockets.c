@@ -121,25 +121,50 @@ bool mcri_pid_has_socket(long pid, unsigned long long inode)
 	return found;
 }
 
-long mcri_pid_parent(long pid)
+/* /proc/PID/stat after the command name (which may hold ')' and blanks:
+ * after the last ')'): " state ppid ...", into buf; NULL when it is gone */
+static const char *proc_stat(long pid, char *buf, size_t size)
 {
-	char path[64], buf[512], *p;
-	long ppid = 0;
+	char path[64], *p;
 	ssize_t n;
 	int fd;
 
+	if (pid <= 0)
+		return NULL;
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return NULL;
 	buf[n] = '\0';
-	/* "pid (comm) state ppid ...": after the last ')' */
-	if (!(p = strrchr(buf, ')')) || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+	return (p = strrchr(buf, ')')) ? p + 1 : NULL;
+}
+
+long mcri_pid_parent(long pid)
+{
+	char buf[1024];
+	const char *p = proc_stat(pid, buf, sizeof(buf));
+	long ppid = 0;
+
+	if (!p || sscanf(p, " %*c %ld", &ppid) != 1)
 		return 0;
 	return ppid;
+}
+
+unsigned long long mcri_pid_start(long pid)
+{
+	char buf[1024];
+	const char *p = proc_stat(pid, buf, sizeof(buf));
+	unsigned long long start = 0;
+
+	/* field 22, starttime: the 20th after the command name */
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start) != 1)
+		return 0;
+	return start;
 }
 
 bool mcri_tree_has_socket(long root, unsigned long long inode)

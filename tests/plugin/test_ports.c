@@ -185,7 +185,7 @@ START_TEST(claim_free_ports_reserves_them)
 	struct mcr_error err;
 	char text[256], want[256];
 	long me = (long)getpid();
-	unsigned long long start = mcp_pid_start(me);
+	unsigned long long start = mcri_pid_start(me);
 	struct stat st;
 
 	fresh_registry();
@@ -255,7 +255,7 @@ START_TEST(claim_respects_a_live_reservation)
 	}
 	fresh_registry();
 	snprintf(line, sizeof(line), "8922 %ld %llu 7\n8940 %ld %llu 42\n", (long)other,
-		 mcp_pid_start(other), (long)other, mcp_pid_start(other));
+		 mcri_pid_start(other), (long)other, mcri_pid_start(other));
 	put_registry(line);
 	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8922 (metrics) on "));
@@ -263,7 +263,7 @@ START_TEST(claim_respects_a_live_reservation)
 	/* the same job's reservation is its own earlier attempt: replaced */
 	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8930, 8931, 8932 }, &ps, 42, registry, &err), 0);
 	read_registry(text, sizeof(text));
-	snprintf(line, sizeof(line), "8922 %ld %llu 7\n", (long)other, mcp_pid_start(other));
+	snprintf(line, sizeof(line), "8922 %ld %llu 7\n", (long)other, mcri_pid_start(other));
 	ck_assert_ptr_nonnull(strstr(text, line));
 	ck_assert_ptr_null(strstr(text, "8940 "));
 	ck_assert_ptr_nonnull(strstr(text, "8930 "));
@@ -287,8 +287,8 @@ START_TEST(claim_ignores_what_it_cannot_trust)
 	fresh_registry();
 	f = fopen(registry, "w");
 	fprintf(f, "8950 %ld 1 7\n", (long)getppid());          /* a live pid, another start */
-	fprintf(f, "8951 %ld %llu\n", (long)getppid(), mcp_pid_start(getppid())); /* no job: an earlier format */
-	fprintf(f, "70000 %ld %llu 7\n", (long)getppid(), mcp_pid_start(getppid()));
+	fprintf(f, "8951 %ld %llu\n", (long)getppid(), mcri_pid_start(getppid())); /* no job: an earlier format */
+	fprintf(f, "70000 %ld %llu 7\n", (long)getppid(), mcri_pid_start(getppid()));
 	fprintf(f, "8952 -5 7 7\nnonsense\n");
 	memset(junk, '9', 199999);
 	junk[199999] = '\0';
@@ -300,7 +300,7 @@ START_TEST(claim_ignores_what_it_cannot_trust)
 	ck_assert_int_eq(fread(junk, 1, 199999, f) < 200, 1);
 	fclose(f);
 	/* a registry others may write is not used at all */
-	snprintf(line, sizeof(line), "8950 %ld %llu 7\n", (long)getppid(), mcp_pid_start(getppid()));
+	snprintf(line, sizeof(line), "8950 %ld %llu 7\n", (long)getppid(), mcri_pid_start(getppid()));
 	put_registry(line);
 	ck_assert_int_eq(chmod(registry, 0666), 0);
 	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
