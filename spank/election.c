@@ -166,6 +166,10 @@ static enum mcp_el_action on_wait(struct mcp_election *el, const struct mcp_seen
 		return later(el, MCP_DO_READ);
 	}
 	el->first_look = false;
+	/* one directory, one job's pool: another job's that still runs is
+	 * never joined nor rewritten (one that ended is an earlier run) */
+	if (phase != MCRI_PHASE_NONE && s->other_job)
+		return end(el, MCP_EL_FAILED, MCP_V_OTHER_JOB);
 	/* a requeued job never adopts its earlier run's pool: an attempt
 	 * after the one that state is about (until the holder of this
 	 * attempt's lock writes its own state, which is this run's) */
@@ -174,10 +178,6 @@ static enum mcp_el_action on_wait(struct mcp_election *el, const struct mcp_seen
 			return next_attempt(el, s->state_attempt);
 		phase = MCRI_PHASE_NONE;
 	}
-	/* one directory, one job's pool: another job's that still runs is
-	 * never joined nor rewritten (one that ended is an earlier run) */
-	if (phase != MCRI_PHASE_NONE && s->other_job)
-		return end(el, MCP_EL_FAILED, MCP_V_OTHER_JOB);
 	/* a later attempt is under way: join it */
 	if (phase != MCRI_PHASE_NONE && s->state_attempt > el->attempt)
 		return next_attempt(el, el->attempt);

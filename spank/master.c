@@ -36,7 +36,10 @@
 #define FIRST_PROGRESS_S 3  /* a master is usually ready in ~1.5 s: no line */
 #define PROGRESS_EVERY_S 5
 #define POOL_KEY "spank_mooncake/pool/" /* the recipe and directory of the pool (advice) */
-#define MCP_LOCK_STALE_S 10 /* a lock whose holder has not touched it for so long */
+/* a lock whose holder has not touched it for so long: longer than the
+ * longest call between two heartbeats (a slurmctld RPC that retries, up to
+ * 2 x MessageTimeout, 10 s by default) */
+#define MCP_LOCK_STALE_S 30
 
 struct master {
 	const struct mcp_plugstack *ps;
@@ -98,13 +101,18 @@ static void heartbeat(struct master *m)
 }
 
 /* Another srun has taken a newer attempt (it judged us gone): ours is
- * over, whatever we have done for it. */
+ * over, whatever we have done for it. Its lock comes first, its state
+ * later: either tells. */
 static bool superseded(struct master *m)
 {
 	struct mcri_state now;
+	struct mcri_lock next;
 	struct mcr_error ignored;
 
-	return mcri_state_read(m->job->dir, &now, &ignored) == 0 && now.attempt > m->st.attempt;
+	if (mcri_state_read(m->job->dir, &now, &ignored) == 0 && now.attempt > m->st.attempt)
+		return true;
+	mcri_lock_read(m->job->dir, m->st.attempt + 1, &next);
+	return next.mtime >= 0;
 }
 
 static void progress(struct master *m, const char *doing, int bound)
@@ -390,19 +398,23 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 	s->state_attempt = m->st.attempt;
 	s->launched = m->st.srun_pid > 0;
 	s->other_recipe = m->st.recipe[0] && strcmp(m->st.recipe, m->job->recipe) != 0;
-	s->other_run = m->job->run >= 0 && m->st.run != m->job->run;
 	/* a state file of another job (a directory without {job_id}): an
-	 * earlier run when that job has ended, else its pool, not ours */
+	 * earlier run when that job has ended, else its pool, not ours (a
+	 * job slurmctld cannot tell about is taken to run, and asked again) */
 	if (m->st.job_id[0] && strcmp(m->st.job_id, m->job->job_id) != 0) {
 		if (strcmp(m->other_job, m->st.job_id) != 0) {
 			struct mcp_job_facts f;
+			bool known = mcp_job_facts((uint32_t)strtoul(m->st.job_id, NULL, 10), &f,
+						   &ignored) == 0;
 
-			snprintf(m->other_job, sizeof(m->other_job), "%s", m->st.job_id);
-			m->other_job_runs = mcp_job_facts((uint32_t)strtoul(m->st.job_id, NULL, 10), &f,
-							  &ignored) != 0 || !f.ended;
+			m->other_job_runs = !known || !f.ended;
+			snprintf(m->other_job, sizeof(m->other_job), "%s", known ? m->st.job_id : "");
 		}
 		s->other_job = m->other_job_runs;
-		s->other_run |= !m->other_job_runs;
+		s->other_run = !m->other_job_runs;
+	} else {
+		/* this job's state: of an earlier run after a requeue */
+		s->other_run = m->job->run >= 0 && m->st.run != m->job->run;
 	}
 	if (m->st.attempt == attempt && m->st.starter_host[0]) {
 		s->starter_on_this_host = strcmp(m->st.starter_host, m->host) == 0;
@@ -415,17 +427,14 @@ static void read_state(struct master *m, int attempt, struct mcp_seen *s)
 	/* the holder touches its lock every second while it works: one whose
 	 * lock has not changed for MCP_LOCK_STALE_S seconds of this srun's
 	 * clock has died (or failed without a word, a full disk), on whatever
-	 * host; the file server's clock and ours need not agree */
-	if (lock.mtime < 0) {
-		s->lock_stale = true;
-	} else {
-		if (attempt != m->lock_attempt || lock.mtime != m->lock_mtime) {
-			m->lock_attempt = attempt;
-			m->lock_mtime = lock.mtime;
-			m->lock_changed = mcp_now();
-		}
-		s->lock_stale = mcp_now() - m->lock_changed > MCP_LOCK_STALE_S;
+	 * host; the file server's clock and ours need not agree
+	 * (a lock that cannot be read, or not yet, counts as unchanged) */
+	if (attempt != m->lock_attempt || (lock.mtime >= 0 && lock.mtime != m->lock_mtime)) {
+		m->lock_attempt = attempt;
+		m->lock_mtime = lock.mtime;
+		m->lock_changed = mcp_now();
 	}
+	s->lock_stale = mcp_now() - m->lock_changed > MCP_LOCK_STALE_S;
 }
 
 /* the starter died after launching the master step: one srun on this
@@ -467,7 +476,11 @@ static void announce(struct master *m, enum mcp_el_state before,
 	if (before == MCP_EL_WAIT && el->state == MCP_EL_LOCK) {
 		int left = el->attempt - 1; /* the attempt this srun left */
 
-		if (s->other_run && s->phase != MCRI_PHASE_NONE)
+		if (s->other_run && s->phase != MCRI_PHASE_NONE && m->st.job_id[0] &&
+		    strcmp(m->st.job_id, m->job->job_id) != 0)
+			slurm_info(MCP_NAME ": the pool in %s was of job %s, which has ended; starting job %s's there",
+				   m->job->dir->path, m->st.job_id, m->job->job_id);
+		else if (s->other_run && s->phase != MCRI_PHASE_NONE)
 			slurm_info(MCP_NAME ": job %s was requeued (run %d): the pool of its earlier run (%d) in %s is not reused; starting a new one there",
 				   m->job->job_id, m->job->run, m->st.run, m->job->dir->path);
 		else if (s->phase == MCRI_PHASE_FAILED && s->state_attempt == left)
@@ -606,6 +619,13 @@ static int verdict(struct master *m, const struct mcp_election *el,
 				record_failure(m, err);
 				return -1;
 			}
+		}
+		if (ours && superseded(m)) {
+			/* judged gone just now: the newer attempt's pool is the job's */
+			stop(m, el->watching == MCP_EL_STARTING);
+			return mcri_error_set(err, MCR_ESTATE,
+					      "another srun of job %s took over starting its mooncake_master while this one was finishing; run this step again: it joins that master",
+					      m->job->job_id);
 		}
 		if (ours) {
 			m->st.phase = MCRI_PHASE_READY;

@@ -10,7 +10,8 @@
  * task claims it before mooncake_master runs: every port must bind, and no
  * other job's master that is starting on the node may hold a reservation
  * on it (a small registry root keeps, mcp_port_registry(), one line
- * "port pid start job" per reservation, void once its process is gone). A triple that
+ * "port pid start job" per reservation, void once its process is gone;
+ * an earlier attempt's of the same job, while it lives, too). A triple that
  * cannot be claimed fails the step at once; a port another program takes
  * between the claim and the master's bind makes mooncake_master exit; in
  * both cases the starter tries the next triple (election.c).
@@ -274,10 +275,12 @@ int mcp_ports_claim(const struct mcr_ports *ports, const struct mcp_plugstack *p
 		n = registry_read(fd, r);
 	for (int k = 0; k < 3; k++) {
 		for (size_t i = 0; i < n; i++)
-			if (r[i].port == want[k] && r[i].pid != (long)getpid() && r[i].job != job) {
+			if (r[i].port == want[k] && r[i].pid != (long)getpid()) {
 				mcri_error_set(err, MCR_ESTATE,
-					       "port %d (%s) on %s is taken: another job's mooncake_master (pid %ld) is starting on it; the srun that started this step tries other ports",
-					       want[k], what[k], host, r[i].pid);
+					       "port %d (%s) on %s is taken: %s mooncake_master (pid %ld) is starting on it; the srun that started this step tries other ports",
+					       want[k], what[k], host,
+					       r[i].job == job ? "an earlier attempt of this job's" : "another job's",
+					       r[i].pid);
 				goto out;
 			}
 		if (!port_free(want[k])) {
@@ -288,11 +291,8 @@ int mcp_ports_claim(const struct mcr_ports *ports, const struct mcp_plugstack *p
 		}
 	}
 	if (fd >= 0) {
-		/* this job's earlier reservation (an earlier attempt) goes:
-		 * one triple per job */
-		for (size_t i = 0; i < n; i++)
-			if (r[i].job != job)
-				r[kept++] = r[i];
+		/* the live reservations stay (a dead one is gone already) */
+		kept = n;
 		/* a full registry keeps its live entries: this claim then
 		 * rests on the bind alone */
 		if (kept + 3 <= MCP_REGISTRY_MAX) {

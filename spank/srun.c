@@ -454,7 +454,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	/* an external master's address comes from the recipe */
 	if (mcr_client_configs(ctx.recipe, master, &files, &err) ||
 	    write_configs(&jd, &files, starts && st.starter_pid != (long)getpid(), &err) ||
-	    hand_over(dir, master, starts ? st.infra_addr : NULL, st.ports.metadata, &err))
+	    hand_over(jd.path, master, starts ? st.infra_addr : NULL, st.ports.metadata, &err))
 		goto fail;
 	rv = 0;
 	goto out;

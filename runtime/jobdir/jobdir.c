@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,32 @@ static void who(uid_t uid, char *buf, size_t size)
 		snprintf(buf, size, "uid %u", (unsigned)uid);
 }
 
+/* gid is the user's own private group (a user private group, as Debian's
+ * adduser makes with umask 002): the user's primary group, of the user's
+ * name, without other members. Its write bit lets nobody else in. */
+static bool private_group(gid_t gid, uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+	struct group *gr;
+	char name[256];
+
+	if (!pw || !pw->pw_name || pw->pw_gid != gid ||
+	    snprintf(name, sizeof(name), "%s", pw->pw_name) >= (int)sizeof(name) || !(gr = getgrgid(gid)) ||
+	    !gr->gr_name || strcmp(gr->gr_name, name) != 0)
+		return false;
+	for (char **m = gr->gr_mem; m && *m; m++)
+		if (strcmp(*m, name) != 0)
+			return false;
+	return true;
+}
+
+/* others than the owner (and root) may write the directory of stat st */
+static bool others_write(const struct stat *st, uid_t uid)
+{
+	return (st->st_mode & S_IWOTH) ||
+	       ((st->st_mode & S_IWGRP) && !(st->st_uid == uid && private_group(st->st_gid, uid)));
+}
+
 /* the directory open at fd is the job's: owned by uid, written by nobody else */
 static int check_dir(int fd, const char *path, uid_t uid, struct mcr_error *err)
 {
@@ -48,7 +75,7 @@ static int check_dir(int fd, const char *path, uid_t uid, struct mcr_error *err)
 				      "the job's directory %s belongs to %s, not to the job's user, %s: another user could plant or change the pool's files there; use a directory of your own (output.log_dir in the recipe, or job_dir= with {user} in plugstack.conf)",
 				      path, owner, user);
 	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
+	if (others_write(&st, uid))
 		return mcri_error_set(err, MCR_ESTATE,
 				      "the job's directory %s may be written by %s (mode %04o): another user could plant or change the pool's files there; run chmod go-w %s, or use a directory of your own",
 				      path, (st.st_mode & S_IWOTH) ? "every user" : "its group",
@@ -92,11 +119,19 @@ static int check_parent(int fd, const char *name, const char *path, uid_t uid,
 				      "the job's directory %s is inside %s, which belongs to %s: that user could move it and put a directory of theirs in its place; use a directory whose every parent only you and root can change (output.log_dir in the recipe, or job_dir= in plugstack.conf)",
 				      path, name, owner);
 	}
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+	if (others_write(&st, uid) && !(st.st_mode & S_ISVTX)) {
+		char fix[PATH_MAX + 64];
+
+		/* only its owner can change its mode */
+		if (st.st_uid == uid)
+			snprintf(fix, sizeof(fix), "run chmod go-w %s (or chmod +t, as /tmp), or ", name);
+		else
+			snprintf(fix, sizeof(fix), "ask its owner, root, to run chmod +t %s, or ", name);
 		return mcri_error_set(err, MCR_ESTATE,
-				      "the job's directory %s is inside %s, which %s may write (mode %04o, without the sticky bit): another user could move it and put a directory of theirs in its place; run chmod go-w %s (or chmod +t, as /tmp), or use a directory whose every parent only you and root can change",
+				      "the job's directory %s is inside %s, which %s may write (mode %04o, without the sticky bit): another user could move it and put a directory of theirs in its place; %suse a directory whose every parent only you and root can change (output.log_dir in the recipe, e.g. a directory in your home)",
 				      path, name, (st.st_mode & S_IWOTH) ? "every user" : "its group",
-				      (unsigned)(st.st_mode & 07777), name);
+				      (unsigned)(st.st_mode & 07777), fix);
+	}
 	return 0;
 }
 
@@ -395,6 +430,11 @@ int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *
 		int tries = 0, rc;
 
 		while (!mcri_jobdir_same(d, f->name, f->text)) {
+			/* bounded, whoever else writes it meanwhile */
+			if (++tries > SETTLE_TRIES) {
+				*differs = i;
+				return 1;
+			}
 			if (!mcri_jobdir_exists(d, f->name)) {
 				/* none yet: made whole, by one srun */
 				if ((rc = mcri_jobdir_create(d, f->name, f->text, err)) < 0)
@@ -407,10 +447,6 @@ int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *
 					return -1;
 				(*written)++;
 				continue;
-			}
-			if (++tries >= SETTLE_TRIES) {
-				*differs = i;
-				return 1;
 			}
 			nanosleep(&pause, NULL); /* one being replaced settles */
 		}

@@ -159,8 +159,8 @@ unsigned long long mcri_pid_start(long pid)
 	const char *p = proc_stat(pid, buf, sizeof(buf));
 	unsigned long long start = 0;
 
-	/* field 22, starttime: the 20th after the command name */
-	for (int field = 2; field < 22 && p; field++)
+	/* field 22, starttime: p is at the blank before field 3, state */
+	for (int field = 3; field < 22 && p; field++)
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p + 1, "%llu", &start) != 1)
 		return 0;

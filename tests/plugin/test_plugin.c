@@ -355,10 +355,21 @@ START_TEST(srun_other_jobs_pool_is_not_joined)
 	ck_log_contains("mooncake: the directory ");
 	ck_log_contains("/outputs/4301/logs holds the Mooncake pool of job 999, which still runs, and this srun is of job 4301: one directory holds one job's pool");
 	slurm_spank_exit(NULL, 0, NULL);
+	/* ... whatever this job's run (a requeued job's srun once took the
+	 * other job's pool for its own earlier run's, issue #17 review) */
+	stub.log[0] = '\0';
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.restarts = 1;
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("holds the Mooncake pool of job 999, which still runs");
+	slurm_spank_exit(NULL, 0, NULL);
 	/* that job has ended: its pool is an earlier run's, not joined */
+	stub.log[0] = '\0';
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	stub.job_ended = true;
-	slurm_spank_local_user_init(NULL, 0, NULL);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("was of job 999, which has ended; starting job 4301's there");
+	ck_log_contains("starting mooncake_master on n1");
 	ck_assert_ptr_null(strstr(stub.log, "holds the Mooncake pool of job 999"));
 	ck_assert_ptr_null(strstr(stub.log, "was ready, but has stopped"));
 	slurm_spank_exit(NULL, 0, NULL);
@@ -378,7 +389,9 @@ START_TEST(srun_from_outside_sees_a_requeue)
 	record_state(&st);
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	stub.restarts = 1;
-	slurm_spank_local_user_init(NULL, 0, NULL);
+	/* a new pool is started (the real srun of this machine fails it) */
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("starting mooncake_master on n1");
 	ck_log_contains("job 4301 was requeued (run 1): the pool of its earlier run (0)");
 	ck_assert_ptr_null(strstr(stub.log, "was ready, but has stopped"));
 	slurm_spank_exit(NULL, 0, NULL);

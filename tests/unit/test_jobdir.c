@@ -62,8 +62,13 @@ START_TEST(not_the_jobs)
 	char want[2048], shared[512];
 
 	fresh();
-	/* writable by its group */
+	/* writable by the user's own private group (umask 002): only the user */
 	ck_assert_int_eq(mkdir(path_of("shared"), 0700), 0);
+	ck_assert_int_eq(chmod(path_of("shared"), 02775), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("shared"), getuid(), true, &err), 0);
+	mcri_jobdir_close(&d);
+	/* writable by a group of others (a project's) */
+	ck_assert_int_eq(chown(path_of("shared"), (uid_t)-1, getgid() + 4242), 0);
 	ck_assert_int_eq(chmod(path_of("shared"), 0770), 0);
 	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("shared"), getuid(), true, &err), -1);
 	snprintf(shared, sizeof(shared), "%s", path_of("shared"));
@@ -107,7 +112,7 @@ START_TEST(parents_are_the_jobs)
 	ck_assert_int_eq(chmod(path_of("open"), 0777), 0);
 	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), true, &err), -1);
 	snprintf(want, sizeof(want),
-		 "the job's directory %s/open/job/logs is inside %s/open, which every user may write (mode 0777, without the sticky bit): another user could move it and put a directory of theirs in its place; run chmod go-w %s/open (or chmod +t, as /tmp), or use a directory whose every parent only you and root can change",
+		 "the job's directory %s/open/job/logs is inside %s/open, which every user may write (mode 0777, without the sticky bit): another user could move it and put a directory of theirs in its place; run chmod go-w %s/open (or chmod +t, as /tmp), or use a directory whose every parent only you and root can change (output.log_dir in the recipe, e.g. a directory in your home)",
 		 base, base, base);
 	ck_assert_str_eq(err.text, want);
 	ck_assert_int_eq(d.fd, -1);
@@ -120,10 +125,15 @@ START_TEST(parents_are_the_jobs)
 	ck_assert_int_eq(chmod(path_of("open"), 01777), 0);
 	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), true, &err), 0);
 	mcri_jobdir_close(&d);
-	/* group-writable, deeper down */
+	/* group-writable, deeper down: by the user's private group, fine;
+	 * by a group of others, not */
 	ck_assert_int_eq(chmod(path_of("open/job"), 02775), 0);
+	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), false, &err), 0);
+	mcri_jobdir_close(&d);
+	ck_assert_int_eq(chown(path_of("open/job"), (uid_t)-1, getgid() + 4242), 0);
 	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), false, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "/open/job, which its group may write (mode 2775, without the sticky bit)"));
+	ck_assert_ptr_nonnull(strstr(err.text, "; run chmod go-w "));
 	ck_assert_int_eq(chmod(path_of("open/job"), 0755), 0);
 	/* a link among the parents: resolved, and the path handed on has none */
 	ck_assert_int_eq(symlink("open/job", path_of("via")), 0);
@@ -137,6 +147,11 @@ START_TEST(parents_are_the_jobs)
 		ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), 0, false, &err), -1);
 		ck_assert_ptr_nonnull(strstr(err.text, "/open/job, which belongs to uid 4242"));
 		ck_assert_ptr_nonnull(strstr(err.text, "that user could move it"));
+		/* root's, written by a group: its owner alone can change it */
+		ck_assert_int_eq(chown(path_of("open/job"), 0, getgid() + 4242), 0);
+		ck_assert_int_eq(chmod(path_of("open/job"), 0775), 0);
+		ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), 4243, false, &err), -1);
+		ck_assert_ptr_nonnull(strstr(err.text, "; ask its owner, root, to run chmod +t "));
 	}
 	cleanup();
 }
