@@ -237,7 +237,9 @@ fuzz: fuzz-bin
 # 100x and 1000x of each shape, the loader against PyYAML's safe_load),
 # then the plugin's (bench-plugin: per task, per node, per joining srun and
 # readiness against the SPANK stub, in a network namespace of its own; as
-# root, srun with and without a role on the test cluster, srun_bench.sh).
+# root, on the test cluster: srun with and without a role, srun_bench.sh;
+# the first srun and the first wave of a pool against the floor, and status
+# against fetching the metrics by hand, wave_bench.sh).
 # Needs python3 and python3-yaml (tests/setup.sh).
 BENCH_PARTS := bench-lib bench-plugin
 .PHONY: bench-lib bench-plugin bench-bin
@@ -253,6 +255,7 @@ bench-lib: $(B)/tests/bench $(CLI)
 bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
 	$(NETNS_RUN) $(B)/tests/plugin_bench
 	tests/bench/srun_bench.sh
+	tests/bench/wave_bench.sh
 
 PLUGIN_BENCH_SRC := tests/bench/plugin_bench.c tests/plugin/stub.c tests/plugin/fake_master.c
 $(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A)
