@@ -1,11 +1,12 @@
 #!/bin/bash
-# wave_bench.sh [ROUNDS [WAVE]] - what starting a job's pool costs on the
+# wave_bench.sh [ROUNDS [WAVES]] - what starting a job's pool costs on the
 # test cluster (make bench), side by side in one allocation, ROUNDS times
 # (3) in turn, medians and ratios:
 #   - the first role srun of a pool (its master not running) against the
 #     floor: mooncake_master started by hand as a step until its RPC port
 #     accepts, then a plain srun;
-#   - the first wave of WAVE (32) role sruns started together against the
+#   - the first wave of N role sruns started together, for each N of WAVES
+#     ("32 128 256"), against the
 #     same plain wave, and against the floor (the master by hand, then the
 #     plain wave);
 #   - mooncake-recipe status --job against fetching the master's two
@@ -17,7 +18,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 CLUSTER=$TOP/tests/cluster/cluster.sh
 ROUNDS=${1:-3}
-WAVE=${2:-32}
+WAVES=${2:-32 128 256}
 [ "$(id -u)" = 0 ] || { echo "wave_bench.sh: run as root (the test cluster)"; exit 0; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/mck-wave.XXXXXX")
 chmod 755 "$W"
@@ -30,7 +31,7 @@ sed -e 's/protocol: rdma/protocol: tcp/' -e 's/global_segment_size: 8GiB /global
 	-e 's/global_segment_size: 16GiB /global_segment_size: 64MiB/' \
 	"$TOP/examples/trtllm-serve-disagg-mooncake.yaml" >"$W/base.yaml"
 for i in $(seq "$ROUNDS"); do
-	for kind in first wave; do
+	for kind in first $(for n in $WAVES; do echo wave$n; done); do
 		sed "s|^name: |output:\n  log_dir: $W/$kind-$i\nname: |" "$W/base.yaml" >"$W/$kind-$i.yaml"
 	done
 done
@@ -47,16 +48,16 @@ by_hand() {
 	until (exec 3<>/dev/tcp/$MCK_ADDR_n1/\$port) 2>/dev/null; do sleep 0.005; done
 }
 stop_by_hand() { kill %1 2>/dev/null; wait 2>/dev/null; }
-# a wave: WAVE sruns at once over the four nodes, waited for by pid (the
+# a wave of \$1 sruns at once over the four nodes, waited for by pid (the
 # master started by hand runs on meanwhile)
 plain_wave() {
 	local pids=
-	for k in \$(seq $WAVE); do srun --overlap -N1 -n1 -w n\$(( k % 4 + 1 )) true & pids="\$pids \$!"; done
+	for k in \$(seq \$1); do srun --overlap -N1 -n1 -w n\$(( k % 4 + 1 )) true & pids="\$pids \$!"; done
 	wait \$pids
 }
 role_wave() {
 	local pids=
-	for k in \$(seq $WAVE); do
+	for k in \$(seq \$2); do
 		srun --overlap -N1 -n1 -w n\$(( k % 4 + 1 )) --mooncake-recipe=\$1 --mooncake-role=prefill true &
 		pids="\$pids \$!"
 	done
@@ -66,9 +67,11 @@ for i in \$(seq $ROUNDS); do
 	p=\$((8900 + 6 * i))
 	t=\$(date +%s%N); by_hand \$p; srun --overlap -N1 -n1 -w n2 true; echo "floor \$(ms \$t)"; stop_by_hand
 	t=\$(date +%s%N); srun --overlap -N1 -n1 -w n2 --mooncake-recipe=first-\$i.yaml --mooncake-role=prefill true; echo "first \$(ms \$t)"
-	t=\$(date +%s%N); plain_wave; echo "plainwave \$(ms \$t)"
-	t=\$(date +%s%N); by_hand \$((p + 3)); plain_wave; echo "floorwave \$(ms \$t)"; stop_by_hand
-	t=\$(date +%s%N); role_wave wave-\$i.yaml 2>>$W/wave-errors; echo "rolewave \$(ms \$t)"
+	for n in $WAVES; do
+		t=\$(date +%s%N); plain_wave \$n; echo "plainwave\$n \$(ms \$t)"
+		t=\$(date +%s%N); by_hand \$((p + 3)); plain_wave \$n; echo "floorwave\$n \$(ms \$t)"; stop_by_hand
+		t=\$(date +%s%N); role_wave wave\$n-\$i.yaml \$n 2>>$W/wave-errors; echo "rolewave\$n \$(ms \$t)"
+	done
 done
 # status against the two metrics pages, the pool of the first round
 st=$W/first-1/mooncake_master.json
@@ -84,9 +87,12 @@ if grep -qi 'error' "$W/wave-errors" 2>/dev/null; then
 	exit 1
 fi
 median() { grep "^$1 " "$W/times" | awk '{ print $2 }' | sort -n | awk '{ a[NR] = $1 } END { print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-f=$(median floor) r=$(median first) pw=$(median plainwave) fw=$(median floorwave) rw=$(median rolewave)
-s=$(median status) x=$(median fetch)
-awk -v f="$f" -v r="$r" -v pw="$pw" -v fw="$fw" -v rw="$rw" -v s="$s" -v x="$x" -v n="$ROUNDS" -v w="$WAVE" 'BEGIN {
+f=$(median floor) r=$(median first) s=$(median status) x=$(median fetch)
+awk -v f="$f" -v r="$r" -v s="$s" -v x="$x" -v n="$ROUNDS" 'BEGIN {
 	printf "first role srun of a pool (%d rounds): %.1f ms; the floor (master by hand until its port accepts, then a plain srun) %.1f ms: %.3fx\n", n, r / 1000, f / 1000, r / f
-	printf "first wave of %d role sruns: %.1f ms; the same plain wave %.1f ms: %.3fx; the floor (master by hand, then the plain wave) %.1f ms: %.3fx\n", w, rw / 1000, pw / 1000, rw / pw, fw / 1000, rw / fw
 	printf "mooncake-recipe status: %.1f ms; fetching /metrics and /metrics/summary by hand %.1f ms: %.3fx\n", s / 1000, x / 1000, s / x }'
+for n in $WAVES; do
+	pw=$(median "plainwave$n") fw=$(median "floorwave$n") rw=$(median "rolewave$n")
+	awk -v pw="$pw" -v fw="$fw" -v rw="$rw" -v w="$n" 'BEGIN {
+		printf "first wave of %d role sruns: %.1f ms; the same plain wave %.1f ms: %.3fx; the floor (master by hand, then the plain wave) %.1f ms: %.3fx\n", w, rw / 1000, pw / 1000, rw / pw, fw / 1000, rw / fw }'
+done
