@@ -112,9 +112,9 @@ int mcp_ports_parse(const char *text, struct mcr_ports *out,
  * user: task_init_privileged): the ports srun chose must be ports a master
  * may have (8700-8702, or a triple of ps's port_range=: the variable that
  * asks is the user's), free here, and not reserved by another job's master
- * that is starting on this node; reserve them for this process (the master
- * after exec) and job `job` in `registry`, in place of any earlier
- * reservation of that job (one triple per job). The registry must be a
+ * or by an earlier attempt of this job that still runs; reserve them for
+ * this process (the master after exec) and job `job` in `registry` (live
+ * reservations stay; an entry ends with its process). The registry must be a
  * regular file of root's (or of this user's, run unprivileged: the plugin
  * tests), mode 0600, in a directory of its owner's that no one else may
  * write; every entry is checked (ports 1-65535, a live process with the
