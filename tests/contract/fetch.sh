@@ -29,7 +29,7 @@ for spec in "vllm $MCK_VLLM_VERSION" "sglang $MCK_SGLANG_VERSION"; do
 	if [ -z "$wheel" ]; then
 		log "downloading $engine==$version (its wheel only)"
 		dl() {
-			"$PY" -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+			"$PY" -m pip download -q --disable-pip-version-check --no-cache-dir --no-deps --only-binary=:all: \
 				--python-version 3.11 --implementation cp --abi cp311 --abi abi3 --abi none \
 				--platform "manylinux_2_34_$m" --platform "manylinux_2_28_$m" \
 				--platform "manylinux_2_17_$m" \

@@ -51,6 +51,20 @@ copy_source() {
 	chmod -R a+rX "$r/src"
 }
 
+# the engines' readers this machine's own contract run unpacked
+# (tests/contract/fetch.sh): a few modules, copied so that no chroot downloads
+# the 375 MB of wheels again (time, disk, one more download that can fail);
+# a chroot without them fetches them itself
+copy_engines() {
+	local r=$1 src=${MCK_ENGINES:-/var/cache/spank-mooncake/engines} d
+	for d in "$src"/*-*/; do
+		[ -f "$d/.complete" ] || continue
+		mkdir -p "$r/var/cache/spank-mooncake/engines"
+		rm -rf "$r/var/cache/spank-mooncake/engines/$(basename "$d")"
+		cp -a "$d" "$r/var/cache/spank-mooncake/engines/"
+	done
+}
+
 # the CA bundle this machine trusts (a proxy's, on some machines) for pip
 host_ca() {
 	local f
@@ -64,6 +78,7 @@ run_suite() {
 	make_chroot "$suite" || return 1
 	copy_source "$r"
 	cp /etc/resolv.conf "$r/etc/resolv.conf"
+	copy_engines "$r"
 	ca=$(host_ca)
 	[ -n "$ca" ] && cp "$ca" "$r/etc/mck-host-ca.crt"
 	log "$suite: tests/setup.sh, make all, make check in $r"
@@ -91,7 +106,11 @@ run_suite() {
 	if [ $rc = 0 ]; then
 		echo "matrix $suite: PASS (log: $r.log)"
 	else
-		grep -E '^(FAIL|ERROR)|error:' "$r.log" | head -20 >&2
+		# what failed, then how the log ends (where a fatal: or a full disk shows)
+		grep -E '^(FAIL|ERROR)' "$r.log" | head -20 >&2
+		echo "--- the last lines of $r.log:" >&2
+		tail -15 "$r.log" >&2
+		df -h "$r" >&2
 		echo "matrix $suite: FAIL (rc=$rc, log: $r.log)"
 	fi
 	return $rc

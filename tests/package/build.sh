@@ -27,7 +27,8 @@ sha=$(git -C "$top" rev-parse HEAD)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mck-deb.XXXXXX") || exit 2
 [ "${MCK_KEEP:-0}" = 1 ] && echo "keeping $tmp" || trap 'rm -rf "$tmp"' EXIT
 src=$tmp/spank-mooncake
-git clone -q "$top" "$src" && git -C "$src" checkout -q --detach "$sha" || { ko "git clone $top"; summary; exit 1; }
+git clone -q "$top" "$src" >"$tmp/clone.log" 2>&1 && git -C "$src" checkout -q --detach "$sha" >>"$tmp/clone.log" 2>&1 ||
+	{ ko "git clone $top $src: $(tr '\n' ' ' <"$tmp/clone.log")(free: $(df -h --output=avail "$tmp" | tail -1 | tr -d ' '))"; summary; exit 1; }
 
 (cd "$src" && dpkg-checkbuilddeps) >"$tmp/checkbuilddeps.log" 2>&1 ||
 	{ ko "build dependencies missing: $(sed 's/^dpkg-checkbuilddeps: error: //' "$tmp/checkbuilddeps.log") (tests/setup.sh installs them)"; summary; exit 1; }
