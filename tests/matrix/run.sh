@@ -105,6 +105,10 @@ run_suite() {
 	grep -E '^[0-9]+%: Checks' "$r.log" | sed "s/^/  $suite: /" >&2
 	if [ $rc = 0 ]; then
 		echo "matrix $suite: PASS (log: $r.log)"
+		# the next suite's disk: the built tree and the downloaded .debs go
+		# (the chroot itself stays, the next run's cache)
+		rm -rf "$r/src/spank-mooncake"
+		chroot "$r" apt-get clean >/dev/null 2>&1 || true
 	else
 		# what failed, then how the log ends (where a fatal: or a full disk shows)
 		grep -E '^(FAIL|ERROR)' "$r.log" | head -20 >&2
