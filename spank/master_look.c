@@ -1,0 +1,263 @@
+/*
+ * master_look.c - what one srun of the master election sees: the master
+ * step it launched or adopted, the job's state file and the attempt's
+ * lock, the guard's proof of the ports, slurmctld's word on the job and
+ * on the master step. Each look fills the election's struct mcp_seen (or
+ * answers one question); master.c acts on what election.c decides.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "master_run.h"
+
+/* `pid` runs, and is the process that started at `start` (0: unknown) */
+bool mcp_master_alive(long pid, unsigned long long start)
+{
+	return mcp_pid_alive(pid) && (!start || mcri_pid_start(pid) == start);
+}
+
+/* While we hold an attempt, everything that may take a while is followed
+ * by a heartbeat: the other sruns tell a live starter from a dead one by
+ * the lock's mtime changing, whatever their clocks say. */
+void mcp_master_heartbeat(struct master *m)
+{
+	if (mcp_now() - m->touched >= 1) {
+		mcri_lock_touch(m->job->dir, m->st.attempt);
+		m->touched = mcp_now();
+	}
+}
+
+/* Another srun has taken a newer attempt (it judged us gone): ours is
+ * over, whatever we have done for it. Its lock comes first, its state
+ * later: either tells. */
+bool mcp_master_superseded(struct master *m)
+{
+	struct mcri_state now;
+	struct mcri_lock next;
+	struct mcr_error ignored;
+
+	if (mcri_state_read(m->job->dir, &now, &ignored) == 0 && now.attempt > m->st.attempt)
+		return true;
+	mcri_lock_read(m->job->dir, m->st.attempt + 1, &next);
+	return next.mtime >= 0;
+}
+
+void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
+{
+	char tail[3000];
+	int status;
+	bool ended;
+
+	if (state == MCP_EL_STARTING) {
+		pid_t w = waitpid(m->child, &status, WNOHANG);
+
+		ended = w == m->child || (w < 0 && !mcp_pid_alive(m->child));
+		if (w == m->child)
+			mcp_describe_status(status, m->ended, sizeof(m->ended));
+		else /* reaped by someone else (ECHILD) */
+			snprintf(m->ended, sizeof(m->ended), "exit status unknown");
+	} else {
+		ended = !mcp_master_alive(m->st.srun_pid, m->st.srun_start);
+		snprintf(m->ended, sizeof(m->ended), "its srun, pid %ld, is gone", m->st.srun_pid);
+	}
+	/* the heartbeat of the lock we hold (or took over), and once a
+	 * second a look whether another srun has judged us gone */
+	if (mcp_now() - m->touched >= 1) {
+		mcp_master_heartbeat(m);
+		if (mcp_master_superseded(m)) {
+			s->superseded = true;
+			return;
+		}
+	}
+	if (ended) {
+		s->child = MCP_CHILD_ENDED;
+		/* its ports: refused by its claim on the infra node, or taken
+		 * by another program before it could bind them */
+		mcp_log_tail(m->log, tail, sizeof(tail));
+		m->busy_port = mcp_busy_port(m->st.infra_addr, &m->st.ports);
+		s->lost_ports = m->claim_ports && (strstr(tail, ") on ") && strstr(tail, " is taken: "));
+		s->lost_ports |= m->claim_ports && (m->busy_port || mcp_master_foreign(m));
+		if (s->lost_ports)
+			slurm_info(MCP_NAME ": ports %d, %d, %d are taken on %s%s; trying others",
+				   m->st.ports.rpc, m->st.ports.metadata, m->st.ports.metrics,
+				   m->st.infra_node, m->why_foreign);
+		return;
+	}
+	s->child = MCP_CHILD_RUNNING;
+	s->probe = mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, true, m->why,
+				    sizeof(m->why));
+}
+
+/* The master step's guard found another process's socket on one of
+ * the ports of this attempt: said in m->why_foreign. */
+bool mcp_master_foreign(struct master *m)
+{
+	struct mcr_error ignored;
+
+	if (mcri_proof_read(m->job->dir, &m->proof, &ignored) != 0 ||
+	    m->proof.attempt != m->st.attempt || m->proof.verdict != MCRI_PROOF_FOREIGN ||
+	    m->proof.ports.rpc != m->st.ports.rpc)
+		return false;
+	snprintf(m->why_foreign, sizeof(m->why_foreign),
+		 " (port %d listens for another process there, of uid %u, not for this job's mooncake_master)",
+		 m->proof.foreign_port, m->proof.foreign_uid);
+	return true;
+}
+
+/* The master answers: it is ours when the master step's guard proved, on
+ * the infra node, that the sockets on its ports are its master's; then
+ * tell which pool it serves (a second pool's srun names it) */
+bool mcp_master_claim(struct master *m, bool *gone)
+{
+	struct mcr_error reason;
+	char body[64], *pool;
+	int status;
+
+	if (mcp_master_superseded(m)) {
+		*gone = true;
+		return false;
+	}
+	if (mcri_proof_read(m->job->dir, &m->proof, &reason) != 0 ||
+	    m->proof.attempt != m->st.attempt || m->proof.ports.rpc != m->st.ports.rpc) {
+		snprintf(m->why, sizeof(m->why), "its master step has not yet proved the ports its own");
+		return false;
+	}
+	if (m->proof.verdict != MCRI_PROOF_OWN) {
+		mcp_master_foreign(m);
+		snprintf(m->why, sizeof(m->why), "another process answers there%s", m->why_foreign);
+		return false;
+	}
+	/* what the joining sruns check: the master step that holds the ports */
+	m->st.master_step = (long)m->proof.step;
+	if ((pool = mcri_asprintf("%s\n%s", m->job->recipe, m->job->dir->path))) {
+		mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->pool_path, pool,
+			  MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body), &reason);
+		free(pool);
+	}
+	return true;
+}
+
+/* A joining srun: the recorded master accepts on its RPC port, and its
+ * step still runs (slurmctld; a process that took the port after the
+ * master ended answers too, but the step is gone) */
+enum mcp_probe mcp_master_join_probe(struct master *m)
+{
+	struct mcp_step_facts f;
+	struct mcr_error ignored;
+	enum mcp_probe p = mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, false,
+					    m->why, sizeof(m->why));
+
+	if (p == MCP_PROBE_NO_ANSWER || m->st.master_step <= 0 ||
+	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended)
+		return p;
+	snprintf(m->why, sizeof(m->why), "its step %s.%ld has ended%s", m->job->job_id,
+		 m->st.master_step,
+		 p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
+	return MCP_PROBE_REFUSED;
+}
+
+/* The pool a listener on the busy port serves, when it is this job's own
+ * master: its recipe and directory. The metadata server has no
+ * authentication, so what it says only names a directory to look at:
+ * believed only when that directory (the job's user's, checked as the
+ * job's own is) holds a ready state of this job on these ports. */
+bool mcp_master_own_pool(struct master *m, char *recipe, size_t rsize, char *dir, size_t dsize)
+{
+	struct mcri_jobdir other = { .fd = -1 };
+	struct mcri_state st;
+	struct mcr_error reason;
+	char said[PATH_MAX * 2 + 2], *nl;
+	int status;
+	bool ok;
+
+	if (mcri_http(m->st.infra_addr, m->st.ports.metadata, "GET", m->pool_path, NULL,
+		      MCP_PROBE_TIMEOUT_MS, &status, said, sizeof(said), &reason) != 0 ||
+	    status != 200 || !(nl = strchr(said, '\n')))
+		return false;
+	*nl = '\0';
+	ok = mcri_jobdir_open(&other, nl + 1, getuid(), false, &reason) == 0 &&
+	     strcmp(other.path, m->job->dir->path) != 0 && mcri_state_read(&other, &st, &reason) == 0 &&
+	     st.phase == MCRI_PHASE_READY && strcmp(st.job_id, m->job->job_id) == 0 &&
+	     st.ports.rpc == m->st.ports.rpc && strcmp(st.infra_node, m->st.infra_node) == 0;
+	if (ok) {
+		snprintf(recipe, rsize, "%s", st.recipe);
+		snprintf(dir, dsize, "%s", other.path);
+	}
+	mcri_jobdir_close(&other);
+	return ok;
+}
+
+void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
+{
+	struct mcr_error ignored;
+	struct mcri_lock lock;
+
+	mcri_lock_read(m->job->dir, attempt, &lock);
+	if (mcri_state_read(m->job->dir, &m->st, &ignored) != 0)
+		memset(&m->st, 0, sizeof(m->st));
+	s->phase = m->st.phase;
+	s->state_attempt = m->st.attempt;
+	s->launched = m->st.srun_pid > 0;
+	s->other_recipe = m->st.recipe[0] && strcmp(m->st.recipe, m->job->recipe) != 0;
+	/* a state file of another job (a directory without {job_id}): an
+	 * earlier run when that job has ended, else its pool, not ours (a
+	 * job slurmctld cannot tell about is taken to run, and asked again) */
+	if (m->st.job_id[0] && strcmp(m->st.job_id, m->job->job_id) != 0) {
+		if (strcmp(m->other_job, m->st.job_id) != 0) {
+			struct mcp_job_facts f;
+			bool known = mcp_job_facts((uint32_t)strtoul(m->st.job_id, NULL, 10), &f,
+						   &ignored) == 0;
+
+			m->other_job_runs = !known || !f.ended;
+			snprintf(m->other_job, sizeof(m->other_job), "%s", known ? m->st.job_id : "");
+		}
+		s->other_job = m->other_job_runs;
+		s->other_run = !m->other_job_runs;
+	} else {
+		/* this job's state: of an earlier run after a requeue */
+		s->other_run = m->job->run >= 0 && m->st.run != m->job->run;
+	}
+	if (m->st.attempt == attempt && m->st.starter_host[0]) {
+		s->starter_on_this_host = strcmp(m->st.starter_host, m->host) == 0;
+		s->starter_alive = mcp_master_alive(m->st.starter_pid, m->st.starter_start);
+	} else {
+		s->starter_on_this_host = lock.pid && strcmp(lock.host, m->host) == 0;
+		s->starter_alive = mcp_master_alive(lock.pid, lock.start);
+	}
+	s->step_alive = m->st.attempt == attempt && mcp_master_alive(m->st.srun_pid, m->st.srun_start);
+	/* the holder touches its lock every second while it works: one whose
+	 * lock has not changed for MCP_LOCK_STALE_S seconds of this srun's
+	 * clock has died (or failed without a word, a full disk), on whatever
+	 * host; the file server's clock and ours need not agree
+	 * (a lock that cannot be read, or not yet, counts as unchanged) */
+	if (attempt != m->lock_attempt || (lock.mtime >= 0 && lock.mtime != m->lock_mtime)) {
+		m->lock_attempt = attempt;
+		m->lock_mtime = lock.mtime;
+		m->lock_changed = mcp_now();
+	}
+	s->lock_stale = mcp_now() - m->lock_changed > MCP_LOCK_STALE_S;
+}
+
+/* A wait that lasts asks slurmctld every JOB_CHECK_S seconds whether the
+ * job still runs: a job that ended (scancel, time limit, a node lost)
+ * ends the wait at once, with the job's state, instead of at its bound. */
+#define JOB_CHECK_S 5
+bool mcp_master_job_ended(struct master *m, struct mcr_error *err)
+{
+	struct mcp_job_facts f;
+	struct mcr_error ignored;
+	double t = mcp_now();
+
+	if (t - m->t0 < JOB_CHECK_S || t - m->job_checked < JOB_CHECK_S)
+		return false;
+	m->job_checked = t;
+	if (mcp_job_facts((uint32_t)m->job_num, &f, &ignored) != 0 || !f.ended)
+		return false;
+	mcri_error_set(err, MCR_ESTATE,
+		       "job %s has ended (%s) while this srun waited for its mooncake_master; nothing was started for this step",
+		       m->job->job_id, f.state[0] ? f.state : "no longer known to Slurm");
+	return true;
+}

@@ -1,0 +1,74 @@
+/*
+ * master_run.h - one srun's run of the master election, shared by the
+ * files of the driver: master.c acts (the lock, the spawn, the verdict),
+ * master_look.c looks (the master step, the state file, the lock, the
+ * proof, slurmctld), master_advice.c words a failure. Private to them.
+ */
+#ifndef MCP_MASTER_RUN_H_
+#define MCP_MASTER_RUN_H_
+
+#include "master.h"
+
+/* a lock whose holder has not touched it for so long: longer than the
+ * longest call between two heartbeats (a slurmctld RPC that retries, up to
+ * 2 x MessageTimeout, 10 s by default) */
+#define MCP_LOCK_STALE_S 30
+
+struct master {
+	const struct mcp_plugstack *ps;
+	const struct mcr_recipe *recipe;
+	const struct mcp_job *job;
+	unsigned long job_num;
+	char host[256];
+	char log[PATH_MAX + 32];
+	char pool_path[128];
+	struct mcri_state st;       /* ours while we hold the lock, else read */
+	pid_t child;                /* the master step's srun we launched */
+	char ended[64];             /* how the master step ended */
+	bool claim_ports;           /* ports=auto with srtctl's argv */
+	struct mcp_container container; /* where the master runs (the starter's choice) */
+	int timeout;                /* the readiness bound, seconds */
+	double t0, next_line;       /* of the current wait, for progress */
+	double job_checked;         /* when slurmctld was last asked if the job runs */
+	char why[512];              /* what the last probe saw */
+	int busy_port;              /* a port found in use before we started */
+	struct mcr_error err;       /* a failure of an action */
+	struct mcri_proof proof;    /* the master step's word on its ports */
+	char why_foreign[200];      /* " (port P listens for another process ...)" or "" */
+	double touched;             /* the lock's heartbeat */
+	/* a waiter's view of the holder's heartbeat: the lock's mtime as the
+	 * file server keeps it, and when (this srun's clock) it last changed */
+	int lock_attempt;
+	double lock_mtime, lock_changed;
+	/* the state file names another job: whether it still runs (asked once) */
+	char other_job[32];
+	bool other_job_runs;
+};
+
+/* `pid` runs, and is the process that started at `start` (0: unknown) */
+bool mcp_master_alive(long pid, unsigned long long start);
+/* touch the lock of the attempt we hold, at most once a second */
+void mcp_master_heartbeat(struct master *m);
+/* a newer attempt than ours exists (its lock or its state) */
+bool mcp_master_superseded(struct master *m);
+/* MCP_DO_WATCH: the master step we launched or adopted, into s */
+void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s);
+/* the guard found another process's socket on our ports (m->why_foreign) */
+bool mcp_master_foreign(struct master *m);
+/* MCP_DO_CLAIM: the answering master is ours (the guard's proof);
+ * *gone when a newer attempt took over */
+bool mcp_master_claim(struct master *m, bool *gone);
+/* MCP_DO_PROBE: a joining srun's look at the recorded master */
+enum mcp_probe mcp_master_join_probe(struct master *m);
+/* the busy port is this job's own master of another pool: its recipe and
+ * directory, each cut to its buffer */
+bool mcp_master_own_pool(struct master *m, char *recipe, size_t rsize, char *dir, size_t dsize);
+/* MCP_DO_READ: the state file and the lock of `attempt`, into s */
+void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s);
+/* the job has ended while this srun waits (slurmctld, every few seconds):
+ * true, with the job's state in err */
+bool mcp_master_job_ended(struct master *m, struct mcr_error *err);
+/* the message of a failed election (its verdict), into err */
+void mcp_master_failure(struct master *m, const struct mcp_election *el, struct mcr_error *err);
+
+#endif /* MCP_MASTER_RUN_H_ */
