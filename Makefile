@@ -105,9 +105,10 @@ $(CLI): $(CLI_OBJ) $(RT_A) $(LIB_A)
 # slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,
 # slurm_*) resolve against libslurmfull in the process that loads it.
 # the pool's sampler (spank/sampler.c) is this build's mooncake-recipe,
-# $(BINDIR)/mooncake-recipe: options.o is rebuilt when BINDIR changes
-$(B)/spank/options.o: CFLAGS += -DMCP_DEFAULT_SAMPLER='"$(BINDIR)/mooncake-recipe"'
-$(B)/spank/options.o: $(B)/bindir.stamp
+# $(BINDIR)/mooncake-recipe (sampler='s default, runtime/plugstack):
+# plugstack.o is rebuilt when BINDIR changes
+$(B)/runtime/plugstack/plugstack.o: CFLAGS += -DMCRI_DEFAULT_SAMPLER='"$(BINDIR)/mooncake-recipe"'
+$(B)/runtime/plugstack/plugstack.o: $(B)/bindir.stamp
 .PHONY: FORCE
 $(B)/bindir.stamp: FORCE
 	@mkdir -p $(B) && echo '$(BINDIR)' >$@.tmp && \

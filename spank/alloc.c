@@ -8,7 +8,7 @@
 
 /* this sbatch's or salloc's state, from init to exit */
 static struct {
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 } ctx;
 
 int mcp_alloc_init(spank_t sp, int ac, char **av)
@@ -16,7 +16,7 @@ int mcp_alloc_init(spank_t sp, int ac, char **av)
 	struct mcr_error err;
 
 	memset(&ctx, 0, sizeof(ctx));
-	if (mcp_plugstack_parse(&ctx.ps, ac, av, &err)) {
+	if (mcri_plugstack_parse(&ctx.ps, ac, av, &err)) {
 		mcp_error(&err);
 		return -1;
 	}
@@ -25,16 +25,18 @@ int mcp_alloc_init(spank_t sp, int ac, char **av)
 
 int mcp_alloc_post_opt(spank_t sp)
 {
-	static struct mcr_error err;
+	MCP_ERROR(err);
 	struct mcr_recipe *recipe = NULL;
 	enum mcr_role role;
 
+	if (!err)
+		return -1;
 	(void)sp;
 	if (!mcp_option_recipe())
 		return mcp_role_without_recipe();
 	/* the job's steps choose their roles; only an explicit one is checked */
-	if (mcp_load(mcp_option_recipe(), mcp_option_role(), true, &recipe, &role, &err)) {
-		mcp_error(&err);
+	if (mcp_load(mcp_option_recipe(), mcp_option_role(), true, &recipe, &role, err)) {
+		mcp_error(err);
 		return -1;
 	}
 	mcr_recipe_free(recipe);

@@ -21,6 +21,23 @@ void mcp_error(const struct mcr_error *err)
 	slurm_error("%s", msg);
 }
 
+struct mcr_error *mcp_error_new(void)
+{
+	struct mcr_error *err = calloc(1, sizeof(*err));
+
+	if (!err)
+		slurm_error(MCP_NAME ": out of memory (%zu bytes for an error message); nothing was done", sizeof(*err));
+	return err;
+}
+
+void mcp_freep(void *pointer_to_pointer)
+{
+	void **p = pointer_to_pointer;
+
+	free(*p);
+	*p = NULL;
+}
+
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	     struct mcr_recipe **recipe, enum mcr_role *role,
 	     struct mcr_error *err)
@@ -39,7 +56,7 @@ int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	return 0;
 }
 
-char *mcp_job_dir(const struct mcp_plugstack *ps,
+char *mcp_job_dir(const struct mcri_plugstack *ps,
 		  const struct mcr_recipe *recipe, const char *job_id,
 		  uid_t uid, const char *submit_dir, struct mcr_error *err)
 {

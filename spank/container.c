@@ -48,13 +48,6 @@
 
 extern char **environ;
 
-const char *mcp_container_mode_name(enum mcp_container_mode mode)
-{
-	static const char *const names[] = { "auto", "pyxis", "oci", "none" };
-
-	return mode >= 0 && mode <= MCP_CONTAINER_NONE ? names[mode] : "?";
-}
-
 /* ---- the cluster's container support -------------------------------- */
 
 /* does `srun --help` list `option`? (pyxis registers --container-image in
@@ -101,7 +94,7 @@ static bool srun_lists(const char *srun, const char *option)
 	return found;
 }
 
-void mcp_container_probe(const struct mcp_plugstack *ps, struct mcp_container_site *site)
+void mcp_container_probe(const struct mcri_plugstack *ps, struct mcp_container_site *site)
 {
 	const char *conf = getenv("SLURM_CONF");
 	const char *slash = conf ? strrchr(conf, '/') : NULL;
@@ -184,7 +177,7 @@ static int oci_value(const struct value *val, struct mcp_container *c, struct mc
 	struct stat sb;
 
 	if (is_bundle(v, c->value, sizeof(c->value))) {
-		c->mode = MCP_CONTAINER_OCI;
+		c->mode = MCRI_CONTAINER_OCI;
 		return 0;
 	}
 	if (!looks_like_path(v) && bare_word(v))
@@ -257,12 +250,12 @@ static int pyxis_value(const struct value *val, struct mcp_container *c, struct 
 		/* a registry image, or an absolute path (perhaps the nodes' own) */
 		snprintf(c->value, sizeof(c->value), "%s", v);
 	}
-	c->mode = MCP_CONTAINER_PYXIS;
+	c->mode = MCRI_CONTAINER_PYXIS;
 	return 0;
 }
 
 /* the value for the chosen system, srtctl's aliases resolved first */
-static int in_container(const struct mcp_plugstack *ps, const struct mcp_container_site *site,
+static int in_container(const struct mcri_plugstack *ps, const struct mcp_container_site *site,
 			struct value *val, struct mcp_container *c, struct mcr_error *err)
 {
 	char *resolved = NULL, how[PATH_MAX + 512], oci_why[PATH_MAX + 128];
@@ -275,14 +268,14 @@ static int in_container(const struct mcp_plugstack *ps, const struct mcp_contain
 		val->v = resolved;
 		snprintf(val->where.text, sizeof(val->where.text), "%s (%.1000s)", val->key, how);
 	}
-	if (ps->container == MCP_CONTAINER_PYXIS) {
+	if (ps->container == MCRI_CONTAINER_PYXIS) {
 		val->why = "container=pyxis in plugstack.conf";
 		rc = pyxis_value(val, c, err);
-	} else if (ps->container == MCP_CONTAINER_OCI) {
+	} else if (ps->container == MCRI_CONTAINER_OCI) {
 		val->why = "container=oci in plugstack.conf";
 		rc = oci_value(val, c, err);
 	} else if (site->oci && is_bundle(val->v, c->value, sizeof(c->value))) {
-		c->mode = MCP_CONTAINER_OCI;
+		c->mode = MCRI_CONTAINER_OCI;
 		rc = 0;
 	} else if (site->pyxis) {
 		val->why = "pyxis on this cluster (srun has --container-image)";
@@ -298,7 +291,7 @@ static int in_container(const struct mcp_plugstack *ps, const struct mcp_contain
 		struct mcr_error line;
 
 		at_value(&line, MCR_OK, val, "the master step runs in %s (%s)", c->value,
-			 c->mode == MCP_CONTAINER_OCI ? "Slurm's --container" : "pyxis");
+			 c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis");
 		mcr_error_format(&line, c->note, sizeof(c->note));
 		c->note_verbose = true;
 	}
@@ -306,7 +299,7 @@ static int in_container(const struct mcp_plugstack *ps, const struct mcp_contain
 	return rc;
 }
 
-int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
+int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 			 const struct mcp_container_site *given, struct mcp_container *c,
 			 struct mcr_error *err)
 {
@@ -316,11 +309,11 @@ int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe
 	char line[MCR_ERROR_MESSAGE_LENGTH];
 
 	memset(c, 0, sizeof(*c));
-	c->mode = MCP_CONTAINER_NONE;
+	c->mode = MCRI_CONTAINER_NONE;
 	if (!(val.v = mcr_recipe_master_container(recipe, &val.where)))
 		return 0;
 	snprintf(val.key, sizeof(val.key), "%.319s", val.where.text);
-	if (ps->container == MCP_CONTAINER_NONE) { /* a line for srun -v (srun.c) */
+	if (ps->container == MCRI_CONTAINER_NONE) { /* a line for srun -v (srun.c) */
 		at_value(&val.where, MCR_OK, &val,
 			 "'%s' is not used (container=none in plugstack.conf): the master runs on the host",
 			 val.v);
@@ -328,11 +321,11 @@ int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe
 		c->note_verbose = true;
 		return 0;
 	}
-	if (ps->container == MCP_CONTAINER_AUTO && !site) {
+	if (ps->container == MCRI_CONTAINER_AUTO && !site) {
 		mcp_container_probe(ps, &probed);
 		site = &probed;
 	}
-	if (ps->container != MCP_CONTAINER_AUTO || site->pyxis || site->oci)
+	if (ps->container != MCRI_CONTAINER_AUTO || site->pyxis || site->oci)
 		return in_container(ps, site, &val, c, err);
 	/* no container support: the host's master, said once by the srun
 	 * that starts it */
@@ -361,12 +354,12 @@ int mcp_container_options(const struct mcp_container *c, const char *dir, char *
 	size_t n = 0, len;
 
 	*options = NULL;
-	if (!c || c->mode == MCP_CONTAINER_NONE)
+	if (!c || c->mode == MCRI_CONTAINER_NONE)
 		return 0;
 	if (!(opts = calloc(4, sizeof(*opts))))
 		return mcri_error_nomem(err);
 	*options = opts;
-	if (c->mode == MCP_CONTAINER_OCI) {
+	if (c->mode == MCRI_CONTAINER_OCI) {
 		/* slurmstepd resolves a bare name on the host, before crun
 		 * starts the bundle: env(1) looks it up inside */
 		if (add(opts, &n, mcri_asprintf("--container=%s", c->value), err))

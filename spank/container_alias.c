@@ -78,7 +78,7 @@ static void srtctl_file(char *path, size_t size, char *looked, size_t looked_siz
 	append(looked, looked_size, " (and SRTSLURM_CONFIG is not set)");
 }
 
-int mcp_container_alias(const struct mcp_plugstack *ps, const char *value, char **resolved,
+int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char **resolved,
 			char *how, size_t how_size, char *looked, size_t looked_size,
 			struct mcr_error *err)
 {

@@ -280,7 +280,7 @@ static int verdict(struct master *m, const struct mcp_election *el,
 	return -1;
 }
 
-int mcp_ensure_master(const struct mcp_plugstack *ps,
+int mcp_ensure_master(const struct mcri_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err)
 {

@@ -33,7 +33,7 @@ int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
  * on the host); with `claim`, the step's task claims them on the infra
  * node first (MCP_PORTS_VAR); with `guard` (MCP_GUARD_VAR's value), its
  * guard proves them the master's (guard.c). */
-int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
+int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 		     const struct mcp_container *container, const struct mcp_step_place *at,
 		     const struct mcr_ports *ports, bool claim, const char *guard, const char *log,
 		     pid_t *pid, struct mcr_error *err);

@@ -72,14 +72,14 @@ void mcp_master_advice(const struct mcp_container *c, const char *tail, const ch
 	out[0] = '\0';
 	if (!tail)
 		return;
-	if (!c || c->mode == MCP_CONTAINER_NONE) {
+	if (!c || c->mode == MCRI_CONTAINER_NONE) {
 		on_the_host(tail, master, node, out, size);
 		return;
 	}
 	if (not_run_in_container(tail))
 		snprintf(out, size,
 			 " The master step ran in the container %s (%s) on %s, and %s could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.",
-			 c->value, c->mode == MCP_CONTAINER_OCI ? "Slurm's --container" : "pyxis",
+			 c->value, c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis",
 			 node, master);
 }
 

@@ -15,7 +15,7 @@
 #define MCP_LOCK_STALE_S 30
 
 struct master {
-	const struct mcp_plugstack *ps;
+	const struct mcri_plugstack *ps;
 	const struct mcr_recipe *recipe;
 	const struct mcp_job *job;
 	unsigned long job_num;

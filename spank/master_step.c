@@ -207,7 +207,7 @@ static int add_var(struct mcr_env *env, const char *name, const char *value)
 	return v[env->count - 1].name && v[env->count - 1].value ? 0 : -1;
 }
 
-int mcp_spawn_master(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
+int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 		     const struct mcp_container *container, const struct mcp_step_place *at,
 		     const struct mcr_ports *ports, bool claim, const char *guard, const char *log,
 		     pid_t *pid, struct mcr_error *err)

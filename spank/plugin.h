@@ -22,6 +22,7 @@
 #include "jobdir/jobdir.h"
 #include "mooncake_recipe.h"
 #include "net/net.h"
+#include "plugstack/plugstack.h"
 #include "sys/sys.h"
 
 #define MCP_NAME "mooncake"
@@ -36,32 +37,6 @@
 
 /* ---- options.c ------------------------------------------------------ */
 
-/* container=: how the master step runs in the recipe's container (container.c) */
-enum mcp_container_mode {
-	MCP_CONTAINER_AUTO = 0, /* what the cluster has: pyxis, Slurm's OCI, or the host */
-	MCP_CONTAINER_PYXIS,    /* srun --container-image (pyxis) */
-	MCP_CONTAINER_OCI,      /* srun --container=BUNDLE (Slurm's OCI support) */
-	MCP_CONTAINER_NONE,     /* the host's mooncake_master */
-};
-
-/* plugstack.conf arguments (key=value), see doc/spank_mooncake.8 */
-struct mcp_plugstack {
-	char master[PATH_MAX];   /* master=      binary run on the infra node */
-	char srun[PATH_MAX];     /* srun=        binary that launches the master step */
-	char job_dir[PATH_MAX];  /* job_dir=     template of the job's directory */
-	int ready_timeout;       /* ready_timeout= seconds to wait for the master */
-	char interface[64];      /* interface=   NIC for MOONCAKE_LOCAL_HOSTNAME */
-	bool fixed_ports;        /* ports=fixed  (default auto) */
-	int port_lo, port_hi;    /* port_range=LO-HI for ports=auto */
-	char sampler[PATH_MAX];  /* sampler=     mooncake-recipe, run as the pool's sampler step */
-	int pool_interval;       /* pool_interval= seconds between samples, 0: no sampler */
-	enum mcp_container_mode container; /* container=auto|pyxis|oci|none */
-	char srtslurm[PATH_MAX]; /* srtslurm=    the cluster's srtslurm.yaml ("": none) */
-};
-
-/* Parse the plugstack arguments; defaults for those not given. */
-int mcp_plugstack_parse(struct mcp_plugstack *ps, int ac, char **av,
-			struct mcr_error *err);
 /* Register --mooncake-recipe and --mooncake-role in any context. */
 int mcp_options_register(spank_t sp);
 /* Their values (NULL when not given); the strings live until
@@ -82,6 +57,18 @@ int mcp_role_without_recipe(void);
 
 /* Print err with slurm_error (mcr_error_format). */
 void mcp_error(const struct mcr_error *err);
+/* A pointer declared MCP_AUTOFREE is freed when it goes out of scope
+ * (mcp_freep(&p) is free(p)). */
+#define MCP_AUTOFREE __attribute__((cleanup(mcp_freep)))
+void mcp_freep(void *pointer_to_pointer);
+/* A callback's struct mcr_error (12 KB) lives on the heap, never in a
+ * static buffer that outlives the callback nor on its stack:
+ *   MCP_ERROR(err);
+ *   if (!err) return -1;    (mcp_error_new said so)
+ * declares err, freed when it goes out of scope. */
+#define MCP_ERROR(name) struct mcr_error *name MCP_AUTOFREE = mcp_error_new()
+/* calloc'd; NULL after slurm_error "mooncake: out of memory ..." */
+struct mcr_error *mcp_error_new(void);
 /* Load and validate the recipe (as the calling user), print its warnings,
  * and decide the role (mcr_recipe_resolve_role). */
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
@@ -90,7 +77,7 @@ int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 /* The job's Mooncake directory: output.log_dir of the recipe, else the
  * job_dir= template; placeholders expanded, relative to submit_dir (the
  * current directory when NULL or empty). Heap string, or NULL. */
-char *mcp_job_dir(const struct mcp_plugstack *ps,
+char *mcp_job_dir(const struct mcri_plugstack *ps,
 		  const struct mcr_recipe *recipe, const char *job_id,
 		  uid_t uid, const char *submit_dir, struct mcr_error *err);
 
@@ -100,10 +87,10 @@ char *mcp_job_dir(const struct mcp_plugstack *ps,
 /* ---- ports.c: the master's ports (ports=auto|fixed) ----------------- */
 
 /* How many port triples an election may try: 1 for ports=fixed. */
-int mcp_port_candidates(const struct mcp_plugstack *ps);
+int mcp_port_candidates(const struct mcri_plugstack *ps);
 /* The `candidate`-th triple for job `job_id`: 0 is 8700, 8701, 8702; then
  * triples of port_range, from an offset the job id chooses. */
-void mcp_port_candidate(const struct mcp_plugstack *ps, unsigned long job_id,
+void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
 			int candidate, struct mcr_ports *out);
 /* "rpc,metadata,metrics" to ports (MCR_EINVAL when it is not that). */
 int mcp_ports_parse(const char *text, struct mcr_ports *out,
@@ -121,7 +108,7 @@ int mcp_ports_parse(const char *text, struct mcr_ports *out,
  * start time it had) and every read and write bounded; live entries are
  * never dropped (a full registry reserves nothing more). Without a usable
  * registry the bind alone decides. -1 with a message that names the port. */
-int mcp_ports_claim(const struct mcr_ports *ports, const struct mcp_plugstack *ps,
+int mcp_ports_claim(const struct mcr_ports *ports, const struct mcri_plugstack *ps,
 		    unsigned long job, const char *registry, struct mcr_error *err);
 /* The registry of the node's port space (its network namespace's inode
  * `ns`): in a directory of root's, written by root only, so no user can
@@ -186,7 +173,7 @@ struct mcp_step {
  * step inherits (mcp_step_inherits) plus `env`. Every step the plugin
  * starts goes through here: it runs where `container` says and nowhere
  * else. 0, or -1 with err. */
-int mcp_step_start(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
 		   const struct mcp_step *step, pid_t *pid, struct mcr_error *err);
 /* false for what a step must not inherit from the srun that starts it:
  * the plugin's own options and handovers, the job's time limit and GPU
@@ -199,7 +186,7 @@ bool mcp_step_inherits(const char *var);
  * mcr_strv_free. */
 char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err);
 /* the step's srun command line (mcr_strv_free) */
-char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
 		     const char *name, const char *log, char *const *options,
 		     char *const *cmd, struct mcr_error *err);
 /* How a spawned program's output goes: stdout and stderr appended to
@@ -225,19 +212,18 @@ struct mcp_container_site {
 };
 /* where the job's master runs */
 struct mcp_container {
-	enum mcp_container_mode mode; /* PYXIS, OCI, or NONE: the host */
+	enum mcri_container_mode mode; /* PYXIS, OCI, or NONE: the host */
 	char value[PATH_MAX];         /* the image (pyxis), the bundle's real path (OCI) */
 	char note[MCR_ERROR_MESSAGE_LENGTH]; /* auto without support: the line the
 					      * srun that starts the master prints */
 	bool note_verbose;            /* container=none: the note is for srun -v */
 };
-const char *mcp_container_mode_name(enum mcp_container_mode mode);
 /* Look at the cluster: srun= --help, oci.conf next to $SLURM_CONF. */
-void mcp_container_probe(const struct mcp_plugstack *ps, struct mcp_container_site *site);
+void mcp_container_probe(const struct mcri_plugstack *ps, struct mcp_container_site *site);
 /* srun's init_post_opt, before any step: where the master of `recipe`
  * runs (`site` NULL: probed when needed). -1 with a message at the recipe's value when the
  * chosen system cannot use it. */
-int mcp_container_decide(const struct mcp_plugstack *ps, const struct mcr_recipe *recipe,
+int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 			 const struct mcp_container_site *site, struct mcp_container *c,
 			 struct mcr_error *err);
 /* A step in it (c NULL or mode NONE: the host): *options, the srun options
@@ -256,7 +242,7 @@ int mcp_container_options(const struct mcp_container *c, const char *dir, char *
  * containers.trtllm of /p/srtslurm.yaml:3:11"); else *resolved is NULL and
  * `looked` lists the files read and where none was. -1 with err (at the
  * file) for a file that cannot be read or is not one srtctl would load. */
-int mcp_container_alias(const struct mcp_plugstack *ps, const char *value, char **resolved,
+int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char **resolved,
 			char *how, size_t how_size, char *looked, size_t looked_size,
 			struct mcr_error *err);
 
@@ -274,7 +260,7 @@ int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err);
  * infra node's host, never in a container; 0, or -1 with err set and
  * printed as a warning (never an error of srun); nothing with
  * pool_interval=0. */
-int mcp_start_sampler(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+int mcp_start_sampler(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
 		      struct mcr_error *err);
 /* A task of a step of the job's own pool records its node, role and
  * MOONCAKE_LOCAL_HOSTNAME in <dir>/workers/ (task_init); a warning on the
@@ -350,7 +336,7 @@ struct mcp_job {
 };
 /* Start or join the job's master. On success *st is the ready state
  * (infra node and address, ports). */
-int mcp_ensure_master(const struct mcp_plugstack *ps,
+int mcp_ensure_master(const struct mcri_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err);
 /* master_advice.c: the fix for a master step that could not run

@@ -37,12 +37,12 @@
 
 static const struct mcr_ports DEFAULT = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
 
-static int triples(const struct mcp_plugstack *ps)
+static int triples(const struct mcri_plugstack *ps)
 {
 	return (ps->port_hi - ps->port_lo + 1) / 3;
 }
 
-int mcp_port_candidates(const struct mcp_plugstack *ps)
+int mcp_port_candidates(const struct mcri_plugstack *ps)
 {
 	int n = 1 + triples(ps);
 
@@ -51,7 +51,7 @@ int mcp_port_candidates(const struct mcp_plugstack *ps)
 	return n < MAX_CANDIDATES ? n : MAX_CANDIDATES;
 }
 
-void mcp_port_candidate(const struct mcp_plugstack *ps, unsigned long job_id,
+void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
 			int candidate, struct mcr_ports *out)
 {
 	int t = triples(ps), i;
@@ -246,13 +246,13 @@ static void registry_write(int fd, const struct mcp_reservation *r, size_t n)
 }
 
 /* a port a master of this cluster may have: srtctl's, or in port_range= */
-static bool master_port(const struct mcp_plugstack *ps, int port)
+static bool master_port(const struct mcri_plugstack *ps, int port)
 {
 	return (port >= MCR_MASTER_PORT && port <= MCR_METRICS_PORT) ||
 	       (!ps->fixed_ports && port >= ps->port_lo && port <= ps->port_hi);
 }
 
-int mcp_ports_claim(const struct mcr_ports *ports, const struct mcp_plugstack *ps,
+int mcp_ports_claim(const struct mcr_ports *ports, const struct mcri_plugstack *ps,
 		    unsigned long job, const char *registry, struct mcr_error *err)
 {
 	const int want[3] = { ports->rpc, ports->metadata, ports->metrics };

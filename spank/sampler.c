@@ -21,7 +21,7 @@
 
 #define POOL_LOG "mooncake_pool.log"
 
-static int start(const struct mcp_plugstack *config, const struct mcp_step_place *job,
+static int start(const struct mcri_plugstack *config, const struct mcp_step_place *job,
 		 struct mcr_error *err)
 {
 	char log[PATH_MAX + 32], interval[32];
@@ -41,7 +41,7 @@ static int start(const struct mcp_plugstack *config, const struct mcp_step_place
 			      &pid, err);
 }
 
-int mcp_start_sampler(const struct mcp_plugstack *config, const struct mcp_step_place *job,
+int mcp_start_sampler(const struct mcri_plugstack *config, const struct mcp_step_place *job,
 		      struct mcr_error *err)
 {
 	char msg[MCR_ERROR_MESSAGE_LENGTH];

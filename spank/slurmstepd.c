@@ -28,7 +28,7 @@
 
 /* this slurmstepd's state, from init to exit */
 static struct {
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	bool ps_ok;
 	struct mcr_error ps_err; /* deferred to task_init */
 } ctx;
@@ -36,7 +36,7 @@ static struct {
 int mcp_stepd_init(spank_t sp, int ac, char **av)
 {
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.ps_ok = mcp_plugstack_parse(&ctx.ps, ac, av, &ctx.ps_err) == 0;
+	ctx.ps_ok = mcri_plugstack_parse(&ctx.ps, ac, av, &ctx.ps_err) == 0;
 	if (mcp_options_register(sp) && ctx.ps_ok) {
 		ctx.ps_ok = false;
 		mcri_error_set(&ctx.ps_err, MCR_ESTATE,
@@ -259,64 +259,73 @@ static int master_task(spank_t sp, const char *text, struct mcr_error *err)
  * registry of the node (ports.c), where no user can plant a reservation. */
 int mcp_stepd_task_init_privileged(spank_t sp)
 {
-	struct mcr_error err;
+	MCP_ERROR(err);
 	char value[64];
 	uint32_t step_id;
 
+	if (!err)
+		return -1;
 	if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
 	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
 	    step_id == SLURM_INTERACTIVE_STEP || !stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
 		return 0;
 	spank_unsetenv(sp, MCP_PORTS_VAR);
-	if (master_task(sp, value, &err) == 0)
+	if (master_task(sp, value, err) == 0)
 		return 0;
-	mcp_error(&err);
+	mcp_error(err);
 	return -1;
 }
 
 int mcp_stepd_task_init(spank_t sp)
 {
-	static struct mcr_error err;
-	static char value[ENV_VALUE_MAX];
+	MCP_ERROR(err);
+	char *value MCP_AUTOFREE = malloc(ENV_VALUE_MAX);
 	const char *recipe = mcp_option_recipe(), *role = mcp_option_role();
 	uint32_t step_id;
 	int rc;
 
+	if (!err)
+		return -1;
+	if (!value) {
+		mcri_error_nomem(err);
+		mcp_error(err);
+		return -1;
+	}
 	if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
 	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
 	    step_id == SLURM_INTERACTIVE_STEP)
 		return 0;
 	/* the master step: its guard, then (when task_init_privileged did
 	 * not run) its ports */
-	if (stepd_getenv(sp, MCP_GUARD_VAR, value, sizeof(value))) {
+	if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
 		spank_unsetenv(sp, MCP_GUARD_VAR);
-		if (mcp_guard_start(value, step_id, &err)) {
-			mcp_error(&err);
+		if (mcp_guard_start(value, step_id, err)) {
+			mcp_error(err);
 			return -1;
 		}
-		if (!stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
+		if (!stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX))
 			return 0;
 	}
-	if (stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value))) {
+	if (stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
 		spank_unsetenv(sp, MCP_PORTS_VAR);
-		rc = master_task(sp, value, &err);
-	} else if (stepd_getenv(sp, MCP_TASK_VAR, value, sizeof(value))) {
+		rc = master_task(sp, value, err);
+	} else if (stepd_getenv(sp, MCP_TASK_VAR, value, ENV_VALUE_MAX)) {
 		spank_unsetenv(sp, MCP_TASK_VAR);
 		if (!ctx.ps_ok) {
-			err = ctx.ps_err;
+			*err = ctx.ps_err;
 			rc = -1;
 		} else {
-			rc = role_task(sp, value, &err);
+			rc = role_task(sp, value, err);
 		}
 	} else if (recipe && (role || !mcp_recipe_inherited(recipe, stepd_getenv, sp))) {
 		/* a step with a role, but srun handed nothing over */
-		rc = mcri_error_set(&err, MCR_ESTATE,
+		rc = mcri_error_set(err, MCR_ESTATE,
 				    "srun handed this task no Mooncake environment (%s is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on, and of the same version?",
 				    MCP_TASK_VAR);
 	} else {
 		return 0; /* a step without a role */
 	}
 	if (rc)
-		mcp_error(&err);
+		mcp_error(err);
 	return rc;
 }

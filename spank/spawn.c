@@ -113,7 +113,7 @@ static int append(char **to, size_t *k, char *const *from, size_t n)
 	return 0;
 }
 
-char **mcp_step_argv(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
 		     const char *name, const char *log, char *const *options,
 		     char *const *cmd, struct mcr_error *err)
 {
@@ -189,7 +189,7 @@ int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *
 	return rc;
 }
 
-int mcp_step_start(const struct mcp_plugstack *ps, const struct mcp_step_place *at,
+int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
 		   const struct mcp_step *step, pid_t *pid, struct mcr_error *err)
 {
 	char **cmd = calloc(mcr_strv_len(step->cmd) + 1, sizeof(*cmd));

@@ -25,7 +25,7 @@
 
 /* this srun's state, from init to exit */
 static struct {
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcr_recipe *recipe;  /* loaded in init_post_opt */
 	enum mcr_role role;
 	char recipe_path[PATH_MAX]; /* its real path */
@@ -73,12 +73,14 @@ static int decide_container(void);
 
 int mcp_srun_init(spank_t sp, int ac, char **av)
 {
-	struct mcr_error err;
+	MCP_ERROR(err);
 
+	if (!err)
+		return -1;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.role = MCR_ROLE_NONE;
-	if (mcp_plugstack_parse(&ctx.ps, ac, av, &err)) {
-		mcp_error(&err);
+	if (mcri_plugstack_parse(&ctx.ps, ac, av, err)) {
+		mcp_error(err);
 		return -1;
 	}
 	return mcp_options_register(sp);
@@ -101,10 +103,12 @@ static const char *srun_getenv(void *arg, const char *name, char *buf, size_t si
 
 int mcp_srun_post_opt(spank_t sp)
 {
-	static struct mcr_error err;
+	MCP_ERROR(err);
 	const char *recipe = mcp_option_recipe(), *role = mcp_option_role(), *id;
 	bool inherited;
 
+	if (!err)
+		return -1;
 	(void)sp;
 	if (!recipe)
 		return mcp_role_without_recipe();
@@ -117,8 +121,8 @@ int mcp_srun_post_opt(spank_t sp)
 		     recipe);
 		return 0;
 	}
-	if (mcp_load(recipe, role, inherited, &ctx.recipe, &ctx.role, &err)) {
-		mcp_error(&err);
+	if (mcp_load(recipe, role, inherited, &ctx.recipe, &ctx.role, err)) {
+		mcp_error(err);
 		return -1;
 	}
 	if (!realpath(recipe, ctx.recipe_path))
@@ -379,12 +383,14 @@ out:
  * standalone srun, allocated. */
 static int decide_container(void)
 {
-	static struct mcr_error err;
+	MCP_ERROR(err);
 
+	if (!err)
+		return -1;
 	if (!mcr_recipe_has_master(ctx.recipe) || mcr_recipe_external_master(ctx.recipe))
 		return 0;
-	if (mcp_container_decide(&ctx.ps, ctx.recipe, NULL, &ctx.container, &err)) {
-		mcp_error(&err);
+	if (mcp_container_decide(&ctx.ps, ctx.recipe, NULL, &ctx.container, err)) {
+		mcp_error(err);
 		return -1;
 	}
 	if (ctx.container.note_verbose) {
@@ -407,7 +413,7 @@ static bool pool_runs(const struct mcri_jobdir *dir)
 
 static int prepare_job(uint32_t job_id, uid_t uid)
 {
-	static struct mcr_error err;
+	MCP_ERROR(err);
 	struct mcr_file_list files = { 0 };
 	struct mcri_state st = { 0 };
 	struct mcri_jobdir jd = { .fd = -1 };
@@ -418,23 +424,25 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	const struct mcp_container *container = NULL;
 	int rv = -1;
 
+	if (!err)
+		return -1;
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
 	dir = mcp_job_dir(&ctx.ps, ctx.recipe, job_id_s, uid,
-			  ctx.outside && ctx.outside_dir[0] ? ctx.outside_dir : getenv("SLURM_SUBMIT_DIR"), &err);
+			  ctx.outside && ctx.outside_dir[0] ? ctx.outside_dir : getenv("SLURM_SUBMIT_DIR"), err);
 	if (!dir)
 		goto fail;
 	/* where the master would run: a container the cluster cannot run it
 	 * in refuses the srun before anything is written. An srun that joins
 	 * the job's running pool needs no answer (and the look for pyxis,
 	 * srun --help, costs a few milliseconds) */
-	opened = mcri_jobdir_open(&jd, dir, uid, false, &err) == 0;
+	opened = mcri_jobdir_open(&jd, dir, uid, false, err) == 0;
 	if (starts && !ctx.container_decided && !(opened && pool_runs(&jd)) && decide_container())
 		goto out;
 	if (ctx.container_decided)
 		container = &ctx.container;
 	/* the job's directory is the job's: made 0700, its owner and mode
 	 * checked, every file in it used through it (runtime/jobdir) */
-	if (!opened && mcri_jobdir_open(&jd, dir, uid, true, &err))
+	if (!opened && mcri_jobdir_open(&jd, dir, uid, true, err))
 		goto fail;
 	if (starts) {
 		/* the job's run: a requeued job's sruns see its restart count,
@@ -444,22 +452,22 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 				       ctx.het_outside, &jd, ctx.recipe_path, find_infra, &job_id, container,
 				       configs_before_ready, &jd };
 
-		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, &err))
+		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, err))
 			goto fail;
 		if (!(master = mcri_asprintf("%s:%d", st.infra_addr, st.ports.rpc))) {
-			mcri_error_nomem(&err);
+			mcri_error_nomem(err);
 			goto fail;
 		}
 	}
 	/* an external master's address comes from the recipe */
-	if (mcr_client_configs(ctx.recipe, master, &files, &err) ||
-	    write_configs(&jd, &files, starts && st.starter_pid != (long)getpid(), &err) ||
-	    hand_over(jd.path, master, starts ? st.infra_addr : NULL, st.ports.metadata, &err))
+	if (mcr_client_configs(ctx.recipe, master, &files, err) ||
+	    write_configs(&jd, &files, starts && st.starter_pid != (long)getpid(), err) ||
+	    hand_over(jd.path, master, starts ? st.infra_addr : NULL, st.ports.metadata, err))
 		goto fail;
 	rv = 0;
 	goto out;
 fail:
-	mcp_error(&err);
+	mcp_error(err);
 out:
 	mcri_jobdir_close(&jd);
 	mcr_file_list_free(&files);

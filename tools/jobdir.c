@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "plugstack/plugstack.h"
 #include "sys/sys.h"
 
 /* the output of a command line (heap; NULL when it could not run) */
@@ -45,17 +46,24 @@ static char *field(const char *text, const char *key)
 	return NULL;
 }
 
-/* job_dir= on spank_mooncake.so's line of a plugstack file (and what it
- * includes), into tmpl; depth bounds include loops */
-static void plugstack_job_dir(const char *path, int depth, char *tmpl, size_t size)
+/* job_dir= of spank_mooncake.so's line in a plugstack file (and the files
+ * it includes; depth bounds include loops), read by the plugin's own
+ * parser (runtime/plugstack) into tmpl; tmpl is left as it is when the file
+ * has no such line. -1 with err when the line's arguments are ones the
+ * plugin refuses too. */
+static int plugstack_job_dir(const char *path, int depth, char *tmpl, size_t size,
+			     struct mcr_error *err)
 {
 	char line[8192];
 	FILE *f;
+	int rc = 0;
 
 	if (depth > 8 || !(f = fopen(path, "re")))
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *save = NULL, *kind = strtok_r(line, " \t\n", &save), *arg;
+		return 0;
+	while (rc == 0 && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *kind = strtok_r(line, " \t\n", &save), *arg, *av[64];
+		struct mcri_plugstack *ps;
+		int ac = 0;
 
 		if (!kind || kind[0] == '#')
 			continue;
@@ -66,20 +74,30 @@ static void plugstack_job_dir(const char *path, int depth, char *tmpl, size_t si
 			glob_t g;
 
 			if (glob(arg, 0, NULL, &g) == 0)
-				for (size_t i = 0; i < g.gl_pathc; i++)
-					plugstack_job_dir(g.gl_pathv[i], depth + 1, tmpl, size);
+				for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++)
+					rc = plugstack_job_dir(g.gl_pathv[i], depth + 1, tmpl, size, err);
 			globfree(&g);
 			continue;
 		}
-		if (strcmp(kind, "required") && strcmp(kind, "optional"))
+		if ((strcmp(kind, "required") && strcmp(kind, "optional")) ||
+		    !strstr(arg, "spank_mooncake.so"))
 			continue;
-		if (!strstr(arg, "spank_mooncake.so"))
-			continue;
-		while ((arg = strtok_r(NULL, " \t\n", &save)))
-			if (strncmp(arg, "job_dir=", 8) == 0)
-				snprintf(tmpl, size, "%s", arg + 8);
+		while (ac < 64 && (av[ac] = strtok_r(NULL, " \t\n", &save)))
+			ac++;
+		if (!(ps = malloc(sizeof(*ps)))) {
+			rc = mcri_error_nomem(err);
+		} else if ((rc = mcri_plugstack_parse(ps, ac, av, err)) == 0) {
+			snprintf(tmpl, size, "%s", ps->job_dir);
+		} else {
+			char text[sizeof(err->text)];
+
+			snprintf(text, sizeof(text), "%s", err->text);
+			mcri_error_set(err, MCR_EINVAL, "%s: %s (the plugin refuses this line too)", path, text);
+		}
+		free(ps);
 	}
 	fclose(f);
+	return rc;
 }
 
 /* The plugstack file slurm.conf names (PlugStackConfig=, else
@@ -203,7 +221,13 @@ int cli_job_dir(const char *job_id, char **dir, uid_t *job_uid, bool *ended, cha
 		}
 		free(cfg);
 	}
-	plugstack_job_dir(plug ? plug : "/etc/slurm/plugstack.conf", 0, tmpl, sizeof(tmpl));
+	if (plugstack_job_dir(plug ? plug : "/etc/slurm/plugstack.conf", 0, tmpl, sizeof(tmpl), &err)) {
+		fprintf(stderr, "mooncake: job %s: %s\n", job_id, err.text);
+		free(plug);
+		free(workdir);
+		free(user);
+		return 2;
+	}
 	free(plug);
 	*dir = mcri_expand_dir_template(tmpl, job_id, user, workdir, &err);
 	free(workdir);

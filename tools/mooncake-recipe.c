@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	struct mcri_state job_master;
 	struct mcri_jobdir jd;
 	struct mcr_recipe *recipe = NULL;
-	static struct mcr_error err;
+	struct mcr_error err;
 	struct mcr_ports ports = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
 	char *master = NULL, end;
 	int c, rc = 2;

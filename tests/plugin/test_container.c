@@ -52,12 +52,12 @@ static struct mcr_recipe *recipe_in(const char *container)
 	return r;
 }
 
-static void plugstack(struct mcp_plugstack *ps, const char *arg)
+static void plugstack(struct mcri_plugstack *ps, const char *arg)
 {
 	char *av[] = { (char *)arg, NULL };
 	struct mcr_error err;
 
-	ck_assert_int_eq(mcp_plugstack_parse(ps, arg ? 1 : 0, av, &err), 0);
+	ck_assert_int_eq(mcri_plugstack_parse(ps, arg ? 1 : 0, av, &err), 0);
 }
 
 /* decide for `container` with plugstack `arg` on a cluster `site`: the
@@ -65,7 +65,7 @@ static void plugstack(struct mcp_plugstack *ps, const char *arg)
 static int decide(const char *arg, const struct mcp_container_site *site, const char *container,
 		  struct mcp_container *c, char *msg, size_t size)
 {
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcr_recipe *r = recipe_in(container);
 	struct mcr_error err = { 0 };
 	int rc;
@@ -91,27 +91,27 @@ static void make_bundle(const char *name, const char *config)
 
 START_TEST(plugstack_container_argument)
 {
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcr_error err;
 	char *bad[] = { "container=docker", NULL };
 
 	plugstack(&ps, NULL);
-	ck_assert_int_eq(ps.container, MCP_CONTAINER_AUTO);
-	for (int m = MCP_CONTAINER_AUTO; m <= MCP_CONTAINER_NONE; m++) {
+	ck_assert_int_eq(ps.container, MCRI_CONTAINER_AUTO);
+	for (int m = MCRI_CONTAINER_AUTO; m <= MCRI_CONTAINER_NONE; m++) {
 		char arg[64];
 
-		snprintf(arg, sizeof(arg), "container=%s", mcp_container_mode_name((enum mcp_container_mode)m));
+		snprintf(arg, sizeof(arg), "container=%s", mcri_container_mode_name((enum mcri_container_mode)m));
 		plugstack(&ps, arg);
 		ck_assert_int_eq(ps.container, m);
 	}
-	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad, &err), -1);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, bad, &err), -1);
 	ck_contains(err.text, "plugstack.conf: container=docker: write container=auto");
 	/* srtslurm=: the cluster's srtslurm.yaml, an absolute path */
 	ck_assert_str_eq(ps.srtslurm, "");
 	plugstack(&ps, "srtslurm=/etc/slurm/srtslurm.yaml");
 	ck_assert_str_eq(ps.srtslurm, "/etc/slurm/srtslurm.yaml");
 	bad[0] = "srtslurm=srtslurm.yaml";
-	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad, &err), -1);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, bad, &err), -1);
 	ck_assert_str_eq(err.text, "plugstack.conf: srtslurm=srtslurm.yaml must be an absolute path (the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml)");
 }
 END_TEST
@@ -123,13 +123,13 @@ START_TEST(no_container_support_runs_the_host_master_and_says_so)
 	char msg[4096];
 
 	ck_assert_int_eq(decide(NULL, &none, "trtllm", &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_NONE);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_NONE);
 	ck_assert_str_eq(c.note,
 			 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no /etc/slurm/oci.conf), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good");
 	ck_assert(!c.note_verbose);
 	/* container=none: the host, with a line for srun -v */
 	ck_assert_int_eq(decide("container=none", &none, "/nowhere", &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_NONE);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_NONE);
 	ck_assert_str_eq(c.note, "mooncake: r.yaml:2:29: model.container: '/nowhere' is not used (container=none in plugstack.conf): the master runs on the host");
 	ck_assert(c.note_verbose);
 }
@@ -144,7 +144,7 @@ START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
 	ck_assert_int_eq(decide(NULL, &pyxis, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0", &c, msg,
 				sizeof(msg)),
 			 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_PYXIS);
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0");
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
 	snprintf(want, sizeof(want),
@@ -215,13 +215,13 @@ START_TEST(oci_takes_bundle_directories_only)
 	make_bundle("bundle", "{}");
 	snprintf(bundle, sizeof(bundle), "%s/bundle", tmp);
 	ck_assert_int_eq(decide(NULL, &oci, "./bundle", &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_OCI);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_OCI);
 	ck_assert_str_eq(c.value, bundle);
 	/* a bundle directory goes to Slurm's --container even with pyxis */
 	ck_assert_int_eq(decide(NULL, &both, bundle, &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_OCI);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_OCI);
 	ck_assert_int_eq(decide(NULL, &both, "nvcr.io#nvidia/x:1", &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_PYXIS);
 	/* what Slurm's --container cannot run refuses the srun */
 	ck_assert_int_eq(decide(NULL, &oci, "trtllm", &c, msg, sizeof(msg)), -1);
 	snprintf(want, sizeof(want),
@@ -266,7 +266,7 @@ static char *joined(char **v)
 START_TEST(master_step_options_per_system)
 {
 	static const char *const cmd0[] = { "mooncake_master", "--port=8700", NULL };
-	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
+	struct mcp_container c = { .mode = MCRI_CONTAINER_OCI, .value = "/b/trt" };
 	struct mcr_error err;
 	char **opts, **cmd = strv(cmd0);
 
@@ -283,7 +283,7 @@ START_TEST(master_step_options_per_system)
 	mcr_strv_free(opts);
 	mcr_strv_free(cmd);
 	/* pyxis: the image, the job's directory at its own path */
-	c.mode = MCP_CONTAINER_PYXIS;
+	c.mode = MCRI_CONTAINER_PYXIS;
 	snprintf(c.value, sizeof(c.value), "nvcr.io#nvidia/trt:1");
 	cmd = strv(cmd0);
 	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
@@ -294,7 +294,7 @@ START_TEST(master_step_options_per_system)
 	ck_contains(err.text, "the job's directory /jobs/a:b has a ':' or ',' in its name");
 	mcr_strv_free(opts);
 	/* the host: no option */
-	c.mode = MCP_CONTAINER_NONE;
+	c.mode = MCRI_CONTAINER_NONE;
 	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
 	ck_assert_ptr_null(opts);
 	ck_assert_int_eq(mcp_container_options(NULL, "/jobs/4/logs", &opts, &cmd, &err), 0);
@@ -308,9 +308,9 @@ END_TEST
  * command (a recording srun) */
 START_TEST(spawned_master_step_in_a_bundle)
 {
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcr_recipe *r = recipe_in("/b/trt");
-	struct mcp_container c = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
+	struct mcp_container c = { .mode = MCRI_CONTAINER_OCI, .value = "/b/trt" };
 	const struct mcr_ports ports = { 8700, 8701, 8702 };
 	struct mcp_step_place at = { "4301", tmp, "n1", false };
 	struct mcr_error err;
@@ -345,8 +345,8 @@ END_TEST
  * the image or master=; on the host, the PATH or master=/path/to/ */
 START_TEST(one_advice_for_a_master_that_could_not_run)
 {
-	struct mcp_container oci = { .mode = MCP_CONTAINER_OCI, .value = "/b/trt" };
-	struct mcp_container pyxis = { .mode = MCP_CONTAINER_PYXIS, .value = "nvcr.io#nvidia/trt:1" };
+	struct mcp_container oci = { .mode = MCRI_CONTAINER_OCI, .value = "/b/trt" };
+	struct mcp_container pyxis = { .mode = MCRI_CONTAINER_PYXIS, .value = "nvcr.io#nvidia/trt:1" };
 	const char *env_tail = "\n    /usr/bin/env: 'mooncake_master': No such file or directory";
 	const char *exec_tail = "\n    slurmstepd: error: execve(): mooncake_master: No such file or directory";
 	char out[2048];
@@ -359,7 +359,7 @@ START_TEST(one_advice_for_a_master_that_could_not_run)
 	ck_contains(out, " The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
 	ck_assert_ptr_null(strstr(out, "PATH of the master step"));
 	/* on the host: the host's advice only */
-	oci.mode = MCP_CONTAINER_NONE;
+	oci.mode = MCRI_CONTAINER_NONE;
 	mcp_master_advice(&oci, exec_tail, "mooncake_master", "n1", out, sizeof(out));
 	ck_contains(out, " mooncake_master is not on the PATH of the master step on n1");
 	ck_assert_ptr_null(strstr(out, "container"));

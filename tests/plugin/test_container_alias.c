@@ -59,7 +59,7 @@ static int decide(const char *arg, const struct mcp_container_site *site, const 
 		  struct mcp_container *c, char *msg, size_t size)
 {
 	char y[1024], *av[] = { (char *)arg, NULL };
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcr_recipe *r = NULL;
 	struct mcr_error err = { 0 };
 	int rc;
@@ -69,7 +69,7 @@ static int decide(const char *arg, const struct mcp_container_site *site, const 
 		 "services:\n  - {name: mooncake-master, type: mooncake-master}\n",
 		 value);
 	ck_assert_int_eq(mcr_recipe_load_buffer(y, strlen(y), "r.yaml", &r, &err), 0);
-	ck_assert_int_eq(mcp_plugstack_parse(&ps, arg ? 1 : 0, av, &err), 0);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, arg ? 1 : 0, av, &err), 0);
 	rc = mcp_container_decide(&ps, r, site, c, &err);
 	mcr_error_format(&err, msg, size);
 	mcr_recipe_free(r);
@@ -86,7 +86,7 @@ START_TEST(an_alias_resolves_through_srtctls_file)
 	/* the grandparent's srtslurm.yaml, as srtctl finds it */
 	put("a/srtslurm.yaml", ALIASES);
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_PYXIS);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_PYXIS);
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0");
 	/* srun -v says how */
 	snprintf(want, sizeof(want),
@@ -170,7 +170,7 @@ START_TEST(an_alias_resolves_to_what_the_system_takes)
 	ck_assert_int_eq(chdir("a"), 0);
 	/* (from a: its own srtslurm.yaml; values relative to this directory) */
 	ck_assert_int_eq(decide(NULL, &oci, "trtllm", &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_OCI);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_OCI);
 	snprintf(want, sizeof(want), "%s/a/b/c/bundle", tmp);
 	ck_assert_str_eq(c.value, want);
 	/* a relative squashfs path: made absolute for pyxis (issue 127) */
@@ -207,10 +207,10 @@ START_TEST(a_file_srtctl_would_not_load)
 	ck_contains(msg, "/a/b/c/srtslurm.yaml:");
 	/* where no container runs the master, no file is read */
 	ck_assert_int_eq(decide(NULL, &none, "trtllm", &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_NONE);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_NONE);
 	ck_contains(c.note, "'trtllm' is not used: this cluster has no container support");
 	ck_assert_int_eq(decide("container=none", &pyxis, "trtllm", &c, msg, sizeof(msg)), 0);
-	ck_assert_int_eq(c.mode, MCP_CONTAINER_NONE);
+	ck_assert_int_eq(c.mode, MCRI_CONTAINER_NONE);
 }
 END_TEST
 

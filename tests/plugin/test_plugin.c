@@ -640,10 +640,10 @@ START_TEST(plugstack_arguments)
 	ck_assert_int_eq(init(S_CTX_LOCAL, ok), 0);
 	slurm_spank_exit(NULL, 0, NULL);
 	{
-		struct mcp_plugstack ps;
+		struct mcri_plugstack ps;
 		struct mcr_error err;
 
-		ck_assert_int_eq(mcp_plugstack_parse(&ps, 5, ok, &err), 0);
+		ck_assert_int_eq(mcri_plugstack_parse(&ps, 5, ok, &err), 0);
 		ck_assert_str_eq(ps.master, "/opt/mc/bin/mooncake_master");
 		ck_assert_str_eq(ps.srun, "/usr/bin/srun");
 		ck_assert_str_eq(ps.job_dir, "/scratch/{user}/{job_id}");
@@ -1111,17 +1111,17 @@ START_TEST(plugstack_pool_arguments)
 	char *bad[] = { "pool_interval=5s", NULL };
 	char *big[] = { "pool_interval=3601", NULL };
 
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcr_error err;
 
-	ck_assert_int_eq(mcp_plugstack_parse(&ps, 0, NULL, &err), 0);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 0, NULL, &err), 0);
 	ck_assert_int_eq(ps.pool_interval, 5);
 	ck_assert_msg(strstr(ps.sampler, "/mooncake-recipe") != NULL && ps.sampler[0] == '/',
 		      "default sampler: %s", ps.sampler);
-	ck_assert_int_eq(mcp_plugstack_parse(&ps, 2, ok, &err), 0);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 2, ok, &err), 0);
 	ck_assert_str_eq(ps.sampler, "/opt/mc/bin/mooncake-recipe");
 	ck_assert_int_eq(ps.pool_interval, 2);
-	ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, off, &err), 0);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, off, &err), 0);
 	ck_assert_int_eq(ps.pool_interval, 0);
 	ck_assert_int_eq(init(S_CTX_LOCAL, relative), -1);
 	ck_log_contains("mooncake: plugstack.conf: sampler=mooncake-recipe must be an absolute path (the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe)");
@@ -1164,7 +1164,7 @@ static bool wait_file(const char *path)
  * a warning, never an error. */
 START_TEST(sampler_step_argv_and_env)
 {
-	struct mcp_plugstack config;
+	struct mcri_plugstack config;
 	struct mcr_error err = { 0 };
 	struct mcp_step_place job = { "4301", NULL, "n1", false };
 	char srun[300], out[2048], sampler[300], logdir[300], buf[8192];
@@ -1182,7 +1182,7 @@ START_TEST(sampler_step_argv_and_env)
 	recording_srun(srun, out);
 	write_file(sampler, "#!/bin/sh\n");
 	ck_assert_int_eq(chmod(sampler, 0755), 0);
-	ck_assert_int_eq(mcp_plugstack_parse(&config, 0, av, &err), 0);
+	ck_assert_int_eq(mcri_plugstack_parse(&config, 0, av, &err), 0);
 	snprintf(config.srun, sizeof(config.srun), "%s", srun);
 	snprintf(config.sampler, sizeof(config.sampler), "%s", sampler);
 	config.pool_interval = 7;

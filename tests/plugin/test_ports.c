@@ -17,7 +17,7 @@
 
 #include "plugin.h"
 
-static struct mcp_plugstack ps;
+static struct mcri_plugstack ps;
 
 static void plugstack(char **av)
 {
@@ -26,7 +26,7 @@ static void plugstack(char **av)
 
 	while (av && av[ac])
 		ac++;
-	ck_assert_int_eq(mcp_plugstack_parse(&ps, ac, av, &err), 0);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, ac, av, &err), 0);
 }
 
 START_TEST(candidates_start_with_srtctls_ports)
@@ -111,7 +111,7 @@ START_TEST(port_arguments_are_checked)
 	struct mcr_error err;
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		ck_assert_int_eq(mcp_plugstack_parse(&ps, 1, bad[i], &err), -1);
+		ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, bad[i], &err), -1);
 		ck_assert_msg(strncmp(err.text, want[i], strlen(want[i])) == 0, "%s", err.text);
 	}
 }

@@ -77,12 +77,12 @@ static void slurp(const char *path, char *buf, size_t size)
 
 /* a plugstack whose srun= records its command line (argv.txt, one word a
  * line) and environment (env.txt) */
-static void recording(struct mcp_plugstack *ps)
+static void recording(struct mcri_plugstack *ps)
 {
 	char *av[] = { NULL }, text[2048];
 	struct mcr_error err;
 
-	ck_assert_int_eq(mcp_plugstack_parse(ps, 0, av, &err), 0);
+	ck_assert_int_eq(mcri_plugstack_parse(ps, 0, av, &err), 0);
 	snprintf(ps->srun, sizeof(ps->srun), "%s/fake-srun", tmp);
 	snprintf(ps->sampler, sizeof(ps->sampler), "%s/fake-sampler", tmp);
 	snprintf(text, sizeof(text), "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >%s/argv.txt\nenv >%s/env.txt\n",
@@ -172,12 +172,12 @@ END_TEST
 START_TEST(the_master_runs_where_the_plugin_decides)
 {
 	const struct mcp_container choices[] = {
-		{ .mode = MCP_CONTAINER_NONE, .note = "mooncake: r.yaml:2:29: model.container: 'x' is not used" },
-		{ .mode = MCP_CONTAINER_PYXIS, .value = "nvcr.io#nvidia/trt:1" },
-		{ .mode = MCP_CONTAINER_OCI, .value = "/bundles/trt" },
+		{ .mode = MCRI_CONTAINER_NONE, .note = "mooncake: r.yaml:2:29: model.container: 'x' is not used" },
+		{ .mode = MCRI_CONTAINER_PYXIS, .value = "nvcr.io#nvidia/trt:1" },
+		{ .mode = MCRI_CONTAINER_OCI, .value = "/bundles/trt" },
 	};
 	const char *want[3];
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcr_recipe *r = recipe();
 	const struct mcr_ports ports = { 8700, 8701, 8702 };
 	struct mcp_step_place at = { "4301", tmp, "n1", false };
@@ -220,7 +220,7 @@ END_TEST
 /* the sampler: on the host, whatever the worker's srun has */
 START_TEST(the_sampler_runs_on_the_host)
 {
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcp_step_place at = { "4301", tmp, "n1", false };
 	char argv[8192], env[65536], path[400];
 	struct mcr_error err;
@@ -247,7 +247,7 @@ END_TEST
 /* a step that cannot start says where, what and the fix */
 START_TEST(a_step_that_cannot_start)
 {
-	struct mcp_plugstack ps;
+	struct mcri_plugstack ps;
 	struct mcp_step_place at = { "4301", tmp, "n1", false };
 	char *const cmd[] = { "true", NULL };
 	char log[400];

@@ -1,0 +1,47 @@
+/*
+ * plugstack.h - the arguments of spank_mooncake.so's line in
+ * plugstack.conf (key=value, doc/spank_mooncake.8), read by one parser:
+ * the plugin's, at every load, and mooncake-recipe's, which finds the line
+ * the cluster's Slurm reads (status: where a job's directory is).
+ */
+#ifndef MCRI_PLUGSTACK_H_
+#define MCRI_PLUGSTACK_H_
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "mooncake_recipe.h"
+
+/* container=: how the master step runs in the recipe's container (spank/container.c) */
+enum mcri_container_mode {
+	MCRI_CONTAINER_AUTO = 0, /* what the cluster has: pyxis, Slurm's OCI, or the host */
+	MCRI_CONTAINER_PYXIS,    /* srun --container-image (pyxis) */
+	MCRI_CONTAINER_OCI,      /* srun --container=BUNDLE (Slurm's OCI support) */
+	MCRI_CONTAINER_NONE,     /* the host's mooncake_master */
+};
+
+/* plugstack.conf arguments (key=value), see doc/spank_mooncake.8 */
+struct mcri_plugstack {
+	char master[PATH_MAX];   /* master=      binary run on the infra node */
+	char srun[PATH_MAX];     /* srun=        binary that launches the master step */
+	char job_dir[PATH_MAX];  /* job_dir=     template of the job's directory */
+	int ready_timeout;       /* ready_timeout= seconds to wait for the master */
+	char interface[64];      /* interface=   NIC for MOONCAKE_LOCAL_HOSTNAME */
+	bool fixed_ports;        /* ports=fixed  (default auto) */
+	int port_lo, port_hi;    /* port_range=LO-HI for ports=auto */
+	char sampler[PATH_MAX];  /* sampler=     mooncake-recipe, run as the pool's sampler step */
+	int pool_interval;       /* pool_interval= seconds between samples, 0: no sampler */
+	enum mcri_container_mode container; /* container=auto|pyxis|oci|none */
+	char srtslurm[PATH_MAX]; /* srtslurm=    the cluster's srtslurm.yaml ("": none) */
+};
+
+/* Parse the plugin's arguments av[0..ac-1] ("key=value", as Slurm hands
+ * them to slurm_spank_init) into ps, with the defaults for those not
+ * given. -1 with err (MCR_EINVAL, "plugstack.conf: ...", the argument and
+ * its fix) for an unknown key or a bad value; ps is then partly set. */
+int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
+			struct mcr_error *err);
+/* "auto", "pyxis", "oci", "none"; "?" for another value */
+const char *mcri_container_mode_name(enum mcri_container_mode mode);
+
+#endif /* MCRI_PLUGSTACK_H_ */
