@@ -22,7 +22,14 @@ srun -N1 -n1 -w n2 --mooncake-recipe=recipe.yaml --mooncake-role=prefill \\
 	python3 $CLIENT put pool-key @$BYTES $W/release >$W/prefill.out 2>&1 &
 srun -N1 -n1 -w n3 --mooncake-recipe=recipe.yaml --mooncake-role=decode \\
 	python3 $CLIENT hold $W/release >$W/decode.out 2>&1 &
-for i in \$(seq 300); do [ -f $W/release ] && break; squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$W/steps.out; sleep 0.2; done
+# the first snapshot with both steps is kept; each is renamed into place whole
+# (the test reads steps.out while this loop runs)
+for i in \$(seq 300); do
+	[ -f $W/release ] && break
+	squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$W/steps.tmp && mv -f $W/steps.tmp $W/steps.out
+	grep -qx 'mooncake-pool n1' $W/steps.out && grep -qx 'mooncake-master n1' $W/steps.out && break
+	sleep 0.2
+done
 wait
 sleep 2
 EOS
@@ -70,7 +77,7 @@ check "status (table) exits 0 and shows n2 prefill and n3 decode rows and the to
 	bash -c "test $rc_table = 0 && grep -Eq '^n2 +prefill +$MCK_ADDR_n2:[0-9]+ +32.0 MiB ' $W/status.txt && grep -Eq '^n3 +decode +$MCK_ADDR_n3:[0-9]+ +64.0 MiB ' $W/status.txt && grep -Eq '^total +2 segments +96.0 MiB +3.0 MiB +3.1%' $W/status.txt && grep -q '^keys 1, clients 2' $W/status.txt"
 check "status as another user: 'job $jid is not yours', exit 1 ($(head -c 200 "$W/notyours.txt"))" \
 	bash -c "test $rc_notyours = 1 && grep -q '^mooncake: job $jid is not yours (it belongs to root)' $W/notyours.txt"
-check "squeue --steps showed a mooncake-pool step on n1 next to mooncake-master" \
+check "squeue --steps showed a mooncake-pool step on n1 next to mooncake-master ($(tr '\n' ';' <"$W/steps.seen" 2>/dev/null))" \
 	bash -c "grep -qx 'mooncake-pool n1' $W/steps.seen && grep -qx 'mooncake-master n1' $W/steps.seen"
 check "after the job: mooncake_pool_report.json with peak_allocated_bytes >= $BYTES, samples with time, allocated bytes, keys and clients, ended by SIGTERM" python3 - "$dir/mooncake_pool_report.json" <<'PY'
 import json, sys
