@@ -84,6 +84,17 @@ wait_job() {
 	return 1
 }
 
+# run_job NAME [SBATCH OPTIONS]: submit $W/NAME.sh (a job script the test
+# wrote as a file), its output in $W/NAME.job.out; wait until it has left the
+# queue (240 s at most); print its job id
+run_job() {
+	local name=$1 jid
+	shift
+	jid=$(sbatch --parsable -o "$W/$name.job.out" "$@" "$W/$name.sh") || return 1
+	wait_job "$jid" 240
+	echo "$jid"
+}
+
 # masters: mooncake_master processes on this cluster's hosts (by network
 # namespace: another cluster's or the machine's own masters never count)
 masters() { "$CLUSTER" count mooncake_master | awk '{ s += $2 } END { print s + 0 }'; }

@@ -33,15 +33,12 @@
 W=$(workdir)
 cd "$W" || exit 1
 ETC=$(dirname "$SLURM_CONF")
-PLUGSTACK=$ETC/plugstack.conf
 STANDIN=$TOP/build/tests/pyxis_standin.so
-cp "$PLUGSTACK" "$W/plugstack.conf.orig"
 # whatever this test changes in the cluster's configuration, it puts back
+# (the plugin's arguments: with_plugin_args)
 # (the cluster keeps its oci.conf as oci.conf.off: no container support by default)
-MCK_EXIT_HOOKS+=("cp '$W/plugstack.conf.orig' '$PLUGSTACK'; rm -f '$ETC/plugstack.conf.d/pyxis-standin.conf'; [ ! -e '$ETC/oci.conf' ] || mv '$ETC/oci.conf' '$ETC/oci.conf.off'")
+MCK_EXIT_HOOKS+=("rm -f '$ETC/plugstack.conf.d/pyxis-standin.conf'; [ ! -e '$ETC/oci.conf' ] || mv '$ETC/oci.conf' '$ETC/oci.conf.off'")
 
-# plugin_args ARGS...: the plugin's line in plugstack.conf, plus ARGS
-plugin_args() { sed "s|^\(required .*spank_mooncake.so.*\)$|\1 $*|" "$W/plugstack.conf.orig" >"$PLUGSTACK"; }
 oci_conf() { # on | off: Slurm's OCI containers (the plugin looks for oci.conf next to slurm.conf)
 	if [ "$1" = off ] && [ -e "$ETC/oci.conf" ]; then mv "$ETC/oci.conf" "$ETC/oci.conf.off"; fi
 	if [ "$1" = on ] && [ -e "$ETC/oci.conf.off" ]; then mv "$ETC/oci.conf.off" "$ETC/oci.conf"; fi
@@ -89,12 +86,12 @@ import socket, sys
 print(socket.gethostname(), "PREFIX=" + sys.prefix, flush=True)
 EOF
 
-# run_job NAME RECIPE [SRUN OPTIONS]: an sbatch -N3 job in $W/NAME: prefill
+# move_job NAME RECIPE [SRUN OPTIONS]: an sbatch -N3 job in $W/NAME: prefill
 # on n2 puts a value, decode on n3 reads it (each srun with the options);
 # $EXTRA runs in the job once the value is in the pool. The master is looked
 # at while the job runs (NAME/master.txt), and the sampler (sampler.txt).
 # Sets JID and J.
-run_job() {
+move_job() {
 	local name=$1 r=$2 opts=${3:-}
 	J=$W/$name
 	mkdir -p "$J"
@@ -143,7 +140,7 @@ refused() {
 oci_conf off
 standin off
 trtllm_test_recipe "$W/plain.yaml"
-run_job plain plain.yaml
+move_job plain plain.yaml
 moved plain
 check "[A] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
 	grep -q "^exe=$MOONCAKE_VENV/" "$J/master.txt"
@@ -194,7 +191,7 @@ if [ -f "$STANDIN" ]; then
 	recipe "$W/pyxis.yaml" "$IMAGE"
 	# a job-wide pyxis default must not reach the plugin's steps either
 	PYXIS_CONTAINER_IMAGE=docker.io#library/other:1 PYXIS_CONTAINER_MOUNTS=/srv:/srv \
-		run_job pyxis pyxis.yaml "--container-image=$WIMG --no-container-mount-home"
+		move_job pyxis pyxis.yaml "--container-image=$WIMG --no-container-mount-home"
 	moved pyxis
 	dir=$W/outputs/$JID/logs
 	steps_got "B, pyxis stand-in, container=auto" \
@@ -206,15 +203,15 @@ if [ -f "$STANDIN" ]; then
 	pool_job nocontainer nocontainer.yaml
 	steps_got "B, pyxis stand-in, no recipe container" "$NOTHING"
 	# container=pyxis, and container=none (the host, whatever the recipe says)
-	plugin_args container=pyxis
+	with_plugin_args container=pyxis
 	pool_job forced pyxis.yaml
 	dir=$W/outputs/$JID/logs
 	steps_got "B, pyxis stand-in, container=pyxis" \
 		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
-	plugin_args container=none
+	with_plugin_args container=none
 	pool_job none pyxis.yaml
 	steps_got "B, pyxis stand-in, container=none" "$NOTHING"
-	plugin_args
+	with_plugin_args ""
 	# srtctl's alias, through the srtslurm.yaml of the job's directory (as
 	# srtctl finds it: the working directory, its parent, its grandparent)
 	recipe "$W/alias.yaml" trtllm
@@ -228,10 +225,10 @@ if [ -f "$STANDIN" ]; then
 	refused "[B, pyxis stand-in] an srtctl alias no srtslurm.yaml maps" alias-pyxis trtllm
 	check "[B] ... saying where it looked and what to write instead" grep -q "mooncake: alias-pyxis.yaml:26:14: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (no srtslurm.yaml in $W/rf, $W, $MCK_TMP (and SRTSLURM_CONFIG is not set); plugstack.conf names no cluster-wide file (srtslurm=)); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself" "$W/rf/alias-pyxis.err"
 	printf 'containers: {vllm: "nvcr.io#nvidia/vllm:1"}\n' >"$W/cluster-srtslurm.yaml"
-	plugin_args "srtslurm=$W/cluster-srtslurm.yaml"
+	with_plugin_args "srtslurm=$W/cluster-srtslurm.yaml"
 	refused "[B, pyxis stand-in, srtslurm= in plugstack.conf] an srtctl alias no srtslurm.yaml maps" alias-cluster trtllm
 	check "[B] ... naming the cluster's file" grep -q "and no srtslurm.yaml maps it ($W/cluster-srtslurm.yaml (srtslurm= in plugstack.conf); no srtslurm.yaml in $W/rf, $W, $MCK_TMP (and SRTSLURM_CONFIG is not set)); with pyxis" "$W/rf/alias-cluster.err"
-	plugin_args
+	with_plugin_args ""
 	refused "[B, pyxis stand-in] a directory" dir-pyxis "$W"
 	standin off
 else
@@ -241,10 +238,10 @@ fi
 # --- C: Slurm's OCI containers ----------------------------------------------
 # container=oci says so even where the cluster has no OCI support: a value
 # that is no bundle is refused on every release
-plugin_args container=oci
+with_plugin_args container=oci
 refused "[container=oci] an srtctl alias" alias-oci trtllm
 check "[container=oci] ... saying what to write instead" grep -q "mooncake: alias-oci.yaml:26:14: model.container: 'trtllm' is not an OCI bundle directory. With container=oci in plugstack.conf, the master step runs as srun --container=BUNDLE" "$W/rf/alias-oci.err"
-plugin_args
+with_plugin_args ""
 slurm_major=$(slurmd -V | awk '{ split($2, v, "."); print v[1] + 0 }')
 if [ "$MCK_OCI" != on ] && [ "$slurm_major" -ge 23 ]; then
 	# where it can run, it must: a missing piece is a failure, not a skip
@@ -268,7 +265,7 @@ recipe "$W/oci.yaml" "$W/bundle"
 recipe "$W/oci-alias.yaml" trtllm
 printf 'containers:\n  trtllm: %s\n' "$W/bundle" >"$W/srtslurm.yaml"
 EXTRA="srun --overlap -N1 -n1 -w n3 --container=$W/bundle-nomount --mooncake-recipe=oci-alias.yaml --mooncake-role=decode python3 -c 'print(\"TASK-RAN\")' >$W/oci/nomount.out 2>&1; echo rc=\$? >>$W/oci/nomount.out" \
-	run_job oci oci-alias.yaml "--container=$W/bundle"
+	move_job oci oci-alias.yaml "--container=$W/bundle"
 rm "$W/srtslurm.yaml"
 moved oci
 dir=$W/outputs/$JID/logs
@@ -303,20 +300,20 @@ refused "[C, OCI] a directory without config.json" empty "$W/empty"
 # that starts it runs its own tasks in the bundle (srun 24.11 and 26.05 do
 # not hand --container on in their environment, so this passes without the
 # plugin's rule too; SRUN_CONTAINER, below, is what a child srun inherits)
-plugin_args container=none
-run_job none oci.yaml "--container=$W/bundle"
+with_plugin_args container=none
+move_job none oci.yaml "--container=$W/bundle"
 moved none
 check "[C, container=none, workers --container] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
 	bash -c "grep -q '^exe=$MOONCAKE_VENV/' $J/master.txt && grep -qF ' mnt=$HOST_MNT' $J/master.txt"
 check "[C, container=none, workers --container] the sampler ran on the host" on_host "$J/sampler.txt"
 check "[C, container=none, workers --container] (the workers ran in the bundle)" \
 	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
-plugin_args
+with_plugin_args ""
 # a recipe without a container, and every srun of the job in the bundle
 # through srun's own variable (SRUN_CONTAINER, as --container)
 trtllm_test_recipe "$W/oci-nocontainer.yaml"
 sed -i '/^  container: "trtllm"/d' "$W/oci-nocontainer.yaml"
-SRUN_CONTAINER=$W/bundle run_job srun-container oci-nocontainer.yaml
+SRUN_CONTAINER=$W/bundle move_job srun-container oci-nocontainer.yaml
 moved srun-container
 check "[C, no recipe container, SRUN_CONTAINER] the master ran on the host ($(cat "$J/master.txt" 2>/dev/null))" \
 	bash -c "grep -q '^exe=$MOONCAKE_VENV/' $J/master.txt && grep -qF ' mnt=$HOST_MNT' $J/master.txt"

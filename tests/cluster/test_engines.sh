@@ -28,8 +28,7 @@ for i in \$(seq 300); do grep -q PUT $p-prefill.out 2>/dev/null && break; sleep 
 squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$p-steps.out
 wait
 EOS
-	jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/$p.job.out" "$p.sh")
-	wait_job "$jid" 180
+	jid=$(run_job "$p" -N3 -w n1,n2,n3)
 	echo "$jid"
 }
 
@@ -86,8 +85,7 @@ srun -N1 -n1 --exact --gres=gpu:2 --mooncake-recipe=vllm-gpu.yaml --mooncake-rol
 srun -N1 -n1 --exact --gres=gpu:2 --mooncake-recipe=vllm-gpu.yaml --mooncake-role=decode bash -c "python3 $CLIENT env; sleep 4" >gpu-b.out 2>&1 &
 wait
 EOS
-jid=$(sbatch --parsable -N1 -w n1 -n2 --gres=gpu:4 -o "$W/gpu.job.out" gpu.sh)
-wait_job "$jid" 120
+jid=$(run_job gpu -N1 -w n1 -n2 --gres=gpu:4)
 d=$W/outputs/$jid/logs
 paths=$(sed -n 's/^n[0-9] MOONCAKE_CONFIG_PATH=//p' gpu-a.out gpu-b.out | sort | xargs)
 check "per-GPU: the two steps got the files of their own GPUs ($paths)" \

@@ -9,14 +9,6 @@
 W=$(workdir)
 cd "$W" || exit 1
 trtllm_test_recipe r.yaml
-# run_job NAME [sbatch options]: submit NAME.sh (already written), wait
-run_job() {
-	local name=$1 jid
-	shift
-	jid=$(sbatch --parsable -o "$W/$name.job.out" "$@" "$name.sh")
-	wait_job "$jid" 240
-	echo "$jid"
-}
 
 # --- A: six sruns at once, then a later one
 cat >many.sh <<'EOS'
@@ -71,9 +63,9 @@ check "ports=auto: a foreign listener on 8701 makes the master take other ports:
 	bash -c "grep -Eq 'starting mooncake_master on n1 \\($MCK_ADDR_n1, ports 8[789][0-9][0-9], ' foreign.out && ! grep -q 'ports 8700, 8701, 8702' foreign.out && grep -q 'rc=0' foreign.out"
 check "... and the task's MOONCAKE_MASTER and metadata server carry them: $(grep -v '^srun' foreign.out | head -2 | tr '\n' ' ')" \
 	bash -c "p=\$(sed -n 's/^$MCK_ADDR_n1:\\([0-9]*\\)$/\\1/p' foreign.out); [ -n \"\$p\" ] && [ \"\$p\" != 8700 ] && grep -qx \"http://$MCK_ADDR_n1:\$((p + 1))/metadata\" foreign.out"
-MCK_PLUGIN_ARGS="ports=fixed" "$CLUSTER" up >/dev/null 2>&1
+with_plugin_args ports=fixed
 jid=$(run_job foreign -N3 -w n1,n2,n3)
-"$CLUSTER" up >/dev/null 2>&1
+with_plugin_args ""
 kill "$squatter"
 wait "$squatter" 2>/dev/null
 check "ports=fixed: the foreign listener is named: $(grep mooncake: foreign.out | head -c 250)" \
@@ -91,15 +83,14 @@ cat >second.sh <<'EOS'
 #!/bin/bash
 srun -N1 -n1 --mooncake-recipe=r.yaml --mooncake-role=prefill echo TASK-RAN >second.out 2>&1
 EOS
-MCK_PLUGIN_ARGS="ports=fixed" "$CLUSTER" up >/dev/null 2>&1
+with_plugin_args ports=fixed
 first=$(sbatch --parsable -N1 -w n1 -n1 -o "$W/hold.job.out" hold.sh)
 wait_master n1
 sleep 2
-jid=$(sbatch --parsable -N1 -w n1 -n1 -o "$W/second.job.out" second.sh)
-wait_job "$jid" 60
+jid=$(run_job second -N1 -w n1 -n1)
 scancel "$first"
 wait_job "$first" 60
-"$CLUSTER" up >/dev/null 2>&1
+with_plugin_args ""
 check "ports=fixed: a second job on the same infra node is told why: $(grep -m1 -o 'port 870[0-2] on the infra node.*' second.out | cut -c1-160)" \
 	bash -c "grep -q 'Only one job at a time can use a node as its infra node' second.out && ! grep -q TASK-RAN second.out"
 

@@ -43,7 +43,7 @@ check "... and the 4 MiB crossed the switch between the hosts ($((after - before
 
 # --- interface=: the workers' address is the one of that NIC, and the
 # data goes over it (the master stays on the node's NodeAddr)
-MCK_PLUGIN_ARGS="interface=eth1" "$CLUSTER" up >/dev/null 2>&1
+with_plugin_args interface=eth1
 before=$(($("$CLUSTER" traffic n2 data) + $("$CLUSTER" traffic n3 data)))
 jid=$(pair nic n2 n3 -N3 -w n1,n2,n3)
 wait_job "$jid" 180
@@ -54,7 +54,7 @@ jid=$(RECIPE=vllm.yaml pair nic-vllm n2 n3 -N3 -w n1,n2,n3)
 wait_job "$jid" 180
 jid=$(RECIPE=sglang.yaml pair nic-sglang n2 n3 -N3 -w n1,n2,n3)
 wait_job "$jid" 180
-"$CLUSTER" up >/dev/null 2>&1
+with_plugin_args ""
 check "interface=eth1: each task's MOONCAKE_LOCAL_HOSTNAME is its node's eth1 address" \
 	bash -c "grep -qx 'n2 MOONCAKE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n2' nic-prefill.out && grep -qx 'n3 MOONCAKE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n3' nic-decode.out"
 for e in nic nic-vllm nic-sglang; do

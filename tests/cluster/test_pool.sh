@@ -13,8 +13,7 @@ MCR=$TOP/build/mooncake-recipe
 W=$(workdir)
 trtllm_test_recipe "$W/recipe.yaml"
 # plugstack.conf is read at every srun: a sample a second for this test only
-MCK_PLUGIN_ARGS="${MCK_PLUGIN_ARGS:-} pool_interval=1" "$CLUSTER" up >/dev/null 2>&1
-MCK_EXIT_HOOKS+=("\"$CLUSTER\" up >/dev/null 2>&1")
+with_plugin_args pool_interval=1
 BYTES=3145728
 cat >"$W/job.sh" <<EOS
 #!/bin/bash

@@ -55,8 +55,7 @@ t0=\$(date +%s)
 srun -N1 -n1 -w n2 --mooncake-recipe=full.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >full-2.out 2>&1
 echo "rc=\$? took=\$((\$(date +%s) - t0))" >>full-2.out
 EOS
-jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/full.job.out" full.sh)
-wait_job "$jid" 180
+jid=$(run_job full -N3 -w n1,n2,n3)
 check "on a full file system the srun fails with a mooncake: message ($(grep -o 'mooncake: .*' full-1.out | head -1 | head -c 200))" \
 	bash -c "grep -q 'rc=1' full-1.out && grep -q 'mooncake: .*No space left on device' full-1.out"
 check "... and once space is freed the next srun starts the pool, without waiting for the first one's lock ($(tail -1 full-2.out))" \

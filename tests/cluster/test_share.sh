@@ -119,8 +119,7 @@ sha256sum outputs/\$SLURM_JOB_ID/logs/*.json >second-sums.after
 srun -N1 -n1 -w n3 --mooncake-recipe=r3.yaml --mooncake-role=decode printenv MOONCAKE_MASTER MOONCAKE_CONFIG_PATH >second-3.out 2>&1
 echo "rc=\$?" >>second-3.out
 EOS
-jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/second.job.out" second.sh)
-wait_job "$jid" 180
+jid=$(run_job second -N3 -w n1,n2,n3)
 check "a second, different recipe in a running job is refused, naming both: $(grep -o 'mooncake: the job.*' second-2.out | cut -c1-220)" \
 	bash -c "grep -q \"mooncake: the job's Mooncake pool in $W/outputs/$jid/logs comes from the recipe $W/r.yaml, and this srun names $W/r2.yaml\" second-2.out && grep -q 'rc=1' second-2.out && ! grep -q TASK-RAN second-2.out"
 check "... and the first recipe's files are untouched" cmp -s second-sums.before second-sums.after

@@ -24,8 +24,7 @@ echo "rc=$?" >>agg.out
 srun -v -N1 -n1 -w n2 --mooncake-role=prefill true >verbose.out 2>&1
 srun -N1 -n1 -w n2 --mooncake-role=prefill true >quiet.out 2>&1
 EOS
-jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/script.job.out" script.sh)
-wait_job "$jid" 120
+jid=$(run_job script -N3 -w n1,n2,n3)
 check "the batch script itself got no MOONCAKE_ variable" test ! -s batch-env.out -a -e batch-env.out
 check "#SBATCH --mooncake-recipe reaches an srun that names a role" \
 	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_prefill.$MCK_ADDR_n2.json" inherit.out
@@ -52,8 +51,7 @@ cat >gpus.sh <<'EOS'
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >gpus.out 2>&1
 srun -N1 -n1 -w n3 --chdir=/ --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_CONFIG_PATH >chdir.out 2>&1
 EOS
-jid=$(sbatch --parsable -o "$W/gpus.job.out" gpus.sh)
-wait_job "$jid" 120
+jid=$(run_job gpus)
 check "a job with --gpus-per-node gets its master: $(grep -m1 'mooncake:' gpus.out)" grep -qx "$MCK_ADDR_n1:8700" gpus.out
 check "a task in another directory (--chdir=/) reads the recipe srun checked: $(grep -m1 'mooncake:' chdir.out)" \
 	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_decode.$MCK_ADDR_n3.json" chdir.out
@@ -85,8 +83,7 @@ kill -9 $starter
 sleep 2
 srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >killed-2.out 2>&1
 EOS
-jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/killed.job.out" killed.sh)
-wait_job "$jid" 120
+jid=$(run_job killed -N3 -w n1,n2,n3)
 check "after its starting srun was killed, the master still serves the job's next step" grep -qx "$MCK_ADDR_n1:8700" killed-2.out
 check "no master after that job ended" test "$(masters_left)" = 0
 
@@ -110,11 +107,11 @@ check "... the srun failed with the mooncake: message" \
 check "... and no node is drained or down" test "$(drained)" = 0
 
 # a bad plugstack argument: loud in srun/sbatch, no node drained
-MCK_PLUGIN_ARGS="colour=blue" "$CLUSTER" up >/dev/null 2>&1
+with_plugin_args colour=blue
 srun -N1 true >plugstack.out 2>&1
 rc=$?
 check "an unknown plugstack argument fails srun with a message (rc=$rc)" \
 	grep -q "mooncake: plugstack.conf: unknown argument 'colour=blue'" plugstack.out
-"$CLUSTER" up >/dev/null 2>&1
+with_plugin_args ""
 check "... and no node is drained or down" test "$(drained)" = 0
 check "no mooncake_master process is left" test "$(masters_left)" = 0
