@@ -1,5 +1,5 @@
-/* main.c - the plugin layer's suites (plugin, election, ports, container,
- * steps, container_alias, handover), or, as
+/* main.c - the plugin layer's suites (srun, srun_pool, srun_master, stepd,
+ * election, ports, container, steps, container_alias, handover), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
 #include <check.h>
@@ -11,7 +11,10 @@
 #include "fake_master.h"
 #include "plugin.h"
 
-Suite *plugin_suite(void);
+Suite *srun_suite(void);
+Suite *srun_pool_suite(void);
+Suite *srun_master_suite(void);
+Suite *stepd_suite(void);
 Suite *election_suite(void);
 Suite *ports_suite(void);
 Suite *container_suite(void);
@@ -28,7 +31,10 @@ int main(int argc, char **argv)
 		return failed;
 	sr = srunner_create(election_suite());
 	srunner_add_suite(sr, ports_suite());
-	srunner_add_suite(sr, plugin_suite());
+	srunner_add_suite(sr, srun_suite());
+	srunner_add_suite(sr, srun_pool_suite());
+	srunner_add_suite(sr, srun_master_suite());
+	srunner_add_suite(sr, stepd_suite());
 	srunner_add_suite(sr, container_suite());
 	srunner_add_suite(sr, steps_suite());
 	srunner_add_suite(sr, container_alias_suite());

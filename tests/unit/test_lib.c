@@ -1,7 +1,8 @@
-/* test_lib.c - the library's helpers: sizes (§9), JSON bytes (§7),
- * hostlists, job directories, atomic files, the master's argv (§5), the
- * worker environment (§8), the readiness probes. Section numbers are those
- * of doc/recipe-reference.md. */
+/* test_lib.c - the library's helpers: sizes (§9), JSON bytes (§7), atomic
+ * files, the master's argv (§5), the worker environment (§8), warnings and
+ * suggestions (hostlists and directory templates: test_names.c; the
+ * readiness probes: test_probe.c). Section numbers are those of
+ * doc/recipe-reference.md. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -170,72 +171,7 @@ START_TEST(test_json_format)
 }
 END_TEST
 
-/* ---- hostlists --------------------------------------------------------- */
-
-START_TEST(test_hostlist)
-{
-	static const struct {
-		const char *list;
-		const char *want; /* space-joined */
-	} ok[] = {
-		{ "n1", "n1" },
-		{ "n[1-3,7],gpu-01", "n1 n2 n3 n7 gpu-01" },
-		{ "gpu-[08-11]", "gpu-08 gpu-09 gpu-10 gpu-11" },
-		{ "rack[1-2]-n[1-2]", "rack1-n1 rack1-n2 rack2-n1 rack2-n2" },
-		{ "a,b,,c", "a b c" },
-		{ "node[9-10]x", "node9x node10x" },
-	};
-	static const char *const bad[] = { "n[1-", "n[]", "n[3-1]", "n[a-b]", "n]1[", "n[1-2" };
-	struct mcr_error err = { 0 };
-	char **hosts;
-
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		struct mcri_buf b = { 0 };
-		char *joined;
-
-		ck_assert_int_eq(mcri_hostlist_expand(ok[i].list, 1000, &hosts, &err), 0);
-		for (char **h = hosts; *h; h++)
-			mcri_buf_printf(&b, "%s%s", h == hosts ? "" : " ", *h);
-		joined = mcri_buf_take(&b);
-		ck_assert_str_eq(joined, ok[i].want);
-		free(joined);
-		mcr_strv_free(hosts);
-	}
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(mcri_hostlist_expand(bad[i], 1000, &hosts, &err) == -1,
-			      "%s accepted", bad[i]);
-	ck_assert_int_eq(mcri_hostlist_expand("n[1-100000]", 1000, &hosts, &err), -1);
-	ck_assert_str_eq(errmsg(&err), "mooncake: the host list names more than 1000 hosts");
-}
-END_TEST
-
-/* ---- job directories and files ----------------------------------------- */
-
-START_TEST(test_dir_template)
-{
-	struct mcr_error err = { 0 };
-	char *d;
-
-	d = mcri_expand_dir_template(MCRI_DEFAULT_JOB_DIR, "4301", "alice", "/home/alice/run", &err);
-	ck_assert_str_eq(d, "/home/alice/run/outputs/4301/logs");
-	free(d);
-	d = mcri_expand_dir_template("./outputs/{job_id}/logs/", "7", "u", "/s", &err);
-	ck_assert_str_eq(d, "/s/./outputs/7/logs");
-	free(d);
-	d = mcri_expand_dir_template("/scratch/{user}/{job_id}", "7", "bob", "/s", &err);
-	ck_assert_str_eq(d, "/scratch/bob/7");
-	free(d);
-}
-END_TEST
-
-START_TEST(test_dir_template_unknown_placeholder)
-{
-	struct mcr_error err = { 0 };
-
-	ck_assert_ptr_null(mcri_expand_dir_template("/x/{jobid}", "7", "u", "/s", &err));
-	ck_assert_str_eq(errmsg(&err), "mooncake: the job directory '/x/{jobid}' has an unknown placeholder at '{jobid}'; use {job_id}, {user} and {submit_dir}");
-}
-END_TEST
+/* ---- atomic files -------------------------------------------------------- */
 
 START_TEST(test_atomic_write)
 {
@@ -405,118 +341,7 @@ START_TEST(test_resolve_role)
 }
 END_TEST
 
-/* ---- readiness probes --------------------------------------------------- */
-
-/* a one-shot HTTP server on 127.0.0.1:<port> answering `reply` (NULL: it
- * accepts, then never answers) */
-static pid_t http_server(const char *reply, int *port)
-{
-	struct sockaddr_in a = { 0 };
-	socklen_t len = sizeof(a);
-	int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	pid_t pid;
-
-	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(listen(s, 4), 0);
-	getsockname(s, (struct sockaddr *)&a, &len);
-	*port = ntohs(a.sin_port);
-	pid = fork();
-	if (pid == 0) {
-		int c = accept(s, NULL, NULL);
-		char buf[1024];
-
-		if (!reply) /* accept, read, never answer */
-			pause();
-		if (c >= 0 && read(c, buf, sizeof(buf)) > 0 && write(c, reply, strlen(reply)) < 0)
-			_exit(1);
-		_exit(0);
-	}
-	close(s);
-	return pid;
-}
-
-START_TEST(test_probes)
-{
-	struct mcr_error perr;
-	char body[64];
-	int port, status;
-	pid_t pid;
-
-	pid = http_server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK", &port);
-	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
-				   body, sizeof(body), &perr), 0);
-	ck_assert_int_eq(status, 200);
-	ck_assert_str_eq(body, "OK");
-	waitpid(pid, NULL, 0);
-	pid = http_server("HTTP/1.0 404 Not Found\r\n\r\nmetadata not found", &port);
-	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/metadata?key=x", NULL, 2000,
-				   &status, body, sizeof(body), &perr), 0);
-	ck_assert_int_eq(status, 404);
-	waitpid(pid, NULL, 0);
-	/* a listener that is not HTTP */
-	pid = http_server("SSH-2.0-OpenSSH\r\n", &port);
-	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
-				   body, sizeof(body), &perr), -1);
-	ck_assert_str_eq(perr.text, "the answer is not HTTP");
-	waitpid(pid, NULL, 0);
-	/* nothing listens any more on that port */
-	ck_assert_int_eq(mcri_tcp_probe("127.0.0.1", port, 1000, &perr), -1);
-	ck_assert_str_eq(perr.text, "Connection refused");
-}
-END_TEST
-
-/* a listener that accepts and never answers: the request times out */
-START_TEST(test_http_no_answer)
-{
-	struct mcr_error e = { 0 };
-	char body[64];
-	int port, status;
-	pid_t pid = http_server(NULL, &port);
-
-	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 300, &status,
-				   body, sizeof(body), &e), -1);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	ck_assert_str_eq(e.text, "no answer within 300 ms");
-}
-END_TEST
-
-/* a listener whose queue is full: the connection is never accepted */
-START_TEST(test_tcp_probe_times_out)
-{
-	struct sockaddr_in a = { 0 };
-	socklen_t len = sizeof(a);
-	struct mcr_error e = { 0 };
-	int s = socket(AF_INET, SOCK_STREAM, 0), c[4];
-
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(listen(s, 0), 0);
-	getsockname(s, (struct sockaddr *)&a, &len);
-	for (int i = 0; i < 4; i++) {
-		c[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-		connect(c[i], (struct sockaddr *)&a, sizeof(a));
-	}
-	ck_assert_int_eq(mcri_tcp_probe("127.0.0.1", ntohs(a.sin_port), 300, &e), -1);
-	for (int i = 0; i < 4; i++)
-		close(c[i]);
-	close(s);
-	ck_assert_str_eq(e.text, "timed out");
-}
-END_TEST
-
-START_TEST(test_tcp_probe_unresolvable)
-{
-	struct mcr_error e = { 0 };
-
-	ck_assert_int_eq(mcri_tcp_probe("", 80, 300, &e), -1);
-	ck_assert_int_eq(e.kind, MCR_ESTATE);
-}
-END_TEST
+/* ---- warnings and suggestions ------------------------------------------- */
 
 /* advice: likely typos are named, valid recipes still load (reference §11) */
 START_TEST(test_warnings_and_suggestions)
@@ -584,18 +409,11 @@ Suite *lib_suite(void)
 	tcase_add_test(tc, test_size_nodes);
 	tcase_add_test(tc, test_py_int);
 	tcase_add_test(tc, test_json_format);
-	tcase_add_test(tc, test_hostlist);
-	tcase_add_test(tc, test_dir_template);
-	tcase_add_test(tc, test_dir_template_unknown_placeholder);
 	tcase_add_test(tc, test_atomic_write);
 	tcase_add_test(tc, test_atomic_write_concurrent);
 	tcase_add_test(tc, test_master_argv);
 	tcase_add_test(tc, test_worker_env_layering);
 	tcase_add_test(tc, test_resolve_role);
-	tcase_add_test(tc, test_probes);
-	tcase_add_test(tc, test_http_no_answer);
-	tcase_add_test(tc, test_tcp_probe_times_out);
-	tcase_add_test(tc, test_tcp_probe_unresolvable);
 	tcase_add_test(tc, test_warnings_and_suggestions);
 	tcase_add_loop_test(tc, test_size_suggestions, 0,
 			    (int)(sizeof(SIZE_FIXES) / sizeof(SIZE_FIXES[0])));

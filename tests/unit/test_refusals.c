@@ -1,6 +1,7 @@
 /* test_refusals.c - every refusal of lib/ that the corpus does not reach,
  * one test per message, the message exact (the reference, §10, is the
- * contract), and the errors of the render and sys functions. */
+ * contract), and the errors of the render functions (the names': test_names.c;
+ * the files': test_disk.c). */
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -436,127 +437,6 @@ START_TEST(test_gpu_config_uncovered_gpus)
 }
 END_TEST
 
-/* ---- sys: the helpers the plugin uses ------------------------------- */
-
-START_TEST(test_hostlist_over_max)
-{
-	struct mcr_error e = { 0 };
-	char **hosts;
-
-	ck_assert_int_eq(mcri_hostlist_expand("a,b,c", 2, &hosts, &e), -1);
-	ck_assert_str_eq(errmsg(&e), "mooncake: the host list names more than 2 hosts");
-}
-END_TEST
-
-START_TEST(test_hostlist_null)
-{
-	struct mcr_error e = { 0 };
-	char **hosts;
-
-	ck_assert_int_eq(mcri_hostlist_expand(NULL, 2, &hosts, &e), -1);
-	ck_assert_str_eq(errmsg(&e), "mooncake: empty host list");
-}
-END_TEST
-
-START_TEST(test_hostlist_only_commas)
-{
-	struct mcr_error e = { 0 };
-	char **hosts;
-
-	ck_assert_int_eq(mcri_hostlist_expand(",,", 2, &hosts, &e), -1);
-	ck_assert_str_eq(errmsg(&e), "mooncake: empty host list ',,'");
-}
-END_TEST
-
-START_TEST(test_dir_template_empty)
-{
-	struct mcr_error e = { 0 };
-
-	ck_assert_ptr_null(mcri_expand_dir_template("", "1", "u", "/s", &e));
-	ck_assert_str_eq(errmsg(&e), "mooncake: the job directory template is empty");
-}
-END_TEST
-
-/* host:port, the one reader: what it accepts */
-static const struct {
-	const char *text, *host;
-	int port;
-} HOST_PORT_OK[] = {
-	{ "10.0.0.5:8700", "10.0.0.5", 8700 },
-	{ "h:1", "h", 1 },
-	{ "h:65535", "h", 65535 },
-	{ "a:b:8700", "a:b", 8700 }, /* the last colon, everywhere */
-	{ "[::1]:8700", "[::1]", 8700 },
-};
-
-START_TEST(test_host_port_accepted)
-{
-	struct mcr_error e = { 0 };
-	char *host = NULL;
-	int port = 0;
-
-	ck_assert_int_eq(mcri_host_port_parse(HOST_PORT_OK[_i].text, &host, &port, &e), 0);
-	ck_assert_msg(strcmp(host, HOST_PORT_OK[_i].host) == 0 && port == HOST_PORT_OK[_i].port,
-		      "%s -> %s %d", HOST_PORT_OK[_i].text, host, port);
-	free(host);
-}
-END_TEST
-
-/* ... and what it refuses (a sign or blank in the port was accepted by
- * one of the three readers it replaces) */
-static const char *const HOST_PORT_BAD[] = {
-	"nohost", "h:", ":8700", "h:0", "h:65536", "h:+80", "h: 80", "h:\t80", "h x:80",
-	"h/x:80", "h:80x", "h:99999999999999999999",
-};
-
-START_TEST(test_host_port_refused)
-{
-	struct mcr_error e = { 0 };
-	char want[128];
-
-	ck_assert_int_eq(mcri_host_port_parse(HOST_PORT_BAD[_i], NULL, NULL, &e), -1);
-	snprintf(want, sizeof(want), "'%s' is not host:port (a host, a colon, a port from 1 to 65535)",
-		 HOST_PORT_BAD[_i]);
-	ck_assert_str_eq(e.text, want);
-}
-END_TEST
-
-/* a file cannot replace a directory: refused before anything is written,
- * nothing is left */
-START_TEST(test_write_onto_directory)
-{
-	char dir[] = "/tmp/mck-write.XXXXXX", sub[64], want[512];
-	struct mcr_error e = { 0 };
-
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(sub, sizeof(sub), "%s/f.json", dir);
-	ck_assert_int_eq(mkdir(sub, 0755), 0);
-	ck_assert_int_eq(mcr_write_file_atomic(dir, "f.json", "{}", 2, &e), -1);
-	rmdir(sub);
-	ck_assert_int_eq(rmdir(dir), 0); /* no temporary file left */
-	snprintf(want, sizeof(want),
-		 "mooncake: cannot write %s: it exists and is not a regular file (a directory); remove it",
-		 sub);
-	ck_assert_str_eq(errmsg(&e), want);
-}
-END_TEST
-
-START_TEST(test_mkdir_onto_file)
-{
-	char path[] = "/tmp/mck-file.XXXXXX", want[512];
-	struct mcr_error e = { 0 };
-	int fd = mkstemp(path);
-
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	ck_assert_int_eq(mcri_mkdir_p(path, 0755, &e), -1);
-	unlink(path);
-	snprintf(want, sizeof(want),
-		 "mooncake: %s is not a directory; remove it or choose another job directory", path);
-	ck_assert_str_eq(errmsg(&e), want);
-}
-END_TEST
-
 Suite *refusals_suite(void)
 {
 	Suite *s = suite_create("refusals");
@@ -573,16 +453,6 @@ Suite *refusals_suite(void)
 	tcase_add_test(tc, test_gpu_config_without_device_list);
 	tcase_add_test(tc, test_gpu_config_without_gpus);
 	tcase_add_test(tc, test_gpu_config_uncovered_gpus);
-	tcase_add_test(tc, test_hostlist_over_max);
-	tcase_add_test(tc, test_hostlist_null);
-	tcase_add_test(tc, test_hostlist_only_commas);
-	tcase_add_test(tc, test_dir_template_empty);
-	tcase_add_loop_test(tc, test_host_port_accepted, 0,
-			    (int)(sizeof(HOST_PORT_OK) / sizeof(HOST_PORT_OK[0])));
-	tcase_add_loop_test(tc, test_host_port_refused, 0,
-			    (int)(sizeof(HOST_PORT_BAD) / sizeof(HOST_PORT_BAD[0])));
-	tcase_add_test(tc, test_write_onto_directory);
-	tcase_add_test(tc, test_mkdir_onto_file);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,302 @@
+/*
+ * test_srun.c - the plugin's callbacks against the SPANK stub (stub.c):
+ * srun's options and plugstack arguments, sbatch's check, a node's
+ * addresses.
+ */
+#include <stdlib.h>
+
+
+#include "plugin_case.h"
+
+static const char BAD[] =
+	"schema: 2\n"
+	"engine: {type: trtllm}\n"
+	"roles:\n"
+	"  prefill: {args: {kv_connector_config: {connector: mooncake-store}},\n"
+	"            mooncake_store_config: {global_segment_size: 16GB}}\n"
+	"services:\n"
+	"  - {name: mooncake-master, type: mooncake-master}\n";
+
+START_TEST(srun_without_option_does_nothing)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub.nopts, 2);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(slurm_spank_exit(NULL, 0, NULL), 0);
+	ck_assert(!exists("%s/outputs", case_dir));
+	ck_assert_str_eq(stub.log, "");
+}
+END_TEST
+
+START_TEST(srun_bad_recipe_fails_before_anything)
+{
+	in_tmpdir();
+	write_file("bad.yaml", BAD);
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", "bad.yaml", 0), 0);
+	ck_assert_int_eq(stub_option("mooncake-role", "prefill", 0), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("error: mooncake: bad.yaml:5:");
+	ck_log_contains("roles.prefill.mooncake_store_config.global_segment_size");
+	ck_log_contains("'GB' is refused");
+	ck_assert_int_eq(stub.errors, 1);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert(!exists("%s/outputs", case_dir));
+}
+END_TEST
+
+START_TEST(srun_missing_recipe_file)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", "nope.yaml", 0), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: cannot read the recipe nope.yaml (relative to ");
+	ck_log_contains("): No such file or directory; check the recipe's path");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(srun_several_roles_need_a_role)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", TRT, 0), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("several roles (prefill, decode)");
+	ck_log_contains("--mooncake-role=ROLE");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(srun_role_the_recipe_lacks)
+{
+	in_tmpdir();
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "agg"), -1);
+	ck_log_contains("--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode");
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "donor"), -1);
+	ck_log_contains("--mooncake-role=donor is not a role");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(srun_inherited_recipe_without_role_gets_nothing)
+{
+	in_tmpdir();
+	setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", TRT, 1);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert(!exists("%s/outputs", case_dir));
+	ck_assert_int_eq(stub.errors, 0);
+	/* not even read: a helper srun may run where the path means nothing */
+	setenv("SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_mooncake_recipe", "elsewhere.yaml", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, "elsewhere.yaml", NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(role_without_recipe_is_refused)
+{
+	spank_context_t ctx[] = { S_CTX_LOCAL, S_CTX_ALLOCATOR };
+
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(init(ctx[i], NULL), 0);
+		ck_assert_int_eq(stub_option("mooncake-role", "prefill", 0), 0);
+		ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+		ck_log_contains("--mooncake-role=prefill needs a recipe: add --mooncake-recipe=PATH");
+		slurm_spank_exit(NULL, 0, NULL);
+	}
+}
+END_TEST
+
+START_TEST(srun_empty_option_value)
+{
+	ck_assert_int_eq(init(S_CTX_LOCAL, NULL), 0);
+	ck_assert_int_eq(stub_option("mooncake-recipe", "", 0), -1);
+	ck_log_contains("--mooncake-recipe needs a value");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* Inside an allocation the job is prepared in init_post_opt, before srun
+ * creates the step (a failing local_user_init would leave the step
+ * allocated in Slurm 22.05); local_user_init then has nothing left to do. */
+START_TEST(srun_in_allocation_prepares_before_the_step)
+{
+	char *av[] = { "srun=/bin/false", NULL };
+
+	in_tmpdir();
+	setenv("SLURM_JOB_ID", "4302", 1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
+	ck_log_contains("ended during start-up (exit status 1) before it was ready");
+	/* the job id came from the environment, not from S_JOB_ID (4301) */
+	ck_assert(exists("%s/outputs/4302/logs/mooncake_master.json", case_dir));
+	ck_assert(!exists("%s/outputs/4301", case_dir));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* srun --jobid=OTHER inside an allocation: the environment's job is not the
+ * step's; refused rather than preparing the wrong job */
+START_TEST(srun_jobid_other_than_the_environment)
+{
+	in_tmpdir();
+	write_file("agg.yaml", "schema: 2\nroles: {agg: {}}\n");
+	setenv("SLURM_JOB_ID", "4302", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, "agg.yaml", NULL), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("this step runs in job 4301, but srun's environment is job 4302's");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(alloc_refuses_bad_recipe)
+{
+	in_tmpdir();
+	write_file("bad.yaml", BAD);
+	ck_assert_int_eq(init(S_CTX_ALLOCATOR, NULL), 0);
+	ck_assert_int_eq(stub.nopts, 2);
+	stub_option("mooncake-recipe", "bad.yaml", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("'GB' is refused");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(alloc_accepts_recipe_without_role)
+{
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_ALLOCATOR, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert_int_eq(init(S_CTX_ALLOCATOR, NULL), 0);
+	stub_option("mooncake-recipe", TRT, 0);
+	stub_option("mooncake-role", "agg", 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), -1);
+	ck_log_contains("the recipe has no roles.agg");
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+START_TEST(plugstack_arguments)
+{
+	char *unknown[] = { "ready_timeout=10", "colour=blue", NULL };
+	char *badtime[] = { "ready_timeout=0", NULL };
+	char *ok[] = { "master=/opt/mc/bin/mooncake_master", "srun=/usr/bin/srun",
+		       "job_dir=/scratch/{user}/{job_id}", "ready_timeout=300",
+		       "interface=ib0", NULL };
+
+	ck_assert_int_eq(init(S_CTX_LOCAL, unknown), -1);
+	ck_log_contains("unknown argument 'colour=blue'");
+	ck_assert_int_eq(init(S_CTX_ALLOCATOR, badtime), -1);
+	ck_log_contains("ready_timeout=0 must be a number of seconds");
+	ck_assert_int_eq(init(S_CTX_LOCAL, ok), 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	{
+		struct mcri_plugstack ps;
+		struct mcr_error err;
+
+		ck_assert_int_eq(mcri_plugstack_parse(&ps, 5, ok, &err), 0);
+		ck_assert_str_eq(ps.master, "/opt/mc/bin/mooncake_master");
+		ck_assert_str_eq(ps.srun, "/usr/bin/srun");
+		ck_assert_str_eq(ps.job_dir, "/scratch/{user}/{job_id}");
+		ck_assert_int_eq(ps.ready_timeout, 300);
+		ck_assert_str_eq(ps.interface, "ib0");
+		ck_assert(!ps.fixed_ports);
+		ck_assert_int_eq(ps.port_lo, 8700);
+		ck_assert_int_eq(ps.port_hi, 8999);
+	}
+	/* slurmd and the job-script contexts never fail */
+	ck_assert_int_eq(init(S_CTX_SLURMD, unknown), 0);
+}
+END_TEST
+
+/* sampler= and pool_interval=: defaults, values, refusals */
+START_TEST(plugstack_pool_arguments)
+{
+	char *ok[] = { "sampler=/opt/mc/bin/mooncake-recipe", "pool_interval=2", NULL };
+	char *off[] = { "pool_interval=0", NULL };
+	char *relative[] = { "sampler=mooncake-recipe", NULL };
+	char *bad[] = { "pool_interval=5s", NULL };
+	char *big[] = { "pool_interval=3601", NULL };
+
+	struct mcri_plugstack ps;
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 0, NULL, &err), 0);
+	ck_assert_int_eq(ps.pool_interval, 5);
+	ck_assert_msg(strstr(ps.sampler, "/mooncake-recipe") != NULL && ps.sampler[0] == '/',
+		      "default sampler: %s", ps.sampler);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 2, ok, &err), 0);
+	ck_assert_str_eq(ps.sampler, "/opt/mc/bin/mooncake-recipe");
+	ck_assert_int_eq(ps.pool_interval, 2);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, off, &err), 0);
+	ck_assert_int_eq(ps.pool_interval, 0);
+	ck_assert_int_eq(init(S_CTX_LOCAL, relative), -1);
+	ck_log_contains("mooncake: plugstack.conf: sampler=mooncake-recipe must be an absolute path (the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe)");
+	ck_assert_int_eq(init(S_CTX_LOCAL, bad), -1);
+	ck_log_contains("mooncake: plugstack.conf: pool_interval=5s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off");
+	ck_assert_int_eq(init(S_CTX_LOCAL, big), -1);
+	ck_log_contains("pool_interval=3601 must be a number of seconds");
+}
+END_TEST
+
+/* addresses: a node's, this host's toward the master, a NIC's */
+START_TEST(net_addresses)
+{
+	struct mcr_error err;
+	char addr[64];
+
+	ck_assert_int_eq(mcp_resolve_ipv4("127.0.0.1", addr, sizeof(addr), &err), 0);
+	ck_assert_str_eq(addr, "127.0.0.1");
+	ck_assert_int_eq(mcp_resolve_ipv4("no-such-node.invalid", addr, sizeof(addr), &err), -1);
+	ck_assert_msg(strstr(err.text, "cannot resolve the address of node no-such-node.invalid: ") == err.text,
+		      "%s", err.text);
+	ck_assert_ptr_nonnull(strstr(err.text, "its NodeAddr in slurm.conf must resolve to an IPv4 address"));
+	ck_assert_int_eq(mcp_local_address(NULL, "127.0.0.1", addr, sizeof(addr), &err), 0);
+	ck_assert_str_eq(addr, "127.0.0.1");
+	ck_assert_int_eq(mcp_local_address("lo", "192.0.2.1", addr, sizeof(addr), &err), 0);
+	ck_assert_str_eq(addr, "127.0.0.1");
+	ck_assert_int_eq(mcp_local_address("nope0", "127.0.0.1", addr, sizeof(addr), &err), -1);
+	ck_assert_str_eq(err.text, "the network interface 'nope0' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network");
+	ck_assert_int_eq(mcp_local_address(NULL, "not-an-address", addr, sizeof(addr), &err), -1);
+	ck_assert_str_eq(err.text, "'not-an-address' is not an IPv4 address");
+	/* only lo in this network namespace: no route elsewhere */
+	ck_assert_int_eq(mcp_local_address(NULL, "192.0.2.1", addr, sizeof(addr), &err), -1);
+	ck_assert_str_eq(err.text, "no route from this node to the master at 192.0.2.1: Network is unreachable; set interface= in plugstack.conf");
+}
+END_TEST
+
+Suite *srun_suite(void)
+{
+	Suite *s = suite_create("plugin-srun");
+	TCase *srun = tcase_create("srun"), *alloc = tcase_create("sbatch");
+
+	tcase_set_timeout(srun, 60);
+	tcase_add_checked_fixture(srun, NULL, remove_tmpdir);
+	tcase_add_checked_fixture(alloc, NULL, remove_tmpdir);
+	tcase_add_test(srun, srun_without_option_does_nothing);
+	tcase_add_test(srun, srun_bad_recipe_fails_before_anything);
+	tcase_add_test(srun, srun_missing_recipe_file);
+	tcase_add_test(srun, srun_several_roles_need_a_role);
+	tcase_add_test(srun, srun_role_the_recipe_lacks);
+	tcase_add_test(srun, srun_inherited_recipe_without_role_gets_nothing);
+	tcase_add_test(srun, srun_empty_option_value);
+	tcase_add_test(srun, role_without_recipe_is_refused);
+	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
+	tcase_add_test(srun, srun_jobid_other_than_the_environment);
+	tcase_add_test(srun, plugstack_arguments);
+	tcase_add_test(srun, net_addresses);
+	tcase_add_test(srun, plugstack_pool_arguments);
+	tcase_add_test(alloc, alloc_refuses_bad_recipe);
+	tcase_add_test(alloc, alloc_accepts_recipe_without_role);
+	suite_add_tcase(s, srun);
+	suite_add_tcase(s, alloc);
+	return s;
+}
