@@ -1,5 +1,5 @@
 /* main.c - the plugin layer's suites (srun, srun_pool, srun_master, stepd,
- * election, ports, container, steps, container_alias, handover), or, as
+ * guard, election, ports, container, steps, container_alias, handover), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
 #include <check.h>
@@ -15,6 +15,7 @@ Suite *srun_suite(void);
 Suite *srun_pool_suite(void);
 Suite *srun_master_suite(void);
 Suite *stepd_suite(void);
+Suite *guard_suite(void);
 Suite *election_suite(void);
 Suite *ports_suite(void);
 Suite *container_suite(void);
@@ -35,6 +36,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, srun_pool_suite());
 	srunner_add_suite(sr, srun_master_suite());
 	srunner_add_suite(sr, stepd_suite());
+	srunner_add_suite(sr, guard_suite());
 	srunner_add_suite(sr, container_suite());
 	srunner_add_suite(sr, steps_suite());
 	srunner_add_suite(sr, container_alias_suite());

@@ -3,7 +3,12 @@
 #define MCK_PLUGIN_CASE_H_
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <check.h>
 

@@ -155,6 +155,30 @@ START_TEST(srun_jobid_other_than_the_environment)
 }
 END_TEST
 
+/* A recipe whose master is external: the tasks are pointed at it, and
+ * nothing is started or written for a pool of the job's own */
+START_TEST(srun_external_master_starts_nothing)
+{
+	const char *ext = MCK_TOP "/tests/recipes/valid/vllm_external_master.yaml";
+	const char *text;
+
+	in_tmpdir();
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, ext, "prefill"), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	ck_assert_ptr_nonnull(text = getenv(MCP_TASK_VAR));
+	ck_assert_ptr_nonnull(strstr(text, "[\"MOONCAKE_MASTER\",\"10.0.0.5:8700\"]"));
+	ck_assert_ptr_nonnull(strstr(text, "[\"MOONCAKE_TE_META_DATA_SERVER\",\"http://10.0.0.5:8701/metadata\"]"));
+	/* each task's address is the one toward the external master; its
+	 * tasks are no workers of a pool of this job's */
+	ck_assert_ptr_nonnull(strstr(text, "\"peer\":\"10.0.0.5\""));
+	ck_assert(strstr(text, "\"role\"") == NULL);
+	ck_assert(strstr(stub.log, "starting mooncake_master") == NULL);
+	ck_assert(!exists("%s/outputs/4301/logs/mooncake_master.json", case_dir));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 START_TEST(alloc_refuses_bad_recipe)
 {
 	in_tmpdir();
@@ -291,6 +315,7 @@ Suite *srun_suite(void)
 	tcase_add_test(srun, role_without_recipe_is_refused);
 	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
 	tcase_add_test(srun, srun_jobid_other_than_the_environment);
+	tcase_add_test(srun, srun_external_master_starts_nothing);
 	tcase_add_test(srun, plugstack_arguments);
 	tcase_add_test(srun, net_addresses);
 	tcase_add_test(srun, plugstack_pool_arguments);

@@ -135,6 +135,32 @@ START_TEST(srun_starts_the_master_on_free_ports)
 END_TEST
 
 /* ports=fixed: today's refusal, with its message */
+/* ports=auto with every triple it may try taken: refused, naming how many
+ * it tried and the fix; no master step is started */
+START_TEST(srun_no_free_ports_is_refused)
+{
+	char opt[400], path[512];
+	char *av[] = { opt, "port_range=8990-8995", NULL };
+	int busy[3];
+	struct stat sb;
+
+	in_tmpdir();
+	busy[0] = hold_port(8700);
+	busy[1] = hold_port(8992);
+	busy[2] = hold_port(8993);
+	fake_srun(opt, sizeof(opt));
+	setenv("SLURM_JOB_ID", "4301", 1);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
+	ck_log_contains("mooncake: no free ports for mooncake_master on the infra node n1 (127.0.0.1): each of the 3 triples it tried was taken (8700-8702, then 2 of the 2 triples of port_range=8990-8995); widen port_range= in plugstack.conf, or run the job on another first node");
+	ck_assert(strstr(stub.log, "starting mooncake_master") == NULL);
+	snprintf(path, sizeof(path), "%s/outputs/4301/logs/mooncake_master.log", case_dir);
+	ck_assert(stat(path, &sb) != 0 || sb.st_size == 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	for (int k = 0; k < 3; k++)
+		close(busy[k]);
+}
+END_TEST
+
 START_TEST(srun_fixed_ports_taken_is_refused)
 {
 	char opt[400];
@@ -426,6 +452,7 @@ Suite *srun_master_suite(void)
 	tcase_add_test(srun, srun_starts_the_master_on_srtctls_ports);
 	tcase_add_test(srun, srun_starts_the_master_on_free_ports);
 	tcase_add_test(srun, srun_fixed_ports_taken_is_refused);
+	tcase_add_test(srun, srun_no_free_ports_is_refused);
 	tcase_add_test(srun, srun_fixed_ports_taken_by_the_jobs_other_pool);
 	suite_add_tcase(s, srun);
 	return s;

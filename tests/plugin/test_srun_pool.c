@@ -327,6 +327,11 @@ START_TEST(master_exec_advice_cases)
 	ck_assert_str_eq(out, "");
 	mcp_master_advice(NULL, "execve(): ", "mooncake_master", "n1", out, sizeof(out));
 	ck_assert_str_eq(out, "");
+	/* no room: nothing is written, not even the NUL */
+	out[0] = 'x';
+	mcp_master_advice(NULL, "slurmstepd: error: execve(): mooncake_master: No such file or directory",
+			  "mooncake_master", "n1", out, 0);
+	ck_assert_int_eq(out[0], 'x');
 }
 END_TEST
 

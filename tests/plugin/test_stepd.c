@@ -128,6 +128,21 @@ START_TEST(stepd_task_gets_role_env)
 			 host);
 		ck_assert_str_eq(buf, path);
 	}
+	/* the node's first task speaks for the node: its second records nothing */
+	{
+		char host[256] = "", path[1024];
+		struct stat sb;
+
+		remote_step(3, TRT, "decode", h, NULL);
+		stub.hostname = "10.0.0.7";
+		stub.task_id = 1;
+		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+		ck_assert_int_eq(stub.errors, 0);
+		slurm_spank_exit(NULL, 0, NULL);
+		gethostname(host, sizeof(host) - 1);
+		snprintf(path, sizeof(path), "%s/outputs/4301/logs/workers/%s.4301.3.1.json", case_dir, host);
+		ck_assert_int_eq(stat(path, &sb), -1);
+	}
 	free(h);
 }
 END_TEST
@@ -259,6 +274,52 @@ START_TEST(stepd_master_step_claims_its_ports)
 }
 END_TEST
 
+/* As Slurm runs it, the master step claims its ports in
+ * task_init_privileged (still root): task_init has nothing left to do, and
+ * a refusal there fails the task just the same */
+START_TEST(stepd_master_step_claims_its_ports_privileged)
+{
+	int busy;
+
+	in_tmpdir();
+	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
+	stub.step_id = 4;
+	stub_setenv(MCP_PORTS_VAR, "8990,8991,8992");
+	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), 0);
+	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	busy = hold_port(8992);
+	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
+	stub.step_id = 4;
+	stub_setenv(MCP_PORTS_VAR, "8990,8991,8992");
+	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: port 8992 (metrics) on ");
+	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+	close(busy);
+	/* a task of a role step has no ports to claim */
+	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
+	stub.step_id = 5;
+	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	/* plugstack.conf arguments the plugin refuses fail the master step
+	 * (slurmstepd loaded it all the same), saying which */
+	{
+		char *bad[] = { "colour=blue", NULL };
+
+		ck_assert_int_eq(init(S_CTX_REMOTE, bad), 0);
+		stub.step_id = 4;
+		stub_setenv(MCP_PORTS_VAR, "8990,8991,8992");
+		ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
+		ck_log_contains("unknown argument 'colour=blue'");
+		slurm_spank_exit(NULL, 0, NULL);
+	}
+}
+END_TEST
+
 START_TEST(stepd_sglang_gets_variables_no_path)
 {
 	char *h;
@@ -343,6 +404,7 @@ Suite *stepd_suite(void)
 	tcase_add_test(stepd, stepd_inherited_recipe_without_role);
 	tcase_add_test(stepd, stepd_errors_return_minus_one);
 	tcase_add_test(stepd, stepd_master_step_claims_its_ports);
+	tcase_add_test(stepd, stepd_master_step_claims_its_ports_privileged);
 	tcase_add_test(stepd, stepd_sglang_gets_variables_no_path);
 	tcase_add_test(stepd, stepd_vllm_per_gpu_file);
 	suite_add_tcase(s, stepd);
