@@ -60,14 +60,56 @@ enum mcr_error_kind {
 	MCR_WARNING = 4, /* not an error: advice on a valid recipe (mcr_recipe_warning) */
 };
 
+/*
+ * What exactly went wrong, beside the text (as jansson's json_error_code):
+ * a program (or a test) acts on the code, a person reads the text. A
+ * refusal of a rule of doc/recipe-reference.md has that rule's code
+ * (MCR_E_C1 ... MCR_E_M1); the others say what kind of failure it was.
+ * Codes are only ever added, at the end.
+ */
+enum mcr_error_code {
+	MCR_E_NONE = 0,    /* no error (kind MCR_OK) */
+	MCR_E_INVALID,     /* an argument, or input no numbered rule covers, is wrong */
+	MCR_E_IO,          /* a file or directory could not be read or written */
+	MCR_E_NOMEM,       /* out of memory */
+	MCR_E_STATE,       /* the job's master or directory is not in a usable state */
+	MCR_E_ADVICE,      /* a warning on a valid recipe (kind MCR_WARNING) */
+	MCR_E_YAML,        /* not YAML srtctl loads: syntax, tags, anchors, depth, size */
+	MCR_E_FIELD,       /* a key the recipe's schema does not have */
+	MCR_E_SCHEMA,      /* §10.2: the schema version and srtctl's v1 keys */
+	MCR_E_LOG_DIR,     /* §10.3: output.log_dir */
+	MCR_E_SHAPE,       /* §10.4-§10.6: one master, the engine, kv store, services, roles */
+	MCR_E_C1, MCR_E_C2, MCR_E_C3, MCR_E_C4, MCR_E_C5, MCR_E_C6,
+	MCR_E_C7, MCR_E_C8, MCR_E_C9, MCR_E_C10, MCR_E_C11,
+	MCR_E_V1, MCR_E_V2, MCR_E_V3, MCR_E_S1, MCR_E_M1,
+	MCR_E_E1, MCR_E_E2, MCR_E_E3,
+};
+
+/* The code's name as doc/recipe-reference.md writes it ("C5", "YAML",
+ * "none"): static, never NULL ("?" for a value the enum does not have). */
+const char *mcr_error_code_name(enum mcr_error_code code);
+
 /* Sizes of the fields of struct mcr_error, and of a buffer that holds any
  * message mcr_error_format() prints. */
-#define MCR_ERROR_SOURCE_LENGTH 4096
-#define MCR_ERROR_TEXT_LENGTH 8192
+#define MCR_ERROR_SOURCE_LENGTH 256
+#define MCR_ERROR_TEXT_LENGTH 768
 #define MCR_ERROR_MESSAGE_LENGTH (MCR_ERROR_SOURCE_LENGTH + MCR_ERROR_TEXT_LENGTH + 64)
 
+/* Where a value is written (about 0.5 KB, fine on any stack). */
+struct mcr_position {
+	/* the file as messages call it ("recipe.yaml"); a name longer than
+	 * the field keeps its end, after "..." */
+	char source[MCR_ERROR_SOURCE_LENGTH];
+	int line;   /* 1-based */
+	int column; /* 1-based */
+	/* the key path of the value ("model.container") */
+	char path[MCR_ERROR_SOURCE_LENGTH];
+};
+
+/* What went wrong (about 1 KB, fine on any stack). */
 struct mcr_error {
 	enum mcr_error_kind kind;
+	enum mcr_error_code code;
 	/* where in the recipe: 1-based, 0 when the error has no position */
 	int line;
 	int column;
@@ -187,11 +229,11 @@ const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
  * when the recipe names none or starts no master (none declared, or an
  * external one). Borrowed, valid until mcr_recipe_free.
  * `where` may be NULL; otherwise it is cleared, and when a container is
- * named it says where the value is: its source, line and column, and as
- * its text the key path ("model.container"), with kind MCR_OK.
+ * named it says where the value is: its source, line, column and key path
+ * ("model.container").
  */
 const char *mcr_recipe_master_container(const struct mcr_recipe *recipe,
-					struct mcr_error *where);
+					struct mcr_position *where);
 /*
  * srtctl's container aliases: the value of the key `alias` in the
  * `containers:` mapping of the srtslurm.yaml file `path` (srtctl's cluster
@@ -203,11 +245,11 @@ const char *mcr_recipe_master_container(const struct mcr_recipe *recipe,
  * YAML or not a mapping, has a `containers:` that is not a mapping, or maps
  * `alias` to something other than a non-empty string (MCR_EINVAL, at the
  * file's line and column). `where` may be NULL; otherwise it is cleared,
- * and on 1 it says where the value is (its file, line and column, and as
- * its text "containers.<alias>"), with kind MCR_OK.
+ * and on 1 it says where the value is (its file, line, column and the key
+ * path "containers.<alias>").
  */
 int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias,
-			   char **value, struct mcr_error *where, struct mcr_error *err);
+			   char **value, struct mcr_position *where, struct mcr_error *err);
 /* Declared roles as "prefill, decode", "(none)" without roles (caller
  * frees; NULL only when out of memory). */
 char *mcr_recipe_role_list(const struct mcr_recipe *recipe);

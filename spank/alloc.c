@@ -25,12 +25,10 @@ int mcp_alloc_init(spank_t sp, int ac, char **av)
 
 int mcp_alloc_post_opt(spank_t sp)
 {
-	MCP_ERROR(err);
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 	struct mcr_recipe *recipe = NULL;
 	enum mcr_role role;
 
-	if (!err)
-		return -1;
 	(void)sp;
 	if (!mcp_option_recipe())
 		return mcp_role_without_recipe();

@@ -21,15 +21,6 @@ void mcp_error(const struct mcr_error *err)
 	slurm_error("%s", msg);
 }
 
-struct mcr_error *mcp_error_new(void)
-{
-	struct mcr_error *err = calloc(1, sizeof(*err));
-
-	if (!err)
-		slurm_error(MCP_NAME ": out of memory (%zu bytes for an error message); nothing was done", sizeof(*err));
-	return err;
-}
-
 void mcp_freep(void *pointer_to_pointer)
 {
 	void **p = pointer_to_pointer;

@@ -113,33 +113,64 @@ void mcp_container_probe(const struct mcri_plugstack *ps, struct mcp_container_s
 
 /* the recipe's value, as the chosen container system gets it */
 struct value {
-	const char *v;          /* what it names, after srtctl's aliases */
-	struct mcr_error where; /* the recipe's position; text: the key path, and
-				 * how an alias resolved */
-	char key[320];          /* the key path alone ("model.container") */
-	char looked[2048];      /* no alias resolved: the srtslurm.yaml read */
-	const char *why;        /* the container system, and who chose it */
+	const char *v;             /* what it names, after srtctl's aliases */
+	struct mcr_position where; /* the recipe's position and key path
+				    * (where.path is "model.container") */
+	char how[PATH_MAX + 512];  /* how an alias resolved; "" for none */
+	char looked[2048];         /* no alias resolved: the srtslurm.yaml read */
+	const char *why;           /* the container system, and who chose it */
 };
 
-/* err at the recipe's value */
+/* "<key path> (<how an alias resolved>): <text>" at the recipe's value:
+ * an error of `kind` in err (returns -1), or with err NULL c->note, a
+ * line for srun (-v when c->note_verbose) */
+static int say_at_value(struct mcr_error *err, enum mcr_error_kind kind, struct mcp_container *c,
+			const struct value *val, const char *fmt, va_list ap)
+{
+	char *text = NULL, *s = NULL;
+
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	if (!text || asprintf(&s, "%s%s%s%s: %s", val->where.path, val->how[0] ? " (" : "",
+			      val->how, val->how[0] ? ")" : "", text) < 0)
+		s = NULL;
+	free(text);
+	if (err && s)
+		mcri_error_at(err, kind, &val->where, "%s", s);
+	else if (err)
+		mcri_error_nomem(err);
+	else
+		mcri_note_at(c->note, sizeof(c->note), &val->where, "%s", s ? s : "out of memory");
+	free(s);
+	return -1;
+}
+
+/* err at the recipe's value; returns -1 */
 static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val,
 		    const char *fmt, ...)
 {
-	struct mcr_error at = val->where; /* err may be where */
-	char text[MCR_ERROR_TEXT_LENGTH];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	say_at_value(err, kind, NULL, val, fmt, ap);
 	va_end(ap);
-	err->kind = kind;
-	err->line = at.line;
-	err->column = at.column;
-	snprintf(err->source, sizeof(err->source), "%s", at.source);
-	snprintf(err->text, sizeof(err->text), "%.1500s: %.6600s", at.text, text);
 	return -1;
+}
+
+/* c->note: a line about the recipe's value for srun (-v when `verbose`) */
+static void note_value(struct mcp_container *c, bool verbose, const struct value *val,
+		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void note_value(struct mcp_container *c, bool verbose, const struct value *val,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_at_value(NULL, MCR_OK, c, val, fmt, ap);
+	va_end(ap);
+	c->note_verbose = verbose;
 }
 
 /* an srtctl alias (srtslurm.yaml's containers:) or a bare image name */
@@ -183,11 +214,11 @@ static int oci_value(const struct value *val, struct mcp_container *c, struct mc
 	if (!looks_like_path(v) && bare_word(v))
 		return at_value(err, MCR_EINVAL, val,
 				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (%s). Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s, or map the alias to it in containers: of srtslurm.yaml",
-				v, val->why, v, val->looked, val->key, v);
+				v, val->why, v, val->looked, val->where.path, v);
 	if (!looks_like_path(v))
 		return at_value(err, MCR_EINVAL, val,
 				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an image name. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/trtllm",
-				v, val->why, v, val->key);
+				v, val->why, v, val->where.path);
 	if (!realpath(v, real) || stat(real, &sb) != 0)
 		return at_value(err, MCR_EINVAL, val,
 				"the OCI bundle %s does not exist here (%s); with %s, the master step runs as srun --container=BUNDLE: write the path of a bundle directory (config.json and its root file system) that exists on this host and the compute nodes",
@@ -231,7 +262,7 @@ static int pyxis_value(const struct value *val, struct mcp_container *c, struct 
 	if (!exists && bare_word(v) && !squashfs_name(v))
 		return at_value(err, MCR_EINVAL, val,
 				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s); with %s, the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
-				v, val->looked, val->why, val->key, v, v);
+				v, val->looked, val->why, val->where.path, v, v);
 	if (exists && S_ISDIR(sb.st_mode))
 		return at_value(err, MCR_EINVAL, val,
 				"%s is a directory; with %s, the master step runs as srun --container-image=IMAGE, and pyxis runs an image (a registry image or a squashfs file), not a directory or an OCI bundle: write the image, or run the master with Slurm's --container (container=oci in plugstack.conf)",
@@ -244,7 +275,7 @@ static int pyxis_value(const struct value *val, struct mcp_container *c, struct 
 	} else if (!exists && v[0] != '/' && (file_name || squashfs_name(v))) {
 		return at_value(err, MCR_EINVAL, val,
 				"the squashfs file %s does not exist here (relative to %s: %s); with %s, the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. %s: /shared/images/%s)",
-				v, cwd, strerror(missing), val->why, val->key,
+				v, cwd, strerror(missing), val->why, val->where.path,
 				strrchr(v, '/') ? strrchr(v, '/') + 1 : v);
 	} else {
 		/* a registry image, or an absolute path (perhaps the nodes' own) */
@@ -266,7 +297,7 @@ static int in_container(const struct mcri_plugstack *ps, const struct mcp_contai
 		return -1;
 	if (resolved) {
 		val->v = resolved;
-		snprintf(val->where.text, sizeof(val->where.text), "%s (%.1000s)", val->key, how);
+		snprintf(val->how, sizeof(val->how), "%s", how);
 	}
 	if (ps->container == MCRI_CONTAINER_PYXIS) {
 		val->why = "container=pyxis in plugstack.conf";
@@ -287,14 +318,9 @@ static int in_container(const struct mcri_plugstack *ps, const struct mcp_contai
 		rc = oci_value(val, c, err);
 	}
 	/* srun -v says how the alias resolved */
-	if (rc == 0 && resolved) {
-		struct mcr_error line;
-
-		at_value(&line, MCR_OK, val, "the master step runs in %s (%s)", c->value,
-			 c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis");
-		mcr_error_format(&line, c->note, sizeof(c->note));
-		c->note_verbose = true;
-	}
+	if (rc == 0 && resolved)
+		note_value(c, true, val, "the master step runs in %s (%s)", c->value,
+			   c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis");
 	free(resolved);
 	return rc;
 }
@@ -306,19 +332,15 @@ int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recip
 	struct mcp_container_site probed;
 	const struct mcp_container_site *site = given;
 	struct value val = { 0 };
-	char line[MCR_ERROR_MESSAGE_LENGTH];
 
 	memset(c, 0, sizeof(*c));
 	c->mode = MCRI_CONTAINER_NONE;
 	if (!(val.v = mcr_recipe_master_container(recipe, &val.where)))
 		return 0;
-	snprintf(val.key, sizeof(val.key), "%.319s", val.where.text);
 	if (ps->container == MCRI_CONTAINER_NONE) { /* a line for srun -v (srun.c) */
-		at_value(&val.where, MCR_OK, &val,
-			 "'%s' is not used (container=none in plugstack.conf): the master runs on the host",
-			 val.v);
-		mcr_error_format(&val.where, c->note, sizeof(c->note));
-		c->note_verbose = true;
+		note_value(c, true, &val,
+			   "'%s' is not used (container=none in plugstack.conf): the master runs on the host",
+			   val.v);
 		return 0;
 	}
 	if (ps->container == MCRI_CONTAINER_AUTO && !site) {
@@ -329,11 +351,9 @@ int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recip
 		return in_container(ps, site, &val, c, err);
 	/* no container support: the host's master, said once by the srun
 	 * that starts it */
-	at_value(&val.where, MCR_OK, &val,
-		 "'%s' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no %s), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good",
-		 val.v, site->oci_conf);
-	mcr_error_format(&val.where, line, sizeof(line));
-	snprintf(c->note, sizeof(c->note), "%s", line);
+	note_value(c, false, &val,
+		   "'%s' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no %s), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good",
+		   val.v, site->oci_conf);
 	return 0;
 }
 

@@ -84,7 +84,7 @@ int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char
 {
 	char mine[PATH_MAX], missed[PATH_MAX + 256] = "";
 	const char *files[2] = { mine, ps->srtslurm };
-	struct mcr_error where;
+	struct mcr_position where;
 	int rc;
 
 	*resolved = NULL;
@@ -97,7 +97,7 @@ int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char
 		if (rc < 0)
 			return -1;
 		if (rc == 1) {
-			snprintf(how, how_size, "'%.256s' is %s of %s:%d:%d", value, where.text,
+			snprintf(how, how_size, "'%.256s' is %s of %s:%d:%d", value, where.path,
 				 where.source, where.line, where.column);
 			return 0;
 		}

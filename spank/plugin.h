@@ -61,14 +61,6 @@ void mcp_error(const struct mcr_error *err);
  * (mcp_freep(&p) is free(p)). */
 #define MCP_AUTOFREE __attribute__((cleanup(mcp_freep)))
 void mcp_freep(void *pointer_to_pointer);
-/* A callback's struct mcr_error (12 KB) lives on the heap, never in a
- * static buffer that outlives the callback nor on its stack:
- *   MCP_ERROR(err);
- *   if (!err) return -1;    (mcp_error_new said so)
- * declares err, freed when it goes out of scope. */
-#define MCP_ERROR(name) struct mcr_error *name MCP_AUTOFREE = mcp_error_new()
-/* calloc'd; NULL after slurm_error "mooncake: out of memory ..." */
-struct mcr_error *mcp_error_new(void);
 /* Load and validate the recipe (as the calling user), print its warnings,
  * and decide the role (mcr_recipe_resolve_role). */
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,

@@ -259,12 +259,10 @@ static int master_task(spank_t sp, const char *text, struct mcr_error *err)
  * registry of the node (ports.c), where no user can plant a reservation. */
 int mcp_stepd_task_init_privileged(spank_t sp)
 {
-	MCP_ERROR(err);
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 	char value[64];
 	uint32_t step_id;
 
-	if (!err)
-		return -1;
 	if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
 	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
 	    step_id == SLURM_INTERACTIVE_STEP || !stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
@@ -278,14 +276,12 @@ int mcp_stepd_task_init_privileged(spank_t sp)
 
 int mcp_stepd_task_init(spank_t sp)
 {
-	MCP_ERROR(err);
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 	char *value MCP_AUTOFREE = malloc(ENV_VALUE_MAX);
 	const char *recipe = mcp_option_recipe(), *role = mcp_option_role();
 	uint32_t step_id;
 	int rc;
 
-	if (!err)
-		return -1;
 	if (!value) {
 		mcri_error_nomem(err);
 		mcp_error(err);

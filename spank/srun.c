@@ -73,10 +73,8 @@ static int decide_container(void);
 
 int mcp_srun_init(spank_t sp, int ac, char **av)
 {
-	MCP_ERROR(err);
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 
-	if (!err)
-		return -1;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.role = MCR_ROLE_NONE;
 	if (mcri_plugstack_parse(&ctx.ps, ac, av, err)) {
@@ -103,12 +101,10 @@ static const char *srun_getenv(void *arg, const char *name, char *buf, size_t si
 
 int mcp_srun_post_opt(spank_t sp)
 {
-	MCP_ERROR(err);
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 	const char *recipe = mcp_option_recipe(), *role = mcp_option_role(), *id;
 	bool inherited;
 
-	if (!err)
-		return -1;
 	(void)sp;
 	if (!recipe)
 		return mcp_role_without_recipe();
@@ -383,10 +379,8 @@ out:
  * standalone srun, allocated. */
 static int decide_container(void)
 {
-	MCP_ERROR(err);
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 
-	if (!err)
-		return -1;
 	if (!mcr_recipe_has_master(ctx.recipe) || mcr_recipe_external_master(ctx.recipe))
 		return 0;
 	if (mcp_container_decide(&ctx.ps, ctx.recipe, NULL, &ctx.container, err)) {
@@ -413,7 +407,7 @@ static bool pool_runs(const struct mcri_jobdir *dir)
 
 static int prepare_job(uint32_t job_id, uid_t uid)
 {
-	MCP_ERROR(err);
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 	struct mcr_file_list files = { 0 };
 	struct mcri_state st = { 0 };
 	struct mcri_jobdir jd = { .fd = -1 };
@@ -424,8 +418,6 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	const struct mcp_container *container = NULL;
 	int rv = -1;
 
-	if (!err)
-		return -1;
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
 	dir = mcp_job_dir(&ctx.ps, ctx.recipe, job_id_s, uid,
 			  ctx.outside && ctx.outside_dir[0] ? ctx.outside_dir : getenv("SLURM_SUBMIT_DIR"), err);

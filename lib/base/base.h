@@ -36,11 +36,27 @@ static inline size_t mcri_weight_add(size_t a, size_t b)
 int mcri_error_vat(struct mcr_error *err, enum mcr_error_kind kind,
 		   const char *source, int line, int column, const char *fmt,
 		   va_list ap);
+/* err at a position (its path is not used); returns -1. */
+int mcri_error_at(struct mcr_error *err, enum mcr_error_kind kind,
+		  const struct mcr_position *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* err without source or position; returns -1. */
 int mcri_error_set(struct mcr_error *err, enum mcr_error_kind kind,
 		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* MCR_EIO "out of memory"; returns -1. */
+/* MCR_EIO "out of memory" (code MCR_E_NOMEM); returns -1. */
 int mcri_error_nomem(struct mcr_error *err);
+/* The set error's code said more exactly (the setters above give the
+ * kind's: MCR_EINVAL -> MCR_E_INVALID, MCR_EIO -> MCR_E_IO, ...); err may
+ * be NULL; returns -1, so `return mcri_error_code(err, MCR_E_YAML);`. */
+int mcri_error_code(struct mcr_error *err, enum mcr_error_code code);
+/* Fill a position (source NULL: "", path NULL: ""). */
+void mcri_position_set(struct mcr_position *at, const char *source, int line, int column,
+		       const char *path);
+/* A line about the value at `at` that is no error, printed as messages
+ * are ("mooncake: <source>:<line>:<column>: <text>") into buf (size bytes,
+ * MCR_ERROR_MESSAGE_LENGTH holds any); returns the complete length. */
+size_t mcri_note_at(char *buf, size_t size, const struct mcr_position *at,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* ---- environment variables (names.c; reference §8, E1 and E2) ------ */
 

@@ -148,7 +148,7 @@ out:
  * engine block's, else the job's (model.container); empty strings do not
  * count (srtctl copies the service's only when truthy) */
 const char *mcr_recipe_master_container(const struct mcr_recipe *r,
-					struct mcr_error *where)
+					struct mcr_position *where)
 {
 	const struct mcri_node *n = NULL, *name;
 	char path[320];
@@ -171,6 +171,6 @@ const char *mcr_recipe_master_container(const struct mcr_recipe *r,
 		return NULL;
 	}
 	if (where)
-		mcri_err_at(where, MCR_OK, r->doc, n, "%s", path);
+		mcri_position_of(where, r->doc, n, path);
 	return n->s;
 }

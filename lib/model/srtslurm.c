@@ -8,6 +8,7 @@
  * finds the files as srtctl finds them).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@
 #define MAX_SRTSLURM_BYTES (1u << 20)
 
 int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias,
-			   char **value, struct mcr_error *where, struct mcr_error *err)
+			   char **value, struct mcr_position *where, struct mcr_error *err)
 {
 	const char *name = display_name ? display_name : path;
 	const struct mcri_node *containers, *v;
@@ -72,8 +73,12 @@ int mcr_srtslurm_container(const char *path, const char *display_name, const cha
 		rc = mcri_error_nomem(err);
 		goto out;
 	}
-	if (where)
-		mcri_err_at(where, MCR_OK, doc, v, "containers.%s", alias);
+	if (where) {
+		char key[MCR_ERROR_SOURCE_LENGTH];
+
+		snprintf(key, sizeof(key), "containers.%s", alias);
+		mcri_position_of(where, doc, v, key);
+	}
 	rc = 1;
 out:
 	mcri_doc_free(doc);

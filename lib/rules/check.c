@@ -38,7 +38,7 @@ int mcri_fail(struct mcri_check *v, const struct mcri_node *at,
 	va_start(ap, fmt);
 	mcri_verr_at(v->err, MCR_EINVAL, v->r->doc, at, fmt, ap);
 	va_end(ap);
-	return -1;
+	return mcri_error_code(v->err, v->rule);
 }
 
 /* keep heap string s until mcri_check_done(); NULL (s freed) when out of
@@ -131,28 +131,32 @@ static int env_rules(struct mcri_check *v, const struct mcri_node *k,
 	const char *problem;
 	size_t len;
 
-	if (!mcri_env_name_valid(k->s))
-		return mcri_fail(v, k,
-				 "%s: %s is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. %s)",
-				 path, mcri_show(v, k), env_name_fix(v, k->s));
+	if (!mcri_env_name_valid(k->s)) {
+		mcri_fail(v, k,
+			  "%s: %s is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. %s)",
+			  path, mcri_show(v, k), env_name_fix(v, k->s));
+		return mcri_error_code(v->err, MCR_E_E1);
+	}
 	/* E3: the plugin's own variables (its handovers, its options as SPANK
 	 * passes them to nested sruns) */
 	for (const char *const *own = MCRI_PLUGIN_VARS; *own; own++)
-		if (strncmp(k->s, *own, strlen(*own)) == 0)
-			return mcri_fail(v, k,
-					 "%s.%s: variables named %s* belong to the plugin (rule E3): set in a task, they would hand a nested srun a forged Mooncake environment or make it start a master step of its own; remove it",
-					 path, k->s, *own);
+		if (strncmp(k->s, *own, strlen(*own)) == 0) {
+			mcri_fail(v, k,
+				  "%s.%s: variables named %s* belong to the plugin (rule E3): set in a task, they would hand a nested srun a forged Mooncake environment or make it start a master step of its own; remove it",
+				  path, k->s, *own);
+			return mcri_error_code(v->err, MCR_E_E3);
+		}
 	problem = mcri_env_value_problem(k->s, val->s);
 	len = strlen(k->s) + 1 + strlen(val->s);
 	if (problem && len > MCRI_ENV_STRING_MAX && strncmp(problem, "more", 4) == 0)
-		return mcri_fail(v, val,
-				 "%s.%s: %s=<value> is %zu bytes, more than the %u bytes execve() passes in one variable, so the tasks would not start; shorten the value, or put it in a file and pass the file's path",
-				 path, k->s, k->s, len, MCRI_ENV_STRING_MAX);
-	if (problem)
-		return mcri_fail(v, val,
-				 "%s.%s: the value %s contains %s, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters",
-				 path, k->s, mcri_show(v, val), problem);
-	return 0;
+		mcri_fail(v, val,
+			  "%s.%s: %s=<value> is %zu bytes, more than the %u bytes execve() passes in one variable, so the tasks would not start; shorten the value, or put it in a file and pass the file's path",
+			  path, k->s, k->s, len, MCRI_ENV_STRING_MAX);
+	else if (problem)
+		mcri_fail(v, val,
+			  "%s.%s: the value %s contains %s, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters",
+			  path, k->s, mcri_show(v, val), problem);
+	return problem ? mcri_error_code(v->err, MCR_E_E2) : 0;
 }
 
 int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map,
@@ -282,6 +286,7 @@ static int unknown_field(struct mcri_check *v, const struct mcri_node *key,
 			       list ? list : "?");
 	free(list);
 	free(k);
+	mcri_error_code(v->err, MCR_E_FIELD);
 	return rc;
 }
 

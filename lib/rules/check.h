@@ -15,6 +15,9 @@ struct mcri_check {
 	struct mcr_recipe *r;
 	struct mcr_error *err;
 	const char *name; /* the recipe's display name (migration hints) */
+	/* the code of a refusal (mcri_fail): the rule being checked (its
+	 * stage's, set by validate.c; a stage of several rules sets each) */
+	enum mcr_error_code rule;
 	char **shown;     /* mcri_show(), mcri_keepf() strings, freed by mcri_check_done() */
 	size_t nshown, cap;
 };
@@ -23,8 +26,9 @@ void mcri_check_init(struct mcri_check *v, struct mcr_recipe *r,
 		     struct mcr_error *err);
 void mcri_check_done(struct mcri_check *v);
 
-/* Refuse the recipe: MCR_EINVAL at the position of `at` (none without
- * it); returns -1, so a rule reads `return mcri_fail(v, at, ...);`. */
+/* Refuse the recipe: MCR_EINVAL with code v->rule at the position of `at`
+ * (none without it); returns -1, so a rule reads
+ * `return mcri_fail(v, at, ...);`. */
 int mcri_fail(struct mcri_check *v, const struct mcri_node *at,
 	      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Python's repr of a node for a message, kept until mcri_check_done(), so

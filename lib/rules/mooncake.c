@@ -1,5 +1,5 @@
 /*
- * pool.c - the Mooncake pool rules, each tagged with its id in
+ * mooncake.c - the Mooncake pool rules, each tagged with its id in
  * doc/recipe-reference.md: C1 (§10.6), C2-C4 TRT-LLM without a master
  * (§10.7), C5-C8 TRT-LLM with a master (§10.8), C9 and C10 the keys of a
  * client config (§10.9), V1 and V2 vLLM and SGLang with a master (§10.11),
@@ -97,6 +97,7 @@ static int no_master_rules(struct mcri_check *v, char **dirs)
 	struct mcr_recipe *r = v->r;
 
 	/* C2 */
+	v->rule = MCR_E_C2;
 	for (size_t i = 0; i < MCRI_ARRAY_LEN(SORTED_ROLES); i++) {
 		enum mcr_role role = SORTED_ROLES[i];
 
@@ -114,12 +115,14 @@ static int no_master_rules(struct mcri_check *v, char **dirs)
 		if (!uses_connector(r, role) || sets_config_path(r, role))
 			continue;
 		/* C3 */
+		v->rule = MCR_E_C3;
 		run_dir = mcri_map_get(mcri_map_get(role_kcc(r, role), "mooncake_store"), "run_dir");
 		if (!mcri_truthy(run_dir) || !serve_runs_engine(r))
 			return mcri_fail(v, role_kcc(r, role),
 					 "roles.%s.args.kv_connector_config selects the mooncake-store connector, but its workers would not find a Mooncake client config. Declare a mooncake-master service (services: [{name: mooncake-master, type: mooncake-master}]) so the plugin gives each role its config. (Without one, set MOONCAKE_CONFIG_PATH in roles.%s.env, or, when trtllm-serve runs the engine, a mooncake_store block with run_dir.)",
 					 mode, mode);
 		/* C4 */
+		v->rule = MCR_E_C4;
 		if (!(dirs[role] = mcri_pystr(run_dir)))
 			return mcri_error_nomem(v->err);
 		rc = shared_run_dir(v, role, dirs, &why);
@@ -168,6 +171,7 @@ static const char *const POOL_WIDE[] = {
 static int block_only_keys(struct mcri_check *v, const struct mcri_node *map,
 			   const char *where)
 {
+	v->rule = MCR_E_C9;
 	for (size_t k = 0; k < MCRI_ARRAY_LEN(BLOCK_ONLY); k++) {
 		size_t i = mcri_map_index(map, BLOCK_ONLY[k].key);
 
@@ -190,6 +194,7 @@ static int pool_wide_keys(struct mcri_check *v, const struct mcri_node *map,
 	char *keys, *got;
 	int rc;
 
+	v->rule = MCR_E_C10;
 	for (const char *const *k = POOL_WIDE; *k; k++) {
 		size_t i = mcri_map_index(map, *k);
 
@@ -253,15 +258,18 @@ static int connector_rules(struct mcri_check *v)
 	struct mcr_recipe *r = v->r;
 
 	/* C5 */
+	v->rule = MCR_E_C5;
 	if (r->external)
 		return mcri_fail(v, mcri_map_get(r->service, "external"),
 				 "services[%s].external: an external mooncake-master is not supported for TRT-LLM: srtslurm renders each role's master_server_address from the infra node, where nothing would be listening; remove external to let the plugin start the master",
 				 mcri_entry_name(r->service));
 	/* C6 */
+	v->rule = MCR_E_C6;
 	if (!r->connector_modes)
 		return mcri_fail(v, r->service ? r->service : r->kv_block,
 				 "a mooncake-master service is configured but no roles.<role>.args.kv_connector_config resolves to the Mooncake Store connector (connector: mooncake-store, with connector_module unset or tensorrt_llm._torch.pyexecutor.connectors.mooncake_store), so no TRT-LLM worker would use the master. Add `kv_connector_config: {connector: mooncake-store}` to the roles' args, or remove the service.");
 	/* C7 */
+	v->rule = MCR_E_C7;
 	for (int i = 0; i < MCR_ROLE_COUNT; i++) {
 		enum mcr_role role = (enum mcr_role)i;
 		const struct mcri_node *block = mcri_map_get(role_kcc(r, role), "mooncake_store");
@@ -272,6 +280,7 @@ static int connector_rules(struct mcri_check *v)
 					 mcr_role_name(role), mcr_role_name(role));
 	}
 	/* C8 */
+	v->rule = MCR_E_C8;
 	for (size_t i = 0; i < MCRI_ARRAY_LEN(SORTED_ROLES); i++) {
 		enum mcr_role role = SORTED_ROLES[i];
 		const char *list;
@@ -409,6 +418,7 @@ int mcri_rules_vllm_sglang(struct mcri_check *v)
 	if (device_names_rule(v))
 		return -1;
 	/* V2: only a disaggregated recipe (a prefill or decode role) */
+	v->rule = MCR_E_V2;
 	if (!r->role_node[MCR_ROLE_PREFILL] && !r->role_node[MCR_ROLE_DECODE])
 		return 0;
 	/* SGLang's workers also use the pool through HiCache alone */

@@ -252,6 +252,7 @@ int mcri_rules_engine_readers(struct mcri_check *v)
 		return vllm_reader_rule(v);
 	if (r->engine != MCR_ENGINE_SGLANG)
 		return 0;
+	v->rule = MCR_E_S1;
 	for (int role = 0; role < MCR_ROLE_COUNT; role++)
 		if (r->role_node[role] && (sglang_role_rule(v, (enum mcr_role)role) ||
 					   sglang_extra_config_rule(v, (enum mcr_role)role)))

@@ -422,6 +422,10 @@ int mcri_doc_parse(const char *text, size_t len, const char *name,
 	ld.doc = NULL;
 	rc = 0;
 out:
+	/* what the loader refuses is the YAML (a duplicate key, a tag, an
+	 * anchor bomb, the depth), whoever's reader set it */
+	if (rc && err && err->code == MCR_E_INVALID)
+		err->code = MCR_E_YAML;
 	while (ld.depth > 0)
 		free_frame(&ld.stack[--ld.depth]);
 	for (size_t i = 0; i < ld.nanchors; i++)

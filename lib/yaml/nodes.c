@@ -100,6 +100,13 @@ int mcri_verr_at(struct mcr_error *err, enum mcr_error_kind kind,
 	return mcri_error_vat(err, kind, name, 0, 0, fmt, ap);
 }
 
+void mcri_position_of(struct mcr_position *at, const struct mcri_doc *doc,
+		      const struct mcri_node *n, const char *path)
+{
+	mcri_position_set(at, doc && doc->name ? doc->name : "recipe", n ? n->line : 0,
+			  n ? n->col : 0, path);
+}
+
 int mcri_err_at(struct mcr_error *err, enum mcr_error_kind kind,
 		const struct mcri_doc *doc, const struct mcri_node *at,
 		const char *fmt, ...)

@@ -92,6 +92,9 @@ bool mcri_truthy(const struct mcri_node *n);
 /* A non-empty map (an empty {} counts as "not set", reference §2). */
 bool mcri_nonempty_map(const struct mcri_node *n);
 
+/* Where node n of doc is (n NULL: no line), with its key path. */
+void mcri_position_of(struct mcr_position *at, const struct mcri_doc *doc,
+		      const struct mcri_node *n, const char *path);
 /* err with the document's name as source and the position of `at` (no
  * position without `at`); returns -1. */
 int mcri_err_at(struct mcr_error *err, enum mcr_error_kind kind,

@@ -101,13 +101,15 @@ START_TEST(test_recipe_error_fields)
 }
 END_TEST
 
-/* Bug: a long relative path filled the 4096-byte message and cut off why
- * the recipe could not be read and what to do. */
+/* Bug: a long relative path filled the message and cut off why the
+ * recipe could not be read and what to do. */
 START_TEST(test_long_path_keeps_reason)
 {
-	char path[4080], cwd[PATH_MAX], want[MCR_ERROR_MESSAGE_LENGTH];
+	char path[4080], cwd[PATH_MAX], head[64];
+	const char *end = ": No such file or directory; check the recipe's path";
 	struct mcr_recipe *r = NULL;
 	struct mcr_error e = { 0 };
+	const char *msg;
 	size_t n = 0;
 
 	while (n + 5 < sizeof(path)) {
@@ -117,10 +119,11 @@ START_TEST(test_long_path_keeps_reason)
 	memcpy(path + n, "r", 2);
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	ck_assert_int_eq(mcr_recipe_load_file(path, NULL, &r, &e), -1);
-	snprintf(want, sizeof(want),
-		 "mooncake: cannot read the recipe %s (relative to %s): No such file or directory; check the recipe's path",
-		 path, cwd);
-	ck_assert_str_eq(errmsg(&e), want);
+	msg = errmsg(&e);
+	snprintf(head, sizeof(head), "mooncake: cannot read the recipe %.20s", path);
+	ck_assert_msg(strncmp(msg, head, strlen(head)) == 0, "%s", msg);
+	ck_assert_ptr_nonnull(strstr(msg, " [...] "));
+	ck_assert_str_eq(msg + strlen(msg) - strlen(end), end);
 }
 END_TEST
 
