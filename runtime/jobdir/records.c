@@ -76,6 +76,25 @@ static int port_of(const json_t *obj, const char *key, int fallback)
 	return p >= 1 && p <= 65535 ? (int)p : fallback;
 }
 
+/* obj (its reference taken; NULL: out of memory), indented, as the job
+ * directory's file `name`, replaced whole */
+static int write_json(const struct mcri_jobdir *d, const char *name, json_t *obj,
+		      struct mcr_error *err)
+{
+	char *text;
+	int rc;
+
+	if (!obj)
+		return mcri_error_nomem(err);
+	text = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(obj);
+	if (!text)
+		return mcri_error_nomem(err);
+	rc = mcri_jobdir_write(d, name, text, strlen(text), true, err);
+	free(text);
+	return rc;
+}
+
 int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct mcr_error *err)
 {
 	const char *phase;
@@ -134,18 +153,8 @@ int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 				"master_step", (json_int_t)st->master_step,
 				"started_at", (json_int_t)st->started_at,
 				"ready_at", (json_int_t)st->ready_at);
-	char *text;
-	int rc;
 
-	if (!obj)
-		return mcri_error_nomem(err);
-	text = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(obj);
-	if (!text)
-		return mcri_error_nomem(err);
-	rc = mcri_jobdir_write(d, MCRI_STATE_FILE, text, strlen(text), true, err);
-	free(text);
-	return rc;
+	return write_json(d, MCRI_STATE_FILE, obj, err);
 }
 
 /* ---- the master step's proof ------------------------------------------ */
@@ -186,18 +195,8 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 				"metrics_port", p->ports.metrics, "pid", (json_int_t)p->pid,
 				"start", (json_int_t)p->start, "step", (json_int_t)p->step,
 				"foreign_port", p->foreign_port, "foreign_uid", (json_int_t)p->foreign_uid);
-	char *text;
-	int rc;
 
-	if (!obj)
-		return mcri_error_nomem(err);
-	text = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(obj);
-	if (!text)
-		return mcri_error_nomem(err);
-	rc = mcri_jobdir_write(d, MCRI_PROOF_FILE, text, strlen(text), true, err);
-	free(text);
-	return rc;
+	return write_json(d, MCRI_PROOF_FILE, obj, err);
 }
 
 /* ---- locks ------------------------------------------------------------ */

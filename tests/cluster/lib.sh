@@ -31,12 +31,57 @@ fail() {
 	_record F "$*"
 	MCK_FAILED=1
 }
-# check DESCRIPTION COMMAND...: pass when the command succeeds
+# check DESCRIPTION COMMAND... [--and COMMAND...]...: pass when every
+# command succeeds (each a plain command with its arguments, run in turn
+# until one fails: no shell string to quote twice). The predicates below
+# are what most checks are made of:
+#   check "the task ran on n2" has_line task.out 'n2 TASK-RAN' --and lacks task.out 'mooncake:'
 check() {
-	local d=$1
+	local d=$1 ok=true
+	local -a cmd=()
 	shift
-	if "$@"; then pass "$d"; else fail "$d"; fi
+	while $ok; do
+		if [ $# -eq 0 ] || [ "$1" = --and ]; then
+			[ ${#cmd[@]} -eq 0 ] || "${cmd[@]}" || ok=false
+			cmd=()
+			[ $# -eq 0 ] && break
+		else
+			cmd+=("$1")
+		fi
+		shift
+	done
+	if $ok; then pass "$d"; else fail "$d"; fi
 }
+
+# _grep_all GREP_OPTIONS FILE PATTERN...: FILE (- is standard input, read
+# once) has a line matching each PATTERN
+_grep_all() {
+	local o=$1 f=$2 text p
+	shift 2
+	if [ "$f" = - ]; then text=$(cat); else text=$(cat -- "$f" 2>/dev/null) || return 1; fi
+	for p; do grep -q "$o" -- "$p" <<<"$text" || return 1; done
+}
+# _grep_none GREP_OPTIONS FILE PATTERN...: no line of FILE matches any
+# PATTERN (a missing file matches none)
+_grep_none() {
+	local o=$1 f=$2 text p
+	shift 2
+	if [ "$f" = - ]; then text=$(cat); else text=$(cat -- "$f" 2>/dev/null); fi
+	for p; do ! grep -q "$o" -- "$p" <<<"$text" || return 1; done
+}
+# has FILE STRING...: FILE has a line containing each STRING (fixed text;
+# FILE - is standard input)
+has() { _grep_all -F "$@"; }
+# has_line FILE LINE...: FILE has each LINE, whole
+has_line() { _grep_all -xF "$@"; }
+# has_re FILE ERE...: FILE has a line matching each extended regex
+has_re() { _grep_all -E "$@"; }
+# lacks FILE STRING...: no line of FILE contains any STRING
+lacks() { _grep_none -F "$@"; }
+# lacks_re FILE ERE...: no line of FILE matches any extended regex
+lacks_re() { _grep_none -E "$@"; }
+# not COMMAND...: COMMAND fails (check "no error" not grep -q error *.out)
+not() { ! "$@"; }
 
 MCK_TEST=$(basename "$0" .sh)
 MCK_TEST=${MCK_TEST#test_}
@@ -211,13 +256,3 @@ on_node() {
 	"$CLUSTER" exec "$h" su -s /bin/bash "$u" -c "export PATH='$PATH' && $*"
 }
 
-# assert_grep DESCRIPTION PATTERN FILE: a check that FILE has a line
-# matching the extended regular expression PATTERN (the file's lines shown
-# when it fails)
-assert_grep() {
-	if grep -Eq -- "$2" "$3" 2>/dev/null; then
-		pass "$1"
-	else
-		fail "$1 (no /$2/ in $3: $(head -c 400 "$3" 2>/dev/null | tr '\n' ' '))"
-	fi
-}

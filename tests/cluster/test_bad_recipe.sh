@@ -42,5 +42,5 @@ out=$(sbatch --parsable job.sh 2>&1)
 rc=$?
 check "#SBATCH --mooncake-recipe=bad.yaml is refused too (rc=$rc)" test "$rc" -ne 0
 check "no job was queued by the refused submissions" test "$(squeue -h | wc -l)" = "$jobs_before"
-check "sbatch --help lists --mooncake-recipe" bash -c "sbatch --help 2>&1 | grep -q -- '--mooncake-recipe=PATH'"
-check "srun --help lists --mooncake-role" bash -c "srun --help 2>&1 | grep -q -- '--mooncake-role=ROLE'"
+check "sbatch --help lists --mooncake-recipe" has - '--mooncake-recipe=PATH' < <(sbatch --help 2>&1)
+check "srun --help lists --mooncake-role" has - '--mooncake-role=ROLE' < <(srun --help 2>&1)

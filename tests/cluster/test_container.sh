@@ -183,7 +183,7 @@ steps_got() {
 	check "[$1] the master step got exactly the plugin's choice: $2" test "$m" = "name=mooncake-master $2"
 	check "[$1] the sampler step got no container option (it runs on the host)" test "$p" = "name=mooncake-pool $NOTHING"
 	check "[$1] (the stand-in saw the worker's own options: $w)" \
-		bash -c "grep -q ' container-image=$WIMG ' <<<'$w' && grep -q ' container-mount-home=0 ' <<<'$w'"
+		has - " container-image=$WIMG " ' container-mount-home=0 ' <<<"$w"
 }
 if [ -f "$STANDIN" ]; then
 	standin on
@@ -196,7 +196,7 @@ if [ -f "$STANDIN" ]; then
 	dir=$W/outputs/$JID/logs
 	steps_got "B, pyxis stand-in, container=auto" \
 		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
-	check "[B, pyxis stand-in] no line says the container is not used" bash -c "! grep -q 'is not used' $J/*.out"
+	check "[B, pyxis stand-in] no line says the container is not used" not grep -q 'is not used' "$J"/*.out
 	# a recipe without a container: the host's master
 	trtllm_test_recipe "$W/nocontainer.yaml"
 	sed -i '/^  container: "trtllm"/d' "$W/nocontainer.yaml"
@@ -274,22 +274,29 @@ echo "   the master on n1: $seen (this shell's mount namespace: $HOST_MNT)"
 # (the kernel shows a path of another mount namespace from its own root:
 # .../rootfs/opt/mooncake/..., or only /opt/mooncake/... )
 check "[C, OCI] the master ran the bundle's mooncake_master (its /opt/mooncake, which this host does not have)" \
-	bash -c "grep -Eq '^exe=[^ ]*/opt/mooncake/lib/python[^ ]*/mooncake/mooncake_master ' $J/master.txt && [ ! -e /opt/mooncake ]"
+	has_re "$J/master.txt" '^exe=[^ ]*/opt/mooncake/lib/python[^ ]*/mooncake/mooncake_master ' --and test ! -e /opt/mooncake
 check "[C, OCI] ... in a mount namespace of its own (the container)" \
-	bash -c "grep -q ' mnt=mnt:' $J/master.txt && ! grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+	has "$J/master.txt" ' mnt=mnt:' --and lacks "$J/master.txt" " mnt=$HOST_MNT"
 # the sampler: the host's mooncake-recipe, whatever the master and the
 # workers run in
 on_host() { [ "$(cat "$1" 2>/dev/null)" = "exe=$SAMPLER mnt=$HOST_MNT" ]; }
+# the master ran the host's mooncake_master, in the host's mount namespace
+host_master() { has_re "$J/master.txt" "^exe=$MOONCAKE_VENV/" && has "$J/master.txt" " mnt=$HOST_MNT"; }
+# the workers' Python was the bundle's /opt/mooncake
+workers_in_bundle() {
+	has_line "$J/prefill.out" 'n2 PREFIX=/opt/mooncake' && has_line "$J/decode.out" 'n3 PREFIX=/opt/mooncake'
+}
 SAMPLER=$(readlink -f "${MCK_SAMPLER:-$TOP/build/mooncake-recipe}")
 check "[C, OCI] the sampler ran on the host ($(cat "$J/sampler.txt" 2>/dev/null))" on_host "$J/sampler.txt"
 check "[C, OCI] squeue --steps shows one mooncake-master step, on n1" test "$(grep -c '^mooncake-master n1$' "$J/steps.out")" = 1
 check "[C, OCI] the master's log is in the job's directory" grep -q "Master service started" "$dir/mooncake_master.log"
 check "[C, OCI] the workers ran in the bundle too (their Python is the bundle's /opt/mooncake)" \
-	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
+	workers_in_bundle
 check "[C, OCI] ... and read their client config at the job directory's own path" \
 	grep -qx "n3 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.$MCK_ADDR_n3.json" "$J/decode.out"
 check "[C, OCI] a worker in a bundle without the job's directory fails in task_init: $(grep -m1 'mooncake:' "$J/nomount.out")" \
-	bash -c "grep -q 'mooncake: this task on n3 runs in the OCI bundle $W/bundle-nomount (srun --container), which does not mount $dir, so the task cannot read its client config $dir/mooncake_store_config_decode.$MCK_ADDR_n3.json (MOONCAKE_CONFIG_PATH) there. Mount the job.s directory at the same path: add {\"destination\": \"$dir\", \"type\": \"bind\", \"source\": \"$dir\", \"options\": \[\"rbind\"\]}' $J/nomount.out && ! grep -q TASK-RAN $J/nomount.out && ! grep -qx rc=0 $J/nomount.out"
+	has "$J/nomount.out" "mooncake: this task on n3 runs in the OCI bundle $W/bundle-nomount (srun --container), which does not mount $dir, so the task cannot read its client config $dir/mooncake_store_config_decode.$MCK_ADDR_n3.json (MOONCAKE_CONFIG_PATH) there. Mount the job's directory at the same path: add {\"destination\": \"$dir\", \"type\": \"bind\", \"source\": \"$dir\", \"options\": [\"rbind\"]}" \
+	--and lacks "$J/nomount.out" TASK-RAN --and not has_line "$J/nomount.out" rc=0
 check "[C, OCI] no mooncake_master is left after the job" test "$(masters_left)" = 0
 # what Slurm's --container cannot run is refused before any step
 refused "[C, OCI] an srtctl alias" alias-auto trtllm
@@ -304,10 +311,10 @@ with_plugin_args container=none
 move_job none oci.yaml "--container=$W/bundle"
 moved none
 check "[C, container=none, workers --container] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/null))" \
-	bash -c "grep -q '^exe=$MOONCAKE_VENV/' $J/master.txt && grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+	host_master
 check "[C, container=none, workers --container] the sampler ran on the host" on_host "$J/sampler.txt"
 check "[C, container=none, workers --container] (the workers ran in the bundle)" \
-	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
+	workers_in_bundle
 with_plugin_args ""
 # a recipe without a container, and every srun of the job in the bundle
 # through srun's own variable (SRUN_CONTAINER, as --container)
@@ -316,8 +323,8 @@ sed -i '/^  container: "trtllm"/d' "$W/oci-nocontainer.yaml"
 SRUN_CONTAINER=$W/bundle move_job srun-container oci-nocontainer.yaml
 moved srun-container
 check "[C, no recipe container, SRUN_CONTAINER] the master ran on the host ($(cat "$J/master.txt" 2>/dev/null))" \
-	bash -c "grep -q '^exe=$MOONCAKE_VENV/' $J/master.txt && grep -qF ' mnt=$HOST_MNT' $J/master.txt"
+	host_master
 check "[C, no recipe container, SRUN_CONTAINER] the sampler ran on the host" on_host "$J/sampler.txt"
 check "[C, no recipe container, SRUN_CONTAINER] (the workers ran in the bundle)" \
-	bash -c "grep -qx 'n2 PREFIX=/opt/mooncake' $J/prefill.out && grep -qx 'n3 PREFIX=/opt/mooncake' $J/decode.out"
+	workers_in_bundle
 check "[C, OCI] no mooncake_master is left after the jobs" test "$(masters_left)" = 0

@@ -35,7 +35,7 @@ EOS
 jid=$(pair vllm.yaml vllm)
 f=$W/outputs/$jid/logs/mooncake_store_config.json
 check "vLLM: prefill and decode tasks both point at the shared $f" \
-	bash -c "grep -qx 'n2 MOONCAKE_CONFIG_PATH=$f' vllm-prefill.out && grep -qx 'n3 MOONCAKE_CONFIG_PATH=$f' vllm-decode.out"
+	has_line vllm-prefill.out "n2 MOONCAKE_CONFIG_PATH=$f" --and has_line vllm-decode.out "n3 MOONCAKE_CONFIG_PATH=$f"
 check "vLLM: the shared file is the service's store_config plus master_server_address" \
 	test "$(cat "$f")" = '{
   "protocol": "tcp",
@@ -46,21 +46,22 @@ check "vLLM: the shared file is the service's store_config plus master_server_ad
 }'
 check "vLLM: no per-role files" test "$(ls "$W/outputs/$jid/logs/" | grep -c 'mooncake_store_config')" = 1
 check "vLLM: vLLM's own reader (the wheel's MooncakeStoreConfig) takes each task's file and announces the node's address (MOONCAKE_REQUESTER_LOCAL_HOSTNAME)" \
-	bash -c "grep -qx 'n2 ENGINE=vllm' vllm-prefill.out && grep -qx 'n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2' vllm-prefill.out && grep -qx 'n3 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n3' vllm-decode.out"
+	has_line vllm-prefill.out 'n2 ENGINE=vllm' "n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2" --and has_line vllm-decode.out "n3 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n3"
 check "vLLM: put by prefill, read by decode, each configured by vLLM's reader" grep -qx "n3 GOT k-vllm=v-vllm" vllm-decode.out
 check "vLLM: one mooncake-master step on n1" test "$(grep -c '^mooncake-master n1$' vllm-steps.out)" = 1
 
 jid=$(pair sglang.yaml sglang)
 check "SGLang: the tasks got Mooncake variables but no MOONCAKE_CONFIG_PATH" \
-	bash -c "grep -q MOONCAKE_MASTER sglang-prefill.out && grep -q MOONCAKE_MASTER sglang-decode.out && ! grep -q MOONCAKE_CONFIG_PATH sglang-prefill.out sglang-decode.out"
+	has sglang-prefill.out MOONCAKE_MASTER --and has sglang-decode.out MOONCAKE_MASTER \
+	--and lacks sglang-prefill.out MOONCAKE_CONFIG_PATH --and lacks sglang-decode.out MOONCAKE_CONFIG_PATH
 check "SGLang: MOONCAKE_MASTER and the metadata server set" \
-	bash -c "grep -qx 'n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700' sglang-prefill.out && grep -qx 'n3 MOONCAKE_TE_META_DATA_SERVER=http://$MCK_ADDR_n1:8701/metadata' sglang-decode.out"
+	has_line sglang-prefill.out "n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700" --and has_line sglang-decode.out "n3 MOONCAKE_TE_META_DATA_SERVER=http://$MCK_ADDR_n1:8701/metadata"
 check "SGLang: each role's MOONCAKE_* env reached its tasks" \
-	bash -c "grep -qx 'n2 MOONCAKE_GLOBAL_SEGMENT_SIZE=33554432' sglang-prefill.out && grep -qx 'n3 MOONCAKE_GLOBAL_SEGMENT_SIZE=67108864' sglang-decode.out"
+	has_line sglang-prefill.out 'n2 MOONCAKE_GLOBAL_SEGMENT_SIZE=33554432' --and has_line sglang-decode.out 'n3 MOONCAKE_GLOBAL_SEGMENT_SIZE=67108864'
 check "SGLang: no client-config file written (only the pool's own files: $(ls "$W/outputs/$jid/logs/" | xargs))" \
-	bash -c "! ls '$W/outputs/$jid/logs/' | grep -q mooncake_store_config && [ -s '$W/outputs/$jid/logs/mooncake_master.json' ]"
+	lacks - mooncake_store_config < <(ls "$W/outputs/$jid/logs/") --and test -s "$W/outputs/$jid/logs/mooncake_master.json"
 check "SGLang: SGLang's own reader (the wheel's MooncakeStoreConfig.load_from_env) takes each task's variables, with the node's address" \
-	bash -c "grep -qx 'n2 ENGINE=sglang' sglang-prefill.out && grep -qx 'n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2' sglang-prefill.out && grep -qx 'n3 ENGINE_MASTER=$MCK_ADDR_n1:8700' sglang-decode.out"
+	has_line sglang-prefill.out 'n2 ENGINE=sglang' "n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2" --and has_line sglang-decode.out "n3 ENGINE_MASTER=$MCK_ADDR_n1:8700"
 check "SGLang: put by prefill, read by decode, each configured by SGLang's reader" grep -qx "n3 GOT k-sglang=v-sglang" sglang-decode.out
 
 # an external master: started on the login host, as another team's master would be
@@ -91,5 +92,5 @@ paths=$(sed -n 's/^n[0-9] MOONCAKE_CONFIG_PATH=//p' gpu-a.out gpu-b.out | sort |
 check "per-GPU: the two steps got the files of their own GPUs ($paths)" \
 	test "$paths" = "$d/mooncake_store_config_gpu0-1.json $d/mooncake_store_config_gpu2-3.json"
 check "per-GPU: GPUs 0-1 use mlx5_0, GPUs 2-3 mlx5_1" \
-	bash -c "grep -q '\"device_name\": \"mlx5_0\"' $d/mooncake_store_config_gpu0-1.json && grep -q '\"device_name\": \"mlx5_1\"' $d/mooncake_store_config_gpu2-3.json"
+	has "$d/mooncake_store_config_gpu0-1.json" '"device_name": "mlx5_0"' --and has "$d/mooncake_store_config_gpu2-3.json" '"device_name": "mlx5_1"'
 check "no mooncake_master process is left" test "$(masters_left)" = 0

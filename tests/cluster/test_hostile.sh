@@ -61,8 +61,8 @@ impostor race 8700 8701 8702
 wait_job "$jid" 120
 kill "${IMPOSTORS[-1]}" 2>/dev/null
 check "a listener of another user raced into the ports window is never taken for the master: the srun fails and names it ($(grep -o 'It could not take.*mooncake_master)' race.out | head -1))" \
-	bash -c "grep -q 'rc=1' race.out && grep -q 'listens for another process there, of uid $ouid, not for this job.s mooncake_master' race.out"
-check "... and no task was handed its address" bash -c "! grep -qx '$MCK_ADDR_n1:8700' race.out"
+	has race.out rc=1 --and has_re race.out "listens for another process there, of uid $ouid, not for this job.s mooncake_master"
+check "... and no task was handed its address" not has_line race.out "$MCK_ADDR_n1:8700"
 with_plugin_args ""
 
 # --- the metadata server overwritten: the next srun still joins
@@ -83,7 +83,7 @@ done
 touch meta.done
 wait_job "$jid" 120
 check "another user's PUTs on the job's metadata server change nothing: the next srun joins its master ($(tr '\n' ' ' <meta-2.out | head -c 300))" \
-	bash -c "grep -qx '$MCK_ADDR_n1:8700' meta-2.out && grep -qx 'rc=0' meta-2.out"
+	has_line meta-2.out "$MCK_ADDR_n1:8700" rc=0
 
 # --- a job directory planted in a shared directory (output.log_dir
 # without {user}): OTHER makes it first, with a lock and a ready state
@@ -104,8 +104,8 @@ scontrol release "$jid"
 wait_job "$jid" 120
 kill "${IMPOSTORS[-1]}" 2>/dev/null
 check "a job directory another user made, with a planted lock and ready state, is refused ($(grep -o 'mooncake: .*' plant.out | head -1 | head -c 300))" \
-	bash -c "grep -q 'rc=1' plant.out && grep -q \"the job's directory $W/shared/$jid belongs to uid $ouid ($OTHER), not to the job's user, uid $vuid ($VICTIM)\" plant.out"
-check "... and no task was handed the planted address" bash -c "! grep -qx '$MCK_ADDR_n1:8700' plant.out"
+	has plant.out rc=1 "the job's directory $W/shared/$jid belongs to uid $ouid ($OTHER), not to the job's user, uid $vuid ($VICTIM)"
+check "... and no task was handed the planted address" not has_line plant.out "$MCK_ADDR_n1:8700"
 
 # --- a parent of the job's directory that another user owns (a project
 # directory of theirs): they could move the job's directory away between
@@ -124,7 +124,8 @@ chown "$VICTIM:" parent.sh
 jid=$(as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/parent.job.out" parent.sh)
 wait_job "$jid" 120
 check "a job directory inside another user's directory is refused ($(grep -o 'mooncake: .*' parent.out | head -1 | head -c 300))" \
-	bash -c "grep -q 'rc=1' parent.out && grep -q \"the job's directory $W/proj/v/$jid is inside $W/proj, which belongs to uid $ouid ($OTHER): that user could move it\" parent.out && [ ! -e proj/v/$jid ]"
+	has parent.out rc=1 "the job's directory $W/proj/v/$jid is inside $W/proj, which belongs to uid $ouid ($OTHER): that user could move it" \
+	--and test ! -e "proj/v/$jid"
 
 # --- the ports registry poisoned: reservations for 8700-8702 held by a
 # live process of OTHER's, in root's registry (refused) and in the

@@ -25,7 +25,7 @@ squeue --steps -h -j $SLURM_JOB_ID -o '%j %N' >>many-steps.out
 EOS
 jid=$(run_job many -N3 -w n1,n2,n3 -n6)
 log=$W/outputs/$jid/logs/mooncake_master.log
-check "six concurrent sruns: all succeeded" bash -c "! grep -l 'error' many-[pd]*.out"
+check "six concurrent sruns: all succeeded" not grep -q error many-[pd]*.out
 check "six concurrent sruns: exactly one of them started the master" \
 	test "$(cat many-[pd]*.out | grep -c 'starting mooncake_master')" = 1
 check "six concurrent sruns: one mooncake-master step, on n1 (twice listed: during and after)" \
@@ -33,7 +33,7 @@ check "six concurrent sruns: one mooncake-master step, on n1 (twice listed: duri
 check "six concurrent sruns: one master process ran (one start in its log)" \
 	test "$(grep -c 'Master service started' "$log")" = 1
 check "a later srun reuses the running master quietly" \
-	bash -c "grep -qx '$MCK_ADDR_n1:8700' many-later.out && ! grep -q 'starting' many-later.out"
+	has_line many-later.out "$MCK_ADDR_n1:8700" --and lacks many-later.out starting
 
 # --- B: a starter that died before the master came up leaves a lock behind
 cat >stale.sh <<'EOS'
@@ -44,7 +44,7 @@ srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOO
 EOS
 jid=$(run_job stale -N3 -w n1,n2,n3)
 check "a dead starter's lock does not block: the next srun takes over" \
-	bash -c "grep -q 'taking over' stale.out && grep -qx '$MCK_ADDR_n1:8700' stale.out"
+	has stale.out 'taking over' --and has_line stale.out "$MCK_ADDR_n1:8700"
 
 # --- C: a foreign listener on 8701 of the infra node: never taken for the
 # master. With ports=auto (the default) the master takes other ports; with
@@ -60,9 +60,11 @@ echo "rc=$? after=$SECONDS" >>foreign.out
 EOS
 jid=$(run_job foreign -N3 -w n1,n2,n3)
 check "ports=auto: a foreign listener on 8701 makes the master take other ports: $(grep -o 'starting mooncake_master.*ports [0-9, ]*' foreign.out)" \
-	bash -c "grep -Eq 'starting mooncake_master on n1 \\($MCK_ADDR_n1, ports 8[789][0-9][0-9], ' foreign.out && ! grep -q 'ports 8700, 8701, 8702' foreign.out && grep -q 'rc=0' foreign.out"
+	has_re foreign.out "starting mooncake_master on n1 \\($MCK_ADDR_n1, ports 8[789][0-9][0-9], " \
+	--and lacks foreign.out 'ports 8700, 8701, 8702' --and has foreign.out rc=0
+p=$(sed -n "s/^$MCK_ADDR_n1:\([0-9]*\)\$/\1/p" foreign.out)
 check "... and the task's MOONCAKE_MASTER and metadata server carry them: $(grep -v '^srun' foreign.out | head -2 | tr '\n' ' ')" \
-	bash -c "p=\$(sed -n 's/^$MCK_ADDR_n1:\\([0-9]*\\)$/\\1/p' foreign.out); [ -n \"\$p\" ] && [ \"\$p\" != 8700 ] && grep -qx \"http://$MCK_ADDR_n1:\$((p + 1))/metadata\" foreign.out"
+	test -n "$p" --and test "$p" != 8700 --and has_line foreign.out "http://$MCK_ADDR_n1:$((p + 1))/metadata"
 with_plugin_args ports=fixed
 jid=$(run_job foreign -N3 -w n1,n2,n3)
 with_plugin_args ""
@@ -71,7 +73,7 @@ wait "$squatter" 2>/dev/null
 check "ports=fixed: the foreign listener is named: $(grep mooncake: foreign.out | head -c 250)" \
 	grep -q "port 8701 on the infra node n1 ($MCK_ADDR_n1) is already in use by another process" foreign.out
 check "... the srun fails (non-zero, no task ran) within seconds: $(tail -1 foreign.out)" \
-	bash -c "! grep -q '^$MCK_ADDR_n1' foreign.out && grep -Eq 'rc=[1-9][0-9]* after=[0-9]$' foreign.out"
+	lacks_re foreign.out "^$MCK_ADDR_n1" --and has_re foreign.out 'rc=[1-9][0-9]* after=[0-9]$'
 
 # --- C2: ports=fixed, two jobs whose infra node is the same node: the
 # second is told why
@@ -92,7 +94,7 @@ scancel "$first"
 wait_job "$first" 60
 with_plugin_args ""
 check "ports=fixed: a second job on the same infra node is told why: $(grep -m1 -o 'port 870[0-2] on the infra node.*' second.out | cut -c1-160)" \
-	bash -c "grep -q 'Only one job at a time can use a node as its infra node' second.out && ! grep -q TASK-RAN second.out"
+	has second.out 'Only one job at a time can use a node as its infra node' --and lacks second.out TASK-RAN
 
 # --- D: a master that exits during start-up (an unknown flag in args)
 sed 's/^    type: mooncake-master$/    type: mooncake-master\n    args: ["--no_such_flag=1"]/' r.yaml >badflag.yaml
@@ -107,15 +109,19 @@ echo "after=$SECONDS" >badflag.time
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >badflag-retry.out 2>&1
 EOS
 jid=$(run_job badflag -N3 -w n1,n2,n3)
-check "startup failure: both sruns failed, no task ran" bash -c "! grep -q TASK-RAN badflag-p.out badflag-d.out && grep -q 'mooncake:' badflag-p.out && grep -q 'mooncake:' badflag-d.out"
+cat badflag-p.out badflag-d.out >badflag-both.out
+check "startup failure: both sruns failed, no task ran" \
+	lacks badflag-both.out TASK-RAN --and has badflag-p.out mooncake: --and has badflag-d.out mooncake:
 check "startup failure: reported with the exit status and the log's last lines" \
-	bash -c "cat badflag-p.out badflag-d.out | grep -q 'ended during start-up (exit status 1)' && cat badflag-p.out badflag-d.out | grep -q 'unknown command line flag .no_such_flag'"
+	has badflag-both.out 'ended during start-up (exit status 1)' \
+	--and has_re badflag-both.out 'unknown command line flag .no_such_flag'
 check "startup failure: the other srun failed at once with the same cause" \
-	bash -c "cat badflag-p.out badflag-d.out | grep -q 'could not be started (another srun of this job tried)'"
+	has badflag-both.out 'could not be started (another srun of this job tried)'
 check "startup failure: both failed long before the 120 s timeout ($(cat badflag.time))" \
-	bash -c "[ \$(sed 's/after=//' badflag.time) -lt 30 ]"
+	test "$(sed 's/after=//' badflag.time)" -lt 30
 check "startup failure: a later srun with a fixed recipe starts the master" \
-	bash -c "grep -q 'earlier attempt to start the master failed; trying again' badflag-retry.out && grep -qx '$MCK_ADDR_n1:8700' badflag-retry.out"
+	has badflag-retry.out 'earlier attempt to start the master failed; trying again' \
+	--and has_line badflag-retry.out "$MCK_ADDR_n1:8700"
 
 # --- E: the timeout names the port that never answered
 sed 's/^    type: mooncake-master$/    type: mooncake-master\n    command: [sleep, "60"]\n    readiness: {port: 8700, timeout_seconds: 3}/' r.yaml >slow.yaml
@@ -129,8 +135,8 @@ EOS
 jid=$(run_job slow -N3 -w n1,n2,n3)
 check "timeout: says which port never answered: $(grep -o 'was not ready.*answered\|was not ready[^;]*' slow.out | head -1)" \
 	grep -q "was not ready after 3 s: port 8700 (RPC) does not accept: Connection refused; it was stopped" slow.out
-check "timeout: the half-started master step was stopped" bash -c "! grep -q mooncake-master slow-steps.out"
-check "timeout: bounded ($(cat slow.time))" bash -c "[ \$(sed 's/after=//' slow.time) -lt 20 ]"
+check "timeout: the half-started master step was stopped" lacks slow-steps.out mooncake-master
+check "timeout: bounded ($(cat slow.time))" test "$(sed 's/after=//' slow.time)" -lt 20
 
 # --- F: a master that was ready and died
 cat >died.sh <<'EOS'
@@ -144,5 +150,5 @@ echo "rc=$?" >>died.out
 EOS
 jid=$(run_job died -N3 -w n1,n2,n3)
 check "a master that was ready and died fails the next srun: $(grep -o 'was ready, but.*' died.out | head -c 200)" \
-	bash -c "grep -q 'was ready, but has stopped' died.out && grep -q 'outputs/$jid/logs/mooncake_master.log' died.out && ! grep -q TASK-RAN died.out && grep -q 'rc=1' died.out"
+	has died.out 'was ready, but has stopped' "outputs/$jid/logs/mooncake_master.log" rc=1 --and lacks died.out TASK-RAN
 check "no mooncake_master process is left" test "$(masters_left)" = 0

@@ -56,14 +56,15 @@ jid=$(RECIPE=sglang.yaml pair nic-sglang n2 n3 -N3 -w n1,n2,n3)
 wait_job "$jid" 180
 with_plugin_args ""
 check "interface=eth1: each task's MOONCAKE_LOCAL_HOSTNAME is its node's eth1 address" \
-	bash -c "grep -qx 'n2 MOONCAKE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n2' nic-prefill.out && grep -qx 'n3 MOONCAKE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n3' nic-decode.out"
+	has_line nic-prefill.out "n2 MOONCAKE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n2" --and has_line nic-decode.out "n3 MOONCAKE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n3"
 for e in nic nic-vllm nic-sglang; do
 	check "interface=eth1: $e: the engine's own reader announces each node's eth1 address ($(grep -h ENGINE_LOCAL_HOSTNAME $e-prefill.out $e-decode.out | xargs))" \
-		bash -c "grep -qx 'n2 ENGINE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n2' $e-prefill.out && grep -qx 'n3 ENGINE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n3' $e-decode.out"
+		has_line "$e-prefill.out" "n2 ENGINE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n2" --and has_line "$e-decode.out" "n3 ENGINE_LOCAL_HOSTNAME=$MCK_DATA_ADDR_n3"
 	check "interface=eth1: $e: the value went n2 -> n3 ($(grep -h GOT $e-decode.out))" grep -qx "n3 GOT big=$MIB4" $e-decode.out
 done
 check "interface=eth1: TRT-LLM, which reads the address only from its file, gets a file per node with local_hostname" \
-	bash -c "grep -q '\"local_hostname\": \"$MCK_DATA_ADDR_n2\"' $nic_dir/mooncake_store_config_prefill.$MCK_DATA_ADDR_n2.json && grep -qx 'n3 MOONCAKE_CONFIG_PATH=$nic_dir/mooncake_store_config_decode.$MCK_DATA_ADDR_n3.json' nic-decode.out"
+	has "$nic_dir/mooncake_store_config_prefill.$MCK_DATA_ADDR_n2.json" "\"local_hostname\": \"$MCK_DATA_ADDR_n2\"" \
+	--and has_line nic-decode.out "n3 MOONCAKE_CONFIG_PATH=$nic_dir/mooncake_store_config_decode.$MCK_DATA_ADDR_n3.json"
 check "interface=eth1: the master is still reached at the infra node's NodeAddr" grep -qx "n3 MOONCAKE_MASTER=$MCK_ADDR_n1:8700" nic-decode.out
 check "interface=eth1: ... over the second network ($((after - before)) bytes through n2's and n3's eth1 ports)" \
 	test $((after - before)) -ge 4194304
@@ -89,13 +90,13 @@ jb=$(sbatch --parsable -N2 -w n3,n4 -o "$W/two-b.job.out" two-b.sh)
 wait_job "$ja" 180
 wait_job "$jb" 180
 check "two jobs at once: job A's tasks use the master on its first node n1 ($MCK_ADDR_n1:8700)" \
-	bash -c "grep -qx 'n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700' two-a-prefill.out && grep -qx 'n1 MOONCAKE_MASTER=$MCK_ADDR_n1:8700' two-a-decode.out"
+	has_line two-a-prefill.out "n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700" --and has_line two-a-decode.out "n1 MOONCAKE_MASTER=$MCK_ADDR_n1:8700"
 check "two jobs at once: job B's tasks use the master on its first node n3 ($MCK_ADDR_n3:8700)" \
-	bash -c "grep -qx 'n4 MOONCAKE_MASTER=$MCK_ADDR_n3:8700' two-b-prefill.out && grep -qx 'n3 MOONCAKE_MASTER=$MCK_ADDR_n3:8700' two-b-decode.out"
+	has_line two-b-prefill.out "n4 MOONCAKE_MASTER=$MCK_ADDR_n3:8700" --and has_line two-b-decode.out "n3 MOONCAKE_MASTER=$MCK_ADDR_n3:8700"
 check "two jobs at once: both masters ran at the same time, one on each first node" \
-	bash -c "[ \$(cat two-a-masters.out) = 1 ] && [ \$(cat two-b-masters.out) = 1 ] && grep -q PUT two-a-prefill.out && grep -q PUT two-b-prefill.out"
+	has_line two-a-masters.out 1 --and has_line two-b-masters.out 1 --and has two-a-prefill.out PUT --and has two-b-prefill.out PUT
 check "two jobs at once: each pool holds its own job's value under the same key" \
-	bash -c "grep -qx 'n1 GOT same-key=value-of-a' two-a-decode.out && grep -qx 'n3 GOT same-key=value-of-b' two-b-decode.out"
+	has_line two-a-decode.out 'n1 GOT same-key=value-of-a' --and has_line two-b-decode.out 'n3 GOT same-key=value-of-b'
 
 # --- a cable pull on the infra node. The job's sruns run on the login
 # host (salloc), so every probe of the master crosses the switch.
@@ -120,13 +121,15 @@ EOS
 salloc -N3 -w n1,n2,n3 bash cable.sh >cable.out 2>&1
 "$CLUSTER" link n1 up
 check "a 3 s cable pull on the infra node does not fail a new srun: $(tr '\n' ' ' <cable-blip.out | cut -c1-200)" \
-	bash -c "grep -qx '$MCK_ADDR_n1:8700' cable-blip.out && grep -q 'rc=0' cable-blip.out"
+	has_line cable-blip.out "$MCK_ADDR_n1:8700" --and has cable-blip.out rc=0
 check "... it says it is asking again, and when the master answers again" \
-	bash -c "grep -Eq 'mooncake: waiting for mooncake_master on n1 \\($MCK_ADDR_n1\\), [0-9] s of at most 8 s: it does not answer from this node, asking again' cable-blip.out && grep -q 'mooncake: mooncake_master on n1 ($MCK_ADDR_n1) answers again after' cable-blip.out"
+	has_re cable-blip.out "mooncake: waiting for mooncake_master on n1 \\($MCK_ADDR_n1\\), [0-9] s of at most 8 s: it does not answer from this node, asking again" \
+	--and has cable-blip.out "mooncake: mooncake_master on n1 ($MCK_ADDR_n1) answers again after"
 check "a permanent cut fails the srun, no task ran: $(grep -o 'mooncake: the job.*' cable-cut.out | cut -c1-200)" \
-	bash -c "grep -q 'rc=1' cable-cut.out && ! grep -q TASK-RAN cable-cut.out"
+	has cable-cut.out rc=1 --and lacks cable-cut.out TASK-RAN
 check "... saying the master is unreachable from this node, not that it stopped" \
-	bash -c "grep -q \"mooncake: the job's mooncake_master on n1 ($MCK_ADDR_n1) was ready, but this node (login) cannot reach it: no answer within 8 s\" cable-cut.out && ! grep -q 'has stopped' cable-cut.out"
+	has cable-cut.out "mooncake: the job's mooncake_master on n1 ($MCK_ADDR_n1) was ready, but this node (login) cannot reach it: no answer within 8 s" \
+	--and lacks cable-cut.out 'has stopped'
 check "... within the readiness bound (8 s): $(grep -o 'after=.*' cable-cut.out)" \
-	bash -c "[ \$(sed -n 's/.*after=//p' cable-cut.out) -le 12 ]"
+	test "$(sed -n 's/.*after=//p' cable-cut.out)" -le 12
 check "no mooncake_master process is left" test "$(masters_left)" = 0

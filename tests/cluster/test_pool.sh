@@ -73,11 +73,12 @@ sys.exit(0 if (m["node"], m["address"], m["rpc_port"], m["metrics_port"]) == ("n
 PY
 # (the master puts the value in either segment: the total holds it)
 check "status (table) exits 0 and shows n2 prefill and n3 decode rows and the totals" \
-	bash -c "test $rc_table = 0 && grep -Eq '^n2 +prefill +$MCK_ADDR_n2:[0-9]+ +32.0 MiB ' $W/status.txt && grep -Eq '^n3 +decode +$MCK_ADDR_n3:[0-9]+ +64.0 MiB ' $W/status.txt && grep -Eq '^total +2 segments +96.0 MiB +3.0 MiB +3.1%' $W/status.txt && grep -q '^keys 1, clients 2' $W/status.txt"
+	test "$rc_table" = 0 --and has_re "$W/status.txt" "^n2 +prefill +$MCK_ADDR_n2:[0-9]+ +32.0 MiB " \
+	"^n3 +decode +$MCK_ADDR_n3:[0-9]+ +64.0 MiB " '^total +2 segments +96.0 MiB +3.0 MiB +3.1%' '^keys 1, clients 2'
 check "status as another user: 'job $jid is not yours', exit 1 ($(head -c 200 "$W/notyours.txt"))" \
-	bash -c "test $rc_notyours = 1 && grep -q '^mooncake: job $jid is not yours (it belongs to root)' $W/notyours.txt"
+	test "$rc_notyours" = 1 --and has_re "$W/notyours.txt" "^mooncake: job $jid is not yours \(it belongs to root\)"
 check "squeue --steps showed a mooncake-pool step on n1 next to mooncake-master ($(tr '\n' ';' <"$W/steps.seen" 2>/dev/null))" \
-	bash -c "grep -qx 'mooncake-pool n1' $W/steps.seen && grep -qx 'mooncake-master n1' $W/steps.seen"
+	has_line "$W/steps.seen" 'mooncake-pool n1' 'mooncake-master n1'
 check "after the job: mooncake_pool_report.json with peak_allocated_bytes >= $BYTES, samples with time, allocated bytes, keys and clients, ended by SIGTERM" python3 - "$dir/mooncake_pool_report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -95,12 +96,19 @@ check "mooncake_pool.svg parses as SVG with its three lines" python3 -c '
 import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
 sys.exit(0 if r.tag == "{http://www.w3.org/2000/svg}svg" and len(r.findall("{http://www.w3.org/2000/svg}polyline")) == 3 else 1)' "$dir/mooncake_pool.svg"
-check "status after the job: the job has ended, the report named, exit 1 ($("$MCR" status --dir "$dir" 2>&1 | head -c 300))" \
-	bash -c "out=\$('$MCR' status --dir '$dir' 2>&1); test \$? = 1 && echo \"\$out\" | grep -q '^mooncake: job $jid has ended (JobState=COMPLETED): its pool is gone; its report is $dir/mooncake_pool_report.json'"
+"$MCR" status --dir "$dir" >"$W/ended.txt" 2>&1
+rc_ended=$?
+"$MCR" status --job 999999 >"$W/nojob.txt" 2>&1
+rc_nojob=$?
+"$MCR" status --dir "$W" >"$W/nopool.txt" 2>&1
+rc_nopool=$?
+check "status after the job: the job has ended, the report named, exit 1 ($(head -c 300 "$W/ended.txt"))" \
+	test "$rc_ended" = 1 --and has "$W/ended.txt" \
+	"mooncake: job $jid has ended (JobState=COMPLETED): its pool is gone; its report is $dir/mooncake_pool_report.json"
 check "status of a job that does not exist: a mooncake: message, exit 1" \
-	bash -c "out=\$('$MCR' status --job 999999 2>&1); test \$? = 1 && echo \"\$out\" | grep -q '^mooncake: job 999999: scontrol show job failed'"
+	test "$rc_nojob" = 1 --and has_re "$W/nojob.txt" '^mooncake: job 999999: scontrol show job failed'
 check "status --dir of a directory without a pool: a mooncake: message, exit 1" \
-	bash -c "out=\$('$MCR' status --dir '$W' 2>&1); test \$? = 1 && echo \"\$out\" | grep -q '^mooncake: no Mooncake pool found in $W'"
+	test "$rc_nopool" = 1 --and has_re "$W/nopool.txt" "^mooncake: no Mooncake pool found in $W"
 
 # scancel: the report is written all the same
 cat >"$W/job2.sh" <<EOS
@@ -117,7 +125,8 @@ done
 scancel "$jid2"
 wait_job "$jid2" 60
 check "a job ended by scancel: its report holds the peak ($(grep -o '"peak_allocated_bytes": [0-9]*' "$dir2/mooncake_pool_report.json" 2>/dev/null | tail -1)) and its picture is there" \
-	bash -c "python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r[\"peak_allocated_bytes\"] >= 1048576 and r[\"ended_by\"] == \"SIGTERM\" else 1)' $dir2/mooncake_pool_report.json && test -s $dir2/mooncake_pool.svg"
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["peak_allocated_bytes"] >= 1048576 and r["ended_by"] == "SIGTERM" else 1)' \
+	"$dir2/mooncake_pool_report.json" --and test -s "$dir2/mooncake_pool.svg"
 samplers=$("$CLUSTER" count mooncake-recipe | awk '{ s += $2 } END { print s + 0 }')
 check "no mooncake_master and no sampler ($samplers) is left after the jobs" \
 	test "$(masters_left)" = 0 -a "$samplers" = 0

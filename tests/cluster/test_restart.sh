@@ -32,9 +32,10 @@ scontrol update JobId="$jid" StartTime=now
 wait_job "$jid" 180
 check "run 0 of the job moved its value through its pool" grep -qx "n3 GOT k=v0" rq-0-decode.out
 check "the requeued run says it starts a new pool ($(grep -ho 'mooncake: job .*requeued.*' rq-1-*.out | head -1))" \
-	bash -c "grep -hq 'mooncake: job $jid was requeued (run 1): the pool of its earlier run (0) in $W/outputs/$jid/logs is not reused; starting a new one there' rq-1-prefill.out rq-1-decode.out"
+	has - "mooncake: job $jid was requeued (run 1): the pool of its earlier run (0) in $W/outputs/$jid/logs is not reused; starting a new one there" \
+	< <(cat rq-1-prefill.out rq-1-decode.out)
 check "... and its value goes through the new pool (never 'was ready, but has stopped')" \
-	bash -c "grep -qx 'n3 GOT k=v1' rq-1-decode.out && ! grep -q 'has stopped' rq-1-prefill.out rq-1-decode.out"
+	has_line rq-1-decode.out 'n3 GOT k=v1' --and lacks rq-1-prefill.out 'has stopped' --and lacks rq-1-decode.out 'has stopped'
 check "... one master started in each run ($(grep -c 'starting mooncake_master' rq-*.out | tr '\n' ' '))" \
 	test "$(cat rq-0-*.out | grep -c 'starting mooncake_master')" = 1 -a "$(cat rq-1-*.out | grep -c 'starting mooncake_master')" = 1
 
@@ -57,7 +58,8 @@ echo "rc=\$? took=\$((\$(date +%s) - t0))" >>full-2.out
 EOS
 jid=$(run_job full -N3 -w n1,n2,n3)
 check "on a full file system the srun fails with a mooncake: message ($(grep -o 'mooncake: .*' full-1.out | head -1 | head -c 200))" \
-	bash -c "grep -q 'rc=1' full-1.out && grep -q 'mooncake: .*No space left on device' full-1.out"
+	has full-1.out rc=1 --and has_re full-1.out 'mooncake: .*No space left on device'
 check "... and once space is freed the next srun starts the pool, without waiting for the first one's lock ($(tail -1 full-2.out))" \
-	bash -c "grep -qx '$MCK_ADDR_n1:[0-9]*' full-2.out && grep -q 'rc=0' full-2.out && [ \$(sed -n 's/.*took=//p' full-2.out) -lt 30 ] && ! grep -q 'waiting for' full-2.out"
+	has_re full-2.out "^$MCK_ADDR_n1:[0-9]*\$" --and has full-2.out rc=0 \
+	--and test "$(sed -n 's/.*took=//p' full-2.out)" -lt 30 --and lacks full-2.out 'waiting for'
 check "no mooncake_master process is left" test "$(masters_left)" = 0

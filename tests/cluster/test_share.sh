@@ -35,14 +35,17 @@ wait_job "$jb" 180
 pa=$(ports_of same-a-prefill.out)
 pb=$(ports_of same-b-prefill.out)
 check "two jobs with first node n1: each master on n1, on different ports ($pa, $pb)" \
-	bash -c "[ -n '$pa' ] && [ -n '$pb' ] && [ '$pa' != '$pb' ] && grep -q 'MOONCAKE_MASTER=$MCK_ADDR_n1:' same-a-prefill.out && grep -q 'MOONCAKE_MASTER=$MCK_ADDR_n1:' same-b-prefill.out"
-check "... one of them on srtctl's 8700" bash -c "[ '$pa' = 8700 ] || [ '$pb' = 8700 ]"
+	test -n "$pa" --and test -n "$pb" --and test "$pa" != "$pb" \
+	--and has same-a-prefill.out "MOONCAKE_MASTER=$MCK_ADDR_n1:" --and has same-b-prefill.out "MOONCAKE_MASTER=$MCK_ADDR_n1:"
+check "... one of them on srtctl's 8700" has_line - 8700 <<<"$pa
+$pb"
 check "... both pools worked at the same time, each with its own value" \
-	bash -c "grep -qx 'n1 GOT same-key=value-of-a' same-a-decode.out && grep -qx 'n1 GOT same-key=value-of-b' same-b-decode.out"
+	has_line same-a-decode.out 'n1 GOT same-key=value-of-a' --and has_line same-b-decode.out 'n1 GOT same-key=value-of-b'
 check "... the client configs carry the ports the masters really have" \
-	bash -c "grep -q '\"master_server_address\": \"$MCK_ADDR_n1:$pa\"' outputs/$ja/logs/mooncake_store_config_prefill.json && grep -q '\"master_server_address\": \"$MCK_ADDR_n1:$pb\"' outputs/$jb/logs/mooncake_store_config_prefill.json"
+	has "outputs/$ja/logs/mooncake_store_config_prefill.json" "\"master_server_address\": \"$MCK_ADDR_n1:$pa\"" \
+	--and has "outputs/$jb/logs/mooncake_store_config_prefill.json" "\"master_server_address\": \"$MCK_ADDR_n1:$pb\""
 check "... and so do the state files" \
-	bash -c "grep -q '\"rpc_port\": $pa,' outputs/$ja/logs/mooncake_master.json && grep -q '\"rpc_port\": $pb,' outputs/$jb/logs/mooncake_master.json"
+	has "outputs/$ja/logs/mooncake_master.json" "\"rpc_port\": $pa," --and has "outputs/$jb/logs/mooncake_master.json" "\"rpc_port\": $pb,"
 
 # --- an array job of 3 tasks on the same nodes, running at once
 cat >array.sh <<EOS
@@ -61,7 +64,8 @@ ports=$(for t in 1 2 3; do ports_of array-$t-prefill.out; done | sort -u | xargs
 check "an array job of 3 tasks on n2,n3: three masters on n2, on three ports ($ports)" \
 	test "$(wc -w <<<"$ports")" = 3
 check "... each task's pool holds its own value" \
-	bash -c "for t in 1 2 3; do grep -qx \"n2 GOT k=v-\$t\" array-\$t-decode.out || exit 1; done"
+	has_line array-1-decode.out 'n2 GOT k=v-1' --and has_line array-2-decode.out 'n2 GOT k=v-2' \
+	--and has_line array-3-decode.out 'n2 GOT k=v-3'
 
 # --- a heterogeneous job: one pool, on the job's first node (component 0's)
 cat >het.sh <<EOS
@@ -78,12 +82,12 @@ squeue --steps -h -o '%i %j %N' >het-steps.out
 EOS
 timeout 200 salloc -N1 -w n1 : -N1 -w n2 bash het.sh >het.out 2>&1
 check "heterogeneous job: a role srun in component 1 (n2) gets the pool on the job's first node n1" \
-	bash -c "grep -qx 'n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700' het-prefill.out && grep -q '^n2 PUT het-key rc=0' het-prefill.out"
+	has_line het-prefill.out "n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700" --and has_re het-prefill.out '^n2 PUT het-key rc=0'
 check "... and one in component 0 (n1) the same pool" grep -qx "n1 GOT het-key=het-value" het-decode.out
 check "... one master for the whole job ($(grep -c 'starting mooncake_master' het-prefill.out het-decode.out | tr '\n' ' '))" \
 	test "$(cat het-prefill.out het-decode.out | grep -c 'starting mooncake_master')" = 1
 check "... a later plain srun in the job neither hangs nor fails; no failed step left ($(tr '\n' ';' <het-steps.out))" \
-	bash -c "grep -qx n2 het-plain.out && grep -q 'rc=0' het-plain.out && [ \$(grep -Evc 'mooncake-(master|pool)' het-steps.out) = 0 ]"
+	has_line het-plain.out n2 --and has het-plain.out rc=0 --and test "$(grep -Evc 'mooncake-(master|pool)' het-steps.out)" = 0
 
 # --- the same from outside the allocation (srun --jobid from another
 # shell): the component's srun joins the leader's one pool on n1, and the
@@ -99,11 +103,11 @@ squeue --steps -h -j "$hj" -o '%i %j %N' >het-out-steps.out
 scancel "$hj"
 wait_job "$hj" 60
 check "heterogeneous job, srun --jobid=J --het-group=1 from outside the allocation: it joins the pool on the job's first node n1 ($(grep -h 'MOONCAKE_MASTER=\|rc=\|mooncake:' het-out-prefill.out | tr '\n' ' '))" \
-	bash -c "grep -qx 'n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700' het-out-prefill.out && grep -qx 'rc=0' het-out-prefill.out"
+	has_line het-out-prefill.out "n2 MOONCAKE_MASTER=$MCK_ADDR_n1:8700" rc=0
 check "... the master is a step of the job's leader, on n1 ($(tr '\n' ';' <het-out-steps.out))" \
 	grep -Eq "^${hj}\+0\.[0-9]+ mooncake-master n1\$|^${hj}\.[0-9]+ mooncake-master n1\$" het-out-steps.out
 check "... and a plain srun in that component still runs ($(tr '\n' ' ' <het-out-plain.out))" \
-	bash -c "grep -qx n2 het-out-plain.out && grep -qx 'rc=0' het-out-plain.out"
+	has_line het-out-plain.out n2 rc=0
 
 # --- a second recipe in a running job
 cp r.yaml r2.yaml
@@ -121,13 +125,16 @@ echo "rc=\$?" >>second-3.out
 EOS
 jid=$(run_job second -N3 -w n1,n2,n3)
 check "a second, different recipe in a running job is refused, naming both: $(grep -o 'mooncake: the job.*' second-2.out | cut -c1-220)" \
-	bash -c "grep -q \"mooncake: the job's Mooncake pool in $W/outputs/$jid/logs comes from the recipe $W/r.yaml, and this srun names $W/r2.yaml\" second-2.out && grep -q 'rc=1' second-2.out && ! grep -q TASK-RAN second-2.out"
+	has second-2.out "mooncake: the job's Mooncake pool in $W/outputs/$jid/logs comes from the recipe $W/r.yaml, and this srun names $W/r2.yaml" rc=1 \
+	--and lacks second-2.out TASK-RAN
 check "... and the first recipe's files are untouched" cmp -s second-sums.before second-sums.after
+port=$(sed -n "s/^$MCK_ADDR_n1:\([0-9]*\)\$/\1/p" second-3.out)
 check "a recipe with an output.log_dir of its own gets its own master (other ports) and directory: $(grep -v '^srun' second-3.out | tr '\n' ' ')" \
-	bash -c "port=\$(sed -n 's/^$MCK_ADDR_n1:\\([0-9]*\\)\$/\\1/p' second-3.out) && [ \"\$port\" -ge 8703 ] && [ \"\$port\" -le 8999 ] && grep -qx '$W/own/$jid/mooncake_store_config_decode.$MCK_ADDR_n3.json' second-3.out && grep -q 'rc=0' second-3.out"
+	test "$port" -ge 8703 --and test "$port" -le 8999 \
+	--and has_line second-3.out "$W/own/$jid/mooncake_store_config_decode.$MCK_ADDR_n3.json" --and has second-3.out rc=0
 
 # --- a standalone srun (no allocation) prepares its own job
 srun -N1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_MASTER MOONCAKE_LOCAL_HOSTNAME >alone.out 2>&1
 check "a standalone srun gets its pool: $(grep -v '^srun' alone.out | tr '\n' ' ')" \
-	bash -c "grep -qx '$MCK_ADDR_n3:8700' alone.out && grep -qx '$MCK_ADDR_n3' alone.out"
+	has_line alone.out "$MCK_ADDR_n3:8700" "$MCK_ADDR_n3"
 check "no mooncake_master process is left" test "$(masters_left)" = 0

@@ -29,15 +29,16 @@ check "the batch script itself got no MOONCAKE_ variable" test ! -s batch-env.ou
 check "#SBATCH --mooncake-recipe reaches an srun that names a role" \
 	grep -qx "$W/outputs/$jid/logs/mooncake_store_config_prefill.$MCK_ADDR_n2.json" inherit.out
 check "an srun without a role under the inherited recipe gets nothing" \
-	bash -c "grep -q '^SLURMD_NODENAME=n3' norole.out && ! grep -q '^MOONCAKE_' norole.out"
+	has_re norole.out '^SLURMD_NODENAME=n3' --and lacks_re norole.out '^MOONCAKE_'
 check "a helper srun without a role runs anywhere (--chdir=/, cd /): the recipe is not even read" \
-	bash -c "grep -qx n3 norole-chdir.out && grep -qx n3 norole-cd.out"
+	has_line norole-chdir.out n3 --and has_line norole-cd.out n3
 check "an explicit role the recipe lacks fails that srun: $(grep -o 'mooncake: .*' agg.out | head -1 | head -c 200)" \
-	bash -c "grep -q -- '--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode' agg.out && grep -q 'rc=1' agg.out && ! grep -q TASK-RAN agg.out"
+	has agg.out '--mooncake-role=agg: the recipe has no roles.agg; its roles are prefill, decode' rc=1 \
+	--and lacks agg.out TASK-RAN
 
 check "srun -v inside an allocation shows the role: $(grep -m1 'mooncake: r.yaml' verbose.out)" \
 	grep -qx 'srun: mooncake: r.yaml: role prefill' verbose.out
-check "... and without -v srun says nothing of it" bash -c "! grep -q 'mooncake' quiet.out"
+check "... and without -v srun says nothing of it" lacks quiet.out mooncake
 
 # the examples' resource requests: GPUs per node must not reach the master
 # step (an invalid TRES request with its --gres=none); a task running in
@@ -103,7 +104,7 @@ roles: [broken" >late.yaml
 wait_job "$jid" 120
 check "a recipe broken after submission: the batch script ran" grep -q BATCH-RAN late.job.out
 check "... the srun failed with the mooncake: message" \
-	bash -c "grep -q 'mooncake: late.yaml:3:1: not valid YAML' late.job.out && grep -q 'srun rc=1' late.job.out && ! grep -q TASK-RAN late.job.out"
+	has late.job.out 'mooncake: late.yaml:3:1: not valid YAML' 'srun rc=1' --and lacks late.job.out TASK-RAN
 check "... and no node is drained or down" test "$(drained)" = 0
 
 # a bad plugstack argument: loud in srun/sbatch, no node drained

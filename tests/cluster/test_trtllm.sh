@@ -30,9 +30,10 @@ check "prefill task ran on n2 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_conf
 check "decode task ran on n3 with MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.$MCK_ADDR_n3.json" \
 	grep -qx "n3 MOONCAKE_CONFIG_PATH=$dir/mooncake_store_config_decode.$MCK_ADDR_n3.json" "$W/decode.out"
 check "... which is the role's file, byte for byte as srtctl writes it, plus the node's local_hostname" \
-	bash -c "diff <(head -c -2 $dir/mooncake_store_config_decode.json; printf ',\n  \"local_hostname\": \"$MCK_ADDR_n3\"\n}') $dir/mooncake_store_config_decode.$MCK_ADDR_n3.json"
+	diff <(head -c -2 "$dir/mooncake_store_config_decode.json"; printf ',\n  "local_hostname": "%s"\n}' "$MCK_ADDR_n3") \
+	"$dir/mooncake_store_config_decode.$MCK_ADDR_n3.json"
 check "TRT-LLM's reader announces each node's own address (from that file)" \
-	bash -c "grep -qx 'n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2' $W/prefill.out && grep -qx 'n3 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n3' $W/decode.out"
+	has_line "$W/prefill.out" "n2 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n2" --and has_line "$W/decode.out" "n3 ENGINE_LOCAL_HOSTNAME=$MCK_ADDR_n3"
 for role in prefill decode; do
 	m=$(sed -n 's/^n[0-9] MOONCAKE_MASTER=//p' "$W/$role.out")
 	f=$(sed -n 's/^n[0-9] FILE_MASTER=//p' "$W/$role.out")
@@ -41,7 +42,7 @@ for role in prefill decode; do
 	check "$role: MOONCAKE_MASTER is the infra node n1's own address ($m)" test "$m" = "$MCK_ADDR_n1:8700"
 done
 check "each task's MOONCAKE_LOCAL_HOSTNAME is its own node's address" \
-	bash -c "grep -qx 'n2 MOONCAKE_LOCAL_HOSTNAME=$MCK_ADDR_n2' $W/prefill.out && grep -qx 'n3 MOONCAKE_LOCAL_HOSTNAME=$MCK_ADDR_n3' $W/decode.out"
+	has_line "$W/prefill.out" "n2 MOONCAKE_LOCAL_HOSTNAME=$MCK_ADDR_n2" --and has_line "$W/decode.out" "n3 MOONCAKE_LOCAL_HOSTNAME=$MCK_ADDR_n3"
 check "the metadata server is the infra node's" grep -qx "n3 MOONCAKE_TE_META_DATA_SERVER=http://$MCK_ADDR_n1:8701/metadata" "$W/decode.out"
 check "prefill's file has role both" grep -qx "n2 FILE_ROLE=both" "$W/prefill.out"
 check "decode's file has role capacity" grep -qx "n3 FILE_ROLE=capacity" "$W/decode.out"

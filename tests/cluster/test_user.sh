@@ -39,21 +39,23 @@ chown "$U:" job.sh
 jid=$(su -s /bin/bash "$U" -c "cd $W && export SLURM_CONF=$SLURM_CONF PATH=$PATH MCK_JOB_MARKER=from-the-job && sbatch --parsable -N3 -w n1,n2,n3 -o $W/job.out job.sh")
 wait_job "$jid" 120
 dir=$W/outputs/$jid/logs
+read -r _ a b c _ <master-uid.out
 check "the master ran as the job's user ($(cat master-uid.out))" \
-	bash -c "read -r _ a b c d <master-uid.out && [ \$a = $uid ] && [ \$b = $uid ] && [ \$c = $uid ]"
+	test "$a" = "$uid" --and test "$b" = "$uid" --and test "$c" = "$uid"
 check "the master has the job's environment" grep -qx 'MCK_JOB_MARKER=from-the-job' master-env.out
-check "the master has none of the daemons' environment" bash -c "! grep -q '^MCK_DAEMON_ENV=' master-env.out"
+check "the master has none of the daemons' environment" lacks_re master-env.out '^MCK_DAEMON_ENV='
 check "the --mooncake-* options do not reach the master step's environment" \
-	bash -c "! grep -q 'SPANK_OPTION_mooncake' master-env.out"
+	lacks master-env.out SPANK_OPTION_mooncake
 check "the master step's srun: stdin /dev/null, stdout and stderr the log ($(head -3 srun-fd.out | xargs))" \
-	bash -c "grep -qx '0 -> /dev/null' srun-fd.out && grep -qx '1 -> $dir/mooncake_master.log' srun-fd.out && grep -qx '2 -> $dir/mooncake_master.log' srun-fd.out"
-check "the master step's srun runs in a session of its own ($(cat srun-ps.out | cut -c1-60))" \
-	bash -c "read -r pid sid rest <srun-ps.out && [ \$pid = \$sid ]"
+	has_line srun-fd.out '0 -> /dev/null' "1 -> $dir/mooncake_master.log" "2 -> $dir/mooncake_master.log"
+read -r pid sid _ <srun-ps.out
+check "the master step's srun runs in a session of its own ($(cut -c1-60 srun-ps.out))" \
+	test -n "$pid" --and test "$pid" = "$sid"
 check "neither the master nor its srun holds a descriptor of the srun that started them" \
-	bash -c "! grep -q '$W/user.out' master-fd.out srun-fd.out"
+	lacks master-fd.out "$W/user.out" --and lacks srun-fd.out "$W/user.out"
 check "the job directory and its files belong to the user" \
-	bash -c "[ \$(stat -c %U $dir) = $U ] && [ \$(stat -c %U $dir/mooncake_master.log) = $U ] && [ \$(stat -c %U $dir/mooncake_store_config_prefill.json) = $U ]"
+	test "$(stat -c %U "$dir" "$dir/mooncake_master.log" "$dir/mooncake_store_config_prefill.json" | sort -u)" = "$U"
 check "the master's output is in its log" grep -q 'Master service started' "$dir/mooncake_master.log"
 check "a job directory the user cannot write is refused: $(grep -o 'mooncake: .*' ro.out | head -1)" \
-	bash -c "grep -q 'mooncake: cannot create the directory $W/readonly/logs: Permission denied' ro.out && grep -q 'rc=1' ro.out && ! grep -q TASK-RAN ro.out"
+	has ro.out "mooncake: cannot create the directory $W/readonly/logs: Permission denied" rc=1 --and lacks ro.out TASK-RAN
 check "no mooncake_master process is left" test "$(masters_left)" = 0

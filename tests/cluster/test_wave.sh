@@ -29,18 +29,25 @@ for p in \$(jobs -p); do wait \$p || fails=\$((fails + 1)); done
 echo "fails=\$fails" >wave-\$SLURM_JOB_ID.rc
 squeue --steps -h -j \$SLURM_JOB_ID -o '%i %j' >wave-\$SLURM_JOB_ID.steps
 EOS
+# every srun of the wave of job $1 printed its node's client config
+configs_per_node() {
+	local i
+	for i in $(seq "$WAVE"); do
+		has_re "wave-$1-$i.out" "^n$(((i - 1) % 16 + 1)) $W/outputs/$1/logs/mooncake_store_config_prefill" || return 1
+	done
+}
 for round in 1 2; do
 	jid=$(sbatch --parsable -N16 -w "$nodes" -o "$W/wave-$round.job.out" wave.sh)
 	wait_job "$jid" 900
 	ok=$(grep -l '"master_server_address": "' wave-"$jid"-*.out 2>/dev/null | wc -l)
 	bad=$(grep -l 'mooncake: ' wave-"$jid"-*.out 2>/dev/null | xargs -r grep -h 'error: mooncake: ' | sort | uniq -c | sort -rn | head -3 | tr '\n' ' ')
 	check "round $round: all $WAVE sruns of a first wave succeed ($(cat wave-"$jid".rc 2>/dev/null); $ok with a config; ${bad:-no mooncake error})" \
-		bash -c "grep -qx 'fails=0' wave-$jid.rc && [ $ok = $WAVE ]"
+		has_line "wave-$jid.rc" fails=0 --and test "$ok" = "$WAVE"
 	check "... with one master step ($(grep -c mooncake-master wave-"$jid".steps 2>/dev/null))" \
 		test "$(grep -c mooncake-master wave-"$jid".steps 2>/dev/null)" = 1
 	masters_addr=$(cat wave-"$jid"-*.out | sed -n 's/.*"master_server_address": "\([^"]*\)".*/\1/p' | sort -u | tr '\n' ' ')
 	check "... and every task has its node's config naming that one master ($masters_addr)" \
-		bash -c "[ \$(echo '$masters_addr' | wc -w) = 1 ] && for i in \$(seq $WAVE); do n=\$(( (i - 1) % 16 + 1 )); grep -q \"^n\$n $W/outputs/$jid/logs/mooncake_store_config_prefill\" wave-$jid-\$i.out || exit 1; done"
+		test "$(wc -w <<<"$masters_addr")" = 1 --and configs_per_node "$jid"
 done
 
 # --- an srun from outside the allocation, in another directory
@@ -53,5 +60,6 @@ squeue --steps -h -j "$oj" -o '%i %j' >out.steps
 scancel "$oj"
 wait_job "$oj" 60
 check "an srun from outside the allocation in another directory joins the job's master ($(tail -1 out-2.out); $(grep -c mooncake-master out.steps) master step)" \
-	bash -c "[ \"\$(tail -1 out-1.out)\" = \"\$(tail -1 out-2.out)\" ] && grep -q '^$MCK_ADDR_n1:' out-2.out && [ \$(grep -c mooncake-master out.steps) = 1 ] && [ ! -e elsewhere/outputs ]"
+	test "$(tail -1 out-1.out)" = "$(tail -1 out-2.out)" --and has_re out-2.out "^$MCK_ADDR_n1:" \
+	--and test "$(grep -c mooncake-master out.steps)" = 1 --and test ! -e elsewhere/outputs
 check "no mooncake_master process is left" test "$(masters_left)" = 0

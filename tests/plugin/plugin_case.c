@@ -50,6 +50,14 @@ int init(spank_context_t ctx, char **av)
 	return slurm_spank_init(NULL, ac, av);
 }
 
+void master_step(char **av, const char *var, const char *value)
+{
+	ck_assert_int_eq(init(S_CTX_REMOTE, av), 0);
+	stub.step_id = 4;
+	if (var)
+		stub_setenv(var, value);
+}
+
 /* srun (local context) with plugstack arguments `av`, the recipe and the
  * role (either may be NULL) up to init_post_opt; its return code */
 int srun_post_opt(char **av, const char *recipe, const char *role)

@@ -40,6 +40,11 @@ bool exists(const char *fmt, const char *arg);
 /* slurm_spank_init with plugstack arguments (NULL-terminated) */
 int init(spank_context_t ctx, char **av);
 
+/* slurmstepd of the master step (step 4) with plugstack arguments `av`,
+ * up to slurm_spank_init, srun's handover `var`=`value` in its environment
+ * (MCP_PORTS_VAR or MCP_GUARD_VAR; var NULL: none) */
+void master_step(char **av, const char *var, const char *value);
+
 /* srun (local context) with plugstack arguments `av`, the recipe and the
  * role (either may be NULL) up to init_post_opt; its return code */
 int srun_post_opt(char **av, const char *recipe, const char *role);

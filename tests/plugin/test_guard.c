@@ -29,9 +29,7 @@ static int master_task_init(const char *dir, int bound)
 	int rc;
 
 	ck_assert_ptr_nonnull(value);
-	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
-	stub.step_id = 4;
-	stub_setenv(MCP_GUARD_VAR, value);
+	master_step(NULL, MCP_GUARD_VAR, value);
 	free(value);
 	rc = slurm_spank_task_init(NULL, 0, NULL);
 	ck_assert_ptr_null(stub_getenv(MCP_GUARD_VAR));
@@ -141,9 +139,7 @@ START_TEST(guard_value_not_sruns_is_refused)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char want[256];
 
-		ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
-		stub.step_id = 4;
-		stub_setenv(MCP_GUARD_VAR, bad[i]);
+		master_step(NULL, MCP_GUARD_VAR, bad[i]);
 		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 		snprintf(want, sizeof(want), "mooncake: %s='%s' is not what srun hands the master step",
 			 MCP_GUARD_VAR, bad[i]);

@@ -249,25 +249,19 @@ START_TEST(stepd_master_step_claims_its_ports)
 	int busy;
 
 	in_tmpdir();
-	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
-	stub.step_id = 4;
-	stub_setenv(MCP_PORTS_VAR, "8990,8991,8992");
+	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
 	slurm_spank_exit(NULL, 0, NULL);
 	busy = hold_port(8991);
-	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
-	stub.step_id = 4;
-	stub_setenv(MCP_PORTS_VAR, "8990,8991,8992");
+	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 	ck_log_contains("mooncake: port 8991 (metadata) on ");
 	ck_log_contains(" is taken: another process listens on it; the srun that started this step tries other ports");
 	slurm_spank_exit(NULL, 0, NULL);
 	close(busy);
 	/* a port no master of this cluster has: the variable is the user's */
-	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
-	stub.step_id = 4;
-	stub_setenv(MCP_PORTS_VAR, "22,8991,8992");
+	master_step(NULL, MCP_PORTS_VAR, "22,8991,8992");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 	ck_log_contains("mooncake: port 22 (RPC) is not a port of mooncake_master on this cluster");
 	slurm_spank_exit(NULL, 0, NULL);
@@ -282,18 +276,14 @@ START_TEST(stepd_master_step_claims_its_ports_privileged)
 	int busy;
 
 	in_tmpdir();
-	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
-	stub.step_id = 4;
-	stub_setenv(MCP_PORTS_VAR, "8990,8991,8992");
+	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
 	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), 0);
 	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	ck_assert_int_eq(stub.errors, 0);
 	slurm_spank_exit(NULL, 0, NULL);
 	busy = hold_port(8992);
-	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
-	stub.step_id = 4;
-	stub_setenv(MCP_PORTS_VAR, "8990,8991,8992");
+	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
 	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
 	ck_log_contains("mooncake: port 8992 (metrics) on ");
 	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
@@ -310,9 +300,7 @@ START_TEST(stepd_master_step_claims_its_ports_privileged)
 	{
 		char *bad[] = { "colour=blue", NULL };
 
-		ck_assert_int_eq(init(S_CTX_REMOTE, bad), 0);
-		stub.step_id = 4;
-		stub_setenv(MCP_PORTS_VAR, "8990,8991,8992");
+		master_step(bad, MCP_PORTS_VAR, "8990,8991,8992");
 		ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
 		ck_log_contains("unknown argument 'colour=blue'");
 		slurm_spank_exit(NULL, 0, NULL);
