@@ -15,6 +15,7 @@
  * client configs into the job's directory (unchanged files are left alone),
  * and hand the tasks the role's environment (handover.c).
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,28 @@ void mcp_srun_exit(void)
 	memset(&ctx, 0, sizeof(ctx));
 }
 
+/* this srun was given --jobid (srun's own command line, /proc/self/cmdline:
+ * an argument after the task's command that reads so only defers the
+ * container decision to user_init) */
+static bool srun_names_a_job(void)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (const char *a = buf; a < buf + n; a += strlen(a) + 1)
+		if (!strcmp(a, "--jobid") || !strncmp(a, "--jobid=", 8))
+			return true;
+	return false;
+}
+
 static const char *srun_getenv(void *arg, const char *name, char *buf, size_t size)
 {
 	(void)arg;
@@ -133,8 +156,15 @@ int mcp_srun_post_opt(spank_t sp)
 		id = getenv("SLURM_JOB_ID_HET_GROUP_0");
 	if (!id || !*id)
 		id = getenv("SLURM_JOB_ID");
-	if (!id || !*id) /* a standalone srun: its job, and so its pool, are new */
+	if (!id || !*id) {
+		/* srun --jobid from outside the allocation joins a job whose
+		 * starter decided (user_init decides only when it starts the
+		 * master); a standalone srun's job, and so its pool, are new:
+		 * refused before anything is allocated */
+		if (srun_names_a_job())
+			return 0;
 		return decide_container();
+	}
 	ctx.prepared = true;
 	ctx.prepared_job = (uint32_t)strtoul(id, NULL, 10);
 	return prepare_job(ctx.prepared_job, getuid());

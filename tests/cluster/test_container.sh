@@ -147,6 +147,29 @@ check "[A] the master ran from the host's PATH ($(cat "$J/master.txt" 2>/dev/nul
 check "[A] exactly one line says the recipe's container is not used: $(grep -h -m1 'is not used' "$J"/*.out)" \
 	test "$(grep -h "mooncake: plain.yaml:26:14: model.container: 'trtllm' is not used: this cluster has no container support for the master step" "$J"/*.out | wc -l)" = 1
 check "[A] squeue --steps shows one mooncake-master step, on n1" test "$(grep -c '^mooncake-master n1$' "$J/steps.out")" = 1
+# srun --jobid from outside the allocation: the srun that starts the pool
+# decides the container (it asks srun --help whether pyxis is there), one
+# that joins it decides nothing again (issue #20); srun= is a wrapper that
+# logs how the plugin runs srun
+cat >"$W/srun-log" <<EOS
+#!/bin/bash
+echo "\$*" >>$W/srun-log.calls
+exec $(command -v srun) "\$@"
+EOS
+chmod 755 "$W/srun-log"
+with_plugin_args "srun=$W/srun-log"
+salloc --no-shell -N2 -w n1,n2 >"$W/join.alloc" 2>&1
+aj=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$W/join.alloc" | head -1)
+srun --jobid="$aj" -N1 -n1 -w n2 --mooncake-recipe=plain.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >"$W/join-1.out" 2>&1
+cp "$W/srun-log.calls" "$W/join-1.calls"
+srun --jobid="$aj" -N1 -n1 -w n2 --mooncake-recipe=plain.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >"$W/join-2.out" 2>&1
+scancel "$aj"
+wait_job "$aj" 60
+with_plugin_args ""
+check "[A] srun --jobid from outside the allocation starts the pool, and asks srun --help once ($(tr '\n' ';' <"$W/join-1.calls"))" \
+	has_line "$W/join-1.out" "$MCK_ADDR_n1:8700" --and test "$(grep -cx -- --help "$W/join-1.calls")" = 1
+check "[A] ... a second one joins it and decides nothing again: no srun --help ($(tail -1 "$W/join-2.out"))" \
+	has_line "$W/join-2.out" "$MCK_ADDR_n1:8700" --and test "$(grep -cx -- --help "$W/srun-log.calls")" = 1
 
 # --- B: the pyxis stand-in (not pyxis) ----------------------------------
 # Workers run as NVIDIA's clusters run them, each srun with a
