@@ -6,19 +6,11 @@
 # it (srun --jobid, from another directory); prints the median of each and
 # their ratio. Run as root (it brings the test cluster up, and down if it did).
 set -eu
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
-CLUSTER=$TOP/tests/cluster/cluster.sh
 ROUNDS=${1:-15}
 [ "$(id -u)" = 0 ] || { echo "srun_bench.sh: run as root (the test cluster)"; exit 0; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/mck-bench.XXXXXX")
-chmod 755 "$W"
-was_up=$("$CLUSTER" status 2>/dev/null | grep -q 'slurmctld [0-9]' && echo 1 || echo 0)
-"$CLUSTER" up >/dev/null 2>&1
-trap '[ "$was_up" = 1 ] || "$CLUSTER" down >/dev/null 2>&1; [ -n "${MCK_KEEP:-}" ] || rm -rf "$W"' EXIT
-sed -e 's/protocol: rdma/protocol: tcp/' -e 's/global_segment_size: 8GiB /global_segment_size: 32MiB/' \
-	-e 's/global_segment_size: 16GiB /global_segment_size: 64MiB/' \
-	"$TOP/examples/trtllm-serve-disagg-mooncake.yaml" >"$W/r.yaml"
+. "$(dirname "$0")/lib.sh"
+bench_start bench
+bench_recipe "$W/r.yaml"
 cat >"$W/bench.sh" <<EOS
 #!/bin/bash
 cd $W

@@ -14,22 +14,13 @@
 # Each round's pool has a directory (output.log_dir) and master of its own.
 # Run as root (it brings the test cluster up, and down if it did).
 set -eu
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
-CLUSTER=$TOP/tests/cluster/cluster.sh
 ROUNDS=${1:-3}
 WAVES=${2:-32 128 256}
 [ "$(id -u)" = 0 ] || { echo "wave_bench.sh: run as root (the test cluster)"; exit 0; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/mck-wave.XXXXXX")
-chmod 755 "$W"
-was_up=$("$CLUSTER" status 2>/dev/null | grep -q 'slurmctld [0-9]' && echo 1 || echo 0)
-"$CLUSTER" up >/dev/null 2>&1
-trap '[ "$was_up" = 1 ] || "$CLUSTER" down >/dev/null 2>&1; [ -n "${MCK_KEEP:-}" ] || rm -rf "$W"' EXIT
-eval "$("$CLUSTER" env)"
+. "$(dirname "$0")/lib.sh"
+bench_start wave
 VENV=${MOONCAKE_VENV:-/opt/spank-mooncake/venv}
-sed -e 's/protocol: rdma/protocol: tcp/' -e 's/global_segment_size: 8GiB /global_segment_size: 32MiB/' \
-	-e 's/global_segment_size: 16GiB /global_segment_size: 64MiB/' \
-	"$TOP/examples/trtllm-serve-disagg-mooncake.yaml" >"$W/base.yaml"
+bench_recipe "$W/base.yaml"
 for i in $(seq "$ROUNDS"); do
 	for kind in first $(for n in $WAVES; do echo wave$n; done); do
 		sed "s|^name: |output:\n  log_dir: $W/$kind-$i\nname: |" "$W/base.yaml" >"$W/$kind-$i.yaml"
