@@ -92,7 +92,7 @@ const char *mcr_error_code_name(enum mcr_error_code code);
 /* Sizes of the fields of struct mcr_error, and of a buffer that holds any
  * message mcr_error_format() prints. */
 #define MCR_ERROR_SOURCE_LENGTH 256
-#define MCR_ERROR_TEXT_LENGTH 768
+#define MCR_ERROR_TEXT_LENGTH 1024
 #define MCR_ERROR_MESSAGE_LENGTH (MCR_ERROR_SOURCE_LENGTH + MCR_ERROR_TEXT_LENGTH + 64)
 
 /* Where a value is written (about 0.5 KB, fine on any stack). */
@@ -106,7 +106,7 @@ struct mcr_position {
 	char path[MCR_ERROR_SOURCE_LENGTH];
 };
 
-/* What went wrong (about 1 KB, fine on any stack). */
+/* What went wrong (1.3 KB, fine on any stack). */
 struct mcr_error {
 	enum mcr_error_kind kind;
 	enum mcr_error_code code;

@@ -50,8 +50,10 @@ static void set_text(struct mcr_error *err, const char *fmt, va_list ap)
 	va_copy(copy, ap);
 	n = vasprintf(&s, fmt, copy);
 	va_end(copy);
-	if (n < 0) /* no memory for the whole text: what fits */
+	if (n < 0) { /* no memory for the whole text: what fits */
+		s = NULL; /* unspecified after a failure */
 		vsnprintf(err->text, sizeof(err->text), fmt, ap);
+	}
 	else
 		fit(err->text, sizeof(err->text), s, (size_t)n);
 	free(s);
@@ -113,8 +115,10 @@ size_t mcri_note_at(char *buf, size_t size, const struct mcr_position *at,
 	va_start(ap, fmt);
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0) {
+		s = NULL; /* unspecified after a failure */
 		snprintf(text, sizeof(text), "%s", "out of memory");
+	}
 	else
 		fit(text, sizeof(text), s, (size_t)n);
 	free(s);

@@ -159,7 +159,7 @@ const char *mcr_recipe_master_container(const struct mcr_recipe *r,
 		return NULL;
 	if (r->service && mcri_is_str(n = mcri_map_get(r->service, "container")) && n->s[0]) {
 		name = mcri_map_get(r->service, "name");
-		snprintf(path, sizeof(path), "services[%.256s].container",
+		snprintf(path, sizeof(path), "services[%.200s].container",
 			 mcri_is_str(name) ? name->s : "mooncake-master");
 	} else if (mcri_is_map(r->kv_block) &&
 		   mcri_is_str(n = mcri_map_get(r->kv_block, "container")) && n->s[0]) {

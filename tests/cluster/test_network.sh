@@ -94,7 +94,8 @@ check "two jobs at once: job A's tasks use the master on its first node n1 ($MCK
 check "two jobs at once: job B's tasks use the master on its first node n3 ($MCK_ADDR_n3:8700)" \
 	has_line two-b-prefill.out "n4 MOONCAKE_MASTER=$MCK_ADDR_n3:8700" --and has_line two-b-decode.out "n3 MOONCAKE_MASTER=$MCK_ADDR_n3:8700"
 check "two jobs at once: both masters ran at the same time, one on each first node" \
-	has_line two-a-masters.out 1 --and has_line two-b-masters.out 1 --and has two-a-prefill.out PUT --and has two-b-prefill.out PUT
+	test "$(cat two-a-masters.out)" = 1 --and test "$(cat two-b-masters.out)" = 1 \
+	--and has two-a-prefill.out PUT --and has two-b-prefill.out PUT
 check "two jobs at once: each pool holds its own job's value under the same key" \
 	has_line two-a-decode.out 'n1 GOT same-key=value-of-a' --and has_line two-b-decode.out 'n3 GOT same-key=value-of-b'
 

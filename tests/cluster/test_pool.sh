@@ -103,8 +103,8 @@ rc_nojob=$?
 "$MCR" status --dir "$W" >"$W/nopool.txt" 2>&1
 rc_nopool=$?
 check "status after the job: the job has ended, the report named, exit 1 ($(head -c 300 "$W/ended.txt"))" \
-	test "$rc_ended" = 1 --and has "$W/ended.txt" \
-	"mooncake: job $jid has ended (JobState=COMPLETED): its pool is gone; its report is $dir/mooncake_pool_report.json"
+	test "$rc_ended" = 1 --and has_re "$W/ended.txt" \
+	"^mooncake: job $jid has ended \(JobState=COMPLETED\): its pool is gone; its report is $dir/mooncake_pool_report\.json"
 check "status of a job that does not exist: a mooncake: message, exit 1" \
 	test "$rc_nojob" = 1 --and has_re "$W/nojob.txt" '^mooncake: job 999999: scontrol show job failed'
 check "status --dir of a directory without a pool: a mooncake: message, exit 1" \

@@ -54,7 +54,8 @@ check "the master step's srun runs in a session of its own ($(cut -c1-60 srun-ps
 check "neither the master nor its srun holds a descriptor of the srun that started them" \
 	lacks master-fd.out "$W/user.out" --and lacks srun-fd.out "$W/user.out"
 check "the job directory and its files belong to the user" \
-	test "$(stat -c %U "$dir" "$dir/mooncake_master.log" "$dir/mooncake_store_config_prefill.json" | sort -u)" = "$U"
+	test "$(stat -c %U "$dir")" = "$U" --and test "$(stat -c %U "$dir/mooncake_master.log")" = "$U" \
+	--and test "$(stat -c %U "$dir/mooncake_store_config_prefill.json")" = "$U"
 check "the master's output is in its log" grep -q 'Master service started' "$dir/mooncake_master.log"
 check "a job directory the user cannot write is refused: $(grep -o 'mooncake: .*' ro.out | head -1)" \
 	has ro.out "mooncake: cannot create the directory $W/readonly/logs: Permission denied" rc=1 --and lacks ro.out TASK-RAN
