@@ -41,7 +41,9 @@ static void fit(char *dst, size_t size, const char *src, size_t len)
 	dst[size - 1] = '\0';
 }
 
-static void set_text(struct mcr_error *err, const char *fmt, va_list ap)
+/* The formatted text into dst (size bytes), fitted as fit() does; what
+ * fits of it when there is no memory for the whole */
+static void vfit(char *dst, size_t size, const char *fmt, va_list ap)
 {
 	char *s = NULL;
 	va_list copy;
@@ -50,12 +52,12 @@ static void set_text(struct mcr_error *err, const char *fmt, va_list ap)
 	va_copy(copy, ap);
 	n = vasprintf(&s, fmt, copy);
 	va_end(copy);
-	if (n < 0) { /* no memory for the whole text: what fits */
+	if (n < 0) {
 		s = NULL; /* unspecified after a failure */
-		vsnprintf(err->text, sizeof(err->text), fmt, ap);
+		vsnprintf(dst, size, fmt, ap);
+	} else {
+		fit(dst, size, s, (size_t)n);
 	}
-	else
-		fit(err->text, sizeof(err->text), s, (size_t)n);
 	free(s);
 }
 
@@ -109,19 +111,10 @@ size_t mcri_note_at(char *buf, size_t size, const struct mcr_position *at,
 {
 	char text[MCR_ERROR_TEXT_LENGTH];
 	va_list ap;
-	char *s = NULL;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
+	vfit(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		s = NULL; /* unspecified after a failure */
-		snprintf(text, sizeof(text), "%s", "out of memory");
-	}
-	else
-		fit(text, sizeof(text), s, (size_t)n);
-	free(s);
 	return format(buf, size, "", at->source, at->line, at->column, text);
 }
 
@@ -178,7 +171,7 @@ int mcri_error_vat(struct mcr_error *err, enum mcr_error_kind kind,
 	err->line = line;
 	err->column = column;
 	set_name(err->source, sizeof(err->source), source ? source : "");
-	set_text(err, fmt, ap);
+	vfit(err->text, sizeof(err->text), fmt, ap);
 	return -1;
 }
 
