@@ -216,10 +216,13 @@ static enum mcp_el_action on_join(struct mcp_election *el, const struct mcp_seen
 	case MCP_PROBE_READY:
 		return end(el, MCP_EL_DONE, MCP_V_READY);
 	case MCP_PROBE_NO_ANSWER:
-		/* no answer is not a refusal: a blip on the way to it */
+	case MCP_PROBE_RESTARTING:
+		/* no answer is not a refusal: a blip on the way to it; nor is
+		 * a master its step starts again */
 		if (s->now < el->deadline)
 			return later(el, MCP_DO_PROBE);
-		return end(el, MCP_EL_FAILED, MCP_V_UNREACHABLE);
+		return end(el, MCP_EL_FAILED, s->probe == MCP_PROBE_RESTARTING ? MCP_V_RESTART_TIMEOUT :
+									   MCP_V_UNREACHABLE);
 	default:
 		return end(el, MCP_EL_FAILED, MCP_V_STOPPED);
 	}

@@ -71,6 +71,7 @@ enum mcp_el_verdict {
 	MCP_V_WAIT_TIMEOUT,   /* the other srun never gave a verdict */
 	MCP_V_STOPPED,        /* recorded ready, refuses now */
 	MCP_V_UNREACHABLE,    /* recorded ready, no answer within the bound */
+	MCP_V_RESTART_TIMEOUT, /* recorded ready, being restarted, not back within the bound */
 	MCP_V_TOO_MANY,       /* out of attempts */
 	MCP_V_OTHER_RECIPE,   /* the job's pool comes from another recipe */
 	MCP_V_OTHER_JOB,      /* the directory holds the pool of another job that runs */
@@ -81,7 +82,8 @@ enum mcp_lock { MCP_LOCK_MINE, MCP_LOCK_THEIRS, MCP_LOCK_ERROR };
  * starter gone): this srun follows it */
 enum mcp_spawn { MCP_SPAWNED, MCP_SPAWN_BUSY, MCP_SPAWN_ERROR, MCP_SPAWN_SUPERSEDED };
 enum mcp_child { MCP_CHILD_RUNNING, MCP_CHILD_ENDED };
-enum mcp_probe { MCP_PROBE_READY, MCP_PROBE_REFUSED, MCP_PROBE_NO_ANSWER };
+/* RESTARTING: refused, but its master step is starting it again (restart=) */
+enum mcp_probe { MCP_PROBE_READY, MCP_PROBE_REFUSED, MCP_PROBE_NO_ANSWER, MCP_PROBE_RESTARTING };
 
 /* What the driver saw when it performed the last action. */
 struct mcp_seen {

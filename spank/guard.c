@@ -13,7 +13,9 @@
  * (mooncake_master.proof.json, the job's user's alone) and exits; it also
  * exits when the master does, or after the readiness bound. The srun that
  * starts the master records it ready only on the guard's OWN for its
- * attempt (master.c), and sruns that join trust that record.
+ * attempt (master.c), and sruns that join trust that record. When the
+ * master step keeps its master running (restart=, master_keep.c), the
+ * keeper proves each master it starts again the same way (mcp_guard_look).
  */
 #include <errno.h>
 #include <signal.h>
@@ -29,33 +31,34 @@
 #define POLL_MS 25
 #define MAX_LISTENERS 64
 
-struct guard {
-	struct mcri_proof proof;     /* attempt, ports; pid, start and step of the master */
-	char dir[PATH_MAX];
-	int bound;                   /* seconds */
-};
-
-/* "ATTEMPT,BOUND,RPC,METADATA,METRICS:DIR" (mcp_guard_value) */
-static int parse(const char *value, struct guard *g, struct mcr_error *err)
+/* "ATTEMPT,BOUND,RESTART,RPC,METADATA,METRICS:DIR" (mcp_guard_value) */
+int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
+		    struct mcr_error *err)
 {
 	int used = 0;
 
 	memset(g, 0, sizeof(*g));
-	if (sscanf(value, "%d,%d,%d,%d,%d:%n", &g->proof.attempt, &g->bound, &g->proof.ports.rpc,
-		   &g->proof.ports.metadata, &g->proof.ports.metrics, &used) != 5 || !used ||
-	    g->proof.attempt < 1 || g->bound < 1 || g->proof.ports.rpc < 1 || g->proof.ports.rpc > 65535 ||
+	if (sscanf(value, "%d,%d,%d,%d,%d,%d:%n", &g->proof.attempt, &g->bound,
+		   &g->proof.restart_limit, &g->proof.ports.rpc, &g->proof.ports.metadata,
+		   &g->proof.ports.metrics, &used) != 6 || !used ||
+	    g->proof.attempt < 1 || g->bound < 1 || g->proof.restart_limit < 0 ||
+	    g->proof.restart_limit > MCRI_RESTART_MAX || g->proof.ports.rpc < 1 || g->proof.ports.rpc > 65535 ||
 	    g->proof.ports.metadata < 1 || g->proof.ports.metadata > 65535 ||
 	    g->proof.ports.metrics < 1 || g->proof.ports.metrics > 65535 || value[used] != '/' ||
 	    snprintf(g->dir, sizeof(g->dir), "%s", value + used) >= (int)sizeof(g->dir))
 		return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands the master step",
 				      MCP_GUARD_VAR, value);
+	g->proof.pid = (long)getpid(); /* the master, once this task execs it */
+	g->proof.start = mcri_pid_start(g->proof.pid);
+	g->proof.step = step;
 	return 0;
 }
 
-char *mcp_guard_value(int attempt, int bound, const struct mcr_ports *ports, const char *dir)
+char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports,
+		      const char *dir)
 {
-	return mcri_asprintf("%d,%d,%d,%d,%d:%s", attempt, bound, ports->rpc, ports->metadata,
-			     ports->metrics, dir);
+	return mcri_asprintf("%d,%d,%d,%d,%d,%d:%s", attempt, bound, restart, ports->rpc,
+			     ports->metadata, ports->metrics, dir);
 }
 
 static void sleep_ms(int ms)
@@ -66,8 +69,7 @@ static void sleep_ms(int ms)
 		;
 }
 
-/* one look at the sockets: NONE (not all listen yet), OWN or FOREIGN */
-static enum mcri_proof_verdict look(struct mcri_proof *p)
+enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p)
 {
 	const int ports[3] = { p->ports.rpc, p->ports.metadata, p->ports.metrics };
 	struct mcri_listener l[MAX_LISTENERS];
@@ -88,55 +90,56 @@ static enum mcri_proof_verdict look(struct mcri_proof *p)
 	return MCRI_PROOF_OWN;
 }
 
-/* the guard's life: until the verdict, the master's end, or the bound */
-static void watch(struct guard *g)
+int mcp_guard_record(const struct mcp_guard *g)
 {
 	struct mcri_jobdir jd;
 	struct mcr_error err;
+	int rc = -1;
+
+	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err) == 0) {
+		rc = mcri_proof_write(&jd, &g->proof, &err);
+		mcri_jobdir_close(&jd);
+	}
+	if (rc)
+		fprintf(stderr, "mooncake: the master step cannot record whose its ports are: %s\n", err.text);
+	return rc;
+}
+
+/* the guard's life: until the verdict, the master's end, or the bound */
+static void watch(struct mcp_guard *g)
+{
 	double left = g->bound * 1000.0;
 
 	for (; left > 0; left -= POLL_MS) {
 		if (mcri_pid_start(g->proof.pid) != g->proof.start)
 			return; /* the master is gone: its srun tells why */
-		if ((g->proof.verdict = look(&g->proof)) != MCRI_PROOF_NONE)
+		if ((g->proof.verdict = mcp_guard_look(&g->proof)) != MCRI_PROOF_NONE)
 			break;
 		sleep_ms(POLL_MS);
 	}
-	if (g->proof.verdict == MCRI_PROOF_NONE)
-		return;
-	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err) == 0) {
-		if (mcri_proof_write(&jd, &g->proof, &err))
-			fprintf(stderr, "mooncake: the master step cannot record whose its ports are: %s\n", err.text);
-		mcri_jobdir_close(&jd);
-	} else {
-		fprintf(stderr, "mooncake: the master step cannot record whose its ports are: %s\n", err.text);
-	}
+	if (g->proof.verdict != MCRI_PROOF_NONE)
+		mcp_guard_record(g);
 }
 
-int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err)
+int mcp_guard_start(const struct mcp_guard *guard, struct mcr_error *err)
 {
-	struct guard g;
+	struct mcp_guard g = *guard;
 	pid_t mid, w;
 	int status = 0;
 
-	if (parse(value, &g, err))
-		return -1;
-	g.proof.pid = (long)getpid(); /* the master, once this task execs it */
-	g.proof.start = mcri_pid_start(g.proof.pid);
-	g.proof.step = step;
 	/* twice forked: the guard is no child the master would have to reap */
 	mid = fork();
 	if (mid < 0)
 		return mcri_error_set(err, MCR_EIO, "cannot start the master step's guard: %s", strerror(errno));
 	if (mid == 0) {
-		pid_t guard = fork();
+		pid_t pid = fork();
 
-		if (guard == 0) {
+		if (pid == 0) {
 			signal(SIGTERM, SIG_DFL);
 			watch(&g);
 			_exit(0);
 		}
-		_exit(guard < 0 ? 1 : 0);
+		_exit(pid < 0 ? 1 : 0);
 	}
 	while ((w = waitpid(mid, &status, 0)) < 0 && errno == EINTR)
 		;

@@ -141,7 +141,8 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	if (m->busy_port)
 		return MCP_SPAWN_BUSY;
 	/* its guard proves the ports its own, for this attempt (guard.c) */
-	if (!(guard = mcp_guard_value(st->attempt, m->timeout, &st->ports, m->job->dir->path))) {
+	if (!(guard = mcp_guard_value(st->attempt, m->timeout, m->ps->restart, &st->ports,
+				      m->job->dir->path))) {
 		mcri_error_nomem(&m->err);
 		return MCP_SPAWN_ERROR;
 	}
@@ -213,7 +214,9 @@ static void pause_for(struct master *m, const struct mcp_election *el)
 		mcp_sleep_ms(POLL_STATE_MS);
 		break;
 	case MCP_EL_JOIN:
-		progress(m, "it does not answer from this node, asking again", (int)el->timeout);
+		progress(m, m->restarting ? "its master step is starting it again" :
+					    "it does not answer from this node, asking again",
+			 (int)el->timeout);
 		mcp_sleep_ms(POLL_BLIP_MS);
 		break;
 	default:

@@ -155,8 +155,13 @@ void mcp_master_failure(struct master *m, const struct mcp_election *el, struct 
 		break;
 	case MCP_V_STOPPED:
 		mcri_error_set(err, MCR_ESTATE,
-			       "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. It is not restarted behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
+			       "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. No srun starts a new one behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
 			       st->infra_node, st->infra_addr, m->why, m->log);
+		break;
+	case MCP_V_RESTART_TIMEOUT:
+		mcri_error_set(err, MCR_ESTATE,
+			       "the job's mooncake_master on %s (%s) was ready and ended; its master step is starting it again, but it has not answered within %d s (%s). See %s for why it ended and why it does not come back",
+			       st->infra_node, st->infra_addr, bound, m->why, m->log);
 		break;
 	case MCP_V_OTHER_JOB:
 		mcri_error_set(err, MCR_EINVAL,

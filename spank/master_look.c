@@ -143,6 +143,28 @@ bool mcp_master_claim(struct master *m, bool *gone)
 /* A joining srun: the recorded master accepts on its RPC port, and its
  * step still runs (slurmctld; a process that took the port after the
  * master ended answers too, but the step is gone) */
+/* The master refuses while its step runs: is the step starting it again
+ * (restart=, master_keep.c)? Its proof says so, or (in the moment before
+ * it does) it may still: then why says which. */
+static bool restarting(struct master *m)
+{
+	struct mcr_error ignored;
+	const struct mcri_proof *p = &m->proof;
+
+	if (mcri_proof_read(m->job->dir, &m->proof, &ignored) != 0 || p->attempt != m->st.attempt ||
+	    (!p->restarting && p->restarts >= p->restart_limit))
+		return false;
+	if (p->restarting)
+		snprintf(m->why, sizeof(m->why),
+			 "it ended (%s), and its master step is starting it again on the same ports: restart %d of at most %d",
+			 p->restart[mcri_proof_kept(p) - 1].cause, p->restarts, p->restart_limit);
+	else
+		snprintf(m->why, sizeof(m->why),
+			 "it does not accept on port %d, and its master step starts it again when it has ended (restart=%d)",
+			 m->st.ports.rpc, p->restart_limit);
+	return true;
+}
+
 enum mcp_probe mcp_master_join_probe(struct master *m)
 {
 	struct mcp_step_facts f;
@@ -150,9 +172,17 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	enum mcp_probe p = mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, false,
 					    m->why, sizeof(m->why));
 
-	if (p == MCP_PROBE_NO_ANSWER || m->st.master_step <= 0 ||
-	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended)
+	m->restarting = false;
+	if (p == MCP_PROBE_NO_ANSWER)
 		return p;
+	/* slurmctld is asked about the master step when the master refuses
+	 * (ended, or being started again?), and when it answers unless it is
+	 * the job's first step (a role srun's common case costs no RPC) */
+	if (m->st.master_step < 0 || (p == MCP_PROBE_READY && m->st.master_step == 0) ||
+	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended) {
+		m->restarting = p == MCP_PROBE_REFUSED && restarting(m);
+		return m->restarting ? MCP_PROBE_RESTARTING : p;
+	}
 	snprintf(m->why, sizeof(m->why), "its step %s.%ld has ended%s", m->job->job_id,
 		 m->st.master_step,
 		 p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");

@@ -31,6 +31,7 @@ struct master {
 	double t0, next_line;       /* of the current wait, for progress */
 	double job_checked;         /* when slurmctld was last asked if the job runs */
 	char why[512];              /* what the last probe saw */
+	bool restarting;            /* ... its master step is starting it again */
 	int busy_port;              /* a port found in use before we started */
 	struct mcr_error err;       /* a failure of an action */
 	struct mcri_proof proof;    /* the master step's word on its ports */

@@ -129,12 +129,41 @@ size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf,
 
 /* ---- guard.c: the master step proves its ports are its master's ------ */
 
+/* what the master step's guard knows: its proof so far (attempt, ports,
+ * the master's pid, start and step, restart= as restart_limit), where to
+ * write it, and how long to watch (seconds) */
+struct mcp_guard {
+	struct mcri_proof proof;
+	char dir[PATH_MAX];
+	int bound;
+};
 /* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
- * guard watching at most `bound` seconds, its proof into `dir` (heap). */
-char *mcp_guard_value(int attempt, int bound, const struct mcr_ports *ports, const char *dir);
-/* In the master step's task (as the user, about to exec the master):
- * start the guard of MCP_GUARD_VAR's `value` for step `step`. */
-int mcp_guard_start(const char *value, unsigned long step, struct mcr_error *err);
+ * guard watching at most `bound` seconds, its master started again at most
+ * `restart` times, its proof into `dir` (heap). */
+char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports,
+		      const char *dir);
+/* MCP_GUARD_VAR's `value` for step `step` into g, the master being this
+ * process (as the user, about to exec it); MCR_EINVAL when it is not
+ * srun's. */
+int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
+		    struct mcr_error *err);
+/* Fork the guard that proves g's ports the master's and records it. */
+int mcp_guard_start(const struct mcp_guard *g, struct mcr_error *err);
+/* One look at the sockets on p's ports: NONE (not all three listen yet),
+ * OWN (each in the tree of p->pid) or FOREIGN (foreign_port, foreign_uid). */
+enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p);
+/* Write g's proof into the job's directory; a failure is a line on stderr. */
+int mcp_guard_record(const struct mcp_guard *g);
+
+/* ---- master_keep.c: the master step keeps its master running ------- */
+
+/* In the master step's task, after its guard: with g->proof.restart_limit
+ * > 0, fork. The child returns 0 and becomes mooncake_master; this
+ * process stays as the task and starts it again when it dies after it was
+ * proved ready (at most restart_limit times, 1-16 s apart), and leaves
+ * with the master's status when Slurm ends the step or the limit is
+ * reached: it never returns. -1 with err when it cannot fork at all. */
+int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err);
 
 /* common.c: a live process, or one this process may not signal
  * (kill(pid, 0)). */

@@ -10,7 +10,9 @@
  *             MOONCAKE_LOCAL_HOSTNAME, and for vLLM's device_names_by_gpu
  *             the per-GPU client config of the task's GPUs; check that the
  *             task can read its client config where it runs (container.c);
- *           - the master step: claim its ports on this node (ports.c).
+ *           - the master step: claim its ports on this node (ports.c),
+ *             prove them its master's (guard.c), keep the master running
+ *             (master_keep.c: this task stays as its keeper).
  *           Nothing for the batch, extern and interactive steps, nothing
  *           for a step without a role. Errors go to the task's stderr and
  *           return -1 (never a positive ESPANK code: 22.05 tests `< 0`).
@@ -291,18 +293,22 @@ int mcp_stepd_task_init(spank_t sp)
 	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
 	    step_id == SLURM_INTERACTIVE_STEP)
 		return 0;
-	/* the master step: its guard, then (when task_init_privileged did
-	 * not run) its ports */
+	/* the master step: its guard, (when task_init_privileged did not
+	 * run) its ports, then its keeper (master_keep.c) */
 	if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
+		struct mcp_guard g;
+
 		spank_unsetenv(sp, MCP_GUARD_VAR);
-		if (mcp_guard_start(value, step_id, err)) {
-			mcp_error(err);
-			return -1;
+		rc = mcp_guard_parse(value, step_id, &g, err);
+		if (!rc && !g.proof.restart_limit)
+			rc = mcp_guard_start(&g, err);
+		if (!rc && stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
+			spank_unsetenv(sp, MCP_PORTS_VAR);
+			rc = master_task(sp, value, err);
 		}
-		if (!stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX))
-			return 0;
-	}
-	if (stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
+		if (!rc && g.proof.restart_limit)
+			rc = mcp_master_keep(&g, err);
+	} else if (stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
 		spank_unsetenv(sp, MCP_PORTS_VAR);
 		rc = master_task(sp, value, err);
 	} else if (stepd_getenv(sp, MCP_TASK_VAR, value, ENV_VALUE_MAX)) {

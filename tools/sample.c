@@ -4,7 +4,9 @@
  * sampler.c). Every --interval seconds it asks the master's /metrics and
  * appends one line to <dir>/mooncake_pool_samples.jsonl (a kill loses
  * nothing already written). On SIGTERM or SIGINT (Slurm signals the job's
- * steps at its end: normal end, scancel, time limit) or when the master
+ * steps at its end: normal end, scancel, time limit) it takes one last
+ * sample, so a job shorter than the interval reports what it held; on
+ * that, or when the master
  * has not answered for max(30 s, 3 intervals), it writes
  * mooncake_pool_report.json and mooncake_pool.svg atomically and exits 0.
  * `--report` writes them from the samples file alone and exits.
@@ -21,6 +23,8 @@
 
 #include "cli.h"
 #include "pool/pool.h"
+
+#define LAST_SAMPLE_MS 300 /* the master answers for ~0.1 s after Slurm's SIGTERM */
 
 
 static volatile sig_atomic_t stop_signal;
@@ -50,8 +54,15 @@ static void pause_s(double s)
 static int write_report(const struct mcri_jobdir *dir, struct mcri_report *r)
 {
 	struct mcr_error err = { 0 };
-	char *json = mcri_report_json(r), *svg = mcri_report_svg(r);
+	char *json, *svg;
 	int rc = 0;
+
+	/* the master step's restarts of the master, when it had any */
+	if (mcri_proof_read(dir, &r->last.keeper, &err) ||
+	    r->last.keeper.attempt != r->last.master.attempt)
+		memset(&r->last.keeper, 0, sizeof(r->last.keeper));
+	json = mcri_report_json(r);
+	svg = mcri_report_svg(r);
 
 	if (!json || !svg) {
 		fprintf(stderr, "mooncake: out of memory writing the pool's report\n");
@@ -99,6 +110,35 @@ static int report_only(const struct mcri_jobdir *dir, struct mcri_report *r)
 	return write_report(dir, r);
 }
 
+/* One sample of the pool (within timeout_ms) appended to the samples
+ * file `fd` and to r; -1 with err when the master does not answer. */
+static int take_sample(const struct mcri_jobdir *dir, const struct mcri_state *master, int fd,
+		       struct mcri_report *r, int timeout_ms, struct mcr_error *err)
+{
+	struct mcri_pool pool = { .master = *master };
+	struct mcri_sample s = { now_s(), 0, 0, 0, 0 };
+	char *line;
+	int rc = -1;
+
+	if (mcri_pool_fetch(&pool, timeout_ms, err) || mcri_pool_join_workers(&pool, dir, err))
+		goto out;
+	s.capacity = pool.capacity;
+	s.allocated = pool.allocated;
+	s.keys = pool.keys;
+	s.clients = pool.clients;
+	line = mcri_sample_line(&s);
+	if (!line || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+		fprintf(stderr, "mooncake: cannot append to %s/%s: %s\n", dir->path, MCRI_SAMPLES_FILE,
+			line ? strerror(errno) : "out of memory");
+	free(line);
+	if (mcri_report_add_sample(r, &s, err) || mcri_report_note_pool(r, &pool, err))
+		fprintf(stderr, "mooncake: %s\n", err->text);
+	rc = 0;
+out:
+	mcri_pool_free(&pool);
+	return rc;
+}
+
 static int sample_loop(const struct mcri_jobdir *dir, double interval, struct mcri_report *r)
 {
 	double gone_after = interval * 3 > 30 ? interval * 3 : 30, last_ok;
@@ -125,22 +165,10 @@ static int sample_loop(const struct mcri_jobdir *dir, double interval, struct mc
 	fflush(stdout);
 	last_ok = now_s();
 	while (!stop_signal) {
-		struct mcri_pool pool = { .master = master };
 		double t = now_s();
 		int tmo = interval < 2 ? (int)(interval * 1000) : 2000;
 
-		if (mcri_pool_fetch(&pool, tmo > 200 ? tmo : 200, &err) == 0 &&
-		    mcri_pool_join_workers(&pool, dir, &err) == 0) {
-			struct mcri_sample s = { t, pool.capacity, pool.allocated, pool.keys,
-						 pool.clients };
-			char *line = mcri_sample_line(&s);
-
-			if (!line || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
-				fprintf(stderr, "mooncake: cannot append to %s/%s: %s\n", dir->path, MCRI_SAMPLES_FILE,
-					line ? strerror(errno) : "out of memory");
-			free(line);
-			if (mcri_report_add_sample(r, &s, &err) || mcri_report_note_pool(r, &pool, &err))
-				fprintf(stderr, "mooncake: %s\n", err.text);
+		if (take_sample(dir, &master, fd, r, tmo > 200 ? tmo : 200, &err) == 0) {
 			last_ok = t;
 			quiet = false;
 		} else if (!stop_signal) {
@@ -150,17 +178,19 @@ static int sample_loop(const struct mcri_jobdir *dir, double interval, struct mc
 			if (t - last_ok >= gone_after) {
 				snprintf(r->ended_by, sizeof(r->ended_by),
 					 "the master stopped answering");
-				mcri_pool_free(&pool);
 				break;
 			}
 		}
-		mcri_pool_free(&pool);
 		pause_s(interval - (now_s() - t));
 	}
-	close(fd);
-	if (stop_signal)
+	if (stop_signal) {
+		/* the job's last moments: Slurm stops the master at the same
+		 * time, and it answers for a little while yet */
+		take_sample(dir, &master, fd, r, LAST_SAMPLE_MS, &err);
 		snprintf(r->ended_by, sizeof(r->ended_by), "%s",
 			 stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+	}
+	close(fd);
 	if (!r->last.master.infra_addr[0])
 		r->last.master = master;
 	r->ended_at = now_s();

@@ -49,6 +49,17 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 		 up, sizeof(up));
 	printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->infra_node,
 	       m->infra_addr, m->ports.rpc, m->ports.metadata, m->ports.metrics, up);
+	if (pool->keeper.restarts) {
+		const struct mcri_restart *last = &pool->keeper.restart[mcri_proof_kept(&pool->keeper) - 1];
+		time_t at = (time_t)last->at;
+		struct tm tm;
+		char when[32] = "?";
+
+		if (gmtime_r(&at, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		printf("restarts %d of at most %d (restart=); the last after it ended at %s (%s): the keys it held were lost\n",
+		       pool->keeper.restarts, pool->keeper.restart_limit, when, last->cause);
+	}
 	printf("%-10s %-15s %-24s %12s %12s %7s\n", "NODE", "ROLE", "SEGMENT", "CAPACITY",
 	       "ALLOCATED", "USED");
 	for (size_t i = 0; i < pool->nseg; i++) {
@@ -134,7 +145,7 @@ int cli_status(int argc, char **argv)
 	uid_t job_uid = 0;
 	bool json = false, reported, ended = false;
 	struct timespec ts;
-	int c, rc = 1;
+	int c, rc = 1, fetch;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -209,7 +220,19 @@ int cli_status(int argc, char **argv)
 			reported ? "/" : "", reported ? MCRI_REPORT_FILE : "");
 		goto out;
 	}
-	if (mcri_pool_fetch(&pool, FETCH_TIMEOUT_MS, &err)) {
+	/* the master step's word on its restarts (none when it has none) */
+	if (mcri_proof_read(&jd, &pool.keeper, &err) || pool.keeper.attempt != pool.master.attempt)
+		memset(&pool.keeper, 0, sizeof(pool.keeper));
+	fetch = mcri_pool_fetch(&pool, FETCH_TIMEOUT_MS, &err);
+	if (fetch && pool.keeper.restarting) {
+		fprintf(stderr,
+			"mooncake: the job's mooncake_master on %s (%s) ended (%s) and its master step is starting it again (restart %d of at most %d); try again in a few seconds\n",
+			pool.master.infra_node, pool.master.infra_addr,
+			pool.keeper.restart[mcri_proof_kept(&pool.keeper) - 1].cause, pool.keeper.restarts,
+			pool.keeper.restart_limit);
+		goto out;
+	}
+	if (fetch) {
 		reported = mcri_jobdir_exists(&jd, MCRI_REPORT_FILE);
 		fprintf(stderr,
 			"mooncake: the job's mooncake_master on %s (%s:%d) does not answer (%s): it has stopped or the job has ended; %s%s%s%s\n",

@@ -14,7 +14,8 @@
  * The records, each with one reader and one writer:
  *   mooncake_master.json           the master's state (struct mcri_state)
  *   mooncake_master.proof.json     what the master step saw on the infra node:
- *                                  whose sockets listen on its ports (struct mcri_proof)
+ *                                  whose sockets listen on its ports, and each
+ *                                  restart of its master (struct mcri_proof)
  *   mooncake_master.<n>.lock       one per election attempt (struct mcri_lock)
  *   workers/<node>.<job>.<step>.<task>.json   a node of a role step
  *   mooncake_pool_samples.jsonl    the sampler's samples
@@ -139,7 +140,7 @@ struct mcri_state {
 	/* their start times (clock ticks since boot): a pid given to a later
 	 * process is not the srun (0: unknown) */
 	unsigned long long starter_start, srun_start;
-	long master_step;         /* the master step's id (ready), 0 unknown */
+	long master_step;         /* the master step's id, once ready (0: a job's first step) */
 	long long started_at, ready_at; /* Unix seconds, 0 unknown */
 };
 
@@ -153,6 +154,7 @@ int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
  * node, on the sockets that listen on its ports (spank/guard.c). Only the
  * job's user can write it (the directory is the job's), so a listener of
  * another user on those ports can never be taken for the master. */
+#define MCRI_RESTARTS_KEPT 16
 enum mcri_proof_verdict {
 	MCRI_PROOF_NONE = 0,
 	MCRI_PROOF_OWN,     /* all three listen, each socket the master's (or its children's) */
@@ -167,8 +169,20 @@ struct mcri_proof {
 	unsigned long step;          /* the master step's id */
 	int foreign_port;            /* FOREIGN: the port, */
 	unsigned foreign_uid;        /* the owner of the socket on it */
+	/* the master step keeps its master running (spank/master_keep.c): */
+	int restart_limit;           /* how often it may start it again (restart=) */
+	int restarts;                /* how often it has */
+	bool restarting;             /* the master ended, and is being started again */
+	struct mcri_restart {
+		double at;           /* when the master ended, Unix seconds */
+		char cause[64];      /* how: "signal 9 (Killed)", "exit status 1" */
+	} restart[MCRI_RESTARTS_KEPT]; /* the last ones, oldest first */
 };
 int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mcr_error *err);
+/* How many of p->restart hold a restart (the last MCRI_RESTARTS_KEPT). */
+size_t mcri_proof_kept(const struct mcri_proof *p);
+/* One more restart: the master ended at `at` (Unix seconds) of `cause`. */
+void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause);
 int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		     struct mcr_error *err);
 

@@ -6,6 +6,7 @@
  * refused or ignored, never trusted as it stands.
  */
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "jobdir/jobdir.h"
 #include "net/net.h" /* mcri_pid_start */
+#include "plugstack/plugstack.h" /* MCRI_RESTART_MAX */
 
 static const char *const PHASES[] = { "", "starting", "ready", "failed" };
 
@@ -67,6 +69,12 @@ static void copy_str(char *dst, size_t size, const json_t *obj, const char *key)
 static long long get_int(const json_t *obj, const char *key)
 {
 	return json_integer_value(json_object_get(obj, key));
+}
+
+/* v within 0..max, else 0 */
+static long long bounded(long long v, long long max)
+{
+	return v >= 0 && v <= max ? v : 0;
 }
 
 static int port_of(const json_t *obj, const char *key, int fallback)
@@ -164,15 +172,16 @@ static const char *const VERDICTS[] = { "", "own", "foreign" };
 int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mcr_error *err)
 {
 	const char *verdict;
-	json_t *obj;
+	json_t *obj, *event;
+	size_t i, n = 0;
 
 	memset(p, 0, sizeof(*p));
-	if (!(obj = read_json(d, MCRI_PROOF_FILE, 4096, err)))
+	if (!(obj = read_json(d, MCRI_PROOF_FILE, 16384, err)))
 		return -1;
 	verdict = json_string_value(json_object_get(obj, "verdict"));
-	for (size_t i = 1; verdict && i < MCRI_ARRAY_LEN(VERDICTS); i++)
-		if (strcmp(verdict, VERDICTS[i]) == 0)
-			p->verdict = (enum mcri_proof_verdict)i;
+	for (size_t v = 1; verdict && v < MCRI_ARRAY_LEN(VERDICTS); v++)
+		if (strcmp(verdict, VERDICTS[v]) == 0)
+			p->verdict = (enum mcri_proof_verdict)v;
 	p->attempt = (int)get_int(obj, "attempt");
 	p->ports.rpc = port_of(obj, "rpc_port", 0);
 	p->ports.metadata = port_of(obj, "metadata_port", 0);
@@ -182,21 +191,63 @@ int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mc
 	p->step = (unsigned long)get_int(obj, "step");
 	p->foreign_port = port_of(obj, "foreign_port", 0);
 	p->foreign_uid = (unsigned)get_int(obj, "foreign_uid");
+	p->restart_limit = (int)bounded(get_int(obj, "restart_limit"), MCRI_RESTART_MAX);
+	p->restarts = (int)bounded(get_int(obj, "restarts"), MCRI_RESTART_MAX);
+	p->restarting = json_is_true(json_object_get(obj, "restarting"));
+	json_array_foreach(json_object_get(obj, "restart"), i, event) {
+		struct mcri_restart *r = &p->restart[n];
+
+		if (n == MCRI_RESTARTS_KEPT || !json_is_object(event))
+			break;
+		r->at = json_number_value(json_object_get(event, "at"));
+		copy_str(r->cause, sizeof(r->cause), event, "cause");
+		n++;
+	}
 	json_decref(obj);
 	return 0;
+}
+
+size_t mcri_proof_kept(const struct mcri_proof *p)
+{
+	return (size_t)(p->restarts < MCRI_RESTARTS_KEPT ? p->restarts : MCRI_RESTARTS_KEPT);
+}
+
+void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause)
+{
+	size_t kept = mcri_proof_kept(p);
+
+	if (kept == MCRI_RESTARTS_KEPT) /* the oldest goes */
+		memmove(p->restart, p->restart + 1, sizeof(p->restart) - sizeof(p->restart[0]));
+	else
+		kept++;
+	p->restart[kept - 1].at = at;
+	snprintf(p->restart[kept - 1].cause, sizeof(p->restart[0].cause), "%s", cause);
+	p->restarts++;
 }
 
 int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		     struct mcr_error *err)
 {
-	json_t *obj = json_pack("{s:i, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I}", "attempt", p->attempt,
-				"verdict", VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0],
-				"rpc_port", p->ports.rpc, "metadata_port", p->ports.metadata,
-				"metrics_port", p->ports.metrics, "pid", (json_int_t)p->pid,
-				"start", (json_int_t)p->start, "step", (json_int_t)p->step,
-				"foreign_port", p->foreign_port, "foreign_uid", (json_int_t)p->foreign_uid);
+	json_t *events = json_array();
 
-	return write_json(d, MCRI_PROOF_FILE, obj, err);
+	for (size_t i = 0; events && i < mcri_proof_kept(p); i++)
+		if (json_array_append_new(events, json_pack("{s:f, s:s}", "at", round(p->restart[i].at * 1000) / 1000,
+							    "cause", p->restart[i].cause))) {
+			json_decref(events);
+			events = NULL;
+		}
+	/* "o" takes the array's reference, and a NULL fails the whole */
+	return write_json(d, MCRI_PROOF_FILE,
+			  json_pack("{s:i, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:o}",
+				    "attempt", p->attempt,
+				    "verdict", VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0],
+				    "rpc_port", p->ports.rpc, "metadata_port", p->ports.metadata,
+				    "metrics_port", p->ports.metrics, "pid", (json_int_t)p->pid,
+				    "start", (json_int_t)p->start, "step", (json_int_t)p->step,
+				    "foreign_port", p->foreign_port, "foreign_uid", (json_int_t)p->foreign_uid,
+				    "restart_limit", p->restart_limit, "restarts", p->restarts,
+				    "restarting", (int)p->restarting, "restart", events),
+			  err);
 }
 
 /* ---- locks ------------------------------------------------------------ */

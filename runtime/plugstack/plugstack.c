@@ -23,7 +23,7 @@ const char *mcri_container_mode_name(enum mcri_container_mode mode)
 	return mode >= 0 && mode <= MCRI_CONTAINER_NONE ? names[mode] : "?";
 }
 
-enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE, ARG_CONTAINER };
+enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE, ARG_CONTAINER, ARG_RESTART };
 
 static const struct plugstack_arg {
 	const char *key;
@@ -42,11 +42,12 @@ static const struct plugstack_arg {
 	  "the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe" },
 	{ "pool_interval", ARG_INTERVAL, 0, 0, NULL },
 	{ "container", ARG_CONTAINER, 0, 0, NULL },
+	{ "restart", ARG_RESTART, 0, 0, NULL },
 	{ "srtslurm", ARG_ABSPATH, offsetof(struct mcri_plugstack, srtslurm), PATH_MAX,
 	  "the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml" },
 };
 #define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
-#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container= and srtslurm="
+#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart= and srtslurm="
 
 static int parse_long(const char *text, long lo, long hi, long *out)
 {
@@ -83,6 +84,13 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 					      "plugstack.conf: pool_interval=%s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off",
 					      value);
 		ps->pool_interval = (int)lo;
+		return 0;
+	case ARG_RESTART:
+		if (parse_long(value, 0, MCRI_RESTART_MAX, &lo))
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: restart=%s must be how many times the master step may start the job's mooncake_master again when it dies, 0 to %d (0: never)",
+					      value, MCRI_RESTART_MAX);
+		ps->restart = (int)lo;
 		return 0;
 	case ARG_SECONDS:
 		if (parse_long(value, 1, 86400, &lo))
@@ -141,6 +149,7 @@ int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
 	ps->port_hi = 8999;
 	snprintf(ps->sampler, sizeof(ps->sampler), "%s", MCRI_DEFAULT_SAMPLER);
 	ps->pool_interval = 5;
+	ps->restart = 3;
 	for (int i = 0; i < ac; i++) {
 		const char *eq = strchr(av[i], '=');
 		size_t klen = eq ? (size_t)(eq - av[i]) : strlen(av[i]);

@@ -20,6 +20,8 @@ enum mcri_container_mode {
 	MCRI_CONTAINER_NONE,     /* the host's mooncake_master */
 };
 
+#define MCRI_RESTART_MAX 100 /* restart= at most */
+
 /* plugstack.conf arguments (key=value), see doc/spank_mooncake.8 */
 struct mcri_plugstack {
 	char master[PATH_MAX];   /* master=      binary run on the infra node */
@@ -33,6 +35,7 @@ struct mcri_plugstack {
 	int pool_interval;       /* pool_interval= seconds between samples, 0: no sampler */
 	enum mcri_container_mode container; /* container=auto|pyxis|oci|none */
 	char srtslurm[PATH_MAX]; /* srtslurm=    the cluster's srtslurm.yaml ("": none) */
+	int restart;             /* restart=     times the master step starts its master again, 0: never */
 };
 
 /* Parse the plugin's arguments av[0..ac-1] ("key=value", as Slurm hands

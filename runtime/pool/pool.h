@@ -57,6 +57,7 @@ struct mcri_rate {
 
 struct mcri_pool {
 	struct mcri_state master; /* where the master is: the job's state file */
+	struct mcri_proof keeper; /* its master step's restarts (the proof; zero when none) */
 	long long capacity, allocated, keys, clients;
 	struct mcri_segment *seg;
 	size_t nseg;

@@ -44,12 +44,48 @@ static json_t *segment_json(const struct mcri_segment *s, bool peak)
 	return o;
 }
 
+/* the keys the pool held at the last sample before `at` (-1: none) */
+static long long keys_before(const struct mcri_report *r, double at)
+{
+	long long keys = -1;
+
+	for (size_t i = 0; r && i < r->nsamples && r->samples[i].t < at; i++)
+		keys = r->samples[i].keys;
+	return keys;
+}
+
+/* the master step's restarts of the master (restart=) into `master`; with
+ * the report's samples, the keys each restart lost */
+static bool restart_fields(json_t *master, const struct mcri_proof *p, const struct mcri_report *r)
+{
+	json_t *events;
+
+	if (!set(master, "restart_limit", json_integer(p->restart_limit)) ||
+	    !set(master, "restarts", json_integer(p->restarts)) ||
+	    !set(master, "restarting", json_boolean(p->restarting)) ||
+	    !set(master, "restart", events = json_array()))
+		return false;
+	for (size_t i = 0; i < mcri_proof_kept(p); i++) {
+		long long lost = keys_before(r, p->restart[i].at);
+		json_t *e = json_object();
+
+		if (!e || json_array_append_new(events, e) != 0 ||
+		    !set(e, "at", json_real(round(p->restart[i].at * 1000) / 1000)) ||
+		    !set(e, "cause", json_string(p->restart[i].cause)) ||
+		    (r && !set(e, "keys_lost", lost < 0 ? json_null() : json_integer(lost))))
+			return false;
+	}
+	return true;
+}
+
 /* the fields status --json and the report share (each container is
- * attached to `o` before it is filled: `o` owns everything) */
+ * attached to `o` before it is filled: `o` owns everything); `r`: the
+ * report's, NULL for status */
 static bool pool_fields(json_t *o, const struct mcri_pool *pool,
-			const struct mcri_segment *seg, size_t nseg, bool peak,
+			const struct mcri_segment *seg, size_t nseg, const struct mcri_report *r,
 			double now)
 {
+	bool peak = r != NULL;
 	const struct mcri_state *m = &pool->master;
 	json_t *master = json_object(), *segs, *rates;
 	json_int_t up = m->ready_at > 0 && now > (double)m->ready_at ?
@@ -63,6 +99,7 @@ static bool pool_fields(json_t *o, const struct mcri_pool *pool,
 	    !set(master, "state", json_string(mcri_phase_name(m->phase))) ||
 	    !set(master, "ready_at", json_integer(m->ready_at)) ||
 	    !set(master, "uptime_seconds", json_integer(up)) ||
+	    !restart_fields(master, &pool->keeper, r) ||
 	    !set(o, "capacity_bytes", json_integer(pool->capacity)) ||
 	    !set(o, "allocated_bytes", json_integer(pool->allocated)) ||
 	    !set(o, "keys", json_integer(pool->keys)) ||
@@ -96,7 +133,7 @@ char *mcri_pool_json(const struct mcri_pool *pool, const char *job_id, double no
 	json_t *o = json_object();
 
 	if (!o || !set(o, "job_id", str_or_null(job_id)) ||
-	    !pool_fields(o, pool, pool->seg, pool->nseg, false, now)) {
+	    !pool_fields(o, pool, pool->seg, pool->nseg, NULL, now)) {
 		json_decref(o);
 		return NULL;
 	}
@@ -267,7 +304,7 @@ char *mcri_report_json(const struct mcri_report *r)
 		interval = (r->samples[r->nsamples - 1].t - r->samples[0].t) /
 			   (double)(r->nsamples - 1);
 	if (!o || !set(o, "job_id", json_string(r->job_id)) ||
-	    !pool_fields(o, &r->last, r->seg, r->nseg, true, r->ended_at) ||
+	    !pool_fields(o, &r->last, r->seg, r->nseg, r, r->ended_at) ||
 	    !set(o, "peak_allocated_bytes", json_integer(peak)) ||
 	    !set(o, "peak_keys", json_integer(peak_keys)) ||
 	    !set(o, "peak_clients", json_integer(peak_clients)) ||

@@ -10,6 +10,10 @@ arguments that engine passes. Used inside the test cluster's tasks.
                                    file DONE exists (the reader says it is done)
   mc_client.py get KEY VALUE DONE  read KEY until it equals VALUE (60 s), touch DONE
   mc_client.py hold DONE           mount the task's segment, say MOUNTED, stay until DONE exists
+  mc_client.py reput KEY VALUE GO DONE
+                                   put VALUE under KEY; once the file GO exists (the master was
+                                   killed), put it under KEY-after until that works (90 s), say
+                                   how long it took, then stay until DONE exists
 
 A VALUE of the form @N stands for N bytes derived from KEY (the same on both
 sides), and prints as @N.
@@ -102,7 +106,22 @@ def main():
     key, spec, done = sys.argv[2], sys.argv[3], sys.argv[4]
     value = payload(key, spec)
     st = store(s)
-    if cmd == "put":
+    if cmd == "reput":
+        print(f"{host} PUT {key} rc={st.put(key, value)}", flush=True)
+        go, done = sys.argv[4], sys.argv[5]
+        deadline = time.time() + 90
+        while not os.path.exists(go) and time.time() < deadline:
+            time.sleep(0.1)
+        t0, rc = time.time(), -1
+        while rc != 0 and time.time() < t0 + 90:
+            rc = st.put(key + "-after", payload(key + "-after", spec))
+            if rc != 0:
+                time.sleep(0.2)
+        print(f"{host} PUT {key}-after rc={rc} after {time.time() - t0:.1f} s", flush=True)
+        deadline = time.time() + 90
+        while not os.path.exists(done) and time.time() < deadline:
+            time.sleep(0.2)
+    elif cmd == "put":
         rc = st.put(key, value)
         print(f"{host} PUT {key} rc={rc}", flush=True)
         deadline = time.time() + 90

@@ -128,6 +128,7 @@ int fake_master_main(int argc, char **argv)
 	struct mcr_ports p;
 	const char *guard = getenv(MCP_GUARD_VAR);
 	struct mcr_error err;
+	struct mcp_guard g;
 	bool late;
 
 	if (argc != 5 || (strcmp(argv[1], "fake-master") && strcmp(argv[1], "fake-master-late")))
@@ -135,7 +136,7 @@ int fake_master_main(int argc, char **argv)
 	late = strcmp(argv[1], "fake-master-late") == 0;
 	p = (struct mcr_ports){ atoi(argv[2]), atoi(argv[3]), atoi(argv[4]) };
 	/* as the master step's task does before it becomes the master */
-	if (guard && mcp_guard_start(guard, 0, &err)) {
+	if (guard && (mcp_guard_parse(guard, 0, &g, &err) || mcp_guard_start(&g, &err))) {
 		fprintf(stderr, "%s\n", err.text);
 		return 1;
 	}

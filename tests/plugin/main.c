@@ -16,6 +16,7 @@ Suite *srun_pool_suite(void);
 Suite *srun_master_suite(void);
 Suite *stepd_suite(void);
 Suite *guard_suite(void);
+Suite *keep_suite(void);
 Suite *election_suite(void);
 Suite *ports_suite(void);
 Suite *container_suite(void);
@@ -37,6 +38,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, srun_master_suite());
 	srunner_add_suite(sr, stepd_suite());
 	srunner_add_suite(sr, guard_suite());
+	srunner_add_suite(sr, keep_suite());
 	srunner_add_suite(sr, container_suite());
 	srunner_add_suite(sr, steps_suite());
 	srunner_add_suite(sr, container_alias_suite());

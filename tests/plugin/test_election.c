@@ -250,6 +250,24 @@ START_TEST(joiner_refused_means_stopped)
 }
 END_TEST
 
+/* a master its step starts again (restart=) is waited for, within the
+ * bound, never taken for one that stopped */
+START_TEST(joiner_waits_for_a_restarting_master)
+{
+	waiting();
+	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1 });
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .probe = MCP_PROBE_RESTARTING }), MCP_DO_SLEEP);
+	ck_assert_int_eq(slept(), MCP_DO_PROBE);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 106, .probe = MCP_PROBE_READY }), MCP_DO_FINISH);
+	ck_assert_int_eq(el.verdict, MCP_V_READY);
+	/* it does not come back within the bound */
+	waiting();
+	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1 });
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 111, .probe = MCP_PROBE_RESTARTING }), MCP_DO_FINISH);
+	ck_assert_int_eq(el.verdict, MCP_V_RESTART_TIMEOUT);
+}
+END_TEST
+
 START_TEST(failure_before_we_looked_is_tried_again)
 {
 	waiting();
@@ -407,6 +425,7 @@ Suite *election_suite(void)
 	tcase_add_test(tc, earlier_runs_pool_is_not_joined);
 	tcase_add_test(tc, joiner_no_answer_is_asked_again_then_unreachable);
 	tcase_add_test(tc, joiner_refused_means_stopped);
+	tcase_add_test(tc, joiner_waits_for_a_restarting_master);
 	tcase_add_test(tc, failure_before_we_looked_is_tried_again);
 	tcase_add_test(tc, failure_seen_while_waiting_is_ours);
 	tcase_add_test(tc, starter_gone_is_taken_over);

@@ -25,7 +25,7 @@ static const char *guard_dir(void)
  * attempt 1, a bound of `bound` seconds); its return code */
 static int master_task_init(const char *dir, int bound)
 {
-	char *value = mcp_guard_value(1, bound, &GUARD_PORTS, dir);
+	char *value = mcp_guard_value(1, bound, 0, &GUARD_PORTS, dir);
 	int rc;
 
 	ck_assert_ptr_nonnull(value);
@@ -132,8 +132,10 @@ END_TEST
 START_TEST(guard_value_not_sruns_is_refused)
 {
 	static const char *const bad[] = {
-		"garbage", "0,5,8980,8981,8982:/tmp", "1,5,8980,8981,70000:/tmp",
-		"1,5,8980,8981,8982:relative", "1,0,8980,8981,8982:/tmp",
+		"garbage", "0,5,0,8980,8981,8982:/tmp", "1,5,0,8980,8981,70000:/tmp",
+		"1,5,0,8980,8981,8982:relative", "1,0,0,8980,8981,8982:/tmp",
+		"1,5,-1,8980,8981,8982:/tmp", "1,5,101,8980,8981,8982:/tmp",
+		"1,5,8980,8981,8982:/tmp", /* an srun of the version before restart= */
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -271,6 +271,29 @@ START_TEST(plugstack_pool_arguments)
 }
 END_TEST
 
+/* restart=: 3 by default, 0 (never) to 100, a clear refusal otherwise */
+START_TEST(plugstack_restart_argument)
+{
+	char *off[] = { "restart=0", NULL };
+	char *most[] = { "restart=100", NULL };
+	char *bad[] = { "restart=yes", NULL };
+	char *big[] = { "restart=101", NULL };
+	struct mcri_plugstack ps;
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 0, NULL, &err), 0);
+	ck_assert_int_eq(ps.restart, 3);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, off, &err), 0);
+	ck_assert_int_eq(ps.restart, 0);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, most, &err), 0);
+	ck_assert_int_eq(ps.restart, 100);
+	ck_assert_int_eq(init(S_CTX_LOCAL, bad), -1);
+	ck_log_contains("mooncake: plugstack.conf: restart=yes must be how many times the master step may start the job's mooncake_master again when it dies, 0 to 100 (0: never)");
+	ck_assert_int_eq(init(S_CTX_LOCAL, big), -1);
+	ck_log_contains("restart=101 must be how many times");
+}
+END_TEST
+
 /* addresses: a node's, this host's toward the master, a NIC's */
 START_TEST(net_addresses)
 {
@@ -319,6 +342,7 @@ Suite *srun_suite(void)
 	tcase_add_test(srun, plugstack_arguments);
 	tcase_add_test(srun, net_addresses);
 	tcase_add_test(srun, plugstack_pool_arguments);
+	tcase_add_test(srun, plugstack_restart_argument);
 	tcase_add_test(alloc, alloc_refuses_bad_recipe);
 	tcase_add_test(alloc, alloc_accepts_recipe_without_role);
 	suite_add_tcase(s, srun);

@@ -307,8 +307,9 @@ START_TEST(srun_adopts_the_master_of_a_dead_starter)
 		char path[512];
 		struct mcri_jobdir jd;
 		struct mcr_error err;
-		struct mcri_proof proof = { 1, MCRI_PROOF_OWN, { 8700, 8701, 8702 }, (long)master,
-					    mcri_pid_start(master), 3, 0, 0 };
+		struct mcri_proof proof = { .attempt = 1, .verdict = MCRI_PROOF_OWN,
+					    .ports = { 8700, 8701, 8702 }, .pid = (long)master,
+					    .start = mcri_pid_start(master), .step = 3 };
 
 		snprintf(path, sizeof(path), "%s/outputs/4301/logs", case_dir);
 		ck_assert_int_eq(mcri_jobdir_open(&jd, path, getuid(), false, &err), 0);

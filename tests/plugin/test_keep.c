@@ -1,0 +1,208 @@
+/*
+ * test_keep.c - the master step keeps its master running (restart=,
+ * spank/master_keep.c), as slurmstepd runs it: a child of the test is the
+ * master step's task; task_init returns in the keeper's child, which
+ * stands for mooncake_master (it binds the ports, waits for its proof,
+ * then dies as a crash or an OOM kill would), and the task itself stays
+ * the keeper until it leaves.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "plugin_case.h"
+
+static const struct mcr_ports KEEP_PORTS = { 8983, 8984, 8985 };
+
+enum master_end { DIE_KILLED, EXIT_AT_ONCE, WAIT_FOR_TERM };
+
+static const char *keep_dir(void)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/logs", case_dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	return path;
+}
+
+static bool read_proof(const char *dir, struct mcri_proof *p)
+{
+	struct mcri_jobdir jd;
+	struct mcr_error err;
+	bool ok;
+
+	if (mcri_jobdir_open(&jd, dir, getuid(), false, &err))
+		return false;
+	ok = mcri_proof_read(&jd, p, &err) == 0;
+	mcri_jobdir_close(&jd);
+	return ok;
+}
+
+/* The master step's task with restart=`limit`, its stderr into
+ * <dir>/task.err; each master it starts ends as `end` says. Its pid. */
+static pid_t master_step_task(const char *dir, int limit, enum master_end end)
+{
+	pid_t task = fork();
+	char err_path[600];
+
+	ck_assert_int_ge(task, 0);
+	if (task > 0)
+		return task;
+	snprintf(err_path, sizeof(err_path), "%s/task.err", dir);
+	int fd = open(err_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	char *value = mcp_guard_value(1, 10, limit, &KEEP_PORTS, dir);
+	struct mcri_proof p;
+	int s[3];
+
+	if (fd < 0 || dup2(fd, 2) < 0 || !value)
+		_exit(90);
+	master_step(NULL, MCP_GUARD_VAR, value);
+	if (slurm_spank_task_init(NULL, 0, NULL) != 0)
+		_exit(91);
+	/* the keeper's child: mooncake_master, once slurmstepd execs it */
+	if (end == EXIT_AT_ONCE)
+		_exit(3);
+	for (int k = 0; k < 3; k++)
+		s[k] = hold_port(k == 0 ? KEEP_PORTS.rpc : k == 1 ? KEEP_PORTS.metadata : KEEP_PORTS.metrics);
+	for (int i = 0; i < 400; i++) {
+		if (read_proof(dir, &p) && p.verdict == MCRI_PROOF_OWN && !p.restarting)
+			break;
+		usleep(25000);
+	}
+	if (end == WAIT_FOR_TERM)
+		pause();
+	(void)s;
+	raise(SIGKILL);
+	_exit(92);
+}
+
+/* the one child of `pid` (the keeper's master) */
+static pid_t child_of(pid_t pid)
+{
+	char path[64];
+	long child = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	ck_assert_int_eq(fscanf(f, "%ld", &child), 1);
+	fclose(f);
+	return (pid_t)child;
+}
+
+/* the task's exit status, waited for up to 60 s */
+static int task_status(pid_t task)
+{
+	int status = 0;
+
+	for (int i = 0; i < 600; i++) {
+		if (waitpid(task, &status, WNOHANG) == task)
+			return status;
+		usleep(100000);
+	}
+	kill(task, SIGKILL);
+	ck_abort_msg("the master step's task did not leave");
+	return 0;
+}
+
+static char *task_err(const char *dir)
+{
+	static char text[8192];
+	char path[600];
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/task.err", dir);
+	if ((f = fopen(path, "r"))) {
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+	}
+	text[n] = '\0';
+	return text;
+}
+
+/* A master that was proved ready and is killed is started again on the
+ * same ports, restart= times; then the task leaves as the master did */
+START_TEST(keeper_starts_a_ready_master_again)
+{
+	const char *dir;
+	struct mcri_proof p;
+	int status;
+	char *err;
+
+	in_tmpdir();
+	dir = keep_dir();
+	status = task_status(master_step_task(dir, 2, DIE_KILLED));
+	err = task_err(dir);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL, "status 0x%x:\n%s",
+		      status, err);
+	ck_assert_msg(strstr(err, "mooncake: mooncake_master ended with signal 9 (Killed) after 0 s; starting it again on ports 8983, 8984, 8985 in 1 s (restart 1 of at most 2)"), "%s", err);
+	ck_assert_msg(strstr(err, "in 2 s (restart 2 of at most 2)"), "%s", err);
+	ck_assert_msg(strstr(err, "it was started again 2 times already (restart=2); the job's pool has ended"), "%s", err);
+	ck_assert(read_proof(dir, &p));
+	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN); /* the last master, proved */
+	ck_assert_int_eq(p.restarts, 2);
+	ck_assert_int_eq(p.restart_limit, 2);
+	ck_assert(!p.restarting);
+	ck_assert_uint_eq(mcri_proof_kept(&p), 2);
+	ck_assert_str_eq(p.restart[0].cause, "signal 9 (Killed)");
+	ck_assert(p.restart[1].at >= p.restart[0].at + 1); /* the back-off */
+	ck_assert_int_eq(p.ports.rpc, KEEP_PORTS.rpc);
+}
+END_TEST
+
+/* A master that never became ready is not started again: the srun that
+ * waits for it says why, from its log */
+START_TEST(keeper_leaves_a_master_that_never_was_ready)
+{
+	const char *dir;
+	struct mcri_proof p;
+	int status;
+
+	in_tmpdir();
+	dir = keep_dir();
+	status = task_status(master_step_task(dir, 3, EXIT_AT_ONCE));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status 0x%x", status);
+	ck_assert_msg(!strstr(task_err(dir), "starting it again"), "%s", task_err(dir));
+	ck_assert(!read_proof(dir, &p));
+}
+END_TEST
+
+/* Slurm ends the step (SIGTERM to each of its processes): nothing is
+ * started again, the task leaves with the master */
+START_TEST(keeper_ends_with_the_step)
+{
+	const char *dir;
+	struct mcri_proof p = { 0 };
+	pid_t task;
+	int status;
+
+	in_tmpdir();
+	dir = keep_dir();
+	task = master_step_task(dir, 3, WAIT_FOR_TERM);
+	for (int i = 0; i < 400 && !(read_proof(dir, &p) && p.verdict == MCRI_PROOF_OWN); i++)
+		usleep(25000);
+	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN);
+	/* the step's processes, as proctrack signals them: the task and its
+	 * child, the master */
+	ck_assert_int_eq(kill(task, SIGTERM), 0);
+	ck_assert_int_eq(kill(child_of(task), SIGTERM), 0);
+	status = task_status(task);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM, "status 0x%x", status);
+	ck_assert_msg(!strstr(task_err(dir), "starting it again"), "%s", task_err(dir));
+}
+END_TEST
+
+Suite *keep_suite(void)
+{
+	Suite *s = suite_create("plugin-keep");
+	TCase *tc = tcase_create("keep");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, NULL, remove_tmpdir);
+	tcase_add_test(tc, keeper_starts_a_ready_master_again);
+	tcase_add_test(tc, keeper_leaves_a_master_that_never_was_ready);
+	tcase_add_test(tc, keeper_ends_with_the_step);
+	suite_add_tcase(s, tc);
+	return s;
+}
