@@ -11,74 +11,83 @@ W=$(workdir)
 cd "$W" || exit 1
 MCR=$TOP/build/mooncake-recipe
 vllm_test_recipe r.yaml # metadata_server: P2PHANDSHAKE
+sglang_test_recipe sg.yaml # the master's HTTP metadata server
 
-# keep.sh: a prefill worker puts k1 and holds its segment; once the test
-# has killed the master (keep.go), a decode srun joins the pool and reads
-# what the worker put after the restart
-cat >keep.sh <<EOS
+# keep RECIPE TAG: a job on n1 (the infra node) and n2. A prefill worker
+# puts k1 and holds its segment; the test kills the master with kill -9
+# while its keeper is held still (so that the decode srun arrives while
+# the master is down, whatever the machine's speed), then lets the keeper
+# go; the decode srun joins the pool and reads what the worker put after
+# the restart. Checks prefixed with TAG.
+keep() {
+	local recipe=$1 tag=$2 jid dir before keeper after
+	cat >"$tag.sh" <<EOS
 #!/bin/bash
-srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill \\
-	python3 $CLIENT reput k1 @65536 $W/keep.go $W/keep.done >keep-put.out 2>&1 &
-for i in \$(seq 600); do [ -e keep.go ] && break; sleep 0.1; done
-srun -N1 -n1 -w n1 --mooncake-recipe=r.yaml --mooncake-role=decode \\
-	python3 $CLIENT get k1-after @65536 $W/keep.done >keep-get.out 2>&1
-echo "rc=\$?" >>keep-get.out
-$MCR status --job \$SLURM_JOB_ID >keep-status.out 2>&1
-squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >keep-steps.out
-touch keep.done
+srun -N1 -n1 -w n2 --mooncake-recipe=$recipe --mooncake-role=prefill \\
+	python3 $CLIENT reput k1 @65536 $W/$tag.go $W/$tag.done >$tag-put.out 2>&1 &
+for i in \$(seq 600); do [ -e $tag.go ] && break; sleep 0.1; done
+srun -N1 -n1 -w n1 --mooncake-recipe=$recipe --mooncake-role=decode \\
+	python3 $CLIENT get k1-after @65536 $W/$tag.done >$tag-get.out 2>&1
+echo "rc=\$?" >>$tag-get.out
+$MCR status --job \$SLURM_JOB_ID >$tag-status.out 2>&1
+squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$tag-steps.out
+touch $tag.done
 wait
 EOS
-jid=$(sbatch --parsable -N2 -w n1,n2 -o "$W/keep.job.out" keep.sh)
-dir=$W/outputs/$jid/logs
-# the worker has put, and the sampler has seen its key: then kill -9
-for _ in $(seq 600); do
-	grep -q "PUT k1 rc=0" keep-put.out 2>/dev/null && grep -q '"keys":1' "$dir/mooncake_pool_samples.jsonl" 2>/dev/null && break
-	sleep 0.2
-done
-before=$("$CLUSTER" pids n1 mooncake_master)
-# the master step's task, its keeper, held still: the decode srun arrives
-# while the master is down, whatever the machine's speed
-keeper=$(ps -o ppid= -p "$before" | tr -d ' ')
-kill -STOP "$keeper"
-kill -9 "$before"
-touch keep.go
-for _ in $(seq 600); do
-	grep -q 'waiting for mooncake_master' keep-get.out 2>/dev/null && break
-	sleep 0.1
-done
-kill -CONT "$keeper"
-after=
-for _ in $(seq 300); do
-	after=$("$CLUSTER" pids n1 mooncake_master | grep -vx "$before")
-	[ -n "$after" ] && break
-	sleep 0.1
-done
-wait_job "$jid" 180
+	jid=$(sbatch --parsable -N2 -w n1,n2 -o "$W/$tag.job.out" "$tag.sh")
+	dir=$W/outputs/$jid/logs
+	# the worker has put, and the sampler has seen its key: then kill -9
+	for _ in $(seq 600); do
+		grep -q "PUT k1 rc=0" "$tag-put.out" 2>/dev/null &&
+			grep -q '"keys":1' "$dir/mooncake_pool_samples.jsonl" 2>/dev/null && break
+		sleep 0.2
+	done
+	before=$("$CLUSTER" pids n1 mooncake_master)
+	keeper=$(ps -o ppid= -p "$before" | tr -d ' ')
+	kill -STOP "$keeper"
+	kill -9 "$before"
+	touch "$tag.go"
+	for _ in $(seq 600); do
+		grep -q 'waiting for mooncake_master' "$tag-get.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	kill -CONT "$keeper"
+	after=
+	for _ in $(seq 300); do
+		after=$("$CLUSTER" pids n1 mooncake_master | grep -vx "$before")
+		[ -n "$after" ] && break
+		sleep 0.1
+	done
+	wait_job "$jid" 180
 
-check "the killed master ($before) was started again on n1, on the same ports ($(grep -o 'mooncake: mooncake_master ended.*' "$dir/mooncake_master.log" | head -c 200))" \
-	has "$dir/mooncake_master.log" "mooncake: mooncake_master ended with signal 9 (Killed) after " \
-	"; starting it again on ports 8700, 8701, 8702 in 1 s (restart 1 of at most 3)" \
-	--and test -n "$before" -a -n "$after" -a "$before" != "$after"
-check "the worker that put before the restart puts again after it ($(grep -o 'PUT k1-after.*' keep-put.out))" \
-	has_re keep-put.out '^n2 PUT k1-after rc=0 after [0-9.]+ s$'
-check "a role srun started while the master was down waited for it ($(grep -o 'waiting for mooncake_master.*' keep-get.out | head -1 | head -c 240))" \
-	has keep-get.out ': its master step is starting it again (it does not accept on port 8700, and its master step starts it again when it has ended (restart=3))'
-check "... and read what the worker put after the restart ($(grep -o 'GOT.*' keep-get.out | head -c 80))" \
-	has_line keep-get.out 'n1 GOT k1-after=@65536' 'rc=0' --and lacks keep-get.out 'has stopped'
-check "one master step throughout: it was the step that started the master again" \
-	test "$(grep -c '^mooncake-master n1$' keep-steps.out)" = 1
-check "status shows the restart ($(grep restarts keep-status.out))" \
-	has_re keep-status.out '^restarts 1 of at most 3 \(restart=\); the last after it ended at .* \(signal 9 \(Killed\)\): the keys it held were lost$'
-check "the pool's report records the restart, its cause and the key it lost" python3 - "$dir/mooncake_pool_report.json" <<'PY'
+	check "$tag: the killed master ($before) was started again on n1, on the same ports ($(grep -o 'mooncake: mooncake_master ended.*' "$dir/mooncake_master.log" | head -c 200))" \
+		has "$dir/mooncake_master.log" "mooncake: mooncake_master ended with signal 9 (Killed) after " \
+		"; starting it again on ports 8700, 8701, 8702 in 1 s (restart 1 of at most 3)" \
+		--and test -n "$before" -a -n "$after" -a "$before" != "$after"
+	check "$tag: the worker that put before the restart puts again after it ($(grep -o 'PUT k1-after.*' "$tag-put.out"))" \
+		has_re "$tag-put.out" '^n2 PUT k1-after rc=0 after [0-9.]+ s$'
+	check "$tag: a role srun started while the master was down waited for it ($(grep -o 'waiting for mooncake_master.*' "$tag-get.out" | head -1 | head -c 240))" \
+		has "$tag-get.out" ': its master step is starting it again (it does not accept on port 8700, and its master step starts it again when it has ended (restart=3))'
+	check "$tag: ... and read what the worker put after the restart ($(grep -o 'GOT.*' "$tag-get.out" | head -c 80))" \
+		has_line "$tag-get.out" 'n1 GOT k1-after=@65536' 'rc=0' --and lacks "$tag-get.out" 'has stopped'
+	check "$tag: one master step throughout: it was the step that started the master again" \
+		test "$(grep -c '^mooncake-master n1$' "$tag-steps.out")" = 1
+	check "$tag: status shows the restart ($(grep restarts "$tag-status.out"))" \
+		has_re "$tag-status.out" '^restarts 1 of at most 3 \(restart=\); the last after it ended at .* \(signal 9 \(Killed\)\): the keys it held were lost$'
+	check "$tag: the pool's report records the restart, its cause and the key it lost" python3 - "$dir/mooncake_pool_report.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))["master"]
 r = m["restart"]
 ok = m["restarts"] == 1 and m["restart_limit"] == 3 and len(r) == 1 and r[0]["cause"] == "signal 9 (Killed)" and r[0]["keys_lost"] == 1
 sys.exit(0 if ok else print(m) or 1)
 PY
-check "the job's end (Slurm's signals to the step) started nothing again: one restart in the log" \
-	test "$(grep -c 'starting it again' "$dir/mooncake_master.log")" = 1
-check "no mooncake_master process is left after the job" test "$(masters_left)" = 0
+	check "$tag: the job's end (Slurm's signals to the step) started nothing again: one restart in the log" \
+		test "$(grep -c 'starting it again' "$dir/mooncake_master.log")" = 1
+	check "$tag: no mooncake_master process is left after the job" test "$(masters_left)" = 0
+}
+
+keep r.yaml vllm
+keep sg.yaml sglang
 
 # --- restart=0: the master stays dead, and the next srun says so
 with_plugin_args restart=0
