@@ -239,7 +239,8 @@ fuzz: fuzz-bin
 # readiness against the SPANK stub, in a network namespace of its own; as
 # root, on the test cluster: srun with and without a role, srun_bench.sh;
 # the first srun and the first wave of a pool against the floor, and status
-# against fetching the metrics by hand, wave_bench.sh).
+# against fetching the metrics by hand, wave_bench.sh; the time from kill -9
+# of the master to the first working put+get, keep_bench.sh).
 # Needs python3 and python3-yaml (tests/setup.sh).
 BENCH_PARTS := bench-lib bench-plugin
 .PHONY: bench-lib bench-plugin bench-bin
@@ -256,6 +257,7 @@ bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
 	$(NETNS_RUN) $(B)/tests/plugin_bench
 	tests/bench/srun_bench.sh
 	tests/bench/wave_bench.sh
+	tests/bench/keep_bench.sh
 
 PLUGIN_BENCH_SRC := tests/bench/plugin_bench.c tests/plugin/stub.c tests/plugin/fake_master.c
 $(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A)

@@ -10,6 +10,9 @@ arguments that engine passes. Used inside the test cluster's tasks.
                                    file DONE exists (the reader says it is done)
   mc_client.py get KEY VALUE DONE  read KEY until it equals VALUE (60 s), touch DONE
   mc_client.py hold DONE           mount the task's segment, say MOUNTED, stay until DONE exists
+  mc_client.py loop DONE           put a new key and get it back every 50 ms until DONE exists;
+                                   print "UP <unix time>" at the first round trip that works
+                                   after one that did not (and at the first)
   mc_client.py reput KEY VALUE GO DONE
                                    put VALUE under KEY; once the file GO exists (the master was
                                    killed), put it under KEY-after until that works (90 s), say
@@ -101,6 +104,18 @@ def main():
         deadline = time.time() + 90
         while not os.path.exists(done) and time.time() < deadline:
             time.sleep(0.2)
+        st.close()
+        return
+    if cmd == "loop":
+        done, st, up, i = sys.argv[2], store(s), False, 0
+        while not os.path.exists(done):
+            i += 1
+            value = payload(f"loop-{i}", "@4096")
+            ok = st.put(f"loop-{i}", value) == 0 and st.get(f"loop-{i}") == value
+            if ok and not up:
+                print(f"{host} UP {time.time():.3f}", flush=True)
+            up = ok
+            time.sleep(0.05)
         st.close()
         return
     key, spec, done = sys.argv[2], sys.argv[3], sys.argv[4]
