@@ -48,7 +48,8 @@ int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
 	    snprintf(g->dir, sizeof(g->dir), "%s", value + used) >= (int)sizeof(g->dir))
 		return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands the master step",
 				      MCP_GUARD_VAR, value);
-	g->proof.pid = (long)getpid(); /* the master, once this task execs it */
+	/* the master once this task execs it; with restart=, its keeper */
+	g->proof.pid = (long)getpid();
 	g->proof.start = mcri_pid_start(g->proof.pid);
 	g->proof.step = step;
 	return 0;

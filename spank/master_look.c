@@ -143,25 +143,33 @@ bool mcp_master_claim(struct master *m, bool *gone)
 /* A joining srun: the recorded master accepts on its RPC port, and its
  * step still runs (slurmctld; a process that took the port after the
  * master ended answers too, but the step is gone) */
-/* The master refuses while its step runs: is the step starting it again
- * (restart=, master_keep.c)? Its proof says so, or (in the moment before
- * it does) it may still: then why says which. */
-static bool restarting(struct master *m)
+/* The master step runs: is it starting its master again (restart=,
+ * master_keep.c)? Its proof says so; or, when the master refuses, it may
+ * still in the moment before it says so; or, when something answers, the
+ * restarted master is not proved the ports' owner yet (another process
+ * may have taken one while it was down). why says which. */
+static bool restarting(struct master *m, enum mcp_probe p)
 {
 	struct mcr_error ignored;
-	const struct mcri_proof *p = &m->proof;
+	const struct mcri_proof *pr = &m->proof;
 
-	if (mcri_proof_read(m->job->dir, &m->proof, &ignored) != 0 || p->attempt != m->st.attempt ||
-	    (!p->restarting && p->restarts >= p->restart_limit))
+	if (mcri_proof_read(m->job->dir, &m->proof, &ignored) != 0 || pr->attempt != m->st.attempt ||
+	    !pr->restart_limit)
 		return false;
-	if (p->restarting)
+	if (pr->restarting)
 		snprintf(m->why, sizeof(m->why),
 			 "it ended (%s), and its master step is starting it again on the same ports: restart %d of at most %d",
-			 p->restart[mcri_proof_kept(p) - 1].cause, p->restarts, p->restart_limit);
-	else
+			 pr->restart[mcri_proof_kept(pr) - 1].cause, pr->restarts, pr->restart_limit);
+	else if (p == MCP_PROBE_REFUSED && pr->restarts < pr->restart_limit)
 		snprintf(m->why, sizeof(m->why),
 			 "it does not accept on port %d, and its master step starts it again when it has ended (restart=%d)",
-			 m->st.ports.rpc, p->restart_limit);
+			 m->st.ports.rpc, pr->restart_limit);
+	else if (p == MCP_PROBE_READY && pr->verdict != MCRI_PROOF_OWN)
+		snprintf(m->why, sizeof(m->why),
+			 "a process answers on port %d, but the master step has not proved it its restarted mooncake_master",
+			 m->st.ports.rpc);
+	else
+		return false;
 	return true;
 }
 
@@ -180,7 +188,7 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	 * the job's first step (a role srun's common case costs no RPC) */
 	if (m->st.master_step < 0 || (p == MCP_PROBE_READY && m->st.master_step == 0) ||
 	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended) {
-		m->restarting = p == MCP_PROBE_REFUSED && restarting(m);
+		m->restarting = restarting(m, p);
 		return m->restarting ? MCP_PROBE_RESTARTING : p;
 	}
 	snprintf(m->why, sizeof(m->why), "its step %s.%ld has ended%s", m->job->job_id,

@@ -110,6 +110,16 @@ static int report_only(const struct mcri_jobdir *dir, struct mcri_report *r)
 	return write_report(dir, r);
 }
 
+/* The master step is starting the master again (restart=): the pool is
+ * not gone while it does */
+static bool restarting(const struct mcri_jobdir *dir, const struct mcri_state *master)
+{
+	struct mcri_proof p;
+	struct mcr_error err;
+
+	return mcri_proof_read(dir, &p, &err) == 0 && p.attempt == master->attempt && p.restarting;
+}
+
 /* One sample of the pool (within timeout_ms) appended to the samples
  * file `fd` and to r; -1 with err when the master does not answer. */
 static int take_sample(const struct mcri_jobdir *dir, const struct mcri_state *master, int fd,
@@ -175,7 +185,7 @@ static int sample_loop(const struct mcri_jobdir *dir, double interval, struct mc
 			if (!quiet)
 				fprintf(stderr, "mooncake: the master does not answer: %s\n", err.text);
 			quiet = true;
-			if (t - last_ok >= gone_after) {
+			if (t - last_ok >= gone_after && !restarting(dir, &master)) {
 				snprintf(r->ended_by, sizeof(r->ended_by),
 					 "the master stopped answering");
 				break;

@@ -45,8 +45,7 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 	bool any = false;
 
 	printf("Mooncake pool of job %s (%s)\n", job_id ? job_id : "?", dir);
-	duration(m->ready_at > 0 && now > (double)m->ready_at ? (long long)(now - (double)m->ready_at) : 0,
-		 up, sizeof(up));
+	duration((long long)mcri_pool_uptime(pool, now), up, sizeof(up));
 	printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->infra_node,
 	       m->infra_addr, m->ports.rpc, m->ports.metadata, m->ports.metrics, up);
 	if (pool->keeper.restarts) {

@@ -173,6 +173,7 @@ struct mcri_proof {
 	int restart_limit;           /* how often it may start it again (restart=) */
 	int restarts;                /* how often it has */
 	bool restarting;             /* the master ended, and is being started again */
+	double proved_at;            /* when the running master was proved (Unix s), 0 unknown */
 	struct mcri_restart {
 		double at;           /* when the master ended, Unix seconds */
 		char cause[64];      /* how: "signal 9 (Killed)", "exit status 1" */

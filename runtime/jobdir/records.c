@@ -71,6 +71,14 @@ static long long get_int(const json_t *obj, const char *key)
 	return json_integer_value(json_object_get(obj, key));
 }
 
+/* a time of the record: Unix seconds up to the year 9999, else 0 */
+static double seconds(const json_t *v)
+{
+	double t = json_number_value(v);
+
+	return t >= 0 && t < 253402300800.0 ? t : 0;
+}
+
 /* v within 0..max, else 0 */
 static long long bounded(long long v, long long max)
 {
@@ -194,15 +202,21 @@ int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mc
 	p->restart_limit = (int)bounded(get_int(obj, "restart_limit"), MCRI_RESTART_MAX);
 	p->restarts = (int)bounded(get_int(obj, "restarts"), MCRI_RESTART_MAX);
 	p->restarting = json_is_true(json_object_get(obj, "restarting"));
+	p->proved_at = seconds(json_object_get(obj, "proved_at"));
 	json_array_foreach(json_object_get(obj, "restart"), i, event) {
 		struct mcri_restart *r = &p->restart[n];
 
 		if (n == MCRI_RESTARTS_KEPT || !json_is_object(event))
 			break;
-		r->at = json_number_value(json_object_get(event, "at"));
+		r->at = seconds(json_object_get(event, "at"));
 		copy_str(r->cause, sizeof(r->cause), event, "cause");
 		n++;
 	}
+	/* as many restarts as events kept, and none under way without one:
+	 * a record damaged or written by hand never points past what it holds */
+	if (n < mcri_proof_kept(p))
+		p->restarts = (int)n;
+	p->restarting &= p->restarts > 0;
 	json_decref(obj);
 	return 0;
 }
@@ -238,7 +252,7 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		}
 	/* "o" takes the array's reference, and a NULL fails the whole */
 	return write_json(d, MCRI_PROOF_FILE,
-			  json_pack("{s:i, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:o}",
+			  json_pack("{s:i, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:f, s:o}",
 				    "attempt", p->attempt,
 				    "verdict", VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0],
 				    "rpc_port", p->ports.rpc, "metadata_port", p->ports.metadata,
@@ -246,7 +260,8 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 				    "start", (json_int_t)p->start, "step", (json_int_t)p->step,
 				    "foreign_port", p->foreign_port, "foreign_uid", (json_int_t)p->foreign_uid,
 				    "restart_limit", p->restart_limit, "restarts", p->restarts,
-				    "restarting", (int)p->restarting, "restart", events),
+				    "restarting", (int)p->restarting,
+				    "proved_at", round(p->proved_at * 1000) / 1000, "restart", events),
 			  err);
 }
 

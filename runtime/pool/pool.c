@@ -235,3 +235,13 @@ void mcri_human_bytes(long long bytes, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.1f %s", v, unit[u]);
 }
+
+double mcri_pool_uptime(const struct mcri_pool *pool, double now)
+{
+	double since = (double)pool->master.ready_at;
+
+	/* a master the master step started again is up since it was proved */
+	if (pool->keeper.restarts && pool->keeper.proved_at > since)
+		since = pool->keeper.proved_at;
+	return since > 0 && now > since ? now - since : 0;
+}

@@ -81,6 +81,10 @@ int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir
 /* Ask the master of pool->master (GET /metrics, /metrics/summary) within
  * timeout_ms each; MCR_ESTATE when it does not answer. */
 int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *err);
+/* Seconds the pool's running master has been up at `now` (Unix
+ * seconds): since it was ready, or proved again after a restart; 0
+ * unknown. */
+double mcri_pool_uptime(const struct mcri_pool *pool, double now);
 /* Free nseg segments, their strings and the array itself (seg may be NULL). */
 void mcri_segments_free(struct mcri_segment *seg, size_t nseg);
 void mcri_pool_free(struct mcri_pool *pool);

@@ -88,8 +88,7 @@ static bool pool_fields(json_t *o, const struct mcri_pool *pool,
 	bool peak = r != NULL;
 	const struct mcri_state *m = &pool->master;
 	json_t *master = json_object(), *segs, *rates;
-	json_int_t up = m->ready_at > 0 && now > (double)m->ready_at ?
-				(json_int_t)(now - (double)m->ready_at) : 0;
+	json_int_t up = (json_int_t)mcri_pool_uptime(pool, now);
 
 	if (!set(o, "master", master) || !set(master, "node", json_string(m->infra_node)) ||
 	    !set(master, "address", json_string(m->infra_addr)) ||

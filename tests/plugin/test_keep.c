@@ -6,7 +6,9 @@
  * then dies as a crash or an OOM kill would), and the task itself stays
  * the keeper until it leaves.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -14,7 +16,10 @@
 
 static const struct mcr_ports KEEP_PORTS = { 8983, 8984, 8985 };
 
-enum master_end { DIE_KILLED, EXIT_AT_ONCE, WAIT_FOR_TERM };
+/* how each master the keeper starts ends: killed once proved; at once,
+ * never ready; when Slurm stops it; the first killed once proved, the
+ * next never listening */
+enum master_end { DIE_KILLED, EXIT_AT_ONCE, WAIT_FOR_TERM, FIRST_ONLY };
 
 static const char *keep_dir(void)
 {
@@ -38,9 +43,10 @@ static bool read_proof(const char *dir, struct mcri_proof *p)
 	return ok;
 }
 
-/* The master step's task with restart=`limit`, its stderr into
- * <dir>/task.err; each master it starts ends as `end` says. Its pid. */
-static pid_t master_step_task(const char *dir, int limit, enum master_end end)
+/* The master step's task with restart=`limit` and a readiness bound of
+ * `bound` s, its stderr into <dir>/task.err; each master it starts ends
+ * as `end` says. Its pid. */
+static pid_t master_step_task(const char *dir, int limit, int bound, enum master_end end)
 {
 	pid_t task = fork();
 	char err_path[600];
@@ -50,7 +56,7 @@ static pid_t master_step_task(const char *dir, int limit, enum master_end end)
 		return task;
 	snprintf(err_path, sizeof(err_path), "%s/task.err", dir);
 	int fd = open(err_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
-	char *value = mcp_guard_value(1, 10, limit, &KEEP_PORTS, dir);
+	char *value = mcp_guard_value(1, bound, limit, &KEEP_PORTS, dir);
 	struct mcri_proof p;
 	int s[3];
 
@@ -59,9 +65,13 @@ static pid_t master_step_task(const char *dir, int limit, enum master_end end)
 	master_step(NULL, MCP_GUARD_VAR, value);
 	if (slurm_spank_task_init(NULL, 0, NULL) != 0)
 		_exit(91);
-	/* the keeper's child: mooncake_master, once slurmstepd execs it */
+	/* the keeper's child: mooncake_master, once slurmstepd execs it (an
+	 * exec resets the test runner's own SIGTERM handler) */
+	signal(SIGTERM, SIG_DFL);
 	if (end == EXIT_AT_ONCE)
 		_exit(3);
+	if (end == FIRST_ONLY && read_proof(dir, &p) && p.restarts)
+		pause(); /* a restarted master that never listens */
 	for (int k = 0; k < 3; k++)
 		s[k] = hold_port(k == 0 ? KEEP_PORTS.rpc : k == 1 ? KEEP_PORTS.metadata : KEEP_PORTS.metrics);
 	for (int i = 0; i < 400; i++) {
@@ -74,6 +84,19 @@ static pid_t master_step_task(const char *dir, int limit, enum master_end end)
 	(void)s;
 	raise(SIGKILL);
 	_exit(92);
+}
+
+/* a listener on `port` (any address), or -1 while it is taken */
+static int hold_port_try(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(fd, 1) == 0)
+		return fd;
+	close(fd);
+	return -1;
 }
 
 /* the one child of `pid` (the keeper's master) */
@@ -132,13 +155,12 @@ START_TEST(keeper_starts_a_ready_master_again)
 
 	in_tmpdir();
 	dir = keep_dir();
-	status = task_status(master_step_task(dir, 2, DIE_KILLED));
+	status = task_status(master_step_task(dir, 2, 10, DIE_KILLED));
 	err = task_err(dir);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL, "status 0x%x:\n%s",
-		      status, err);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status 0x%x:\n%s", status, err);
 	ck_assert_msg(strstr(err, "mooncake: mooncake_master ended with signal 9 (Killed) after 0 s; starting it again on ports 8983, 8984, 8985 in 1 s (restart 1 of at most 2)"), "%s", err);
 	ck_assert_msg(strstr(err, "in 2 s (restart 2 of at most 2)"), "%s", err);
-	ck_assert_msg(strstr(err, "it was started again 2 times already (restart=2); the job's pool has ended"), "%s", err);
+	ck_assert_msg(strstr(err, "it was started again 2 times already (restart=2): the job's pool has ended"), "%s", err);
 	ck_assert(read_proof(dir, &p));
 	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN); /* the last master, proved */
 	ck_assert_int_eq(p.restarts, 2);
@@ -161,7 +183,7 @@ START_TEST(keeper_leaves_a_master_that_never_was_ready)
 
 	in_tmpdir();
 	dir = keep_dir();
-	status = task_status(master_step_task(dir, 3, EXIT_AT_ONCE));
+	status = task_status(master_step_task(dir, 3, 10, EXIT_AT_ONCE));
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status 0x%x", status);
 	ck_assert_msg(!strstr(task_err(dir), "starting it again"), "%s", task_err(dir));
 	ck_assert(!read_proof(dir, &p));
@@ -174,22 +196,83 @@ START_TEST(keeper_ends_with_the_step)
 {
 	const char *dir;
 	struct mcri_proof p = { 0 };
-	pid_t task;
+	pid_t task, master;
 	int status;
 
 	in_tmpdir();
 	dir = keep_dir();
-	task = master_step_task(dir, 3, WAIT_FOR_TERM);
+	task = master_step_task(dir, 3, 10, WAIT_FOR_TERM);
 	for (int i = 0; i < 400 && !(read_proof(dir, &p) && p.verdict == MCRI_PROOF_OWN); i++)
 		usleep(25000);
 	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN);
 	/* the step's processes, as proctrack signals them: the task and its
 	 * child, the master */
+	master = child_of(task);
+	ck_assert_int_gt(master, 0);
 	ck_assert_int_eq(kill(task, SIGTERM), 0);
-	ck_assert_int_eq(kill(child_of(task), SIGTERM), 0);
+	ck_assert_int_eq(kill(master, SIGTERM), 0);
 	status = task_status(task);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM, "status 0x%x", status);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status 0x%x", status);
 	ck_assert_msg(!strstr(task_err(dir), "starting it again"), "%s", task_err(dir));
+}
+END_TEST
+
+/* A restarted master that never listens is stopped after the readiness
+ * bound, and ends the pool: the proof says no restart is under way */
+START_TEST(keeper_stops_a_restarted_master_that_never_is_ready)
+{
+	const char *dir;
+	struct mcri_proof p;
+	int status;
+	char *err;
+
+	in_tmpdir();
+	dir = keep_dir();
+	status = task_status(master_step_task(dir, 3, 2, FIRST_ONLY));
+	err = task_err(dir);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status 0x%x:\n%s", status, err);
+	ck_assert_msg(strstr(err, "mooncake: the restarted mooncake_master did not listen on its ports 8983, 8984, 8985 within 2 s; it was stopped, and the job's pool has ended"), "%s", err);
+	ck_assert_msg(!strstr(err, "restart 2 of"), "%s", err);
+	ck_assert(read_proof(dir, &p));
+	ck_assert_int_eq(p.restarts, 1);
+	ck_assert(!p.restarting);
+}
+END_TEST
+
+/* Another process listens on a port while the master is down: the master
+ * is not started again, the pool ends, the proof names the port */
+START_TEST(keeper_starts_nothing_on_a_taken_port)
+{
+	const char *dir;
+	struct mcri_proof p = { 0 };
+	pid_t task, master;
+	int status, taken;
+	char *err;
+
+	in_tmpdir();
+	dir = keep_dir();
+	task = master_step_task(dir, 3, 10, WAIT_FOR_TERM);
+	for (int i = 0; i < 400 && !(read_proof(dir, &p) && p.verdict == MCRI_PROOF_OWN); i++)
+		usleep(25000);
+	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN);
+	master = child_of(task);
+	ck_assert_int_eq(kill(master, SIGKILL), 0);
+	/* the test, outside the keeper's tree, takes the RPC port during the
+	 * back-off (1 s) */
+	for (int i = 0; i < 100 && (taken = hold_port_try(KEEP_PORTS.rpc)) < 0; i++)
+		usleep(10000);
+	ck_assert_int_ge(taken, 0);
+	status = task_status(task);
+	close(taken);
+	err = task_err(dir);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status 0x%x:\n%s", status, err);
+	ck_assert_msg(strstr(err, "mooncake: port 8983 on "), "%s", err);
+	ck_assert_msg(strstr(err, " is another process's now (uid "), "%s", err);
+	ck_assert_msg(strstr(err, "mooncake_master is not started again, and the job's pool has ended: find the process with ss -ltnp on "), "%s", err);
+	ck_assert(read_proof(dir, &p));
+	ck_assert_int_eq(p.verdict, MCRI_PROOF_FOREIGN);
+	ck_assert_int_eq(p.foreign_port, KEEP_PORTS.rpc);
+	ck_assert(!p.restarting);
 }
 END_TEST
 
@@ -203,6 +286,8 @@ Suite *keep_suite(void)
 	tcase_add_test(tc, keeper_starts_a_ready_master_again);
 	tcase_add_test(tc, keeper_leaves_a_master_that_never_was_ready);
 	tcase_add_test(tc, keeper_ends_with_the_step);
+	tcase_add_test(tc, keeper_stops_a_restarted_master_that_never_is_ready);
+	tcase_add_test(tc, keeper_starts_nothing_on_a_taken_port);
 	suite_add_tcase(s, tc);
 	return s;
 }
