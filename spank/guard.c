@@ -138,6 +138,7 @@ int mcp_guard_start(const struct mcp_guard *guard, struct mcr_error *err)
 		if (pid == 0) {
 			signal(SIGTERM, SIG_DFL);
 			watch(&g);
+			MCP_COVERAGE_FLUSH();
 			_exit(0);
 		}
 		_exit(pid < 0 ? 1 : 0);

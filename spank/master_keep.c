@@ -107,6 +107,7 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 		g->proof.restarting = false;
 		mcp_guard_record(g);
 	}
+	MCP_COVERAGE_FLUSH();
 	if (sig) {
 		struct sigaction dfl;
 

@@ -127,6 +127,16 @@ size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max);
  * that do not fit are left out). Returns the length written. */
 size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf, size_t size);
 
+/* The coverage build (make coverage, -DMCP_COVERAGE) counts what a forked
+ * process of the plugin ran before it _exits (the guard, the keeper);
+ * nothing in any other build. */
+#ifdef MCP_COVERAGE
+void __gcov_dump(void);
+#define MCP_COVERAGE_FLUSH() __gcov_dump()
+#else
+#define MCP_COVERAGE_FLUSH() ((void)0)
+#endif
+
 /* ---- guard.c: the master step proves its ports are its master's ------ */
 
 /* what the master step's guard knows: its proof so far (attempt, ports,

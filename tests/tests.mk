@@ -163,7 +163,7 @@ COV := build-cov
 coverage:
 	@command -v gcovr >/dev/null || tests/setup.sh coverage
 	rm -rf $(COV)
-	$(MAKE) -s B=$(COV) OPT="-O0 -g --coverage" LDFLAGS="--coverage" \
+	$(MAKE) -s B=$(COV) OPT="-O0 -g --coverage -DMCP_COVERAGE" LDFLAGS="--coverage" \
 		$(COV)/mooncake-recipe $(COV)/tests/unit_tests $(COV)/tests/plugin_tests
 	$(NETNS_RUN) $(COV)/tests/unit_tests >$(COV)/unit.log 2>&1 || { tail -20 $(COV)/unit.log; exit 1; }
 	$(NETNS_RUN) $(COV)/tests/plugin_tests >$(COV)/plugin.log 2>&1 || { tail -20 $(COV)/plugin.log; exit 1; }
