@@ -15,16 +15,12 @@ static char base[256];
 
 static void fresh(void)
 {
-	snprintf(base, sizeof(base), "%s/mck-jobdir.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	ck_assert_ptr_nonnull(mkdtemp(base));
+	testutil_tmpdir(base, sizeof(base), "jobdir");
 }
 
 static void cleanup(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-	ck_assert_int_eq(system(cmd), 0);
+	testutil_rmrf(base);
 }
 
 static char *path_of(const char *rel)
@@ -382,50 +378,6 @@ START_TEST(state_record)
 }
 END_TEST
 
-/* the proof's restarts: written and read back; the last 16 kept, oldest
- * first; a record damaged or written by hand never points past what it
- * holds, nor says a restart is under way without one */
-START_TEST(proof_restarts)
-{
-	struct mcri_jobdir d;
-	struct mcr_error err = { 0 };
-	struct mcri_proof p = { .attempt = 2, .verdict = MCRI_PROOF_OWN, .ports = { 8700, 8701, 8702 },
-				.restart_limit = 20, .proved_at = 1700000000.25 }, back;
-	char cause[32];
-
-	fresh();
-	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
-	for (int i = 1; i <= 18; i++) {
-		snprintf(cause, sizeof(cause), "exit status %d", i);
-		mcri_proof_restart(&p, 1700000000.0 + i, cause);
-	}
-	p.restarting = true;
-	ck_assert_int_eq(mcri_proof_write(&d, &p, &err), 0);
-	ck_assert_int_eq(mcri_proof_read(&d, &back, &err), 0);
-	ck_assert_int_eq(back.restarts, 18);
-	ck_assert_int_eq(back.restart_limit, 20);
-	ck_assert(back.restarting);
-	ck_assert_uint_eq(mcri_proof_kept(&back), MCRI_RESTARTS_KEPT);
-	ck_assert_str_eq(back.restart[0].cause, "exit status 3");
-	ck_assert_str_eq(back.restart[MCRI_RESTARTS_KEPT - 1].cause, "exit status 18");
-	ck_assert(back.restart[0].at == 1700000003.0);
-	ck_assert(back.proved_at == 1700000000.25);
-	testutil_write(path_of("mooncake_master.proof.json"),
-		       "{\"attempt\": 1, \"restarts\": 5, \"restarting\": true, \"restart\": [{\"at\": 1e300, \"cause\": \"x\"}]}");
-	ck_assert_int_eq(mcri_proof_read(&d, &back, &err), 0);
-	ck_assert_int_eq(back.restarts, 1);
-	ck_assert(back.restart[0].at == 0);
-	testutil_write(path_of("mooncake_master.proof.json"),
-		       "{\"attempt\": 1, \"restarts\": 5000, \"restarting\": true, \"restart\": []}");
-	ck_assert_int_eq(mcri_proof_read(&d, &back, &err), 0);
-	ck_assert_int_eq(back.restarts, 0);
-	ck_assert(!back.restarting);
-	ck_assert_uint_eq(mcri_proof_kept(&back), 0);
-	mcri_jobdir_close(&d);
-	cleanup();
-}
-END_TEST
-
 START_TEST(lock_records)
 {
 	struct mcri_jobdir d;
@@ -495,7 +447,6 @@ Suite *jobdir_suite(void)
 	tcase_add_test(tc, files_are_files);
 	tcase_add_test(tc, create_is_never_empty);
 	tcase_add_test(tc, state_record);
-	tcase_add_test(tc, proof_restarts);
 	tcase_add_test(tc, lock_records);
 	tcase_add_test(tc, worker_records);
 	suite_add_tcase(s, tc);

@@ -97,6 +97,22 @@ static inline void testutil_write(const char *path, const char *text)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
+/* a fresh directory $TMPDIR/mck-<name>.XXXXXX, its path into buf */
+static inline void testutil_tmpdir(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/mck-%s.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
+	ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+/* dir and everything in it removed */
+static inline void testutil_rmrf(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
 /* A YAML value parsed as PyYAML would type it: the node of key `v` in
  * "v: <text>" (the document stays alive in *doc). */
 static inline const struct mcri_node *typed(const char *text, struct mcri_doc **doc)
