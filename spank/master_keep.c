@@ -14,13 +14,18 @@
  * it (master_look.c); the clients mount their segments again by
  * themselves; the keys the master indexed are lost.
  *
- * Slurm's signals to the step end it: the keeper passes each on to the
- * master (proctrack/cgroup signals only the task, slurmstepd's child;
- * proctrack/linuxproc spares processes named slurmstepd, so the keeper
- * renames itself), starts nothing again, and leaves as the master left.
- * Nor does it start again a master that never became ready (the srun that
- * started the first says why; a restarted one ends the pool), one that
- * exited 0, or one whose port another process holds by then.
+ * Slurm's signals reach the master through the keeper (proctrack/cgroup
+ * signals only the task, slurmstepd's child; proctrack/linuxproc spares
+ * processes named slurmstepd, so the keeper renames itself): SIGTERM,
+ * SIGINT, SIGHUP and SIGQUIT end the step, and the keeper starts nothing
+ * again and leaves as the master left; a master killed by another signal
+ * Slurm passed (scancel -s USR1) is not started again either. Nor is the
+ * first master when it never became ready (the srun that started it says
+ * why), a restarted one not proved within the readiness bound, one that
+ * exited 0, or one whose port another process holds by then; a restarted
+ * master that dies before it is proved counts as a restart. When the
+ * keeper leaves, its proof says the pool has ended, so that no srun takes
+ * what answers on the ports later for the master.
  */
 #include <errno.h>
 #include <signal.h>
@@ -38,51 +43,63 @@
 #define BACKOFF_MAX_S 16
 #define STEADY_S 60 /* a master that ran this long starts the back-off again */
 
-static const int STOP_SIGNALS[] = { SIGTERM, SIGINT, SIGHUP };
-#define N_STOP (sizeof(STOP_SIGNALS) / sizeof(STOP_SIGNALS[0]))
+/* the signals the keeper passes on to the master (proctrack/cgroup
+ * signals slurmstepd's children only): the first N_STOP end the step */
+static const int PASSED[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+			      SIGCONT, SIGWINCH, SIGURG };
+#define N_STOP 4
+#define N_PASSED (sizeof(PASSED) / sizeof(PASSED[0]))
 
 /* the keeper's state that its signal handler shares (one keeper per
  * process: the master step's task) */
 static volatile sig_atomic_t stopping;  /* the signal Slurm ended the step with */
-static volatile pid_t master_pid;       /* the running master, 0 none */
+static volatile sig_atomic_t passed;    /* the last signal passed on */
+static volatile sig_atomic_t master_pid; /* the running master, 0 none */
 
-static void on_stop(int sig)
+static void on_signal(int sig)
 {
 	int saved = errno;
 
-	stopping = sig;
+	for (size_t i = 0; i < N_STOP; i++)
+		if (PASSED[i] == sig)
+			stopping = sig;
+	passed = sig;
 	if (master_pid > 0)
-		kill(master_pid, sig);
+		kill((pid_t)master_pid, sig);
 	errno = saved;
 }
 
 struct signals {
-	struct sigaction old[N_STOP]; /* the task's dispositions, for the master */
-	sigset_t mask;                /* the task's mask, for the master */
-	sigset_t stop;                /* STOP_SIGNALS */
+	struct sigaction old[N_PASSED + 1]; /* the task's dispositions (and SIGPIPE's), for the master */
+	sigset_t mask;                      /* the task's mask, for the master */
+	sigset_t passed;                    /* PASSED */
 };
 
-static void catch_stop(struct signals *s)
+static void catch_signals(struct signals *s)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
+	sigemptyset(&s->passed);
+	for (size_t i = 0; i < N_PASSED; i++)
+		sigaddset(&s->passed, PASSED[i]);
+	sa.sa_handler = on_signal;
+	sa.sa_mask = s->passed;
+	for (size_t i = 0; i < N_PASSED; i++)
+		sigaction(PASSED[i], &sa, &s->old[i]);
+	/* the keeper writes to the step's output: a closed pipe is no end */
+	sa.sa_handler = SIG_IGN;
 	sigemptyset(&sa.sa_mask);
-	sigemptyset(&s->stop);
-	for (size_t i = 0; i < N_STOP; i++)
-		sigaddset(&s->stop, STOP_SIGNALS[i]);
-	sa.sa_mask = s->stop;
-	for (size_t i = 0; i < N_STOP; i++)
-		sigaction(STOP_SIGNALS[i], &sa, &s->old[i]);
-	sigprocmask(SIG_UNBLOCK, &s->stop, &s->mask);
+	sigaction(SIGPIPE, &sa, &s->old[N_PASSED]);
+	sigprocmask(SIG_UNBLOCK, &s->passed, &s->mask);
 }
 
 /* the master's signals as slurmstepd left the task's */
-static void release_stop(const struct signals *s)
+static void release_signals(const struct signals *s)
 {
-	for (size_t i = 0; i < N_STOP; i++)
-		sigaction(STOP_SIGNALS[i], &s->old[i], NULL);
+	for (size_t i = 0; i < N_PASSED; i++)
+		sigaction(PASSED[i], &s->old[i], NULL);
+	sigaction(SIGPIPE, &s->old[N_PASSED], NULL);
 	sigprocmask(SIG_SETMASK, &s->mask, NULL);
 }
 
@@ -103,10 +120,11 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 	int sig = !master_ran && stopping ? (int)stopping :
 		  WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
-	if (g->proof.restarting) {
-		g->proof.restarting = false;
-		mcp_guard_record(g);
-	}
+	/* the pool has ended: no srun takes what answers on its ports now
+	 * for the job's master */
+	g->proof.restarting = false;
+	g->proof.ended = true;
+	mcp_guard_record(g);
 	MCP_COVERAGE_FLUSH();
 	if (sig) {
 		struct sigaction dfl;
@@ -115,7 +133,7 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 		dfl.sa_handler = SIG_DFL;
 		sigaction(sig, &dfl, NULL);
 		sigprocmask(SIG_SETMASK, &s->mask, NULL);
-		sigprocmask(SIG_UNBLOCK, &s->stop, NULL);
+		sigprocmask(SIG_UNBLOCK, &s->passed, NULL);
 		/* the master's SIGABRT or SIGSEGV: the keeper dumps no core */
 		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
 		raise(sig);
@@ -127,25 +145,40 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST };
 
 /* Prove the master `child` ready (its sockets on the ports, guard.c) while
- * waiting for it to end; its wait status into *status. A restarted master
- * that is not proved within the bound is stopped (END_NEVER_READY); one
- * whose port another process holds too (END_FOREIGN). */
-static enum end wait_master(struct mcp_guard *g, pid_t child, int *status)
+ * waiting for it to end; its wait status into *status, and master_pid 0
+ * before it is reaped (no signal goes to a pid given to another process).
+ * A restarted master that is not proved within the bound is stopped
+ * (END_NEVER_READY); one whose port another process holds too
+ * (END_FOREIGN). Nothing is proved once Slurm stops the step. */
+static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t child, int *status)
 {
 	double deadline = mcp_now() + g->bound;
 	enum end end = END_DIED;
 	bool looking = true;
 
 	for (;;) {
-		pid_t w = waitpid(child, status, looking ? WNOHANG : 0);
+		siginfo_t si;
+		int rc;
 
-		if (w == child)
+		memset(&si, 0, sizeof(si));
+		rc = waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT | (looking ? WNOHANG : 0));
+		if (rc == 0 && si.si_pid == child) {
+			sigprocmask(SIG_BLOCK, &s->passed, NULL);
+			master_pid = 0;
+			sigprocmask(SIG_UNBLOCK, &s->passed, NULL);
+			while (waitpid(child, status, 0) < 0 && errno == EINTR)
+				;
 			return end;
-		if (w < 0 && errno != EINTR) {
-			fprintf(stderr, "mooncake: the master step lost track of its mooncake_master (waitpid: %s)\n",
+		}
+		if (rc < 0 && errno != EINTR) {
+			fprintf(stderr, "mooncake: the master step lost track of its mooncake_master (waitid: %s)\n",
 				strerror(errno));
+			master_pid = 0;
+			*status = 1 << 8;
 			return END_LOST;
 		}
+		if (stopping)
+			looking = false;
 		if (!looking)
 			continue;
 		if ((g->proof.verdict = mcp_guard_look(&g->proof)) != MCRI_PROOF_NONE) {
@@ -192,7 +225,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 	struct signals s;
 
 	gethostname(host, sizeof(host) - 1);
-	catch_stop(&s);
+	catch_signals(&s);
 	/* a process named slurmstepd is one proctrack/linuxproc never
 	 * signals: the keeper is the task, and says so */
 	prctl(PR_SET_NAME, "mooncake-keeper", 0, 0, 0);
@@ -203,19 +236,19 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		int delay;
 
 		/* no stop signal between the check and master_pid */
-		sigprocmask(SIG_BLOCK, &s.stop, NULL);
+		sigprocmask(SIG_BLOCK, &s.passed, NULL);
 		if (stopping)
 			leave(g, &s, status, false);
 		child = fork();
 		if (child == 0) {
-			release_stop(&s);
+			release_signals(&s);
 			return 0; /* slurmstepd makes it mooncake_master */
 		}
 		if (child > 0)
 			master_pid = child;
-		sigprocmask(SIG_UNBLOCK, &s.stop, NULL);
+		sigprocmask(SIG_UNBLOCK, &s.passed, NULL);
 		if (child < 0 && !g->proof.restarts) {
-			release_stop(&s);
+			release_signals(&s);
 			return mcri_error_set(err, MCR_EIO,
 					      "the master step on %s cannot start mooncake_master: fork: %s; check the user's process limit (ulimit -u) and the memory there",
 					      host, strerror(errno));
@@ -226,8 +259,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 			leave(g, &s, 1 << 8, false);
 		}
 		started = mcp_now();
-		end = wait_master(g, child, &status);
-		master_pid = 0;
+		end = wait_master(g, &s, child, &status);
 		ran = mcp_now() - started;
 		mcp_describe_status(status, cause, sizeof(cause));
 		if (end == END_FOREIGN)
@@ -236,9 +268,13 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		else if (end == END_NEVER_READY)
 			fprintf(stderr, "mooncake: the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and the job's pool has ended: see the lines above\n",
 				g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, g->bound);
-		/* Slurm ends the step; a master that never was ready, stopped
-		 * cleanly (exit 0), or lost to another process */
-		if (stopping || end != END_DIED || (!g->proof.restarts && g->proof.verdict != MCRI_PROOF_OWN) ||
+		/* the keeper stopped it: the pool ends, the task fails */
+		if (end != END_DIED)
+			leave(g, &s, 1 << 8, false);
+		/* Slurm ends the step, or signalled the master to its end; a
+		 * master that never was ready, or stopped cleanly (exit 0) */
+		if (stopping || (WIFSIGNALED(status) && WTERMSIG(status) == passed) ||
+		    (!g->proof.restarts && g->proof.verdict != MCRI_PROOF_OWN) ||
 		    (WIFEXITED(status) && !WEXITSTATUS(status)))
 			leave(g, &s, status, true);
 		if (g->proof.restarts >= g->proof.restart_limit) {

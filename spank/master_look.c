@@ -143,19 +143,27 @@ bool mcp_master_claim(struct master *m, bool *gone)
 /* A joining srun: the recorded master accepts on its RPC port, and its
  * step still runs (slurmctld; a process that took the port after the
  * master ended answers too, but the step is gone) */
-/* The master step runs: is it starting its master again (restart=,
- * master_keep.c)? Its proof says so; or, when the master refuses, it may
- * still in the moment before it says so; or, when something answers, the
- * restarted master is not proved the ports' owner yet (another process
- * may have taken one while it was down). why says which. */
-static bool restarting(struct master *m, enum mcp_probe p)
+/* The master step runs (or slurmctld was not asked): what its keeper
+ * (restart=, master_keep.c) says of the probe `p`. RESTARTING when it is
+ * starting the master again: its proof says so; or, when the master
+ * refuses, it may still in the moment before it says so; or, when
+ * something answers, the restarted master is not proved the ports' owner
+ * yet (another process may have taken one while it was down). REFUSED
+ * when the keeper has ended the pool. Else p. why says which. */
+static enum mcp_probe restarting(struct master *m, enum mcp_probe p)
 {
 	struct mcr_error ignored;
 	const struct mcri_proof *pr = &m->proof;
 
 	if (mcri_proof_read(m->job->dir, &m->proof, &ignored) != 0 || pr->attempt != m->st.attempt ||
 	    !pr->restart_limit)
-		return false;
+		return p;
+	if (pr->ended) {
+		/* whatever answers there now, the keeper has ended the pool */
+		snprintf(m->why, sizeof(m->why), "its master step has ended the pool (%s tells why)%s",
+			 MCRI_MASTER_LOG, p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
+		return MCP_PROBE_REFUSED;
+	}
 	if (pr->restarting)
 		snprintf(m->why, sizeof(m->why),
 			 "it ended (%s), and its master step is starting it again on the same ports: restart %d of at most %d",
@@ -169,8 +177,8 @@ static bool restarting(struct master *m, enum mcp_probe p)
 			 "a process answers on port %d, but the master step has not proved it its restarted mooncake_master",
 			 m->st.ports.rpc);
 	else
-		return false;
-	return true;
+		return p;
+	return MCP_PROBE_RESTARTING;
 }
 
 enum mcp_probe mcp_master_join_probe(struct master *m)
@@ -188,8 +196,9 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	 * the job's first step (a role srun's common case costs no RPC) */
 	if (m->st.master_step < 0 || (p == MCP_PROBE_READY && m->st.master_step == 0) ||
 	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended) {
-		m->restarting = restarting(m, p);
-		return m->restarting ? MCP_PROBE_RESTARTING : p;
+		p = restarting(m, p);
+		m->restarting = p == MCP_PROBE_RESTARTING;
+		return p;
 	}
 	snprintf(m->why, sizeof(m->why), "its step %s.%ld has ended%s", m->job->job_id,
 		 m->st.master_step,

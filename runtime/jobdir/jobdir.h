@@ -173,6 +173,7 @@ struct mcri_proof {
 	int restart_limit;           /* how often it may start it again (restart=) */
 	int restarts;                /* how often it has */
 	bool restarting;             /* the master ended, and is being started again */
+	bool ended;                  /* the keeper has left: the pool has ended */
 	double proved_at;            /* when the running master was proved (Unix s), 0 unknown */
 	struct mcri_restart {
 		double at;           /* when the master ended, Unix seconds */

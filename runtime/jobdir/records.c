@@ -202,6 +202,7 @@ int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mc
 	p->restart_limit = (int)bounded(get_int(obj, "restart_limit"), MCRI_RESTART_MAX);
 	p->restarts = (int)bounded(get_int(obj, "restarts"), MCRI_RESTART_MAX);
 	p->restarting = json_is_true(json_object_get(obj, "restarting"));
+	p->ended = json_is_true(json_object_get(obj, "ended"));
 	p->proved_at = seconds(json_object_get(obj, "proved_at"));
 	json_array_foreach(json_object_get(obj, "restart"), i, event) {
 		struct mcri_restart *r = &p->restart[n];
@@ -252,7 +253,7 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		}
 	/* "o" takes the array's reference, and a NULL fails the whole */
 	return write_json(d, MCRI_PROOF_FILE,
-			  json_pack("{s:i, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:f, s:o}",
+			  json_pack("{s:i, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:b, s:f, s:o}",
 				    "attempt", p->attempt,
 				    "verdict", VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0],
 				    "rpc_port", p->ports.rpc, "metadata_port", p->ports.metadata,
@@ -260,7 +261,7 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 				    "start", (json_int_t)p->start, "step", (json_int_t)p->step,
 				    "foreign_port", p->foreign_port, "foreign_uid", (json_int_t)p->foreign_uid,
 				    "restart_limit", p->restart_limit, "restarts", p->restarts,
-				    "restarting", (int)p->restarting,
+				    "restarting", (int)p->restarting, "ended", (int)p->ended,
 				    "proved_at", round(p->proved_at * 1000) / 1000, "restart", events),
 			  err);
 }

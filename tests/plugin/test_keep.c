@@ -113,6 +113,14 @@ static pid_t child_of(pid_t pid)
 	return (pid_t)child;
 }
 
+/* the keeper's proof that its master owns the ports (10 s), into *p */
+static void wait_own(const char *dir, struct mcri_proof *p)
+{
+	for (int i = 0; i < 400 && !(read_proof(dir, p) && p->verdict == MCRI_PROOF_OWN); i++)
+		usleep(25000);
+	ck_assert_int_eq(p->verdict, MCRI_PROOF_OWN);
+}
+
 /* the task's exit status, waited for up to 60 s */
 static int task_status(pid_t task)
 {
@@ -163,6 +171,7 @@ START_TEST(keeper_starts_a_ready_master_again)
 	ck_assert_msg(strstr(err, "it was started again 2 times already (restart=2): the job's pool has ended"), "%s", err);
 	ck_assert(read_proof(dir, &p));
 	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN); /* the last master, proved */
+	ck_assert(p.ended);
 	ck_assert_int_eq(p.restarts, 2);
 	ck_assert_int_eq(p.restart_limit, 2);
 	ck_assert(!p.restarting);
@@ -186,7 +195,10 @@ START_TEST(keeper_leaves_a_master_that_never_was_ready)
 	status = task_status(master_step_task(dir, 3, 10, EXIT_AT_ONCE));
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 3, "status 0x%x", status);
 	ck_assert_msg(!strstr(task_err(dir), "starting it again"), "%s", task_err(dir));
-	ck_assert(!read_proof(dir, &p));
+	/* no restart, and the pool ended */
+	ck_assert(read_proof(dir, &p));
+	ck_assert_int_eq(p.restarts, 0);
+	ck_assert(p.ended);
 }
 END_TEST
 
@@ -202,9 +214,7 @@ START_TEST(keeper_ends_with_the_step)
 	in_tmpdir();
 	dir = keep_dir();
 	task = master_step_task(dir, 3, 10, WAIT_FOR_TERM);
-	for (int i = 0; i < 400 && !(read_proof(dir, &p) && p.verdict == MCRI_PROOF_OWN); i++)
-		usleep(25000);
-	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN);
+	wait_own(dir, &p);
 	/* the step's processes, as proctrack signals them: the task and its
 	 * child, the master */
 	master = child_of(task);
@@ -214,6 +224,29 @@ START_TEST(keeper_ends_with_the_step)
 	status = task_status(task);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status 0x%x", status);
 	ck_assert_msg(!strstr(task_err(dir), "starting it again"), "%s", task_err(dir));
+}
+END_TEST
+
+/* A signal Slurm sends the step only (proctrack/cgroup signals the task
+ * alone) reaches the master through the keeper; a master it ends is not
+ * started again */
+START_TEST(keeper_passes_slurms_signals_on)
+{
+	const char *dir;
+	struct mcri_proof p = { 0 };
+	pid_t task;
+	int status;
+
+	in_tmpdir();
+	dir = keep_dir();
+	task = master_step_task(dir, 3, 10, WAIT_FOR_TERM);
+	wait_own(dir, &p);
+	ck_assert_int_eq(kill(task, SIGUSR1), 0);
+	status = task_status(task);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1, "status 0x%x", status);
+	ck_assert_msg(!strstr(task_err(dir), "starting it again"), "%s", task_err(dir));
+	ck_assert(read_proof(dir, &p));
+	ck_assert(p.ended);
 }
 END_TEST
 
@@ -230,7 +263,8 @@ START_TEST(keeper_stops_a_restarted_master_that_never_is_ready)
 	dir = keep_dir();
 	status = task_status(master_step_task(dir, 3, 2, FIRST_ONLY));
 	err = task_err(dir);
-	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status 0x%x:\n%s", status, err);
+	/* the task fails; it was not killed */
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status 0x%x:\n%s", status, err);
 	ck_assert_msg(strstr(err, "mooncake: the restarted mooncake_master did not listen on its ports 8983, 8984, 8985 within 2 s; it was stopped, and the job's pool has ended"), "%s", err);
 	ck_assert_msg(!strstr(err, "restart 2 of"), "%s", err);
 	ck_assert(read_proof(dir, &p));
@@ -252,9 +286,7 @@ START_TEST(keeper_starts_nothing_on_a_taken_port)
 	in_tmpdir();
 	dir = keep_dir();
 	task = master_step_task(dir, 3, 10, WAIT_FOR_TERM);
-	for (int i = 0; i < 400 && !(read_proof(dir, &p) && p.verdict == MCRI_PROOF_OWN); i++)
-		usleep(25000);
-	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN);
+	wait_own(dir, &p);
 	master = child_of(task);
 	ck_assert_int_eq(kill(master, SIGKILL), 0);
 	/* the test, outside the keeper's tree, takes the RPC port during the
@@ -276,6 +308,87 @@ START_TEST(keeper_starts_nothing_on_a_taken_port)
 }
 END_TEST
 
+/* ---- sruns that join a pool whose keeper restarts its master ---- */
+
+/* What a keeper left in the job's directory of job 4301: a ready state
+ * (attempt 1, master step `step`) and its proof `p`. */
+static void keeper_said(struct mcri_proof *p, long step)
+{
+	struct mcri_state st = { .phase = MCRI_PHASE_READY, .master_step = step };
+	struct mcri_jobdir jd;
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcri_jobdir_open(&jd, record_state(&st), getuid(), false, &err), 0);
+	ck_assert_int_eq(mcri_proof_write(&jd, p, &err), 0);
+	mcri_jobdir_close(&jd);
+}
+
+/* The master recorded ready refuses while its step runs, and the step's
+ * keeper says it is starting it again (restart=): a joining srun waits
+ * for it within the bound, and then says what it waited for. */
+START_TEST(srun_waits_for_a_restarting_master)
+{
+	char *av[] = { "ready_timeout=2", NULL };
+	struct mcri_proof p = { .attempt = 1, .ports = { 8700, 8701, 8702 }, .restart_limit = 3,
+				.restarting = true };
+
+	in_tmpdir();
+	mcri_proof_restart(&p, 1, "signal 9 (Killed)");
+	keeper_said(&p, 3);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("was ready and ended; its master step is starting it again, but it has not answered within 2 s (it ended (signal 9 (Killed)), and its master step is starting it again on the same ports: restart 1 of at most 3)");
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
+/* Something answers on the port of a master its step started again, but
+ * the step has not proved it the master (another process may have taken
+ * the port while it was down): a joining srun does not take it for the
+ * master. */
+START_TEST(srun_trusts_no_unproved_restarted_master)
+{
+	char *av[] = { "ready_timeout=2", NULL };
+	struct mcri_proof p = { .attempt = 1, .ports = { 8700, 8701, 8702 }, .restart_limit = 3 };
+	pid_t other;
+
+	in_tmpdir();
+	other = fake_master_start(&(struct mcr_ports){ 8700, 8701, 8702 }, "");
+	ck_assert_int_gt(other, 0);
+	mcri_proof_restart(&p, 1, "signal 9 (Killed)");
+	keeper_said(&p, 3);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("but it has not answered within 2 s (a process answers on port 8700, but the master step has not proved it its restarted mooncake_master)");
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+}
+END_TEST
+
+/* The keeper has ended the pool (its limit, a stop): whatever answers on
+ * the master's port later is not the job's master, even for a master
+ * step that is the job's first (no slurmctld asked). */
+START_TEST(srun_takes_no_listener_of_an_ended_pool)
+{
+	struct mcri_proof p = { .attempt = 1, .verdict = MCRI_PROOF_OWN, .ports = { 8700, 8701, 8702 },
+				.restart_limit = 3, .ended = true };
+	pid_t other;
+
+	in_tmpdir();
+	other = fake_master_start(&(struct mcr_ports){ 8700, 8701, 8702 }, "");
+	ck_assert_int_gt(other, 0);
+	keeper_said(&p, 0);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("was ready, but has stopped: its master step has ended the pool (mooncake_master.log tells why), and another process answers on its port now");
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+}
+END_TEST
+
 Suite *keep_suite(void)
 {
 	Suite *s = suite_create("plugin-keep");
@@ -286,8 +399,16 @@ Suite *keep_suite(void)
 	tcase_add_test(tc, keeper_starts_a_ready_master_again);
 	tcase_add_test(tc, keeper_leaves_a_master_that_never_was_ready);
 	tcase_add_test(tc, keeper_ends_with_the_step);
+	tcase_add_test(tc, keeper_passes_slurms_signals_on);
 	tcase_add_test(tc, keeper_stops_a_restarted_master_that_never_is_ready);
 	tcase_add_test(tc, keeper_starts_nothing_on_a_taken_port);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("join");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, NULL, remove_tmpdir);
+	tcase_add_test(tc, srun_waits_for_a_restarting_master);
+	tcase_add_test(tc, srun_trusts_no_unproved_restarted_master);
+	tcase_add_test(tc, srun_takes_no_listener_of_an_ended_pool);
 	suite_add_tcase(s, tc);
 	return s;
 }

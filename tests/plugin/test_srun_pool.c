@@ -191,64 +191,6 @@ START_TEST(srun_joins_no_listener_of_an_ended_master_step)
 }
 END_TEST
 
-/* The master recorded ready refuses while its step runs, and the step's
- * keeper says it is starting it again (restart=): a joining srun waits
- * for it within the bound, and then says what it waited for. */
-START_TEST(srun_waits_for_a_restarting_master)
-{
-	char *av[] = { "ready_timeout=2", NULL };
-	struct mcri_state st = { 0 };
-	struct mcri_proof p = { .attempt = 1, .ports = { 8700, 8701, 8702 }, .restart_limit = 3,
-				.restarting = true };
-	struct mcri_jobdir jd;
-	struct mcr_error err;
-
-	in_tmpdir();
-	st.phase = MCRI_PHASE_READY;
-	st.master_step = 3;
-	ck_assert_int_eq(mcri_jobdir_open(&jd, record_state(&st), getuid(), false, &err), 0);
-	mcri_proof_restart(&p, 1, "signal 9 (Killed)");
-	ck_assert_int_eq(mcri_proof_write(&jd, &p, &err), 0);
-	mcri_jobdir_close(&jd);
-	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
-	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("was ready and ended; its master step is starting it again, but it has not answered within 2 s (it ended (signal 9 (Killed)), and its master step is starting it again on the same ports: restart 1 of at most 3)");
-	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
-	slurm_spank_exit(NULL, 0, NULL);
-}
-END_TEST
-
-/* Something answers on the port of a master its step started again, but
- * the step has not proved it the master (another process may have taken
- * the port while it was down): a joining srun does not take it for the
- * master. */
-START_TEST(srun_trusts_no_unproved_restarted_master)
-{
-	char *av[] = { "ready_timeout=2", NULL };
-	struct mcri_state st = { 0 };
-	struct mcri_proof p = { .attempt = 1, .ports = { 8700, 8701, 8702 }, .restart_limit = 3 };
-	struct mcri_jobdir jd;
-	struct mcr_error err;
-	pid_t other;
-
-	in_tmpdir();
-	other = fake_master_start(&(struct mcr_ports){ 8700, 8701, 8702 }, "");
-	ck_assert_int_gt(other, 0);
-	st.phase = MCRI_PHASE_READY;
-	st.master_step = 3;
-	ck_assert_int_eq(mcri_jobdir_open(&jd, record_state(&st), getuid(), false, &err), 0);
-	mcri_proof_restart(&p, 1, "signal 9 (Killed)");
-	ck_assert_int_eq(mcri_proof_write(&jd, &p, &err), 0);
-	mcri_jobdir_close(&jd);
-	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
-	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("but it has not answered within 2 s (a process answers on port 8700, but the master step has not proved it its restarted mooncake_master)");
-	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
-	slurm_spank_exit(NULL, 0, NULL);
-	fake_master_stop(other);
-}
-END_TEST
-
 /* A wait for a master another srun is starting ends when the job does,
  * with the job's state, not at the readiness bound. */
 START_TEST(srun_wait_ends_with_the_job)
@@ -470,8 +412,6 @@ Suite *srun_pool_suite(void)
 	tcase_add_test(srun, srun_master_not_on_path_says_how_to_fix);
 	tcase_add_test(srun, master_exec_advice_cases);
 	tcase_add_test(srun, srun_joins_no_listener_of_an_ended_master_step);
-	tcase_add_test(srun, srun_waits_for_a_restarting_master);
-	tcase_add_test(srun, srun_trusts_no_unproved_restarted_master);
 	tcase_add_test(srun, srun_wait_ends_with_the_job);
 	tcase_add_test(srun, srun_joins_a_ready_master);
 	tcase_add_test(srun, srun_other_recipe_is_refused);
