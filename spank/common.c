@@ -1,7 +1,7 @@
 /*
  * common.c - what srun and sbatch do the same way: load the recipe, name
  * the job's directory; how every context prints an error; whether a
- * process is alive.
+ * process is alive; the clock and a sleep.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plugin.h"
@@ -80,4 +81,20 @@ char *mcp_job_dir(const struct mcri_plugstack *ps,
 bool mcp_pid_alive(long pid)
 {
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+void mcp_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+double mcp_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -62,14 +62,6 @@ char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_port
 			     ports->metadata, ports->metrics, dir);
 }
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p)
 {
 	const int ports[3] = { p->ports.rpc, p->ports.metadata, p->ports.metrics };
@@ -116,7 +108,7 @@ static void watch(struct mcp_guard *g)
 			return; /* the master is gone: its srun tells why */
 		if ((g->proof.verdict = mcp_guard_look(&g->proof)) != MCRI_PROOF_NONE)
 			break;
-		sleep_ms(POLL_MS);
+		mcp_sleep_ms(POLL_MS);
 	}
 	if (g->proof.verdict != MCRI_PROOF_NONE)
 		mcp_guard_record(g);

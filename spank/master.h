@@ -10,9 +10,6 @@
 
 #define MCP_PROBE_TIMEOUT_MS 1000
 
-double mcp_now(void);          /* seconds, monotonic */
-void mcp_sleep_ms(int ms);
-
 /* The last lines of the master's log, indented, for messages (noise
  * dropped, each line cut at 200 characters). */
 void mcp_log_tail(const char *path, char *out, size_t size);

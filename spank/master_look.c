@@ -95,10 +95,8 @@ void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen
  * the ports of this attempt: said in m->why_foreign. */
 bool mcp_master_foreign(struct master *m)
 {
-	struct mcr_error ignored;
-
-	if (mcri_proof_read(m->job->dir, &m->proof, &ignored) != 0 ||
-	    m->proof.attempt != m->st.attempt || m->proof.verdict != MCRI_PROOF_FOREIGN ||
+	if (mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) != 0 ||
+	    m->proof.verdict != MCRI_PROOF_FOREIGN ||
 	    m->proof.ports.rpc != m->st.ports.rpc)
 		return false;
 	snprintf(m->why_foreign, sizeof(m->why_foreign),
@@ -120,8 +118,8 @@ bool mcp_master_claim(struct master *m, bool *gone)
 		*gone = true;
 		return false;
 	}
-	if (mcri_proof_read(m->job->dir, &m->proof, &reason) != 0 ||
-	    m->proof.attempt != m->st.attempt || m->proof.ports.rpc != m->st.ports.rpc) {
+	if (mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) != 0 ||
+	    m->proof.ports.rpc != m->st.ports.rpc) {
 		snprintf(m->why, sizeof(m->why), "its master step has not yet proved the ports its own");
 		return false;
 	}
@@ -152,11 +150,9 @@ bool mcp_master_claim(struct master *m, bool *gone)
  * when the keeper has ended the pool. Else p. why says which. */
 static enum mcp_probe restarting(struct master *m, enum mcp_probe p)
 {
-	struct mcr_error ignored;
 	const struct mcri_proof *pr = &m->proof;
 
-	if (mcri_proof_read(m->job->dir, &m->proof, &ignored) != 0 || pr->attempt != m->st.attempt ||
-	    !pr->restart_limit)
+	if (mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) != 0 || !pr->restart_limit)
 		return p;
 	if (pr->ended) {
 		/* whatever answers there now, the keeper has ended the pool */

@@ -26,22 +26,6 @@
 #define LOG_TAIL_LINES 12
 #define LOG_LINE_MAX 200
 
-void mcp_sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-double mcp_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void mcp_log_tail(const char *path, char *out, size_t size)
 {
 	char buf[4096], *lines[64], *save = NULL, *line;

@@ -178,6 +178,9 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err);
 /* common.c: a live process, or one this process may not signal
  * (kill(pid, 0)). */
 bool mcp_pid_alive(long pid);
+double mcp_now(void); /* seconds, monotonic */
+/* Sleeps ms milliseconds, through interrupting signals. */
+void mcp_sleep_ms(int ms);
 
 /* ---- spawn.c: the one launcher of the job steps the plugin starts --- */
 
@@ -418,6 +421,18 @@ int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
 		   struct mcr_error *err);
 int mcp_node_address(const char *node, char *addr, size_t size,
 		     struct mcr_error *err);
+
+/* ---- srun_outside.c: an srun from outside the allocation ------------ */
+
+/* init_post_opt: true when srun's command line names the job (--jobid);
+ * then, when it names it by number, slurmctld is asked about it in the
+ * background (mcp_job_facts) while srun allocates. */
+bool mcp_outside_begin(void);
+/* local_user_init: mcp_job_facts for job_id, the background answer when it
+ * was about job_id (waiting for it), else asked now. */
+int mcp_outside_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err);
+/* slurm_spank_exit: waits for a question still under way, forgets it. */
+void mcp_outside_end(void);
 
 /* ---- net.c ------------------------------------------------------------ */
 

@@ -7,7 +7,8 @@
  *   errors    the RPCs report through errno (22.05's slurm_get_errno()
  *             only returned it, and 24.11 removed it)
  *   job RPCs  from 25.11 on, a job is named by a slurm_step_id_t (its job
- *             id, or the new sluid) instead of a uint32_t job id
+ *             id, or the new sluid) instead of a uint32_t job id; on every
+ *             release they ask for the federation first unless SHOW_LOCAL
  */
 #ifndef MCP_SLURM_COMPAT_H_
 #define MCP_SLURM_COMPAT_H_
@@ -22,32 +23,54 @@
 #error "slurm_version.h without SLURM_VERSION_NUM: Slurm older than 2.1 is not supported"
 #endif
 
-/* slurm_load_job(msg, job_id, SHOW_ALL) on every release */
-static inline int mcp_slurm_load_job(job_info_msg_t **msg, uint32_t job_id)
+/* slurm_load_job(msg, job_id, flags) on every release */
+static inline int mcp_slurm_load_job_flags(job_info_msg_t **msg, uint32_t job_id, uint16_t flags)
 {
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
 	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
 
 	id.job_id = job_id;
-	return slurm_load_job(msg, id, SHOW_ALL);
+	return slurm_load_job(msg, id, flags);
 #else
-	return slurm_load_job(msg, job_id, SHOW_ALL);
+	return slurm_load_job(msg, job_id, flags);
 #endif
 }
 
 /* slurm_get_job_steps() of one step, on every release */
-static inline int mcp_slurm_get_step(uint32_t job_id, uint32_t step_id,
-				     job_step_info_response_msg_t **resp)
+static inline int mcp_slurm_get_step_flags(uint32_t job_id, uint32_t step_id,
+					   job_step_info_response_msg_t **resp, uint16_t flags)
 {
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
 	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
 
 	id.job_id = job_id;
 	id.step_id = step_id;
-	return slurm_get_job_steps(&id, resp, SHOW_ALL);
+	return slurm_get_job_steps(&id, resp, flags);
 #else
-	return slurm_get_job_steps((time_t)0, job_id, step_id, resp, SHOW_ALL);
+	return slurm_get_job_steps((time_t)0, job_id, step_id, resp, flags);
 #endif
+}
+
+/* Both ask slurmctld for the federation first (an RPC of its own) unless
+ * told SHOW_LOCAL: this cluster is asked first, and the federation only
+ * about a job this cluster does not know (one that runs on a sibling). */
+static inline int mcp_slurm_load_job(job_info_msg_t **msg, uint32_t job_id)
+{
+	int rc = mcp_slurm_load_job_flags(msg, job_id, SHOW_ALL | SHOW_LOCAL);
+
+	if (rc != 0 && errno == ESLURM_INVALID_JOB_ID)
+		rc = mcp_slurm_load_job_flags(msg, job_id, SHOW_ALL);
+	return rc;
+}
+
+static inline int mcp_slurm_get_step(uint32_t job_id, uint32_t step_id,
+				     job_step_info_response_msg_t **resp)
+{
+	int rc = mcp_slurm_get_step_flags(job_id, step_id, resp, SHOW_ALL | SHOW_LOCAL);
+
+	if (rc != 0 && errno == ESLURM_INVALID_JOB_ID)
+		rc = mcp_slurm_get_step_flags(job_id, step_id, resp, SHOW_ALL);
+	return rc;
 }
 
 /* Slurm's text for the error of the RPC that just failed */

@@ -15,7 +15,6 @@
  * client configs into the job's directory (unchanged files are left alone),
  * and hand the tasks the role's environment (handover.c).
  */
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,31 +86,10 @@ int mcp_srun_init(spank_t sp, int ac, char **av)
 
 void mcp_srun_exit(void)
 {
+	mcp_outside_end();
 	mcr_recipe_free(ctx.recipe);
 	mcp_options_free();
 	memset(&ctx, 0, sizeof(ctx));
-}
-
-/* this srun was given --jobid (srun's own command line, /proc/self/cmdline:
- * an argument after the task's command that reads so only defers the
- * container decision to user_init) */
-static bool srun_names_a_job(void)
-{
-	char buf[65536];
-	ssize_t n;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	for (const char *a = buf; a < buf + n; a += strlen(a) + 1)
-		if (!strcmp(a, "--jobid") || !strncmp(a, "--jobid=", 8))
-			return true;
-	return false;
 }
 
 static const char *srun_getenv(void *arg, const char *name, char *buf, size_t size)
@@ -159,9 +137,10 @@ int mcp_srun_post_opt(spank_t sp)
 	if (!id || !*id) {
 		/* srun --jobid from outside the allocation joins a job whose
 		 * starter decided (user_init decides only when it starts the
-		 * master); a standalone srun's job, and so its pool, are new:
+		 * master), and what slurmctld says of the job is asked for
+		 * while srun allocates; a standalone srun's job, and so its pool, are new:
 		 * refused before anything is allocated */
-		if (srun_names_a_job())
+		if (mcp_outside_begin())
 			return 0;
 		return decide_container();
 	}
@@ -238,7 +217,7 @@ static int user_init(spank_t sp)
 
 		ctx.outside = true;
 		ctx.outside_run = -1;
-		if (mcp_job_facts(job_id, &f, &ignored) == 0) {
+		if (mcp_outside_facts(job_id, &f, &ignored) == 0) {
 			ctx.outside_run = f.restarts;
 			snprintf(ctx.outside_dir, sizeof(ctx.outside_dir), "%s", f.work_dir);
 			if (f.het_leader && f.het_leader != job_id) {

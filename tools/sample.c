@@ -58,9 +58,7 @@ static int write_report(const struct mcri_jobdir *dir, struct mcri_report *r)
 	int rc = 0;
 
 	/* the master step's restarts of the master, when it had any */
-	if (mcri_proof_read(dir, &r->last.keeper, &err) ||
-	    r->last.keeper.attempt != r->last.master.attempt)
-		memset(&r->last.keeper, 0, sizeof(r->last.keeper));
+	mcri_proof_of_attempt(dir, r->last.master.attempt, &r->last.keeper);
 	json = mcri_report_json(r);
 	svg = mcri_report_svg(r);
 
@@ -115,9 +113,8 @@ static int report_only(const struct mcri_jobdir *dir, struct mcri_report *r)
 static bool restarting(const struct mcri_jobdir *dir, const struct mcri_state *master)
 {
 	struct mcri_proof p;
-	struct mcr_error err;
 
-	return mcri_proof_read(dir, &p, &err) == 0 && p.attempt == master->attempt && p.restarting;
+	return mcri_proof_of_attempt(dir, master->attempt, &p) == 0 && p.restarting;
 }
 
 /* One sample of the pool (within timeout_ms) appended to the samples

@@ -220,8 +220,7 @@ int cli_status(int argc, char **argv)
 		goto out;
 	}
 	/* the master step's word on its restarts (none when it has none) */
-	if (mcri_proof_read(&jd, &pool.keeper, &err) || pool.keeper.attempt != pool.master.attempt)
-		memset(&pool.keeper, 0, sizeof(pool.keeper));
+	mcri_proof_of_attempt(&jd, pool.master.attempt, &pool.keeper);
 	fetch = mcri_pool_fetch(&pool, FETCH_TIMEOUT_MS, &err);
 	if (fetch && pool.keeper.restarting) {
 		fprintf(stderr,

@@ -85,10 +85,11 @@ int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char 
 /* The set of files all replaced, or none (the client configs). */
 int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_list *files,
 			    struct mcr_error *err);
-/* Create `name` holding `text` unless it exists: the text is written to a
- * temporary file first and linked into place, so the file never exists
- * empty or half written (a full disk leaves no file). 1 when created, 0
- * when it existed already, -1 with err set. */
+/* Create `name` holding `text` unless it exists (looked for first: then
+ * nothing is written): the text is written to a temporary file first and
+ * linked into place, so the file never exists empty or half written (a
+ * full disk leaves no file). 1 when created, 0 when it existed already,
+ * -1 with err set. */
 int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text,
 		       struct mcr_error *err);
 /* The client configs `files`, as one of many sruns of a job puts them
@@ -181,6 +182,10 @@ struct mcri_proof {
 	} restart[MCRI_RESTARTS_KEPT]; /* the last ones, oldest first */
 };
 int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mcr_error *err);
+/* The proof of election attempt `attempt` (the state's): 0, or -1 with *p
+ * all zero when there is none for it (no file, a damaged one, or one of
+ * another attempt: a master step that has not proved its master yet). */
+int mcri_proof_of_attempt(const struct mcri_jobdir *d, int attempt, struct mcri_proof *p);
 /* How many of p->restart hold a restart (the last MCRI_RESTARTS_KEPT). */
 size_t mcri_proof_kept(const struct mcri_proof *p);
 /* One more restart: the master ended at `at` (Unix seconds) of `cause`. */

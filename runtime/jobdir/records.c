@@ -222,6 +222,16 @@ int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mc
 	return 0;
 }
 
+int mcri_proof_of_attempt(const struct mcri_jobdir *d, int attempt, struct mcri_proof *p)
+{
+	struct mcr_error ignored;
+
+	if (mcri_proof_read(d, p, &ignored) == 0 && p->attempt == attempt)
+		return 0;
+	memset(p, 0, sizeof(*p));
+	return -1;
+}
+
 size_t mcri_proof_kept(const struct mcri_proof *p)
 {
 	return (size_t)(p->restarts < MCRI_RESTARTS_KEPT ? p->restarts : MCRI_RESTARTS_KEPT);

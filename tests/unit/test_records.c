@@ -50,12 +50,41 @@ START_TEST(proof_restarts)
 }
 END_TEST
 
+/* the proof of an election attempt: another attempt's, a damaged one or
+ * none at all reads as nothing, all zero */
+START_TEST(proof_of_attempt)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	struct mcri_proof p = { .attempt = 2, .verdict = MCRI_PROOF_OWN, .restart_limit = 3 }, back;
+	char base[256], path[300];
+
+	testutil_tmpdir(base, sizeof(base), "proof");
+	snprintf(path, sizeof(path), "%s/%s", base, MCRI_PROOF_FILE);
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	ck_assert_int_eq(mcri_proof_of_attempt(&d, 2, &back), -1);
+	ck_assert_int_eq(back.restart_limit, 0);
+	ck_assert_int_eq(mcri_proof_write(&d, &p, &err), 0);
+	ck_assert_int_eq(mcri_proof_of_attempt(&d, 2, &back), 0);
+	ck_assert_int_eq(back.restart_limit, 3);
+	ck_assert_int_eq(mcri_proof_of_attempt(&d, 3, &back), -1);
+	ck_assert_int_eq(back.verdict, MCRI_PROOF_NONE);
+	ck_assert_int_eq(back.restart_limit, 0);
+	testutil_write(path, "{\"attempt\": 2, \"restart_limit\": ");
+	ck_assert_int_eq(mcri_proof_of_attempt(&d, 2, &back), -1);
+	ck_assert_int_eq(back.attempt, 0);
+	mcri_jobdir_close(&d);
+	testutil_rmrf(base);
+}
+END_TEST
+
 Suite *records_suite(void)
 {
 	Suite *s = suite_create("records");
 	TCase *tc = tcase_create("proof");
 
 	tcase_add_test(tc, proof_restarts);
+	tcase_add_test(tc, proof_of_attempt);
 	suite_add_tcase(s, tc);
 	return s;
 }
