@@ -27,7 +27,8 @@
 #include "master_run.h"
 
 #define POLL_STARTING_MS 25 /* a TCP connect; HTTP only once it accepts */
-#define POLL_STATE_MS 50    /* the state file */
+#define POLL_STATE_MS 50    /* the state file, where its directory cannot be watched */
+#define WATCH_STATE_MS 250  /* ... where it can: a file server's other clients write unseen */
 #define POLL_BLIP_MS 250    /* a master that does not answer */
 #define FIRST_PROGRESS_S 3  /* a master is usually ready in ~1.5 s: no line */
 #define PROGRESS_EVERY_S 5
@@ -211,7 +212,18 @@ static void pause_for(struct master *m, const struct mcp_election *el)
 	switch (el->state) {
 	case MCP_EL_WAIT:
 		progress(m, "not ready yet", (int)el->timeout + MCP_STARTER_GRACE);
-		mcp_sleep_ms(POLL_STATE_MS);
+		/* the starter's word comes as a change of the directory: the
+		 * first pause only begins the watch (the state is read again
+		 * with it in place, so that no change is missed) */
+		if (!m->watch_tried) {
+			m->watch_tried = true;
+			if ((m->watch = mcri_jobdir_watch(m->job->dir)) >= 0)
+				break;
+		}
+		if (m->watch >= 0)
+			mcri_jobdir_wait(m->watch, WATCH_STATE_MS);
+		else
+			mcp_sleep_ms(POLL_STATE_MS);
 		break;
 	case MCP_EL_JOIN:
 		progress(m, m->restarting ? "its master step is starting it again" :
@@ -287,13 +299,14 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err)
 {
-	struct master m = { .ps = ps, .recipe = recipe, .job = job };
+	struct master m = { .ps = ps, .recipe = recipe, .job = job, .watch = -1 };
 	int timeout = mcr_recipe_ready_timeout(recipe), candidates = 1;
 	struct mcp_election el;
 	struct mcp_seen seen = { 0 };
 	enum mcp_el_state before;
 	char **a = NULL, **b = NULL;
 	const struct mcr_ports probe = { 1, 2, 3 };
+	int rc;
 
 	if (timeout <= 0)
 		timeout = ps->ready_timeout;
@@ -342,15 +355,21 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 			break;
 		case MCP_DO_SLEEP:
 			pause_for(&m, &el);
-			if (mcp_master_job_ended(&m, err))
-				return -1;
+			if (mcp_master_job_ended(&m, err)) {
+				rc = -1;
+				goto out;
+			}
 			break;
 		case MCP_DO_STOP:
 			stop(&m, el.state == MCP_EL_STARTING);
 			break;
 		case MCP_DO_FINISH:
-			return verdict(&m, &el, st, err);
+			rc = verdict(&m, &el, st, err);
+			goto out;
 		}
 		seen.now = mcp_now();
 	}
+out:
+	mcri_jobdir_unwatch(m.watch);
+	return rc;
 }

@@ -23,7 +23,8 @@
  * first master when it never became ready (the srun that started it says
  * why), a restarted one not proved within the readiness bound, one that
  * exited 0, or one whose port another process holds by then; a restarted
- * master that dies before it is proved counts as a restart. When the
+ * master that dies before it is proved counts as a restart, one that the
+ * step's end spares during its back-off does not. When the
  * keeper leaves, its proof says the pool has ended, so that no srun takes
  * what answers on the ports later for the master.
  */
@@ -295,7 +296,14 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 			delay, g->proof.restarts, g->proof.restart_limit);
 		for (int t = 0; t < delay * 10 && !stopping; t++)
 			mcp_sleep_ms(100);
-		if (!stopping && port_taken(g)) {
+		if (stopping) {
+			/* Slurm ended the step first: no restart, none counted */
+			mcri_proof_spare(&g->proof);
+			fprintf(stderr, "mooncake: the master step ends (signal %d): mooncake_master is not started again\n",
+				(int)stopping);
+			leave(g, &s, status, false);
+		}
+		if (port_taken(g)) {
 			mcp_guard_record(g);
 			fprintf(stderr, "mooncake: port %d on %s is another process's now (uid %u): mooncake_master is not started again, and the job's pool has ended: find the process with ss -ltnp on %s, then resubmit the job\n",
 				g->proof.foreign_port, host, g->proof.foreign_uid, host);

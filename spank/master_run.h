@@ -41,6 +41,9 @@ struct master {
 	 * file server keeps it, and when (this srun's clock) it last changed */
 	int lock_attempt;
 	double lock_mtime, lock_changed;
+	/* a waiter's watch on the job's directory (mcri_jobdir_watch): -1 none */
+	bool watch_tried;
+	int watch;
 	/* the state file names another job: whether it still runs (asked once) */
 	char other_job[32];
 	bool other_job_runs;

@@ -376,11 +376,10 @@ int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char
 {
 	char host[256] = "", *tmp;
 	size_t len = strlen(text);
-	struct stat st;
 	int rc = -1, fd;
 
 	/* the common case, another srun's lock: nothing to write (and sync) */
-	if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (mcri_jobdir_exists(d, name))
 		return 0;
 	/* sruns on several hosts share the directory: a name of this process */
 	gethostname(host, sizeof(host) - 1);

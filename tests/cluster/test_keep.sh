@@ -19,6 +19,11 @@ sglang_test_recipe sg.yaml # the master's HTTP metadata server
 # the master is down, whatever the machine's speed), then lets the keeper
 # go; the decode srun joins the pool and reads what the worker put after
 # the restart. Checks prefixed with TAG.
+# the pid the master step's proof in DIR holds: its task's
+proof_pid() {
+	sed -n 's/^  "pid": \([0-9]*\),$/\1/p' "$1/mooncake_master.proof.json"
+}
+
 keep() {
 	local recipe=$1 tag=$2 jid dir before keeper after
 	cat >"$tag.sh" <<EOS
@@ -42,8 +47,10 @@ EOS
 			grep -q '"keys":1' "$dir/mooncake_pool_samples.jsonl" 2>/dev/null && break
 		sleep 0.2
 	done
-	before=$("$CLUSTER" pids n1 mooncake_master)
-	keeper=$(ps -o ppid= -p "$before" | tr -d ' ')
+	# this job's master: the child of its keeper, whose pid the proof
+	# holds (another job's master may still be ending on n1)
+	keeper=$(proof_pid "$dir")
+	before=$(pgrep -P "$keeper" -x mooncake_master)
 	kill -STOP "$keeper"
 	kill -9 "$before"
 	touch "$tag.go"
@@ -54,7 +61,7 @@ EOS
 	kill -CONT "$keeper"
 	after=
 	for _ in $(seq 300); do
-		after=$("$CLUSTER" pids n1 mooncake_master | grep -vx "$before")
+		after=$(pgrep -P "$keeper" -x mooncake_master | grep -vx "$before")
 		[ -n "$after" ] && break
 		sleep 0.1
 	done
@@ -104,7 +111,7 @@ for _ in $(seq 600); do
 	grep -q '"ready"' "$W/outputs/$jid/logs/mooncake_master.json" 2>/dev/null && break
 	sleep 0.2
 done
-kill -9 $("$CLUSTER" pids n1 mooncake_master)
+kill -9 "$(proof_pid "$W/outputs/$jid/logs")" # with restart=0 the task is the master
 touch off.go
 wait_job "$jid" 120
 check "restart=0: the killed master is not started again, the next srun fails ($(grep -o 'was ready, but.*' off.out | head -c 160))" \

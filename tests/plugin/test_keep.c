@@ -227,6 +227,33 @@ START_TEST(keeper_ends_with_the_step)
 }
 END_TEST
 
+/* Slurm ends the step while the keeper waits to start the master again:
+ * it starts nothing, and counts no restart */
+START_TEST(keeper_ends_with_the_step_during_the_back_off)
+{
+	const char *dir;
+	struct mcri_proof p = { 0 };
+	pid_t task;
+	int status;
+
+	in_tmpdir();
+	dir = keep_dir();
+	task = master_step_task(dir, 3, 10, DIE_KILLED);
+	for (int i = 0; i < 400 && !(read_proof(dir, &p) && p.restarting); i++)
+		usleep(25000);
+	ck_assert(p.restarting);
+	ck_assert_int_eq(kill(task, SIGTERM), 0);
+	status = task_status(task);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status 0x%x", status);
+	ck_assert_msg(strstr(task_err(dir), "mooncake: the master step ends (signal 15): mooncake_master is not started again"),
+		      "%s", task_err(dir));
+	ck_assert(read_proof(dir, &p));
+	ck_assert_int_eq(p.restarts, 0);
+	ck_assert(p.ended);
+	ck_assert(!p.restarting);
+}
+END_TEST
+
 /* A signal Slurm sends the step only (proctrack/cgroup signals the task
  * alone) reaches the master through the keeper; a master it ends is not
  * started again */
@@ -399,6 +426,7 @@ Suite *keep_suite(void)
 	tcase_add_test(tc, keeper_starts_a_ready_master_again);
 	tcase_add_test(tc, keeper_leaves_a_master_that_never_was_ready);
 	tcase_add_test(tc, keeper_ends_with_the_step);
+	tcase_add_test(tc, keeper_ends_with_the_step_during_the_back_off);
 	tcase_add_test(tc, keeper_passes_slurms_signals_on);
 	tcase_add_test(tc, keeper_stops_a_restarted_master_that_never_is_ready);
 	tcase_add_test(tc, keeper_starts_nothing_on_a_taken_port);

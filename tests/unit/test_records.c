@@ -1,9 +1,19 @@
 /* test_records.c - the master step's proof (runtime/jobdir/records.c):
  * its restarts are written and read back whole, the last ones kept, and a
  * record damaged or written by hand is never trusted as it stands. */
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* the proof's restarts: written and read back; the last 16 kept, oldest
  * first; a record damaged or written by hand never points past what it
@@ -34,6 +44,20 @@ START_TEST(proof_restarts)
 	ck_assert_str_eq(back.restart[MCRI_RESTARTS_KEPT - 1].cause, "exit status 18");
 	ck_assert(back.restart[0].at == 1700000003.0);
 	ck_assert(back.proved_at == 1700000000.25);
+	/* a restart the step's end spared: not counted */
+	mcri_proof_spare(&back);
+	ck_assert_int_eq(back.restarts, 17);
+	ck_assert_uint_eq(mcri_proof_kept(&back), MCRI_RESTARTS_KEPT);
+	p.restarts = 0;
+	mcri_proof_restart(&p, 1700000001.0, "exit status 1");
+	mcri_proof_restart(&p, 1700000002.0, "exit status 2");
+	mcri_proof_spare(&p);
+	ck_assert_int_eq(p.restarts, 1);
+	ck_assert_str_eq(p.restart[0].cause, "exit status 1");
+	ck_assert_str_eq(p.restart[1].cause, "");
+	mcri_proof_spare(&p);
+	mcri_proof_spare(&p);
+	ck_assert_int_eq(p.restarts, 0);
 	testutil_write(path,
 		       "{\"attempt\": 1, \"restarts\": 5, \"restarting\": true, \"restart\": [{\"at\": 1e300, \"cause\": \"x\"}]}");
 	ck_assert_int_eq(mcri_proof_read(&d, &back, &err), 0);
@@ -78,6 +102,43 @@ START_TEST(proof_of_attempt)
 }
 END_TEST
 
+/* a watch on the job's directory: a wait ends with a file written into it
+ * by another process (the state, renamed into place), long before its
+ * bound; with nothing new it lasts its bound; no watch without a directory */
+START_TEST(jobdir_watch)
+{
+	struct mcri_jobdir d, none = { .fd = -1 };
+	struct mcr_error err = { 0 };
+	struct mcri_state st = { .attempt = 1, .phase = MCRI_PHASE_READY };
+	char base[256];
+	double t;
+	pid_t pid;
+	int w, status;
+
+	testutil_tmpdir(base, sizeof(base), "watch");
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	ck_assert_int_ge(w = mcri_jobdir_watch(&d), 0);
+	t = seconds_now();
+	mcri_jobdir_wait(w, 100);
+	ck_assert(seconds_now() - t >= 0.09);
+	if ((pid = fork()) == 0) {
+		usleep(200 * 1000);
+		_exit(mcri_state_write(&d, &st, &err) == 0 ? 0 : 1);
+	}
+	t = seconds_now();
+	mcri_jobdir_wait(w, 60000);
+	ck_assert(seconds_now() - t < 30);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_eq(status, 0);
+	mcri_jobdir_unwatch(w);
+	ck_assert_int_eq(mcri_jobdir_watch(&none), -1);
+	mcri_jobdir_wait(-1, 60000); /* no watch: returns at once */
+	mcri_jobdir_unwatch(-1);
+	mcri_jobdir_close(&d);
+	testutil_rmrf(base);
+}
+END_TEST
+
 Suite *records_suite(void)
 {
 	Suite *s = suite_create("records");
@@ -85,6 +146,8 @@ Suite *records_suite(void)
 
 	tcase_add_test(tc, proof_restarts);
 	tcase_add_test(tc, proof_of_attempt);
+	tcase_add_test(tc, jobdir_watch);
+	tcase_set_timeout(tc, 120); /* a wait that misses the change lasts its 60 s */
 	suite_add_tcase(s, tc);
 	return s;
 }
