@@ -166,7 +166,9 @@ START_TEST(keeper_starts_a_ready_master_again)
 	status = task_status(master_step_task(dir, 2, 10, DIE_KILLED));
 	err = task_err(dir);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status 0x%x:\n%s", status, err);
-	ck_assert_msg(strstr(err, "mooncake: mooncake_master ended with signal 9 (Killed) after 0 s; starting it again on ports 8983, 8984, 8985 in 1 s (restart 1 of at most 2)"), "%s", err);
+	/* how long it ran depends on the machine's load: not asserted */
+	ck_assert_msg(strstr(err, "mooncake: mooncake_master ended with signal 9 (Killed) after "), "%s", err);
+	ck_assert_msg(strstr(err, " s; starting it again on ports 8983, 8984, 8985 in 1 s (restart 1 of at most 2)"), "%s", err);
 	ck_assert_msg(strstr(err, "in 2 s (restart 2 of at most 2)"), "%s", err);
 	ck_assert_msg(strstr(err, "it was started again 2 times already (restart=2): the job's pool has ended"), "%s", err);
 	ck_assert(read_proof(dir, &p));
