@@ -28,7 +28,7 @@
 
 #define POLL_STARTING_MS 25 /* a TCP connect; HTTP only once it accepts */
 #define POLL_STATE_MS 50    /* the state file, where its directory cannot be watched */
-#define WATCH_STATE_MS 250  /* ... where it can: a file server's other clients write unseen */
+#define WATCH_STATE_MS 250  /* ... where it can (a local file system): a bound all the same */
 #define POLL_BLIP_MS 250    /* a master that does not answer */
 #define FIRST_PROGRESS_S 3  /* a master is usually ready in ~1.5 s: no line */
 #define PROGRESS_EVERY_S 5

@@ -23,8 +23,9 @@
  * first master when it never became ready (the srun that started it says
  * why), a restarted one not proved within the readiness bound, one that
  * exited 0, or one whose port another process holds by then; a restarted
- * master that dies before it is proved counts as a restart, one that the
- * step's end spares during its back-off does not. When the
+ * master that dies before it is proved counts as a restart, one not
+ * started after all (the step ends during its back-off, a port is taken)
+ * does not. When the
  * keeper leaves, its proof says the pool has ended, so that no srun takes
  * what answers on the ports later for the master.
  */
@@ -143,6 +144,15 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
+/* The master is not started again after all (Slurm ended the step during
+ * the back-off, a port is taken): that restart is not counted, the proof's
+ * restarts are as they were before it */
+static void uncount(struct mcp_guard *g, const struct mcri_proof *before)
+{
+	g->proof.restarts = before->restarts;
+	memcpy(g->proof.restart, before->restart, sizeof(g->proof.restart));
+}
+
 enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST };
 
 /* Prove the master `child` ready (its sockets on the ports, guard.c) while
@@ -223,6 +233,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 {
 	int backoff = 1, status = 0;
 	char cause[64], host[64] = "the infra node";
+	struct mcri_proof before = g->proof; /* as it was before the restart under way */
 	struct signals s;
 
 	gethostname(host, sizeof(host) - 1);
@@ -238,8 +249,14 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 
 		/* no stop signal between the check and master_pid */
 		sigprocmask(SIG_BLOCK, &s.passed, NULL);
-		if (stopping)
+		if (stopping) {
+			if (g->proof.restarting) {
+				uncount(g, &before);
+				fprintf(stderr, "mooncake: the master step ends (signal %d): mooncake_master is not started again\n",
+					(int)stopping);
+			}
 			leave(g, &s, status, false);
+		}
 		child = fork();
 		if (child == 0) {
 			release_signals(&s);
@@ -287,6 +304,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 			backoff = 1;
 		delay = backoff;
 		backoff = backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : backoff * 2;
+		before = g->proof;
 		mcri_proof_restart(&g->proof, wall_now(), cause);
 		g->proof.restarting = true;
 		g->proof.verdict = MCRI_PROOF_NONE;
@@ -296,14 +314,8 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 			delay, g->proof.restarts, g->proof.restart_limit);
 		for (int t = 0; t < delay * 10 && !stopping; t++)
 			mcp_sleep_ms(100);
-		if (stopping) {
-			/* Slurm ended the step first: no restart, none counted */
-			mcri_proof_spare(&g->proof);
-			fprintf(stderr, "mooncake: the master step ends (signal %d): mooncake_master is not started again\n",
-				(int)stopping);
-			leave(g, &s, status, false);
-		}
-		if (port_taken(g)) {
+		if (!stopping && port_taken(g)) {
+			uncount(g, &before);
 			mcp_guard_record(g);
 			fprintf(stderr, "mooncake: port %d on %s is another process's now (uid %u): mooncake_master is not started again, and the job's pool has ended: find the process with ss -ltnp on %s, then resubmit the job\n",
 				g->proof.foreign_port, host, g->proof.foreign_uid, host);

@@ -421,15 +421,19 @@ int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
 		   struct mcr_error *err);
 int mcp_node_address(const char *node, char *addr, size_t size,
 		     struct mcr_error *err);
+/* srun talks to another cluster than this host's: srun -M, or a job of a
+ * federation that runs on a sibling (libslurm's working_cluster_rec) */
+bool mcp_srun_other_cluster(void);
 
 /* ---- srun_outside.c: an srun from outside the allocation ------------ */
 
 /* init_post_opt: true when srun's command line names the job (--jobid);
  * then, when it names it by number, slurmctld is asked about it in the
- * background (mcp_job_facts) while srun allocates. */
+ * background (mcp_job_facts) while srun looks up the allocation. */
 bool mcp_outside_begin(void);
-/* local_user_init: mcp_job_facts for job_id, the background answer when it
- * was about job_id (waiting for it), else asked now. */
+/* local_user_init: mcp_job_facts for job_id: the background answer when it
+ * was about job_id, succeeded, and srun still talks to this host's cluster
+ * (waiting for it); else asked now. */
 int mcp_outside_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err);
 /* slurm_spank_exit: waits for a question still under way, forgets it. */
 void mcp_outside_end(void);

@@ -14,6 +14,7 @@
 #define MCP_SLURM_COMPAT_H_
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <slurm/slurm.h>
@@ -53,11 +54,27 @@ static inline int mcp_slurm_get_step_flags(uint32_t job_id, uint32_t step_id,
 
 /* Both ask slurmctld for the federation first (an RPC of its own) unless
  * told SHOW_LOCAL: this cluster is asked first, and the federation only
- * about a job this cluster does not know (one that runs on a sibling). */
+ * when this cluster does not know the job, holds only the revoked copy of
+ * a job that runs on a sibling, or does not list the step (the rare
+ * answers; a cluster of no federation then answers the same again). */
+static inline bool mcp_slurm_revoked(const job_info_msg_t *msg, uint32_t job_id)
+{
+	for (uint32_t i = 0; i < msg->record_count; i++)
+		if (msg->job_array[i].job_id == job_id && (msg->job_array[i].job_state & JOB_REVOKED))
+			return true;
+	return false;
+}
+
 static inline int mcp_slurm_load_job(job_info_msg_t **msg, uint32_t job_id)
 {
 	int rc = mcp_slurm_load_job_flags(msg, job_id, SHOW_ALL | SHOW_LOCAL);
 
+	if (rc == 0 && *msg && mcp_slurm_revoked(*msg, job_id)) {
+		slurm_free_job_info_msg(*msg);
+		*msg = NULL;
+		rc = -1;
+		errno = ESLURM_INVALID_JOB_ID;
+	}
 	if (rc != 0 && errno == ESLURM_INVALID_JOB_ID)
 		rc = mcp_slurm_load_job_flags(msg, job_id, SHOW_ALL);
 	return rc;
@@ -67,7 +84,16 @@ static inline int mcp_slurm_get_step(uint32_t job_id, uint32_t step_id,
 				     job_step_info_response_msg_t **resp)
 {
 	int rc = mcp_slurm_get_step_flags(job_id, step_id, resp, SHOW_ALL | SHOW_LOCAL);
+	bool listed = false;
 
+	for (uint32_t i = 0; rc == 0 && *resp && i < (*resp)->job_step_count; i++)
+		listed |= (*resp)->job_steps[i].step_id.step_id == step_id;
+	if (rc == 0 && *resp && !listed) {
+		slurm_free_job_step_info_response_msg(*resp);
+		*resp = NULL;
+		rc = -1;
+		errno = ESLURM_INVALID_JOB_ID;
+	}
 	if (rc != 0 && errno == ESLURM_INVALID_JOB_ID)
 		rc = mcp_slurm_get_step_flags(job_id, step_id, resp, SHOW_ALL);
 	return rc;

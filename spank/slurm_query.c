@@ -8,8 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <slurm/slurmdb.h>
+
 #include "plugin.h"
 #include "slurm_compat.h"
+
+bool mcp_srun_other_cluster(void)
+{
+	return working_cluster_rec != NULL;
+}
 
 /* the name squeue shows for a job's base state (enum job_states) */
 static const char *state_name(uint32_t state)

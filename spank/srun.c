@@ -138,7 +138,8 @@ int mcp_srun_post_opt(spank_t sp)
 		/* srun --jobid from outside the allocation joins a job whose
 		 * starter decided (user_init decides only when it starts the
 		 * master), and what slurmctld says of the job is asked for
-		 * while srun allocates; a standalone srun's job, and so its pool, are new:
+		 * while srun looks up the allocation (srun_outside.c); a
+		 * standalone srun's job, and so its pool, are new:
 		 * refused before anything is allocated */
 		if (mcp_outside_begin())
 			return 0;

@@ -4,11 +4,18 @@
  * environment, it learns from slurmctld (mcp_job_facts).
  *
  * The question is asked as soon as the job is known from srun's command
- * line (init_post_opt), in a thread of its own, while srun itself asks
- * slurmctld for the allocation and creates the step; local_user_init takes
- * the answer. The thread blocks every signal (they stay srun's main
- * thread's), calls only mcp_job_facts, and is always joined: in
- * local_user_init, or at the latest in slurm_spank_exit.
+ * line (init_post_opt), in a thread of its own, while srun itself looks up
+ * the allocation and creates the step; local_user_init takes the answer.
+ * The thread blocks every signal (they stay srun's main thread's) and calls
+ * only mcp_job_facts; it is joined in local_user_init, or in
+ * slurm_spank_exit (an srun that fails before its step exists may exit
+ * with it under way: the process ends, and the thread with it).
+ *
+ * A federation: srun -M, or a job that runs on a sibling cluster, makes
+ * srun talk to another cluster (libslurm's working_cluster_rec). With -M
+ * nothing is asked in the background; when srun switches while the thread
+ * asks, its answer (from this host's cluster, maybe a revoked copy) is not
+ * taken, nor a failed one: local_user_init asks again, of the job's cluster.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,8 +37,9 @@ static struct {
 } q;
 
 /* The job srun's command line names with --jobid (/proc/self/cmdline):
- * true, with *job_id its number (0 when it does not read as one, as J+K
- * or a value after the task's command). */
+ * true, with *job_id its number (0 when it does not read as one: J+K).
+ * The first --jobid is taken, even one among the task's arguments: an
+ * answer about another job than srun's is not used (mcp_outside_facts). */
 static bool named_job(uint32_t *job_id)
 {
 	char buf[65536];
@@ -79,7 +87,7 @@ bool mcp_outside_begin(void)
 
 	if (!named_job(&job_id))
 		return false;
-	if (!job_id || q.started)
+	if (!job_id || q.started || mcp_srun_other_cluster())
 		return true;
 	q.job_id = job_id;
 	sigfillset(&all);
@@ -101,11 +109,9 @@ static bool joined(void)
 
 int mcp_outside_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err)
 {
-	if (joined() && q.job_id == job_id) {
+	if (joined() && q.job_id == job_id && q.rc == 0 && !mcp_srun_other_cluster()) {
 		*f = q.f;
-		if (q.rc)
-			*err = q.err;
-		return q.rc;
+		return 0;
 	}
 	return mcp_job_facts(job_id, f, err);
 }

@@ -117,7 +117,8 @@ bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name);
 /* Waiting for another process's write into the directory (a file created,
  * renamed into place or removed; the state file's READY): a watch
  * (inotify) is a descriptor, or -1 when this system or file system cannot
- * give one (the caller then polls). mcri_jobdir_wait returns once
+ * give one, or would not see other hosts' writes (a network file system:
+ * the caller then polls). mcri_jobdir_wait returns once
  * something changed since the watch began or the last wait, or after
  * timeout_ms milliseconds: the other clients of a file server write
  * unseen, so the timeout bounds the wait. mcri_jobdir_unwatch(-1) does
@@ -204,10 +205,6 @@ int mcri_proof_of_attempt(const struct mcri_jobdir *d, int attempt, struct mcri_
 size_t mcri_proof_kept(const struct mcri_proof *p);
 /* One more restart: the master ended at `at` (Unix seconds) of `cause`. */
 void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause);
-/* The last one did not happen (the step ended during its back-off): not
- * counted, its event gone (beyond MCRI_RESTARTS_KEPT, where the oldest
- * kept event is gone already, it stays the newest one kept). */
-void mcri_proof_spare(struct mcri_proof *p);
 int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		     struct mcr_error *err);
 

@@ -237,15 +237,6 @@ size_t mcri_proof_kept(const struct mcri_proof *p)
 	return (size_t)(p->restarts < MCRI_RESTARTS_KEPT ? p->restarts : MCRI_RESTARTS_KEPT);
 }
 
-void mcri_proof_spare(struct mcri_proof *p)
-{
-	if (p->restarts <= 0)
-		return;
-	if (p->restarts <= MCRI_RESTARTS_KEPT)
-		memset(&p->restart[p->restarts - 1], 0, sizeof(p->restart[0]));
-	p->restarts--;
-}
-
 void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause)
 {
 	size_t kept = mcri_proof_kept(p);

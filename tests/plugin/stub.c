@@ -241,6 +241,11 @@ int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
 	return 0;
 }
 
+bool mcp_srun_other_cluster(void)
+{
+	return false;
+}
+
 int mcp_node_address(const char *node, char *addr, size_t size, struct mcr_error *err)
 {
 	(void)node;

@@ -44,20 +44,6 @@ START_TEST(proof_restarts)
 	ck_assert_str_eq(back.restart[MCRI_RESTARTS_KEPT - 1].cause, "exit status 18");
 	ck_assert(back.restart[0].at == 1700000003.0);
 	ck_assert(back.proved_at == 1700000000.25);
-	/* a restart the step's end spared: not counted */
-	mcri_proof_spare(&back);
-	ck_assert_int_eq(back.restarts, 17);
-	ck_assert_uint_eq(mcri_proof_kept(&back), MCRI_RESTARTS_KEPT);
-	p.restarts = 0;
-	mcri_proof_restart(&p, 1700000001.0, "exit status 1");
-	mcri_proof_restart(&p, 1700000002.0, "exit status 2");
-	mcri_proof_spare(&p);
-	ck_assert_int_eq(p.restarts, 1);
-	ck_assert_str_eq(p.restart[0].cause, "exit status 1");
-	ck_assert_str_eq(p.restart[1].cause, "");
-	mcri_proof_spare(&p);
-	mcri_proof_spare(&p);
-	ck_assert_int_eq(p.restarts, 0);
 	testutil_write(path,
 		       "{\"attempt\": 1, \"restarts\": 5, \"restarting\": true, \"restart\": [{\"at\": 1e300, \"cause\": \"x\"}]}");
 	ck_assert_int_eq(mcri_proof_read(&d, &back, &err), 0);
