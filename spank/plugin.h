@@ -427,6 +427,13 @@ bool mcp_srun_other_cluster(void);
 
 /* ---- srun_outside.c: an srun from outside the allocation ------------ */
 
+/* The job a command line names with --jobid: `args` holds n bytes of
+ * NUL-terminated arguments (as /proc/PID/cmdline). True, with *job_id its
+ * number (0 when it does not read as one: J+K, no value). The first
+ * --jobid is taken, even one among the task's arguments: an answer about
+ * another job than srun's is not used (mcp_outside_facts). */
+bool mcp_outside_named_job(const char *args, size_t n, uint32_t *job_id);
+
 /* init_post_opt: true when srun's command line names the job (--jobid);
  * then, when it names it by number, slurmctld is asked about it in the
  * background (mcp_job_facts) while srun looks up the allocation. */

@@ -36,10 +36,30 @@ static struct {
 	struct mcr_error err;
 } q;
 
-/* The job srun's command line names with --jobid (/proc/self/cmdline):
- * true, with *job_id its number (0 when it does not read as one: J+K).
- * The first --jobid is taken, even one among the task's arguments: an
- * answer about another job than srun's is not used (mcp_outside_facts). */
+bool mcp_outside_named_job(const char *args, size_t n, uint32_t *job_id)
+{
+	*job_id = 0;
+	for (const char *a = args; a < args + n; a += strnlen(a, (size_t)(args + n - a)) + 1) {
+		size_t len = strnlen(a, (size_t)(args + n - a));
+		const char *v = NULL;
+		char *end;
+		unsigned long id;
+
+		if (!strncmp(a, "--jobid=", 8))
+			v = a + 8;
+		else if (len == 7 && !strncmp(a, "--jobid", 7) && a + len + 1 < args + n)
+			v = a + len + 1;
+		else if (len != 7 || strncmp(a, "--jobid", 7) != 0)
+			continue;
+		if (v && *v >= '0' && *v <= '9' && (id = strtoul(v, &end, 10)) && !*end &&
+		    id < UINT32_MAX)
+			*job_id = (uint32_t)id;
+		return true;
+	}
+	return false;
+}
+
+/* ... of srun's own command line, /proc/self/cmdline */
 static bool named_job(uint32_t *job_id)
 {
 	char buf[65536];
@@ -54,23 +74,7 @@ static bool named_job(uint32_t *job_id)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	for (const char *a = buf; a < buf + n; a += strlen(a) + 1) {
-		const char *v = NULL;
-		char *end;
-		unsigned long id;
-
-		if (!strncmp(a, "--jobid=", 8))
-			v = a + 8;
-		else if (!strcmp(a, "--jobid") && a + strlen(a) + 1 < buf + n)
-			v = a + strlen(a) + 1;
-		else if (strcmp(a, "--jobid") != 0)
-			continue;
-		if (v && *v >= '0' && *v <= '9' && (id = strtoul(v, &end, 10)) && !*end &&
-		    id < UINT32_MAX)
-			*job_id = (uint32_t)id;
-		return true;
-	}
-	return false;
+	return mcp_outside_named_job(buf, (size_t)n, job_id);
 }
 
 static void *ask(void *arg)

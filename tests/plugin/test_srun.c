@@ -320,6 +320,40 @@ START_TEST(net_addresses)
 }
 END_TEST
 
+/* srun --jobid from outside the allocation: the job its command line
+ * names, asked about while srun looks up the allocation */
+static bool named(const char *args, size_t n, uint32_t *job)
+{
+	return mcp_outside_named_job(args, n, job);
+}
+/* a literal's arguments, with the NUL after the last, as cmdline has it */
+#define NAMED(lit) named(lit, sizeof(lit), &job)
+
+START_TEST(srun_outside_names_its_job)
+{
+	uint32_t job = 99;
+
+	ck_assert(NAMED("srun\0--jobid=4301\0-N1\0true"));
+	ck_assert_uint_eq(job, 4301);
+	ck_assert(NAMED("srun\0--jobid\0004302\0true"));
+	ck_assert_uint_eq(job, 4302);
+	/* a heterogeneous job's component, a value that is no number, none */
+	ck_assert(NAMED("srun\0--jobid=4301+1\0true"));
+	ck_assert_uint_eq(job, 0);
+	ck_assert(NAMED("srun\0--jobid=x\0true"));
+	ck_assert_uint_eq(job, 0);
+	ck_assert(NAMED("srun\0--jobid=99999999999\0true"));
+	ck_assert_uint_eq(job, 0);
+	ck_assert(NAMED("srun\0--jobid"));
+	ck_assert_uint_eq(job, 0);
+	/* no --jobid (nor a longer option that starts so): a new job */
+	ck_assert(!NAMED("srun\0--jobidx=4\0-N1\0true"));
+	ck_assert(!NAMED("srun\0-N1\0true"));
+	/* arguments not terminated: nothing read past them */
+	ck_assert(!named("srun\0--jobi", 11, &job));
+}
+END_TEST
+
 Suite *srun_suite(void)
 {
 	Suite *s = suite_create("plugin-srun");
@@ -338,6 +372,7 @@ Suite *srun_suite(void)
 	tcase_add_test(srun, role_without_recipe_is_refused);
 	tcase_add_test(srun, srun_in_allocation_prepares_before_the_step);
 	tcase_add_test(srun, srun_jobid_other_than_the_environment);
+	tcase_add_test(srun, srun_outside_names_its_job);
 	tcase_add_test(srun, srun_external_master_starts_nothing);
 	tcase_add_test(srun, plugstack_arguments);
 	tcase_add_test(srun, net_addresses);
