@@ -18,6 +18,10 @@ if [ "$(readlink /proc/self/ns/net)" != "net:[$(stat -L -c %i "$MCK_LOGIN_NS" 2>
 fi
 # the tasks find the wheel's mooncake_master and its Python on the job's PATH
 export PATH=$MOONCAKE_VENV/bin:$PATH
+# await SECONDS CMD...: waiting on an event, with one bound (a job script
+# the test writes sources "$MCK_AWAIT")
+export MCK_AWAIT=$TOP/tests/cluster/await.sh
+. "$MCK_AWAIT"
 
 _record() { echo "$1 $2" >>"$MCK_RESULTS"; }
 MCK_FAILED=0

@@ -97,14 +97,15 @@ move_job() {
 	mkdir -p "$J"
 	cat >"$J/job.sh" <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w n2 $opts --mooncake-recipe=$r --mooncake-role=prefill \\
 	bash -c 'python3 $W/where.py && python3 $CLIENT env && python3 $CLIENT put pool-key hello-$name $J/done' >$J/prefill.out 2>&1 &
 srun -N1 -n1 -w n3 $opts --mooncake-recipe=$r --mooncake-role=decode \\
 	bash -c 'python3 $W/where.py && python3 $CLIENT env && python3 $CLIENT get pool-key hello-$name $J/done' >$J/decode.out 2>&1 &
-for i in \$(seq 300); do grep -q PUT $J/prefill.out 2>/dev/null && break; sleep 0.2; done
+await 60 grep -qs PUT $J/prefill.out
 squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$J/steps.out
 ${EXTRA:-}
-for i in \$(seq 300); do [ -e $J/seen ] && break; sleep 0.2; done
+await 60 test -e $J/seen
 wait
 EOS
 	JID=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$J/job.out" "$J/job.sh")

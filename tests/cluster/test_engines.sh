@@ -20,11 +20,12 @@ pair() {
 	shift 2
 	cat >"$p.sh" <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w n2 $* --mooncake-recipe=$recipe --mooncake-role=prefill \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT put k-$p v-$p $W/$p.done' >$p-prefill.out 2>&1 &
 srun -N1 -n1 -w n3 $* --mooncake-recipe=$recipe --mooncake-role=decode \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT get k-$p v-$p $W/$p.done' >$p-decode.out 2>&1 &
-for i in \$(seq 300); do grep -q PUT $p-prefill.out 2>/dev/null && break; sleep 0.2; done
+await 60 grep -qs PUT $p-prefill.out
 squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$p-steps.out
 wait
 EOS

@@ -35,7 +35,7 @@ MCK_EXIT_HOOKS+=('for p in "${IMPOSTORS[@]}"; do kill "$p" 2>/dev/null; done')
 impostor() {
 	local out=$W/$1.impostor pid=$W/other/$1.pid
 	on_node n1 "$OTHER" "python3 $IMPOSTOR $2 $3 $4 $pid" >"$out" 2>&1 &
-	for _ in $(seq 100); do grep -q LISTENING "$out" 2>/dev/null && break; sleep 0.1; done
+	await 10 has "$out" LISTENING
 	IMPOSTORS+=("$(cat "$pid")")
 }
 
@@ -56,7 +56,7 @@ echo "rc=\$?" >>race.out
 EOS
 chown "$VICTIM:" race.sh slow-master
 jid=$(as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/race.job.out" race.sh)
-for _ in $(seq 300); do squeue -h -s -j "$jid" -o %j 2>/dev/null | grep -q mooncake-master && break; sleep 0.1; done
+await 30 eval 'squeue -h -s -j "$jid" -o %j 2>/dev/null | grep -q mooncake-master'
 impostor race 8700 8701 8702
 wait_job "$jid" 120
 kill "${IMPOSTORS[-1]}" 2>/dev/null
@@ -68,15 +68,16 @@ with_plugin_args ""
 # --- the metadata server overwritten: the next srun still joins
 cat >meta.sh <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >meta-1.out 2>&1
 touch $W/meta.ready
-for i in \$(seq 100); do [ -e $W/meta.done ] && break; sleep 0.1; done
+await 60 test -e $W/meta.done
 srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >meta-2.out 2>&1
 echo "rc=\$?" >>meta-2.out
 EOS
 chown "$VICTIM:" meta.sh
 jid=$(as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/meta.job.out" meta.sh)
-for _ in $(seq 600); do [ -e meta.ready ] && break; sleep 0.1; done
+await 60 test -e meta.ready
 for key in "spank_mooncake/job/$jid" "spank_mooncake/pool/$jid"; do
 	on_node n1 "$OTHER" "curl -s -X PUT --data forged 'http://127.0.0.1:8701/metadata?key=$key' >/dev/null"
 done

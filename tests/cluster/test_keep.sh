@@ -28,9 +28,10 @@ keep() {
 	local recipe=$1 tag=$2 jid dir before keeper after
 	cat >"$tag.sh" <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w n2 --mooncake-recipe=$recipe --mooncake-role=prefill \\
 	python3 $CLIENT reput k1 @65536 $W/$tag.go $W/$tag.done >$tag-put.out 2>&1 &
-for i in \$(seq 600); do [ -e $tag.go ] && break; sleep 0.1; done
+await 600 test -e $tag.go || exit 1
 srun -N1 -n1 -w n1 --mooncake-recipe=$recipe --mooncake-role=decode \\
 	python3 $CLIENT get k1-after @65536 $W/$tag.done >$tag-get.out 2>&1
 echo "rc=\$?" >>$tag-get.out
@@ -42,11 +43,14 @@ EOS
 	jid=$(sbatch --parsable -N2 -w n1,n2 -o "$W/$tag.job.out" "$tag.sh")
 	dir=$W/outputs/$jid/logs
 	# the worker has put, and the sampler has seen its key: then kill -9
-	for _ in $(seq 600); do
-		grep -q "PUT k1 rc=0" "$tag-put.out" 2>/dev/null &&
-			grep -q '"keys":1' "$dir/mooncake_pool_samples.jsonl" 2>/dev/null && break
-		sleep 0.2
-	done
+	# (each step waits for its event; one that does not come fails the
+	# case, which then checks nothing of what depended on it)
+	if ! await 300 has "$tag-put.out" "PUT k1 rc=0" ||
+		! await 120 has "$dir/mooncake_pool_samples.jsonl" '"keys":1'; then
+		fail "$tag: the worker put k1 and the sampler saw it before the master was killed ($(tail -3 "$tag-put.out" 2>/dev/null))"
+		scancel "$jid"
+		return
+	fi
 	# this job's master: the child of its keeper, whose pid the proof
 	# holds (another job's master may still be ending on n1)
 	keeper=$(proof_pid "$dir")
@@ -54,18 +58,11 @@ EOS
 	kill -STOP "$keeper"
 	kill -9 "$before"
 	touch "$tag.go"
-	for _ in $(seq 600); do
-		grep -q 'waiting for mooncake_master' "$tag-get.out" 2>/dev/null && break
-		sleep 0.1
-	done
+	await 300 has "$tag-get.out" 'waiting for mooncake_master'
 	kill -CONT "$keeper"
 	after=
-	for _ in $(seq 300); do
-		after=$(pgrep -P "$keeper" -x mooncake_master | grep -vx "$before")
-		[ -n "$after" ] && break
-		sleep 0.1
-	done
-	wait_job "$jid" 180
+	await 60 eval 'after=$(pgrep -P "$keeper" -x mooncake_master | grep -vx "$before")'
+	wait_job "$jid" 300
 
 	check "$tag: the killed master ($before) was started again on n1, on the same ports ($(grep -o 'mooncake: mooncake_master ended.*' "$dir/mooncake_master.log" | head -c 200))" \
 		has "$dir/mooncake_master.log" "mooncake: mooncake_master ended with signal 9 (Killed) after " \
@@ -98,19 +95,17 @@ keep sg.yaml sglang
 
 # --- restart=0: the master stays dead, and the next srun says so
 with_plugin_args restart=0
-cat >off.sh <<'EOS'
+cat >off.sh <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill true
-for i in $(seq 600); do [ -e off.go ] && break; sleep 0.1; done
+await 600 test -e off.go || exit 1
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=decode echo TASK-RAN >off.out 2>&1
-echo "rc=$?" >>off.out
+echo "rc=\$?" >>off.out
 EOS
 jid=$(sbatch --parsable -N2 -w n1,n2 -o "$W/off.job.out" off.sh)
 wait_master n1
-for _ in $(seq 600); do
-	grep -q '"ready"' "$W/outputs/$jid/logs/mooncake_master.json" 2>/dev/null && break
-	sleep 0.2
-done
+await 300 has "$W/outputs/$jid/logs/mooncake_master.json" '"ready"'
 kill -9 "$(proof_pid "$W/outputs/$jid/logs")" # with restart=0 the task is the master
 touch off.go
 wait_job "$jid" 120

@@ -76,9 +76,10 @@ for j in a b; do
 	case $j in a) p=n2 d=n1 ;; b) p=n4 d=n3 ;; esac
 	cat >"two-$j.sh" <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w $p --mooncake-recipe=r.yaml --mooncake-role=prefill \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT put same-key value-of-$j $W/two-$j.done' >two-$j-prefill.out 2>&1 &
-for i in \$(seq 300); do [ \$(grep -l PUT two-[ab]-prefill.out 2>/dev/null | wc -l) = 2 ] && break; sleep 0.2; done
+await 120 eval '[ \$(grep -l PUT two-[ab]-prefill.out 2>/dev/null | wc -l) = 2 ]'
 $NSPGREP -x mooncake_master | wc -l >two-$j-masters.out
 srun -N1 -n1 -w $d --mooncake-recipe=r.yaml --mooncake-role=decode \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT get same-key value-of-$j $W/two-$j.done' >two-$j-decode.out 2>&1

@@ -20,9 +20,10 @@ for j in a b; do
 	case $j in a) p=n2 ;; b) p=n3 ;; esac
 	cat >"same-$j.sh" <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w $p --mooncake-recipe=r.yaml --mooncake-role=prefill \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT put same-key value-of-$j $W/same-$j.done' >same-$j-prefill.out 2>&1 &
-for i in \$(seq 300); do [ \$(grep -l PUT same-[ab]-prefill.out 2>/dev/null | wc -l) = 2 ] && break; sleep 0.2; done
+await 120 eval '[ \$(grep -l PUT same-[ab]-prefill.out 2>/dev/null | wc -l) = 2 ]'
 srun -N1 -n1 -w n1 --mooncake-recipe=r.yaml --mooncake-role=decode \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT get same-key value-of-$j $W/same-$j.done' >same-$j-decode.out 2>&1
 wait
@@ -50,10 +51,11 @@ check "... and so do the state files" \
 # --- an array job of 3 tasks on the same nodes, running at once
 cat >array.sh <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 t=\$SLURM_ARRAY_TASK_ID
 srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=prefill \\
 	bash -c "python3 $CLIENT env && python3 $CLIENT put k v-\$t $W/array-\$t.done" >array-\$t-prefill.out 2>&1 &
-for i in \$(seq 300); do [ \$(grep -l PUT array-[123]-prefill.out 2>/dev/null | wc -l) = 3 ] && break; sleep 0.2; done
+await 120 eval '[ \$(grep -l PUT array-[123]-prefill.out 2>/dev/null | wc -l) = 3 ]'
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=decode \\
 	bash -c "python3 $CLIENT env && python3 $CLIENT get k v-\$t $W/array-\$t.done" >array-\$t-decode.out 2>&1
 wait
@@ -70,9 +72,10 @@ check "... each task's pool holds its own value" \
 # --- a heterogeneous job: one pool, on the job's first node (component 0's)
 cat >het.sh <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun --het-group=1 --mooncake-recipe=r.yaml --mooncake-role=prefill \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT put het-key het-value $W/het.done' >het-prefill.out 2>&1 &
-for i in \$(seq 300); do grep -q PUT het-prefill.out 2>/dev/null && break; sleep 0.2; done
+await 60 grep -qs PUT het-prefill.out
 srun --het-group=0 --mooncake-recipe=r.yaml --mooncake-role=decode \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT get het-key het-value $W/het.done' >het-decode.out 2>&1
 wait

@@ -77,9 +77,10 @@ check "no master after salloc exits" test "$(masters_left)" = 0
 # job's other steps and goes with the job
 cat >killed.sh <<'EOS'
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 120 >killed-1.out 2>&1 &
 starter=$!
-for i in $(seq 100); do grep -q 'ready on' killed-1.out 2>/dev/null && break; sleep 0.2; done
+await 60 grep -qs 'ready on' killed-1.out
 kill -9 $starter
 sleep 2
 srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >killed-2.out 2>&1

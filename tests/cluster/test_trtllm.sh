@@ -11,11 +11,12 @@ W=$(workdir)
 trtllm_test_recipe "$W/recipe.yaml"
 cat >"$W/job.sh" <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w n2 --mooncake-recipe=recipe.yaml --mooncake-role=prefill \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT put pool-key hello-from-prefill $W/done' >$W/prefill.out 2>&1 &
 srun -N1 -n1 -w n3 --mooncake-recipe=recipe.yaml --mooncake-role=decode \\
 	bash -c 'python3 $CLIENT env && python3 $CLIENT get pool-key hello-from-prefill $W/done' >$W/decode.out 2>&1 &
-for i in \$(seq 300); do grep -q PUT $W/prefill.out 2>/dev/null && break; sleep 0.2; done
+await 60 grep -qs PUT $W/prefill.out
 squeue --steps -h -j \$SLURM_JOB_ID -o '%j %N' >$W/steps.out
 wait
 EOS

@@ -21,8 +21,9 @@ sed 's|^name: |output:\n  log_dir: '"$W"'/readonly/logs\nname: |' r.yaml >ro.yam
 chown "$U:" r.yaml ro.yaml
 cat >job.sh <<EOS
 #!/bin/bash
+. "$MCK_AWAIT"
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill sleep 15 >user.out 2>&1 &
-for i in \$(seq 100); do grep -q 'ready on' user.out 2>/dev/null && break; sleep 0.2; done
+await 60 grep -qs 'ready on' user.out
 pid=\$($NSPGREP -x -u $uid mooncake_master)
 grep '^Uid:' /proc/\$pid/status >master-uid.out
 tr '\0' '\n' </proc/\$pid/environ >master-env.out
