@@ -23,7 +23,7 @@
 
 # The library's version and soname (doc/libmooncake_recipe.md): the soname
 # carries the major number, the real name the whole version.
-VERSION := 0.4.0
+VERSION := 0.5.0
 SOVERSION := $(firstword $(subst ., ,$(VERSION)))
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin

@@ -43,6 +43,8 @@ extern "C" {
 #define MCR_MASTER_PORT 8700         /* RPC: master_server_address */
 #define MCR_METADATA_PORT 8701       /* HTTP metadata server (/metadata, /health) */
 #define MCR_METRICS_PORT 8702        /* admin/metrics HTTP (/health, /metrics) */
+/* An HA pool's master address starts so (mcr_recipe_ha_check) */
+#define MCR_HA_SCHEME "etcd://"
 
 /* The ports a job's master listens on (TCP port numbers, 1-65535); the
  * plugin may give a job other ports than the three above (ports=auto). */
@@ -83,6 +85,7 @@ enum mcr_error_code {
 	MCR_E_C7, MCR_E_C8, MCR_E_C9, MCR_E_C10, MCR_E_C11,
 	MCR_E_V1, MCR_E_V2, MCR_E_V3, MCR_E_S1, MCR_E_M1,
 	MCR_E_E1, MCR_E_E2, MCR_E_E3,
+	MCR_E_H1,          /* §10.13: what an HA pool's clients cannot use (0.5) */
 };
 
 /* The code's name as doc/recipe-reference.md writes it ("C5", "YAML",
@@ -374,6 +377,24 @@ int mcr_write_files(const char *dir, const struct mcr_file_list *list,
 /* One file, same guarantees (`len` bytes of `text`). */
 int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
 			  size_t len, struct mcr_error *err);
+
+/*
+ * An HA pool (the plugin's ha=etcd): the job's masters run in Mooncake's
+ * HA mode and its clients find the leader through an etcd of the job's
+ * own. Their master address is then "etcd://ADDR:PORT;ADDR:PORT..."
+ * (mcr_client_configs and mcr_worker_env take it as any other; with it
+ * mcr_worker_env gives MOONCAKE_TE_META_DATA_SERVER=P2PHANDSHAKE), and
+ * they must not use what only a single master serves. 0 when the
+ * recipe's clients can use such a pool; MCR_EINVAL, code MCR_E_H1, at
+ * the value, for (rule H1 of doc/recipe-reference.md):
+ *   - an external master: not the job's own to run in HA mode;
+ *   - TRT-LLM, vLLM: a metadata_server other than P2PHANDSHAKE in the
+ *     store config (each master's HTTP metadata server is its own);
+ *   - SGLang: MOONCAKE_CHECK_SERVER true for a role (SGLang's check takes
+ *     the host of MOONCAKE_MASTER before its first ':').
+ * A recipe without a master passes.
+ */
+int mcr_recipe_ha_check(const struct mcr_recipe *recipe, struct mcr_error *err);
 
 /* ------------------------------------------------------------------ */
 /* The master (§5)                                                     */

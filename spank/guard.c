@@ -72,7 +72,10 @@ enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p)
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < 3; k++)
 			seen[k] |= l[i].port == ports[k];
-	if (!seen[0] || !seen[1] || !seen[2])
+	/* a master of an HA pool listens on its RPC port only while it
+	 * leads: its other two prove it (and a socket on the RPC port must
+	 * be its own all the same) */
+	if ((!seen[0] && !p->ha) || !seen[1] || !seen[2])
 		return MCRI_PROOF_NONE;
 	for (size_t i = 0; i < n; i++)
 		if (!mcri_tree_has_socket(p->pid, l[i].inode)) {

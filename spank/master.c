@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "master_run.h"
+#include "ports.h"
 
 #define POLL_STARTING_MS 25 /* a TCP connect; HTTP only once it accepts */
 #define POLL_STATE_MS 50    /* the state file, where its directory cannot be watched */
@@ -55,6 +56,9 @@ static void progress(struct master *m, const char *doing, int bound)
 	if (!m->st.infra_node[0]) /* the starter has not said where yet */
 		slurm_info(MCP_NAME ": waiting for the job's mooncake_master, %.0f s of at most %d s: %s (%s)",
 			   t - m->t0, bound, doing, m->why);
+	else if (m->st.ha.masters)
+		slurm_info(MCP_NAME ": waiting for the job's HA pool (its masters on %s and %d more), %.0f s of at most %d s: %s (%s)",
+			   m->st.infra_node, m->st.ha.masters - 1, t - m->t0, bound, doing, m->why);
 	else
 		slurm_info(MCP_NAME ": waiting for mooncake_master on %s (%s), %.0f s of at most %d s: %s (%s)",
 			   m->st.infra_node, m->st.infra_addr, t - m->t0, bound, doing, m->why);
@@ -94,10 +98,11 @@ static void record_failure(struct master *m, const struct mcr_error *err)
 static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
 	struct mcri_state *st = &m->st;
-	const struct mcp_step_place at = { m->job->job_id, m->job->dir->path, st->infra_node,
-					   m->job->het };
-	char *guard;
-	int rc;
+	struct mcp_step_place at = { .job_id = m->job->job_id, .dir = m->job->dir->path,
+				     .node = st->infra_node, .het = m->job->het };
+	struct mcri_ha_member nodes[MCRI_HA_MAX];
+	char *guard, *ha = NULL, nodelist[MCRI_HA_MAX * 257];
+	int rc, got = 0;
 
 	if (el->candidate == 0) {
 		/* a new attempt of ours: where the master runs (the recipe's
@@ -116,8 +121,10 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 			slurm_verbose("%s", m->container.note);
 			m->container.note[0] = '\0';
 		}
-		if (m->job->find_infra(m->job->find_infra_arg, st->infra_node, sizeof(st->infra_node),
-				       st->infra_addr, sizeof(st->infra_addr), &m->err))
+		/* the infra node, and with ha=etcd the HA pool's nodes */
+		if (m->job->find_nodes(m->job->find_nodes_arg, nodes, m->ps->ha == MCRI_HA_ETCD ? MCRI_HA_MAX : 1,
+				       &got, &m->err) ||
+		    mcp_ha_plan(m->ps, m->recipe, nodes, got, st, &m->container, &m->err))
 			return MCP_SPAWN_ERROR;
 		mcp_master_heartbeat(m);
 		snprintf(st->recipe, sizeof(st->recipe), "%s", m->job->recipe);
@@ -127,6 +134,8 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		st->started_at = (long long)time(NULL);
 	}
 	mcp_port_candidate(m->ps, m->job_num, el->candidate, &st->ports);
+	if (st->ha.masters)
+		mcp_etcd_ports(m->ps, &st->ports, &st->ha.etcd_client, &st->ha.etcd_peer);
 	st->phase = MCRI_PHASE_STARTING;
 	st->srun_pid = 0;
 	st->srun_start = 0;
@@ -137,7 +146,7 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		return MCP_SPAWN_ERROR;
 	mcp_master_heartbeat(m);
 	/* a listener before our master exists belongs to someone else */
-	m->busy_port = mcp_busy_port(st->infra_addr, &st->ports);
+	m->busy_port = st->ha.masters ? mcp_ha_busy_port(st) : mcp_busy_port(st->infra_addr, &st->ports);
 	mcp_master_heartbeat(m);
 	if (m->busy_port)
 		return MCP_SPAWN_BUSY;
@@ -147,9 +156,21 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		mcri_error_nomem(&m->err);
 		return MCP_SPAWN_ERROR;
 	}
-	rc = mcp_spawn_master(m->ps, m->recipe, &m->container, &at, &st->ports, m->claim_ports,
-			      guard, m->log, &m->child, &m->err);
+	/* an HA pool: a task on each of its nodes */
+	if (st->ha.masters) {
+		at.nodes = st->ha.masters;
+		at.node = nodelist;
+		if (mcp_ha_nodelist(&st->ha, nodelist, sizeof(nodelist)) ||
+		    !(ha = mcp_ha_value(&st->ha, st->attempt, st->job_id))) {
+			free(guard);
+			mcri_error_nomem(&m->err);
+			return MCP_SPAWN_ERROR;
+		}
+	}
+	rc = mcp_spawn_master(m->ps, m->recipe, &m->container, &at, st, m->claim_ports,
+			      guard, ha, m->log, &m->child, &m->err);
 	free(guard);
+	free(ha);
 	if (rc)
 		return MCP_SPAWN_ERROR;
 	st->srun_pid = (long)m->child;
@@ -163,9 +184,15 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		mcp_stop_step(m->child, true);
 		return MCP_SPAWN_ERROR;
 	}
-	slurm_info(MCP_NAME ": starting mooncake_master on %s (%s, ports %d, %d, %d) as step mooncake-master of job %s; log: %s",
-		   st->infra_node, st->infra_addr, st->ports.rpc, st->ports.metadata,
-		   st->ports.metrics, m->job->job_id, m->log);
+	if (st->ha.masters)
+		slurm_info(MCP_NAME ": starting the job's HA pool: mooncake_master on %s (ports %d, %d, %d), one leading, and etcd on %s (ports %d, %d), as step mooncake-master of job %s; log: %s",
+			   nodelist, st->ports.rpc, st->ports.metadata, st->ports.metrics,
+			   st->ha.etcd_members > 1 ? nodelist : st->infra_node, st->ha.etcd_client,
+			   st->ha.etcd_peer, m->job->job_id, m->log);
+	else
+		slurm_info(MCP_NAME ": starting mooncake_master on %s (%s, ports %d, %d, %d) as step mooncake-master of job %s; log: %s",
+			   st->infra_node, st->infra_addr, st->ports.rpc, st->ports.metadata,
+			   st->ports.metrics, m->job->job_id, m->log);
 	wait_begins(m, FIRST_PROGRESS_S);
 	return MCP_SPAWNED;
 }
@@ -226,7 +253,8 @@ static void pause_for(struct master *m, const struct mcp_election *el)
 			mcp_sleep_ms(POLL_STATE_MS);
 		break;
 	case MCP_EL_JOIN:
-		progress(m, m->restarting ? "its master step is starting it again" :
+		progress(m, m->restarting && m->st.ha.masters ? "its masters are choosing a leader" :
+			    m->restarting ? "its master step is starting it again" :
 					    "it does not answer from this node, asking again",
 			 (int)el->timeout);
 		mcp_sleep_ms(POLL_BLIP_MS);
@@ -242,11 +270,11 @@ static int verdict(struct master *m, const struct mcp_election *el,
 {
 	bool ours = el->watching == MCP_EL_STARTING || el->watching == MCP_EL_ADOPT;
 
+	char master[MCP_MASTER_ADDRESS_MAX];
+
+	mcri_state_master(&m->st, master, sizeof(master));
 	if (el->verdict == MCP_V_READY) {
 		if (ours && m->job->before_ready) {
-			char master[96];
-
-			snprintf(master, sizeof(master), "%s:%d", m->st.infra_addr, m->st.ports.rpc);
 			if (m->job->before_ready(m->job->before_ready_arg, master, err)) {
 				stop(m, el->watching == MCP_EL_STARTING);
 				record_failure(m, err);
@@ -265,13 +293,22 @@ static int verdict(struct master *m, const struct mcp_election *el,
 			m->st.ready_at = (long long)time(NULL);
 			if (mcri_state_write(m->job->dir, &m->st, err))
 				return -1;
-			slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
-				   m->st.infra_node, m->st.infra_addr, m->st.ports.rpc,
-				   mcp_now() - m->t0);
+			if (m->st.ha.masters)
+				slurm_info(MCP_NAME ": the job's HA pool is ready after %.1f s: %s",
+					   mcp_now() - m->t0, master);
+			else
+				slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
+					   m->st.infra_node, m->st.infra_addr, m->st.ports.rpc,
+					   mcp_now() - m->t0);
 			/* the pool's sampler, next to it; a warning at worst */
-			mcp_start_sampler(m->ps, &(struct mcp_step_place){ m->job->job_id, m->job->dir->path,
-									   m->st.infra_node, m->job->het },
+			mcp_start_sampler(m->ps, &(struct mcp_step_place){ .job_id = m->job->job_id,
+									   .dir = m->job->dir->path,
+									   .node = m->st.infra_node,
+									   .het = m->job->het },
 					  &m->err);
+		} else if (m->next_line > m->t0 && m->st.ha.masters) {
+			slurm_info(MCP_NAME ": the job's HA pool has a serving leader again after %.1f s",
+				   mcp_now() - m->t0);
 		} else if (m->next_line > m->t0) {
 			slurm_info(MCP_NAME ": mooncake_master on %s (%s) answers again after %.1f s",
 				   m->st.infra_node, m->st.infra_addr, mcp_now() - m->t0);

@@ -29,11 +29,33 @@ int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
  * `log`, truncated): the recipe's argv on `ports`, in `container` (NULL:
  * on the host); with `claim`, the step's task claims them on the infra
  * node first (MCP_PORTS_VAR); with `guard` (MCP_GUARD_VAR's value), its
- * guard proves them the master's (guard.c). */
+ * guard proves them the master's (guard.c). With `ha` (MCP_HA_VAR's
+ * value, master_ha.c), the masters of an HA pool, a task on each of
+ * at->nodes nodes, in Mooncake's HA mode (and their etcd ports claimed
+ * too). */
 int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 		     const struct mcp_container *container, const struct mcp_step_place *at,
-		     const struct mcr_ports *ports, bool claim, const char *guard, const char *log,
-		     pid_t *pid, struct mcr_error *err);
+		     const struct mcri_state *st, bool claim, const char *guard, const char *ha,
+		     const char *log, pid_t *pid, struct mcr_error *err);
+
+/* master_ha.c, srun's side of an HA pool (st->ha). The plan of the
+ * starter of a new attempt (st->job_id set): the job's first `got` nodes
+ * (at most 3) become st's infra node and, with ha=etcd and 2 or more of
+ * them, an HA pool's masters (a one-node job: one master, said with -v),
+ * its masters on the host (c: none, said); MCR_EINVAL for a recipe whose
+ * clients cannot use one (mcr_recipe_ha_check). The pool's nodes as
+ * srun's --nodelist ("n1,n2,n3"). */
+int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
+		const struct mcri_ha_member *nodes, int got, struct mcri_state *st,
+		struct mcp_container *c, struct mcr_error *err);
+int mcp_ha_nodelist(const struct mcri_ha *ha, char *buf, size_t size);
+/* The first port of a
+ * member's that accepts a connection (its master's or its etcd's), or 0;
+ * is it ready: a leader serves (its RPC port accepts), and with `every`
+ * every master answers (the pool's start). REFUSED while none leads (a
+ * failover), NO_ANSWER when none answers; why says what it saw. */
+int mcp_ha_busy_port(const struct mcri_state *st);
+enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, size_t size);
 /* SIGTERM the master step's srun (it forwards it), SIGKILL after 10 s.
  * `ours`: our child, reaped. */
 void mcp_stop_step(pid_t pid, bool ours);

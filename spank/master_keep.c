@@ -122,6 +122,8 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 	int sig = !master_ran && stopping ? (int)stopping :
 		  WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
+	/* an HA pool's etcd member of this node goes with its keeper */
+	mcp_ha_etcd_stop(&g->ha);
 	/* the pool has ended: no srun takes what answers on its ports now
 	 * for the job's master */
 	g->proof.restarting = false;
@@ -142,6 +144,34 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 		_exit(128 + sig);
 	}
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+/* what a master's end for good means for the pool */
+static const char *ended(const struct mcp_guard *g)
+{
+	return g->ha.ha.masters ? "this node's master of the job's HA pool has ended (the others go on)" :
+				  "the job's pool has ended";
+}
+
+/* The master has ended for good. An HA pool's etcd member of this node
+ * serves the other masters on: the keeper stays with it until Slurm ends
+ * the step (or it ends), then leaves as the master left. */
+static void master_gone(struct mcp_guard *g, const struct signals *s, int status, bool master_ran,
+			const char *host)
+{
+	int st;
+
+	if (g->ha.pid > 0 && !stopping) {
+		fprintf(stderr, "mooncake: mooncake_master on %s is not started again; this node's etcd member of the job's HA pool stays until the job ends\n",
+			host);
+		g->proof.restarting = false;
+		mcp_guard_record(g);
+		while (!stopping && waitpid(g->ha.pid, &st, WNOHANG) == 0)
+			mcp_sleep_ms(250);
+		if (!stopping)
+			g->ha.pid = 0; /* it ended, and is reaped */
+	}
+	leave(g, s, status, master_ran);
 }
 
 /* The master is not started again after all (Slurm ended the step during
@@ -172,7 +202,28 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 		int rc;
 
 		memset(&si, 0, sizeof(si));
-		rc = waitid(P_PID, (id_t)child, &si, WEXITED | WNOWAIT | (looking ? WNOHANG : 0));
+		/* an HA pool's etcd member is the keeper's child too */
+		rc = waitid(g->ha.pid > 0 ? P_ALL : P_PID, (id_t)child, &si,
+			    WEXITED | WNOWAIT | (looking ? WNOHANG : 0));
+		if (rc == 0 && g->ha.pid > 0 && si.si_pid == g->ha.pid) {
+			int etcd_status;
+			char how[64];
+
+			while (waitpid(g->ha.pid, &etcd_status, 0) < 0 && errno == EINTR)
+				;
+			mcp_describe_status(etcd_status, how, sizeof(how));
+			if (!stopping)
+				fprintf(stderr, "mooncake: this node's etcd member of the job's HA pool ended with %s (its log: %s/" MCRI_ETCD_LOG "); the pool goes on while a majority of its etcd members runs\n",
+					how, g->dir, g->ha.self);
+			g->ha.pid = 0;
+			continue;
+		}
+		if (rc == 0 && si.si_pid > 0 && si.si_pid != child) {
+			int other;
+
+			waitpid(si.si_pid, &other, 0); /* no child of ours: reaped */
+			continue;
+		}
 		if (rc == 0 && si.si_pid == child) {
 			sigprocmask(SIG_BLOCK, &s->passed, NULL);
 			master_pid = 0;
@@ -272,33 +323,33 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 					      host, strerror(errno));
 		}
 		if (child < 0) {
-			fprintf(stderr, "mooncake: the master step on %s cannot start mooncake_master again (fork: %s): the job's pool has ended; check the user's process limit (ulimit -u) and the memory there\n",
-				host, strerror(errno));
-			leave(g, &s, 1 << 8, false);
+			fprintf(stderr, "mooncake: the master step on %s cannot start mooncake_master again (fork: %s): %s; check the user's process limit (ulimit -u) and the memory there\n",
+				host, strerror(errno), ended(g));
+			master_gone(g, &s, 1 << 8, false, host);
 		}
 		started = mcp_now();
 		end = wait_master(g, &s, child, &status);
 		ran = mcp_now() - started;
 		mcp_describe_status(status, cause, sizeof(cause));
 		if (end == END_FOREIGN)
-			fprintf(stderr, "mooncake: port %d on %s is another process's (uid %u), not the restarted mooncake_master's; it was stopped, and the job's pool has ended: find the process with ss -ltnp on %s, then resubmit the job\n",
-				g->proof.foreign_port, host, g->proof.foreign_uid, host);
+			fprintf(stderr, "mooncake: port %d on %s is another process's (uid %u), not the restarted mooncake_master's; it was stopped, and %s: find the process with ss -ltnp on %s, then resubmit the job\n",
+				g->proof.foreign_port, host, g->proof.foreign_uid, ended(g), host);
 		else if (end == END_NEVER_READY)
-			fprintf(stderr, "mooncake: the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and the job's pool has ended: see the lines above\n",
-				g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, g->bound);
+			fprintf(stderr, "mooncake: the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and %s: see the lines above\n",
+				g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, g->bound, ended(g));
 		/* the keeper stopped it: the pool ends, the task fails */
 		if (end != END_DIED)
-			leave(g, &s, 1 << 8, false);
+			master_gone(g, &s, 1 << 8, false, host);
 		/* Slurm ends the step, or signalled the master to its end; a
 		 * master that never was ready, or stopped cleanly (exit 0) */
 		if (stopping || (WIFSIGNALED(status) && WTERMSIG(status) == passed) ||
 		    (!g->proof.restarts && g->proof.verdict != MCRI_PROOF_OWN) ||
 		    (WIFEXITED(status) && !WEXITSTATUS(status)))
-			leave(g, &s, status, true);
+			master_gone(g, &s, status, true, host);
 		if (g->proof.restarts >= g->proof.restart_limit) {
-			fprintf(stderr, "mooncake: mooncake_master ended with %s after %.0f s, and it was started again %d times already (restart=%d): the job's pool has ended; see the lines above, and raise restart= in plugstack.conf if the master should outlive more ends\n",
-				cause, ran, g->proof.restarts, g->proof.restart_limit);
-			leave(g, &s, status, true);
+			fprintf(stderr, "mooncake: mooncake_master ended with %s after %.0f s, and it was started again %d times already (restart=%d): %s; see the lines above, and raise restart= in plugstack.conf if the master should outlive more ends\n",
+				cause, ran, g->proof.restarts, g->proof.restart_limit, ended(g));
+			master_gone(g, &s, status, true, host);
 		}
 		if (ran >= STEADY_S)
 			backoff = 1;
@@ -309,17 +360,19 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		g->proof.restarting = true;
 		g->proof.verdict = MCRI_PROOF_NONE;
 		mcp_guard_record(g);
-		fprintf(stderr, "mooncake: mooncake_master ended with %s after %.0f s; starting it again on ports %d, %d, %d in %d s (restart %d of at most %d): the keys it held are lost, its clients mount their segments again\n",
+		fprintf(stderr, "mooncake: mooncake_master ended with %s after %.0f s; starting it again on ports %d, %d, %d in %d s (restart %d of at most %d): %s\n",
 			cause, ran, g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics,
-			delay, g->proof.restarts, g->proof.restart_limit);
+			delay, g->proof.restarts, g->proof.restart_limit,
+			g->ha.ha.masters ? "another master of the job's HA pool takes over meanwhile, and this one joins the pool again" :
+					   "the keys it held are lost, its clients mount their segments again");
 		for (int t = 0; t < delay * 10 && !stopping; t++)
 			mcp_sleep_ms(100);
 		if (!stopping && port_taken(g)) {
 			uncount(g, &before);
 			mcp_guard_record(g);
-			fprintf(stderr, "mooncake: port %d on %s is another process's now (uid %u): mooncake_master is not started again, and the job's pool has ended: find the process with ss -ltnp on %s, then resubmit the job\n",
-				g->proof.foreign_port, host, g->proof.foreign_uid, host);
-			leave(g, &s, 1 << 8, false);
+			fprintf(stderr, "mooncake: port %d on %s is another process's now (uid %u): mooncake_master is not started again, and %s: find the process with ss -ltnp on %s, then resubmit the job\n",
+				g->proof.foreign_port, host, g->proof.foreign_uid, ended(g), host);
+			master_gone(g, &s, 1 << 8, false, host);
 		}
 	}
 }

@@ -87,22 +87,42 @@ void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen
 		return;
 	}
 	s->child = MCP_CHILD_RUNNING;
-	s->probe = mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, true, m->why,
-				    sizeof(m->why));
+	/* an HA pool: a leader serves, and every master answers */
+	s->probe = m->st.ha.masters ? mcp_probe_ha(&m->st, true, m->why, sizeof(m->why)) :
+				      mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, true, m->why,
+						       sizeof(m->why));
 }
 
 /* The master step's guard found another process's socket on one of
  * the ports of this attempt: said in m->why_foreign. */
 bool mcp_master_foreign(struct master *m)
 {
-	if (mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) != 0 ||
-	    m->proof.verdict != MCRI_PROOF_FOREIGN ||
-	    m->proof.ports.rpc != m->st.ports.rpc)
-		return false;
-	snprintf(m->why_foreign, sizeof(m->why_foreign),
-		 " (port %d listens for another process there, of uid %u, not for this job's mooncake_master)",
-		 m->proof.foreign_port, m->proof.foreign_uid);
-	return true;
+	/* each master of an HA pool has a proof of its own */
+	for (int k = 0; k < (m->st.ha.masters ? m->st.ha.masters : 1); k++) {
+		if (mcri_proof_of_member(m->job->dir, m->st.attempt, k, &m->proof) != 0 ||
+		    m->proof.verdict != MCRI_PROOF_FOREIGN || m->proof.ports.rpc != m->st.ports.rpc)
+			continue;
+		snprintf(m->why_foreign, sizeof(m->why_foreign),
+			 " (port %d listens for another process %s%s, of uid %u, not for this job's mooncake_master)",
+			 m->proof.foreign_port, m->st.ha.masters ? "on " : "there",
+			 m->st.ha.masters ? m->st.ha.member[k].node : "", m->proof.foreign_uid);
+		return true;
+	}
+	return false;
+}
+
+/* every master's step has proved its ports its master's (0), one found
+ * another process's socket (-1), or not all have proved them yet (1) */
+static int proved(struct master *m)
+{
+	for (int k = 0; k < (m->st.ha.masters ? m->st.ha.masters : 1); k++) {
+		if (mcri_proof_of_member(m->job->dir, m->st.attempt, k, &m->proof) != 0 ||
+		    m->proof.ports.rpc != m->st.ports.rpc)
+			return 1;
+		if (m->proof.verdict != MCRI_PROOF_OWN)
+			return -1;
+	}
+	return 0;
 }
 
 /* The master answers: it is ours when the master step's guard proved, on
@@ -118,15 +138,16 @@ bool mcp_master_claim(struct master *m, bool *gone)
 		*gone = true;
 		return false;
 	}
-	if (mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) != 0 ||
-	    m->proof.ports.rpc != m->st.ports.rpc) {
+	switch (proved(m)) {
+	case 1:
 		snprintf(m->why, sizeof(m->why), "its master step has not yet proved the ports its own");
 		return false;
-	}
-	if (m->proof.verdict != MCRI_PROOF_OWN) {
+	case -1:
 		mcp_master_foreign(m);
 		snprintf(m->why, sizeof(m->why), "another process answers there%s", m->why_foreign);
 		return false;
+	default:
+		break;
 	}
 	/* what the joining sruns check: the master step that holds the ports */
 	m->st.master_step = (long)m->proof.step;
@@ -181,11 +202,21 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 {
 	struct mcp_step_facts f;
 	struct mcr_error ignored;
-	enum mcp_probe p = mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, false,
-					    m->why, sizeof(m->why));
+	enum mcp_probe p = m->st.ha.masters ? mcp_probe_ha(&m->st, false, m->why, sizeof(m->why)) :
+					      mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, false,
+							       m->why, sizeof(m->why));
 
 	m->restarting = false;
 	if (p == MCP_PROBE_NO_ANSWER)
+		return p;
+	/* an HA pool whose masters answer, and none leads yet: they are
+	 * choosing a leader (a failover), unless slurmctld says the step ended */
+	if (m->st.ha.masters && p == MCP_PROBE_REFUSED && m->st.master_step >= 0 &&
+	    (mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended)) {
+		m->restarting = true;
+		return MCP_PROBE_RESTARTING;
+	}
+	if (m->st.ha.masters && p == MCP_PROBE_READY)
 		return p;
 	/* slurmctld is asked about the master step when the master refuses
 	 * (ended, or being started again?), and when it answers unless it is

@@ -193,20 +193,27 @@ static int add_var(struct mcr_env *env, const char *name, const char *value)
 
 int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 		     const struct mcp_container *container, const struct mcp_step_place *at,
-		     const struct mcr_ports *ports, bool claim, const char *guard, const char *log,
-		     pid_t *pid, struct mcr_error *err)
+		     const struct mcri_state *st, bool claim, const char *guard, const char *ha,
+		     const char *log, pid_t *pid, struct mcr_error *err)
 {
+	const struct mcr_ports *ports = &st->ports;
 	struct mcr_env env = { 0 };
-	char **margv = NULL, pv[32];
+	char **margv = NULL, pv[64];
 	int rc = -1;
 
 	if (mcr_master_argv(recipe, ps->master, ports, &margv, err) ||
-	    mcr_master_env(recipe, &env, err))
+	    mcr_master_env(recipe, &env, err) || (ha && mcp_ha_master_args(&st->ha, &margv, err)))
 		goto out;
-	/* the step's task claims its ports on the infra node (ports.c), and
-	 * its guard proves them the master's (guard.c) */
-	snprintf(pv, sizeof(pv), "%d,%d,%d", ports->rpc, ports->metadata, ports->metrics);
-	if ((claim && add_var(&env, MCP_PORTS_VAR, pv)) || (guard && add_var(&env, MCP_GUARD_VAR, guard))) {
+	/* the step's task claims its ports on the infra node (ports.c; an HA
+	 * pool's tasks each on its node, its etcd's with them), and its guard
+	 * proves them the master's (guard.c) */
+	if (ha)
+		snprintf(pv, sizeof(pv), "%d,%d,%d,%d,%d", ports->rpc, ports->metadata, ports->metrics,
+			 st->ha.etcd_client, st->ha.etcd_peer);
+	else
+		snprintf(pv, sizeof(pv), "%d,%d,%d", ports->rpc, ports->metadata, ports->metrics);
+	if ((claim && add_var(&env, MCP_PORTS_VAR, pv)) || (guard && add_var(&env, MCP_GUARD_VAR, guard)) ||
+	    (ha && add_var(&env, MCP_HA_VAR, ha))) {
 		mcri_error_nomem(err);
 		goto out;
 	}

@@ -34,6 +34,8 @@
  * (ports.c), "rpc,metadata,metrics"; and what its guard needs (guard.c). */
 #define MCP_PORTS_VAR "SLURM_MOONCAKE_MASTER_PORTS"
 #define MCP_GUARD_VAR "SLURM_MOONCAKE_MASTER_GUARD"
+/* ... and, for an HA pool (ha=etcd), its masters and etcd (master_ha.c) */
+#define MCP_HA_VAR "SLURM_MOONCAKE_HA"
 
 /* ---- options.c ------------------------------------------------------ */
 
@@ -76,57 +78,6 @@ char *mcp_job_dir(const struct mcri_plugstack *ps,
 /* the election's attempts (mooncake_master.<n>.lock) a job may use */
 #define MCP_MAX_ATTEMPTS 100
 
-/* ---- ports.c: the master's ports (ports=auto|fixed) ----------------- */
-
-/* How many port triples an election may try: 1 for ports=fixed. */
-int mcp_port_candidates(const struct mcri_plugstack *ps);
-/* The `candidate`-th triple for job `job_id`: 0 is 8700, 8701, 8702; then
- * triples of port_range, from an offset the job id chooses. */
-void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
-			int candidate, struct mcr_ports *out);
-/* "rpc,metadata,metrics" to ports (MCR_EINVAL when it is not that). */
-int mcp_ports_parse(const char *text, struct mcr_ports *out,
-		    struct mcr_error *err);
-/* On the infra node, in the master step's task (before it becomes the
- * user: task_init_privileged): the ports srun chose must be ports a master
- * may have (8700-8702, or a triple of ps's port_range=: the variable that
- * asks is the user's), free here, and not reserved by another job's master
- * or by an earlier attempt of this job that still runs; reserve them for
- * this process (the master after exec) and job `job` in `registry` (live
- * reservations stay; an entry ends with its process). The registry must be a
- * regular file of root's (or of this user's, run unprivileged: the plugin
- * tests), mode 0600, in a directory of its owner's that no one else may
- * write; every entry is checked (ports 1-65535, a live process with the
- * start time it had) and every read and write bounded; live entries are
- * never dropped (a full registry reserves nothing more). Without a usable
- * registry the bind alone decides. -1 with a message that names the port. */
-int mcp_ports_claim(const struct mcr_ports *ports, const struct mcri_plugstack *ps,
-		    unsigned long job, const char *registry, struct mcr_error *err);
-/* The registry of the node's port space (its network namespace's inode
- * `ns`): in a directory of root's, written by root only, so no user can
- * put an entry in it (task_init_privileged claims). */
-#define MCP_PORT_REGISTRY_DIR "/run/spank-mooncake"
-void mcp_port_registry(unsigned long ns, char *path, size_t size);
-/* One reservation of the registry: a line "PORT PID START JOB\n", START
- * the process's start time (mcri_pid_start) when it reserved PORT for the
- * master step of job JOB. */
-struct mcp_reservation {
-	int port;
-	long pid;
-	unsigned long long start;
-	unsigned long job;
-};
-#define MCP_REGISTRY_MAX 512                  /* reservations kept */
-#define MCP_REGISTRY_BYTES (MCP_REGISTRY_MAX * 80) /* the file's bound */
-/* The well-formed lines of `text` (NUL-terminated; changed, as strtok_r
- * does) into r[0..max-1], in order: port 1-65535, pid, start and job > 0,
- * one line under 80 bytes; anything else is skipped. Whether the process still
- * runs is the caller's to check. Returns how many. */
-size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max);
-/* r[0..n-1] as the registry's lines into buf (NUL-terminated; the entries
- * that do not fit are left out). Returns the length written. */
-size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf, size_t size);
-
 /* The coverage build (make coverage, -DMCP_COVERAGE) counts what a forked
  * process of the plugin ran before it _exits (the guard, the keeper);
  * nothing in any other build. */
@@ -137,15 +88,49 @@ void __gcov_dump(void);
 #define MCP_COVERAGE_FLUSH() ((void)0)
 #endif
 
+/* ---- master_ha.c: an HA pool (ha=etcd) -------------------------------- */
+
+/* One node's part of an HA pool, in its master step's task: the pool, the
+ * member this node is, and its etcd member when it runs one */
+struct mcp_ha_part {
+	struct mcri_ha ha;        /* ha.masters 0: not an HA pool */
+	int self;                 /* this node's member, 0..ha.masters-1 */
+	char token[64];           /* the etcd cluster's: mooncake-<job>-<attempt> */
+	char etcd[PATH_MAX];      /* the etcd binary (etcd= of plugstack.conf) */
+	char data_dir[PATH_MAX];  /* the member's data, on the node's local disk ("" none) */
+	pid_t pid;                /* the running etcd member (0 none) */
+};
+/* MCP_HA_VAR's value for the pool `ha` of election attempt `attempt` of
+ * job `job_id` (heap; NULL out of memory). */
+char *mcp_ha_value(const struct mcri_ha *ha, int attempt, const char *job_id);
+/* ... into p, for the task on `node` (SLURMD_NODENAME): MCR_EINVAL when
+ * it is not srun's, MCR_ESTATE when the node is none of the pool's. */
+int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, struct mcr_error *err);
+/* The flags of Mooncake's HA mode after the master's argv (*argv grown):
+ * --enable_ha=true --ha_backend_type=etcd --ha_backend_connstring=<the
+ * etcd members> --enable_oplog=true --tryfromenv=rpc_address (each task
+ * sets FLAGS_rpc_address to its node's address). */
+int mcp_ha_master_args(const struct mcri_ha *ha, char ***argv, struct mcr_error *err);
+/* Start this node's etcd member (as the user, from the keeper): its data
+ * in a new directory under `tmp` (the job's TMPDIR, else /tmp), its
+ * output in the job's directory (mooncake_etcd.<k>.log); p->pid. */
+int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp,
+		      struct mcr_error *err);
+/* Stop it (SIGKILL: its data goes with it), and remove its data. */
+void mcp_ha_etcd_stop(struct mcp_ha_part *p);
+
 /* ---- guard.c: the master step proves its ports are its master's ------ */
 
 /* what the master step's guard knows: its proof so far (attempt, ports,
- * the master's pid, start and step, restart= as restart_limit), where to
- * write it, and how long to watch (seconds) */
+ * the master's pid, start and step, restart= as restart_limit; an HA
+ * pool's member), where to write it, and how long to watch (seconds);
+ * for an HA pool, this node's part of it (its keeper runs the etcd
+ * member) */
 struct mcp_guard {
 	struct mcri_proof proof;
 	char dir[PATH_MAX];
 	int bound;
+	struct mcp_ha_part ha;
 };
 /* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
  * guard watching at most `bound` seconds, its master started again at most
@@ -188,9 +173,10 @@ void mcp_sleep_ms(int ms);
 struct mcp_step_place {
 	const char *job_id;
 	const char *dir;
-	const char *node;
+	const char *node;     /* or an HA pool's nodes, "n1,n2,n3" */
 	bool het;             /* a heterogeneous job seen from outside its
 			       * allocation: the step goes to component 0 */
+	int nodes;            /* how many nodes, a task each (0: 1) */
 };
 struct mcp_container; /* container.c */
 /* what it is (master_step.c: the master; sampler.c: the pool's sampler) */
@@ -354,11 +340,12 @@ struct mcp_job {
 				 * allocation (mcp_step_place.het) */
 	const struct mcri_jobdir *dir; /* the job's Mooncake directory, open */
 	const char *recipe;     /* the recipe's real path */
-	/* the infra node: the job's first node; found lazily (a Slurm RPC)
-	 * only by the srun that starts the master */
-	int (*find_infra)(void *arg, char *node, size_t node_size, char *addr,
-			  size_t addr_size, struct mcr_error *err);
-	void *find_infra_arg;
+	/* the job's first `want` nodes (the infra node first) and their
+	 * addresses, *got of them (fewer when the job has fewer); found
+	 * lazily (a Slurm RPC) only by the srun that starts the master */
+	int (*find_nodes)(void *arg, struct mcri_ha_member *nodes, int want, int *got,
+			  struct mcr_error *err);
+	void *find_nodes_arg;
 	/* where the master runs, decided by srun before anything was written;
 	 * NULL when the pool ran already (the starter decides then) */
 	const struct mcp_container *container;
@@ -368,6 +355,9 @@ struct mcp_job {
 	int (*before_ready)(void *arg, const char *master, struct mcr_error *err);
 	void *before_ready_arg;
 };
+/* The longest master address a pool's clients get (an HA pool's etcd://
+ * address of three members; mcri_state_master) */
+#define MCP_MASTER_ADDRESS_MAX 1024
 /* Start or join the job's master. On success *st is the ready state
  * (infra node and address, ports). */
 int mcp_ensure_master(const struct mcri_plugstack *ps,

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "plugin.h"
+#include "ports.h"
 
 #define MAX_CANDIDATES 32
 #define LOCK_WAIT_MS 2000         /* then claim without the registry */
@@ -72,18 +73,44 @@ void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
 	out->metrics = out->rpc + 2;
 }
 
-int mcp_ports_parse(const char *text, struct mcr_ports *out,
+void mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *master, int *client, int *peer)
+{
+	int hi = ps->fixed_ports ? MCR_METRICS_PORT + 2 : ps->port_hi;
+
+	/* the two after the master's three, or, at the range's end, the two
+	 * before them */
+	*client = master->rpc + 3 + 1 <= hi ? master->rpc + 3 : master->rpc - 2;
+	*peer = *client + 1;
+}
+
+int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd,
 		    struct mcr_error *err)
 {
-	char end;
+	int p[5], n = 0;
+	const char *c = text;
 
-	if (!text || sscanf(text, "%d,%d,%d%c", &out->rpc, &out->metadata, &out->metrics,
-			    &end) != 3 ||
-	    out->rpc < 1 || out->rpc > 65535 || out->metadata < 1 || out->metadata > 65535 ||
-	    out->metrics < 1 || out->metrics > 65535)
+	/* three or five port numbers, comma-separated, nothing else */
+	while (c && n < 5) {
+		char *end;
+		long v;
+
+		if (*c < '0' || *c > '9')
+			break;
+		v = strtol(c, &end, 10);
+		if (v < 1 || v > 65535 || (*end && *end != ','))
+			break;
+		p[n++] = (int)v;
+		c = *end ? end + 1 : NULL;
+	}
+	if (c || (n != 3 && !(n == 5 && etcd)))
 		return mcri_error_set(err, MCR_EINVAL,
-				      "%s='%s' is not three ports RPC,METADATA,METRICS",
+				      "%s='%s' is not three ports RPC,METADATA,METRICS (and an HA pool's two of etcd)",
 				      MCP_PORTS_VAR, text ? text : "");
+	*out = (struct mcr_ports){ p[0], p[1], p[2] };
+	if (etcd) {
+		etcd[0] = n == 5 ? p[3] : 0;
+		etcd[1] = n == 5 ? p[4] : 0;
+	}
 	return 0;
 }
 
@@ -245,24 +272,27 @@ static void registry_write(int fd, const struct mcp_reservation *r, size_t n)
 		return;
 }
 
-/* a port a master of this cluster may have: srtctl's, or in port_range= */
+/* a port a master of this cluster may have: srtctl's (and the two of an
+ * HA pool's etcd after them), or in port_range= */
 static bool master_port(const struct mcri_plugstack *ps, int port)
 {
-	return (port >= MCR_MASTER_PORT && port <= MCR_METRICS_PORT) ||
+	return (port >= MCR_MASTER_PORT && port <= MCR_METRICS_PORT + 2) ||
 	       (!ps->fixed_ports && port >= ps->port_lo && port <= ps->port_hi);
 }
 
-int mcp_ports_claim(const struct mcr_ports *ports, const struct mcri_plugstack *ps,
+int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps,
 		    unsigned long job, const char *registry, struct mcr_error *err)
 {
-	const int want[3] = { ports->rpc, ports->metadata, ports->metrics };
-	static const char *const what[3] = { "RPC", "metadata", "metrics" };
+	const int want[5] = { ports->rpc, ports->metadata, ports->metrics, etcd ? etcd[0] : 0,
+			      etcd ? etcd[1] : 0 };
+	static const char *const what[5] = { "RPC", "metadata", "metrics", "etcd client", "etcd peer" };
+	const int count = etcd && etcd[0] ? 5 : 3;
 	struct mcp_reservation *r;
 	char host[256] = "";
 	int fd, rc = -1;
 	size_t n = 0, kept = 0;
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < count; k++)
 		if (!master_port(ps, want[k]))
 			return mcri_error_set(err, MCR_EINVAL,
 					      "port %d (%s) is not a port of mooncake_master on this cluster (8700-8702, or port_range=%d-%d of plugstack.conf): %s is set by the plugin alone; unset it",
@@ -273,7 +303,7 @@ int mcp_ports_claim(const struct mcr_ports *ports, const struct mcri_plugstack *
 	gethostname(host, sizeof(host) - 1);
 	if (fd >= 0)
 		n = registry_read(fd, r);
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < count; k++) {
 		for (size_t i = 0; i < n; i++)
 			if (r[i].port == want[k] && r[i].pid != (long)getpid()) {
 				mcri_error_set(err, MCR_ESTATE,
@@ -295,8 +325,8 @@ int mcp_ports_claim(const struct mcr_ports *ports, const struct mcri_plugstack *
 		kept = n;
 		/* a full registry keeps its live entries: this claim then
 		 * rests on the bind alone */
-		if (kept + 3 <= MCP_REGISTRY_MAX) {
-			for (int k = 0; k < 3; k++)
+		if (kept + (size_t)count <= MCP_REGISTRY_MAX) {
+			for (int k = 0; k < count; k++)
 				r[kept++] = (struct mcp_reservation){ want[k], (long)getpid(),
 								      mcri_pid_start(getpid()), job };
 			registry_write(fd, r, kept);

@@ -25,6 +25,7 @@
 #include <slurm/slurm.h>
 
 #include "plugin.h"
+#include "ports.h"
 
 #define ENV_VALUE_MAX 65536
 
@@ -239,6 +240,7 @@ out:
 static int master_task(spank_t sp, const char *text, struct mcr_error *err)
 {
 	struct mcr_ports ports;
+	int etcd[2];
 	char ns[64] = "", registry[128];
 	ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
 	uint32_t job_id;
@@ -249,12 +251,60 @@ static int master_task(spank_t sp, const char *text, struct mcr_error *err)
 	}
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS)
 		return mcri_error_set(err, MCR_ESTATE, "the master step cannot get its job id");
-	if (mcp_ports_parse(text, &ports, err))
+	if (mcp_ports_parse(text, &ports, etcd, err))
 		return -1;
 	ns[n > 0 ? n : 0] = '\0';
 	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry,
 			  sizeof(registry));
-	return mcp_ports_claim(&ports, &ctx.ps, job_id, registry, err);
+	return mcp_ports_claim(&ports, etcd, &ctx.ps, job_id, registry, err);
+}
+
+/* An HA pool's master on this node (master_ha.c): which member it is,
+ * its master's RPC address (mooncake_master --tryfromenv=rpc_address),
+ * and its etcd binary: etcd= of plugstack.conf, a bare name looked up on
+ * the job's PATH */
+static int ha_part(spank_t sp, const char *value, struct mcp_guard *g, struct mcr_error *err)
+{
+	char node[256] = "", path[PATH_MAX] = "";
+	const char *name = ctx.ps.etcd;
+
+	if (!ctx.ps_ok) {
+		*err = ctx.ps_err;
+		return -1;
+	}
+	if (!stepd_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)))
+		gethostname(node, sizeof(node) - 1);
+	if (mcp_ha_parse(value, node, &g->ha, err))
+		return -1;
+	g->proof.member = g->ha.self;
+	g->proof.ha = true;
+	if (set_var(sp, "FLAGS_rpc_address", g->ha.ha.member[g->ha.self].addr))
+		return mcri_error_set(err, MCR_ESTATE, "the master step cannot give its master its address");
+	if (!strchr(name, '/') && stepd_getenv(sp, "PATH", path, sizeof(path))) {
+		char *save = NULL;
+
+		for (char *d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			char candidate[PATH_MAX];
+
+			if (snprintf(candidate, sizeof(candidate), "%s/%s", d, name) < (int)sizeof(candidate) &&
+			    access(candidate, X_OK) == 0) {
+				snprintf(g->ha.etcd, sizeof(g->ha.etcd), "%s", candidate);
+				return 0;
+			}
+		}
+	}
+	snprintf(g->ha.etcd, sizeof(g->ha.etcd), "%s", name);
+	return 0;
+}
+
+/* this node's etcd member of the HA pool, its data under the job's TMPDIR */
+static int etcd_member(spank_t sp, struct mcp_guard *g, struct mcr_error *err)
+{
+	char tmp[PATH_MAX] = "";
+
+	if (!stepd_getenv(sp, "TMPDIR", tmp, sizeof(tmp)))
+		tmp[0] = '\0';
+	return mcp_ha_etcd_start(&g->ha, g->dir, tmp, err);
 }
 
 /* The master step's task, still root: it claims its ports in root's
@@ -294,20 +344,34 @@ int mcp_stepd_task_init(spank_t sp)
 	    step_id == SLURM_INTERACTIVE_STEP)
 		return 0;
 	/* the master step: its guard, (when task_init_privileged did not
-	 * run) its ports, then its keeper (master_keep.c) */
+	 * run) its ports, an HA pool's part of this node, then its keeper
+	 * (master_keep.c), which a node's etcd member needs too */
 	if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
-		struct mcp_guard g;
+		struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
+		bool keeper;
 
 		spank_unsetenv(sp, MCP_GUARD_VAR);
-		rc = mcp_guard_parse(value, step_id, &g, err);
-		if (!rc && !g.proof.restart_limit)
-			rc = mcp_guard_start(&g, err);
+		if (!g) {
+			mcri_error_nomem(err);
+			mcp_error(err);
+			return -1;
+		}
+		rc = mcp_guard_parse(value, step_id, g, err);
+		if (!rc && stepd_getenv(sp, MCP_HA_VAR, value, ENV_VALUE_MAX)) {
+			spank_unsetenv(sp, MCP_HA_VAR);
+			rc = ha_part(sp, value, g, err);
+		}
+		keeper = g->proof.restart_limit || (g->ha.ha.masters && g->ha.self < g->ha.ha.etcd_members);
+		if (!rc && !keeper)
+			rc = mcp_guard_start(g, err);
 		if (!rc && stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
 			spank_unsetenv(sp, MCP_PORTS_VAR);
 			rc = master_task(sp, value, err);
 		}
-		if (!rc && g.proof.restart_limit)
-			rc = mcp_master_keep(&g, err);
+		if (!rc && g->ha.ha.masters && g->ha.self < g->ha.ha.etcd_members)
+			rc = etcd_member(sp, g, err);
+		if (!rc && keeper)
+			rc = mcp_master_keep(g, err);
 	} else if (stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
 		spank_unsetenv(sp, MCP_PORTS_VAR);
 		rc = master_task(sp, value, err);

@@ -4,6 +4,7 @@
  * later one):
  *
  *   srun --jobid=J --overlap -N1 -n1 ... --job-name=NAME -w <infra>
+ *        (an HA pool's masters: -N<k> -n<k> --no-kill -w <its nodes>)
  *        --output=LOG --chdir=<dir> [the container's options] CMD...
  *
  * spawned detached from the srun that starts it (own session, default
@@ -40,7 +41,7 @@ static const char *const not_inherited[] = {
 	"_SLURM_SPANK_OPTION_" MCP_NAME "_",
 	"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
 	/* what srun hands its own tasks, and the master its ports and guard */
-	MCP_TASK_VAR "=", MCP_PORTS_VAR "=", MCP_GUARD_VAR "=",
+	MCP_TASK_VAR "=", MCP_PORTS_VAR "=", MCP_GUARD_VAR "=", MCP_HA_VAR "=",
 	/* a step time limit would end the pool before the job */
 	"SLURM_TIMELIMIT=",
 	/* the job's GPU requests are the workers'; with --gres=none they
@@ -117,21 +118,28 @@ char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_plac
 		     const char *name, const char *log, char *const *options,
 		     char *const *cmd, struct mcr_error *err)
 {
-	char jobid[64], output[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], node[300];
-	char job_name[96];
+	char jobid[64], output[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], node[900];
+	char job_name[96], nodes[32], tasks[32];
 	char *fixed[] = {
-		(char *)ps->srun, "--quiet", jobid, "--overlap", "--nodes=1", "--ntasks=1",
+		(char *)ps->srun, "--quiet", jobid, "--overlap", nodes, tasks,
 		"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
 		"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
 		"--kill-on-bad-exit=0", job_name, node, output, chdir_opt, NULL,
+		NULL, NULL, /* room for --het-group=0, --no-kill */
 	};
-	size_t nf = sizeof(fixed) / sizeof(fixed[0]) - 1, k = 0, len = mcr_strv_len(cmd);
+	size_t nf = mcr_strv_len(fixed), k = 0, len = mcr_strv_len(cmd);
 	size_t no = options ? mcr_strv_len(options) : 0;
 	char **argv;
 
 	/* a heterogeneous job from outside: srun needs its component */
 	if (at->het)
 		fixed[nf++] = (char *)"--het-group=0";
+	/* a step of several nodes (an HA pool's masters): a node lost ends
+	 * its task, not the step */
+	if (at->nodes > 1)
+		fixed[nf++] = (char *)"--no-kill";
+	snprintf(nodes, sizeof(nodes), "--nodes=%d", at->nodes > 1 ? at->nodes : 1);
+	snprintf(tasks, sizeof(tasks), "--ntasks=%d", at->nodes > 1 ? at->nodes : 1);
 	snprintf(jobid, sizeof(jobid), "--jobid=%s", at->job_id);
 	snprintf(job_name, sizeof(job_name), "--job-name=%s", name);
 	snprintf(output, sizeof(output), "--output=%s", log);

@@ -232,20 +232,24 @@ static int user_init(spank_t sp)
 	return prepare_job(job_id, uid);
 }
 
-/* the job's first node and its address (mcp_job.find_infra) */
-static int find_infra(void *arg, char *node, size_t node_size, char *addr,
-		      size_t addr_size, struct mcr_error *err)
+/* the job's first nodes and their addresses (mcp_job.find_nodes) */
+static int find_nodes(void *arg, struct mcri_ha_member *nodes, int want, int *got,
+		      struct mcr_error *err)
 {
 	uint32_t job_id = *(const uint32_t *)arg;
 	char *nodelist = NULL, **hosts = NULL;
 	int rc = -1;
 
+	*got = 0;
 	if (mcp_job_nodes(job_id, &nodelist, err) ||
-	    mcri_hostlist_expand(nodelist, 65536, &hosts, err) ||
-	    mcp_node_address(hosts[0], addr, addr_size, err))
+	    mcri_hostlist_expand(nodelist, 65536, &hosts, err))
 		goto out;
-	snprintf(node, node_size, "%s", hosts[0]);
-	rc = 0;
+	for (; *got < want && hosts[*got]; (*got)++) {
+		if (mcp_node_address(hosts[*got], nodes[*got].addr, sizeof(nodes[*got].addr), err))
+			goto out;
+		snprintf(nodes[*got].node, sizeof(nodes[*got].node), "%s", hosts[*got]);
+	}
+	rc = *got ? 0 : mcri_error_set(err, MCR_ESTATE, "job %u has no nodes", job_id);
 out:
 	mcr_strv_free(hosts);
 	free(nodelist);
@@ -451,13 +455,18 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 		 * an srun from outside the allocation asks slurmctld */
 		const char *restarts = getenv("SLURM_RESTART_COUNT");
 		struct mcp_job job = { job_id_s, ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
-				       ctx.het_outside, &jd, ctx.recipe_path, find_infra, &job_id, container,
+				       ctx.het_outside, &jd, ctx.recipe_path, find_nodes, &job_id, container,
 				       configs_before_ready, &jd };
 
 		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, err))
 			goto fail;
-		if (!(master = mcri_asprintf("%s:%d", st.infra_addr, st.ports.rpc))) {
+		if (!(master = malloc(MCP_MASTER_ADDRESS_MAX))) {
 			mcri_error_nomem(err);
+			goto fail;
+		}
+		if (!mcri_state_master(&st, master, MCP_MASTER_ADDRESS_MAX)) {
+			mcri_error_set(err, MCR_ESTATE, "the master address of the job's pool does not fit in %d bytes",
+				       MCP_MASTER_ADDRESS_MAX);
 			goto fail;
 		}
 	}

@@ -9,7 +9,10 @@
 #           the libraries the Mooncake wheel needs from the OS, and what
 #           `make deb` needs (git, build-essential, dpkg-dev, debhelper,
 #           fakeroot, lintian), gcovr (`make coverage`), clang and its
-#           sanitizer and libFuzzer runtime (`make fuzz`)
+#           sanitizer and libFuzzer runtime (`make fuzz`), etcd-server (an
+#           HA pool's etcd, tests/cluster/test_ha.sh; its package may start
+#           a system etcd on 127.0.0.1:2379, which the test cluster's
+#           hosts, network namespaces of their own, never see)
 #   PyPI:   mooncake-transfer-engine-non-cuda (pinned) in $MOONCAKE_VENV, with
 #           regex and PyYAML (the engines' readers, tests/contract/)
 #   with Slurm 23.02 or later (Slurm's OCI containers, as the test cluster
@@ -59,7 +62,7 @@ fi
 for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
 	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
 	debootstrap python3 python3-yaml "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl \
-	git build-essential dpkg-dev debhelper fakeroot lintian gcovr clang libclang-rt-dev; do
+	git build-essential dpkg-dev debhelper fakeroot lintian gcovr clang libclang-rt-dev etcd-server; do
 	have_pkg "$p" || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -98,4 +101,4 @@ if [ "$slurm_major" -ge 23 ]; then
 	fi
 	"$(dirname "$0")/cluster/bundle.sh" rootfs || { log "the test's OCI bundle could not be built"; exit 1; }
 fi
-log "ready: $(slurmd -V), $("$MOONCAKE_VENV/bin/python" --version), $("$MOONCAKE_VENV/bin/mooncake_master" --version 2>&1 | head -1)"
+log "ready: $(slurmd -V), $("$MOONCAKE_VENV/bin/python" --version), $("$MOONCAKE_VENV/bin/mooncake_master" --version 2>&1 | head -1), $(etcd --version | head -1)"

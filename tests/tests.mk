@@ -240,7 +240,8 @@ fuzz: fuzz-bin
 # root, on the test cluster: srun with and without a role, srun_bench.sh;
 # the first srun and the first wave of a pool against the floor, and status
 # against fetching the metrics by hand, wave_bench.sh; the time from kill -9
-# of the master to the first working put+get, keep_bench.sh).
+# of the master to the first working put+get, keep_bench.sh, and of an HA
+# pool's leader, ha_bench.sh).
 # Needs python3 and python3-yaml (tests/setup.sh).
 BENCH_PARTS := bench-lib bench-plugin
 .PHONY: bench-lib bench-plugin bench-bin
@@ -258,6 +259,7 @@ bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
 	tests/bench/srun_bench.sh
 	tests/bench/wave_bench.sh
 	tests/bench/keep_bench.sh
+	tests/bench/ha_bench.sh
 
 PLUGIN_BENCH_SRC := tests/bench/plugin_bench.c tests/plugin/stub.c tests/plugin/fake_master.c
 $(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A)

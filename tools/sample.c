@@ -108,12 +108,18 @@ static int report_only(const struct mcri_jobdir *dir, struct mcri_report *r)
 	return write_report(dir, r);
 }
 
-/* The master step is starting the master again (restart=): the pool is
+/* The master step is starting the master again (restart=), or an HA
+ * pool's masters are choosing a leader (one of them answers): the pool is
  * not gone while it does */
 static bool restarting(const struct mcri_jobdir *dir, const struct mcri_state *master)
 {
+	struct mcri_master_health h;
+	struct mcr_error ignored;
 	struct mcri_proof p;
 
+	for (int k = 0; k < master->ha.masters; k++)
+		if (mcri_master_health(master->ha.member[k].addr, master->ports.metrics, 1000, &h, &ignored) == 0)
+			return true;
 	return mcri_proof_of_attempt(dir, master->attempt, &p) == 0 && p.restarting;
 }
 

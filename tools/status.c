@@ -36,6 +36,31 @@ static void percent(long long part, long long whole, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
+/* an HA pool: each master's role, and its etcd */
+static void print_ha(const struct mcri_pool *pool, const char *up)
+{
+	const struct mcri_state *m = &pool->master;
+
+	printf("HA pool  rpc %d, metadata %d, metrics %d on each master; etcd on", m->ports.rpc, m->ports.metadata,
+	       m->ports.metrics);
+	for (int k = 0; k < m->ha.etcd_members; k++)
+		printf("%s %s", k ? "," : "", m->ha.member[k].node);
+	printf(" (client %d, peer %d)\n", m->ha.etcd_client, m->ha.etcd_peer);
+	for (int k = 0; k < m->ha.masters; k++) {
+		const struct mcri_master_health *h = &pool->health[k];
+
+		printf("master   %s (%s), %s", m->ha.member[k].node, m->ha.member[k].addr,
+		       !pool->answered[k] ? "does not answer" :
+		       h->role == MCRI_MASTER_LEADER ? (h->service_ready ? "leader, serving" : "leader, not serving yet") :
+		       h->role == MCRI_MASTER_STANDBY ? "standby" : "not in HA mode");
+		if (k == pool->leader)
+			printf(", up %s (the pool)", up);
+		if (pool->answered[k] && h->view >= 0)
+			printf(", view %lld", h->view);
+		printf("\n");
+	}
+}
+
 static void print_table(const struct mcri_pool *pool, const char *job_id,
 			const char *dir, double now)
 {
@@ -46,8 +71,11 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 
 	printf("Mooncake pool of job %s (%s)\n", job_id ? job_id : "?", dir);
 	duration((long long)mcri_pool_uptime(pool, now), up, sizeof(up));
-	printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->infra_node,
-	       m->infra_addr, m->ports.rpc, m->ports.metadata, m->ports.metrics, up);
+	if (m->ha.masters)
+		print_ha(pool, up);
+	else
+		printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->infra_node,
+		       m->infra_addr, m->ports.rpc, m->ports.metadata, m->ports.metrics, up);
 	if (pool->keeper.restarts) {
 		const struct mcri_restart *last = &pool->keeper.restart[mcri_proof_kept(&pool->keeper) - 1];
 		time_t at = (time_t)last->at;
@@ -230,6 +258,10 @@ int cli_status(int argc, char **argv)
 			pool.keeper.restart_limit);
 		goto out;
 	}
+	if (fetch && pool.master.ha.masters) {
+		fprintf(stderr, "mooncake: the job's HA pool does not serve now: %s\n", err.text);
+		goto out;
+	}
 	if (fetch) {
 		reported = mcri_jobdir_exists(&jd, MCRI_REPORT_FILE);
 		fprintf(stderr,
@@ -244,6 +276,9 @@ int cli_status(int argc, char **argv)
 		goto out;
 	}
 	clock_gettime(CLOCK_REALTIME, &ts);
+	/* status --dir: the job the state file names */
+	if (!job && pool.master.job_id[0])
+		job = pool.master.job_id;
 	if (json) {
 		char *text = mcri_pool_json(&pool, job, (double)ts.tv_sec);
 

@@ -183,12 +183,16 @@ int mcr_master_env(const struct mcr_recipe *r, struct mcr_env *out,
 }
 
 /* MOONCAKE_TE_META_DATA_SERVER: an external master's host (port 8701),
- * else the infra node's at the job's metadata port */
-static int metadata_server(const struct mcr_recipe *r, const char *infra_host,
+ * else the infra node's at the job's metadata port; P2PHANDSHAKE for an
+ * HA pool (an etcd:// master), whose masters' metadata servers are each
+ * their own */
+static int metadata_server(const struct mcr_recipe *r, const char *master, const char *infra_host,
 			   int port, char **url, struct mcr_error *err)
 {
 	char *host = NULL;
 
+	if (!strncmp(master, MCR_HA_SCHEME, strlen(MCR_HA_SCHEME)))
+		return (*url = strdup("P2PHANDSHAKE")) ? 0 : mcri_error_nomem(err);
 	if (r->external || port <= 0)
 		port = MCR_METADATA_PORT;
 
@@ -252,7 +256,7 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 	b->layer = MCRI_LAYER_MASTER;
 	b->where = NULL;
 	if (env_set(b, "MOONCAKE_MASTER", master, NULL, err) ||
-	    metadata_server(r, in->metadata_host, in->metadata_port, &val, err))
+	    metadata_server(r, master, in->metadata_host, in->metadata_port, &val, err))
 		return -1;
 	rc = env_set(b, "MOONCAKE_TE_META_DATA_SERVER", val, NULL, err);
 	free(val);

@@ -144,7 +144,17 @@ static const char *const SGLANG_BOOLS[] = {
 	"MOONCAKE_CHECK_SERVER", "MOONCAKE_STANDALONE_STORAGE", "MOONCAKE_ENABLE_SSD_OFFLOAD", NULL
 };
 static const char *const SGLANG_INTS[] = { "MOONCAKE_MASTER_METRICS_PORT", NULL };
-static const char *const SGLANG_BOOL_WORDS[] = { "true", "1", "yes", "y", "false", "0", "no", "n", NULL };
+static const char *const SGLANG_TRUE[] = { "true", "1", "yes", "y", NULL };
+static const char *const SGLANG_FALSE[] = { "false", "0", "no", "n", NULL };
+
+/* `s` is one of `words`, in any case (SGLang's EnvBool lowers it) */
+static bool sglang_word(const char *s, const char *const *words)
+{
+	for (const char *const *w = words; *w; w++)
+		if (strcasecmp(s, *w) == 0)
+			return true;
+	return false;
+}
 /* what makes SGLang read a config file instead of the job's variables */
 #define SGLANG_CONFIG_VAR "SGLANG_HICACHE_MOONCAKE_CONFIG_PATH"
 
@@ -153,7 +163,6 @@ static int sglang_value_rule(struct mcri_check *v, const char *where, const char
 {
 	char fix[160] = "";
 	long long n;
-	bool word = false;
 
 	if (!strcmp(name, SGLANG_CONFIG_VAR))
 		return mcri_fail(v, val, "%s." SGLANG_CONFIG_VAR ": with it SGLang reads the Mooncake settings of that file instead of the job's MOONCAKE_* variables, so its workers would not join the job's master; remove it (put the settings in MOONCAKE_* variables)",
@@ -177,9 +186,7 @@ static int sglang_value_rule(struct mcri_check *v, const char *where, const char
 				 where, name, mcri_show(v, val));
 	if (!mcri_in_list(name, SGLANG_BOOLS))
 		return 0;
-	for (const char *const *w = SGLANG_BOOL_WORDS; *w; w++)
-		word |= strcasecmp(val->s, *w) == 0;
-	if (!word)
+	if (!sglang_word(val->s, SGLANG_TRUE) && !sglang_word(val->s, SGLANG_FALSE))
 		return mcri_fail(v, val, "%s.%s: %s is not a bool SGLang reads (true, 1, yes, y, false, 0, no, n; any case), so it ignores it and uses its default: write true or false",
 				 where, name, mcri_show(v, val));
 	return 0;
@@ -258,4 +265,48 @@ int mcri_rules_engine_readers(struct mcri_check *v)
 					   sglang_extra_config_rule(v, (enum mcr_role)role)))
 			return -1;
 	return 0;
+}
+
+/* ---- H1: the clients of an HA pool ------------------------------------ */
+
+int mcr_recipe_ha_check(const struct mcr_recipe *recipe, struct mcr_error *err)
+{
+	struct mcr_recipe *r = (struct mcr_recipe *)recipe; /* mcri_check's; only read */
+	const struct mcri_node *md;
+	struct mcri_check v;
+	int rc = 0;
+
+	mcri_check_init(&v, r, err);
+	v.rule = MCR_E_H1;
+	if (!r->has_master) {
+		rc = 0;
+	} else if (r->external) {
+		rc = mcri_error_set(err, MCR_EINVAL,
+				    "an HA pool (ha=etcd in plugstack.conf) runs the job's own masters, but this recipe's master is external (%s), which the plugin neither starts nor can make highly available; use the job's own master (leave master_server_address out), or run the job where ha=none",
+				    r->external);
+		mcri_error_code(err, MCR_E_H1);
+	} else if (r->engine != MCR_ENGINE_SGLANG) {
+		md = mcri_map_get(r->store_config, "metadata_server");
+		if (md && !mcri_str_eq(md, "P2PHANDSHAKE"))
+			rc = mcri_fail(&v, md, "%s.metadata_server: %s, but the job's pool is an HA pool (ha=etcd in plugstack.conf): its clients find the leader through etcd, and each master's HTTP metadata server is its own, so a standby that takes over knows nothing of it; write metadata_server: P2PHANDSHAKE, or leave it out",
+				       r->store_config_where ? r->store_config_where : "store_config", mcri_show(&v, md));
+	} else {
+		for (int role = 0; !rc && role < MCR_ROLE_COUNT; role++) {
+			const char *where, *role_where;
+			const struct mcri_node *n;
+
+			if (!r->role_node[role])
+				continue;
+			if (!(role_where = mcri_keepf(&v, "roles.%s.env", mcr_role_name((enum mcr_role)role)))) {
+				rc = -1;
+				break;
+			}
+			n = winner(r, (enum mcr_role)role, "MOONCAKE_CHECK_SERVER", &where, role_where);
+			if (mcri_is_str(n) && sglang_word(n->s, SGLANG_TRUE))
+				rc = mcri_fail(&v, n, "%s.MOONCAKE_CHECK_SERVER: %s, but the job's pool is an HA pool (ha=etcd in plugstack.conf): SGLang's check takes the host of MOONCAKE_MASTER before its first ':', and an HA pool's address is etcd://..., so the worker would fail its check; set it false, or remove it",
+					       where, mcri_show(&v, n));
+		}
+	}
+	mcri_check_done(&v);
+	return rc;
 }

@@ -15,7 +15,9 @@
  *   mooncake_master.json           the master's state (struct mcri_state)
  *   mooncake_master.proof.json     what the master step saw on the infra node:
  *                                  whose sockets listen on its ports, and each
- *                                  restart of its master (struct mcri_proof)
+ *                                  restart of its master (struct mcri_proof);
+ *                                  mooncake_master.proof.<k>.json of an HA
+ *                                  pool's other masters
  *   mooncake_master.<n>.lock       one per election attempt (struct mcri_lock)
  *   workers/<node>.<job>.<step>.<task>.json   a node of a role step
  *   mooncake_pool_samples.jsonl    the sampler's samples
@@ -37,6 +39,8 @@
 
 #define MCRI_STATE_FILE "mooncake_master.json"
 #define MCRI_PROOF_FILE "mooncake_master.proof.json"
+#define MCRI_MEMBER_PROOF_FILE "mooncake_master.proof.%d.json" /* an HA pool's k-th master, k >= 1 */
+#define MCRI_ETCD_LOG "mooncake_etcd.%d.log" /* an HA pool's k-th etcd member */
 #define MCRI_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
 #define MCRI_MASTER_LOG "mooncake_master.log"
 #define MCRI_POOL_LOG "mooncake_pool.log"
@@ -139,6 +143,32 @@ enum mcri_phase {
 /* "starting", "ready", "failed" ("" for NONE) */
 const char *mcri_phase_name(enum mcri_phase phase);
 
+/* An HA pool (plugstack ha=etcd, spank/master_ha.c): a master on each of
+ * the job's first `masters` nodes (2 or 3), in Mooncake's HA mode, one of
+ * them the leader and the others standing by, and an etcd of the job's
+ * own with a member on each of the first `etcd_members` of them (1, or 3
+ * when there are 3), on ports etcd_client and etcd_peer. member[0] is the
+ * infra node. masters 0: a pool of one master. */
+#define MCRI_HA_MAX 3
+struct mcri_ha {
+	int masters;
+	int etcd_members;
+	int etcd_client, etcd_peer;
+	struct mcri_ha_member {
+		char node[256];
+		char addr[64];
+	} member[MCRI_HA_MAX];
+};
+/* What its clients are given as the master's address (master_server_address,
+ * MOONCAKE_MASTER): "etcd://ADDR:PORT;ADDR:PORT;..." of its etcd members,
+ * into buf; false when it does not fit or ha is no HA pool. */
+bool mcri_ha_address(const struct mcri_ha *ha, char *buf, size_t size);
+/* The etcd endpoints alone, "ADDR:PORT;ADDR:PORT" (the masters'
+ * --ha_backend_connstring); false as above. */
+bool mcri_ha_endpoints(const struct mcri_ha *ha, char *buf, size_t size);
+/* The member that runs on `node` (a Slurm node name), or -1. */
+int mcri_ha_member_of(const struct mcri_ha *ha, const char *node);
+
 /* mooncake_master.json: the master of the job's pool */
 struct mcri_state {
 	enum mcri_phase phase;
@@ -158,10 +188,15 @@ struct mcri_state {
 	unsigned long long starter_start, srun_start;
 	long master_step;         /* the master step's id, once ready (0: a job's first step) */
 	long long started_at, ready_at; /* Unix seconds, 0 unknown */
+	struct mcri_ha ha;        /* an HA pool's masters and etcd (ha.masters 0: none) */
 };
 
 /* MCR_ESTATE (errno ENOENT) when there is none, MCR_EIO when it cannot be
  * read or is not a state file. */
+/* The master address the pool's clients get (master_server_address,
+ * MOONCAKE_MASTER): "ADDR:RPC_PORT" of the infra node, or an HA pool's
+ * etcd:// address; false when it does not fit in buf. */
+bool mcri_state_master(const struct mcri_state *st, char *buf, size_t size);
 int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct mcr_error *err);
 int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 		     struct mcr_error *err);
@@ -178,6 +213,9 @@ enum mcri_proof_verdict {
 };
 struct mcri_proof {
 	int attempt;                 /* the election attempt it is about */
+	int member;                  /* an HA pool's master (0-2; 0 also for a pool of one) */
+	bool ha;                     /* in Mooncake's HA mode: a standby master does not
+				      * listen on its RPC port until it leads */
 	enum mcri_proof_verdict verdict;
 	struct mcr_ports ports;
 	long pid;                    /* the master's (the master step's task) */
@@ -196,11 +234,17 @@ struct mcri_proof {
 		char cause[64];      /* how: "signal 9 (Killed)", "exit status 1" */
 	} restart[MCRI_RESTARTS_KEPT]; /* the last ones, oldest first */
 };
+/* Each master has a proof of its own: mooncake_master.proof.json is the
+ * first's (the only one of a pool of one), mooncake_master.proof.<k>.json
+ * an HA pool's k-th (p->member). mcri_proof_read reads the first's. */
 int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mcr_error *err);
+int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_proof *p,
+			   struct mcr_error *err);
 /* The proof of election attempt `attempt` (the state's): 0, or -1 with *p
  * all zero when there is none for it (no file, a damaged one, or one of
  * another attempt: a master step that has not proved its master yet). */
 int mcri_proof_of_attempt(const struct mcri_jobdir *d, int attempt, struct mcri_proof *p);
+int mcri_proof_of_member(const struct mcri_jobdir *d, int attempt, int member, struct mcri_proof *p);
 /* How many of p->restart hold a restart (the last MCRI_RESTARTS_KEPT). */
 size_t mcri_proof_kept(const struct mcri_proof *p);
 /* One more restart: the master ended at `at` (Unix seconds) of `cause`. */

@@ -61,6 +61,27 @@ int mcri_http_answer(const char *answer, int *status, const char **body);
 int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
 		  size_t max, int *status, char **body, struct mcr_error *err);
 
+/* ---- a master's word on itself (health.c) ------------------------- */
+
+/* In Mooncake's HA mode a master leads or stands by; outside it, UNKNOWN */
+enum mcri_master_role { MCRI_MASTER_UNKNOWN = 0, MCRI_MASTER_LEADER, MCRI_MASTER_STANDBY };
+struct mcri_master_health {
+	enum mcri_master_role role;
+	bool service_ready;  /* the leader serves clients (after its warm-up) */
+	char leader[64];     /* leader_address, "ADDR:PORT" ("" unknown) */
+	long long view;      /* view_version (-1 unknown): each new leader's is higher */
+};
+/*
+ * The master on host:port (its metrics port) says of itself: GET /health
+ * within timeout_ms. 0 with *h; -1 with err (MCR_ESTATE: no answer, an
+ * answer other than 200, or no JSON object, as a master outside HA mode
+ * gives; errno as mcri_http sets it).
+ */
+int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_master_health *h,
+		       struct mcr_error *err);
+/* /health's body into *h: 0, or -1 when it is no JSON object. */
+int mcri_master_health_parse(const char *body, struct mcri_master_health *h);
+
 /* ---- who listens on a port (sockets.c) ---------------------------- */
 
 struct mcri_listener {

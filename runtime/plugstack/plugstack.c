@@ -16,14 +16,31 @@
 #define MCRI_DEFAULT_SAMPLER "/usr/local/bin/mooncake-recipe"
 #endif
 
+/* the names of the modes, in the order of their enums */
+static const char *const CONTAINER_NAMES[] = { "auto", "pyxis", "oci", "none" };
+static const char *const HA_NAMES[] = { "none", "etcd" };
+
 const char *mcri_container_mode_name(enum mcri_container_mode mode)
 {
-	static const char *const names[] = { "auto", "pyxis", "oci", "none" };
-
-	return mode >= 0 && mode <= MCRI_CONTAINER_NONE ? names[mode] : "?";
+	return (unsigned)mode < MCRI_ARRAY_LEN(CONTAINER_NAMES) ? CONTAINER_NAMES[mode] : "?";
 }
 
-enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE, ARG_CONTAINER, ARG_RESTART };
+const char *mcri_ha_mode_name(enum mcri_ha_mode mode)
+{
+	return (unsigned)mode < MCRI_ARRAY_LEN(HA_NAMES) ? HA_NAMES[mode] : "?";
+}
+
+/* value's index among names[0..n-1], or -1 */
+static int name_index(const char *value, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(value, names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE, ARG_CONTAINER, ARG_RESTART,
+		ARG_HA };
 
 static const struct plugstack_arg {
 	const char *key;
@@ -43,11 +60,13 @@ static const struct plugstack_arg {
 	{ "pool_interval", ARG_INTERVAL, 0, 0, NULL },
 	{ "container", ARG_CONTAINER, 0, 0, NULL },
 	{ "restart", ARG_RESTART, 0, 0, NULL },
+	{ "ha", ARG_HA, 0, 0, NULL },
+	{ "etcd", ARG_PATH, offsetof(struct mcri_plugstack, etcd), PATH_MAX, NULL },
 	{ "srtslurm", ARG_ABSPATH, offsetof(struct mcri_plugstack, srtslurm), PATH_MAX,
 	  "the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml" },
 };
 #define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
-#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart= and srtslurm="
+#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart=, ha=, etcd= and srtslurm="
 
 static int parse_long(const char *text, long lo, long hi, long *out)
 {
@@ -92,6 +111,14 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 					      value, MCRI_RESTART_MAX);
 		ps->restart = (int)lo;
 		return 0;
+	case ARG_HA:
+		if ((n = name_index(value, HA_NAMES, MCRI_ARRAY_LEN(HA_NAMES))) >= 0) {
+			ps->ha = (enum mcri_ha_mode)n;
+			return 0;
+		}
+		return mcri_error_set(err, MCR_EINVAL,
+				      "plugstack.conf: ha=%s: write ha=none (one mooncake_master per job, on its first node) or ha=etcd (jobs of two or more nodes get masters in Mooncake's HA mode on their first two or three nodes, with an etcd of the job's own)",
+				      value);
 	case ARG_SECONDS:
 		if (parse_long(value, 1, 86400, &lo))
 			return mcri_error_set(err, MCR_EINVAL,
@@ -107,11 +134,10 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 		ps->fixed_ports = strcmp(value, "fixed") == 0;
 		return 0;
 	case ARG_CONTAINER:
-		for (int m = MCRI_CONTAINER_AUTO; m <= MCRI_CONTAINER_NONE; m++)
-			if (strcmp(value, mcri_container_mode_name((enum mcri_container_mode)m)) == 0) {
-				ps->container = (enum mcri_container_mode)m;
-				return 0;
-			}
+		if ((n = name_index(value, CONTAINER_NAMES, MCRI_ARRAY_LEN(CONTAINER_NAMES))) >= 0) {
+			ps->container = (enum mcri_container_mode)n;
+			return 0;
+		}
 		return mcri_error_set(err, MCR_EINVAL,
 				      "plugstack.conf: container=%s: write container=auto (the cluster's container support: pyxis's --container-image, else Slurm's --container with oci.conf, else the host), container=pyxis, container=oci, or container=none (the master always runs on the host)",
 				      value);
@@ -150,6 +176,7 @@ int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
 	snprintf(ps->sampler, sizeof(ps->sampler), "%s", MCRI_DEFAULT_SAMPLER);
 	ps->pool_interval = 5;
 	ps->restart = 3;
+	snprintf(ps->etcd, sizeof(ps->etcd), "etcd");
 	for (int i = 0; i < ac; i++) {
 		const char *eq = strchr(av[i], '=');
 		size_t klen = eq ? (size_t)(eq - av[i]) : strlen(av[i]);

@@ -22,6 +22,14 @@ enum mcri_container_mode {
 
 #define MCRI_RESTART_MAX 100 /* restart= at most */
 
+/* ha=: the job's pool on one master, or on masters in Mooncake's HA mode
+ * with an etcd of the job's own (spank/master_ha.c) */
+enum mcri_ha_mode {
+	MCRI_HA_NONE = 0, /* one master on the infra node (restart= keeps it running) */
+	MCRI_HA_ETCD,     /* a job of 2 or more nodes: a master on each of its first
+			   * 2 or 3 nodes, one leader, the others standing by */
+};
+
 /* plugstack.conf arguments (key=value), see doc/spank_mooncake.8 */
 struct mcri_plugstack {
 	char master[PATH_MAX];   /* master=      binary run on the infra node */
@@ -36,6 +44,8 @@ struct mcri_plugstack {
 	enum mcri_container_mode container; /* container=auto|pyxis|oci|none */
 	char srtslurm[PATH_MAX]; /* srtslurm=    the cluster's srtslurm.yaml ("": none) */
 	int restart;             /* restart=     times the master step starts its master again, 0: never */
+	enum mcri_ha_mode ha;    /* ha=none|etcd */
+	char etcd[PATH_MAX];     /* etcd=        the etcd binary an HA pool's members run */
 };
 
 /* Parse the plugin's arguments av[0..ac-1] ("key=value", as Slurm hands
@@ -44,6 +54,8 @@ struct mcri_plugstack {
  * its fix) for an unknown key or a bad value; ps is then partly set. */
 int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
 			struct mcr_error *err);
+/* "none", "etcd"; "?" for another value */
+const char *mcri_ha_mode_name(enum mcri_ha_mode mode);
 /* "auto", "pyxis", "oci", "none"; "?" for another value */
 const char *mcri_container_mode_name(enum mcri_container_mode mode);
 

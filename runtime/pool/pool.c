@@ -161,25 +161,51 @@ int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir
 	return rc;
 }
 
+/* an HA pool: who leads (pool->leader, -1 none), each master's word */
+static void find_leader(struct mcri_pool *pool, int timeout_ms)
+{
+	const struct mcri_state *m = &pool->master;
+
+	pool->leader = -1;
+	for (int k = 0; k < m->ha.masters && k < MCRI_HA_MAX; k++) {
+		struct mcr_error ignored;
+
+		pool->answered[k] = mcri_master_health(m->ha.member[k].addr, m->ports.metrics, timeout_ms,
+						       &pool->health[k], &ignored) == 0;
+		if (pool->answered[k] && pool->leader < 0 && pool->health[k].role == MCRI_MASTER_LEADER &&
+		    pool->health[k].service_ready)
+			pool->leader = k;
+	}
+}
+
 int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *err)
 {
 	const struct mcri_state *m = &pool->master;
+	const char *addr = m->infra_addr;
 	struct mcri_prom prom;
 	char *body = NULL;
 	int status, rc;
 
-	if (mcri_http_get(m->infra_addr, m->ports.metrics, "/metrics", timeout_ms, METRICS_MAX,
+	if (m->ha.masters) {
+		find_leader(pool, timeout_ms);
+		if (pool->leader < 0)
+			return mcri_error_set(err, MCR_ESTATE,
+					      "no master of the job's HA pool leads and serves now (on %s and %d more): they may be choosing a leader; ask again in a few seconds",
+					      m->infra_node, m->ha.masters - 1);
+		addr = m->ha.member[pool->leader].addr;
+	}
+	if (mcri_http_get(addr, m->ports.metrics, "/metrics", timeout_ms, METRICS_MAX,
 			  &status, &body, err)) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "%.500s", err->text);
-		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics: %s", m->infra_addr,
+		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics: %s", addr,
 				      m->ports.metrics, why);
 	}
 	if (status != 200) {
 		free(body);
 		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics answered %d",
-				      m->infra_addr, m->ports.metrics, status);
+				      addr, m->ports.metrics, status);
 	}
 	rc = mcri_prom_parse(body, &prom, err);
 	free(body);
@@ -190,7 +216,7 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 	if (rc)
 		return -1;
 	/* the rates are a bonus: a master without them is still the pool */
-	if (mcri_http_get(m->infra_addr, m->ports.metrics, "/metrics/summary", timeout_ms,
+	if (mcri_http_get(addr, m->ports.metrics, "/metrics/summary", timeout_ms,
 			  METRICS_MAX, &status, &body, err) == 0) {
 		rc = status == 200 ? mcri_pool_rates(body, pool, err) : 0;
 		free(body);

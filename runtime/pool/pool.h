@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "jobdir/jobdir.h" /* the state file, the worker records */
+#include "net/net.h"        /* what a master says of itself */
 
 /* ---- Prometheus text format 0.0.4 (prom.c) ------------------------- */
 
@@ -63,6 +64,12 @@ struct mcri_pool {
 	size_t nseg;
 	struct mcri_rate *rates;  /* /metrics/summary, when it answered */
 	size_t nrates;
+	/* an HA pool (master.ha.masters): what each master said of itself
+	 * (answered[k]: it did), and the one that leads and was asked (-1:
+	 * none serves) */
+	struct mcri_master_health health[MCRI_HA_MAX];
+	bool answered[MCRI_HA_MAX];
+	int leader;
 };
 
 /* The numbers of a /metrics text (master_total_capacity_bytes,
@@ -79,7 +86,9 @@ int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
 int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir,
 			   struct mcr_error *err);
 /* Ask the master of pool->master (GET /metrics, /metrics/summary) within
- * timeout_ms each; MCR_ESTATE when it does not answer. */
+ * timeout_ms each; MCR_ESTATE when it does not answer. An HA pool's
+ * masters are each asked who leads (GET /health), and its serving leader
+ * is the one asked; MCR_ESTATE when none serves. */
 int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *err);
 /* Seconds the pool's running master has been up at `now` (Unix
  * seconds): since it was ready, or proved again after a restart; 0
@@ -96,6 +105,7 @@ struct mcri_sample {
 	long long capacity, allocated, keys, clients;
 };
 
+#define MCRI_FAILOVERS_KEPT 16
 struct mcri_report {
 	char job_id[32];
 	struct mcri_pool last;          /* the pool at its last sample */
@@ -105,6 +115,15 @@ struct mcri_report {
 	size_t nsamples, cap;
 	double ended_at;
 	char ended_by[64];              /* "SIGTERM", "the master stopped answering" */
+	/* an HA pool: the node of the leader at the last sample, and each
+	 * change of leader seen (a higher view; the last MCRI_FAILOVERS_KEPT) */
+	char leader[256];
+	long long view;                 /* its view_version (-1 unknown) */
+	struct mcri_failover {
+		double at;           /* the first sample with the new leader */
+		char from[256], to[256];
+	} failover[MCRI_FAILOVERS_KEPT];
+	size_t nfailover, failovers;
 };
 
 /* status --json: one JSON object (heap; NULL out of memory). */
@@ -118,7 +137,8 @@ int mcri_samples_parse(const char *text, struct mcri_report *r,
 		       struct mcr_error *err);
 int mcri_report_add_sample(struct mcri_report *r, const struct mcri_sample *s,
 			   struct mcr_error *err);
-/* Remember the segments of `pool` (peaks) and keep it as r->last. */
+/* Remember the segments of `pool` (peaks) and keep it as r->last; an HA
+ * pool's leader, and a change of it as a failover at r's last sample. */
 int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
 			  struct mcr_error *err);
 /* mooncake_pool_report.json (heap). */

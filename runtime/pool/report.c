@@ -5,6 +5,7 @@
  * and reads the text.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,48 @@ static bool restart_fields(json_t *master, const struct mcri_proof *p, const str
 	return true;
 }
 
+/* an HA pool: each master's role as it said it, and with the report's
+ * samples each change of leader */
+static bool ha_fields(json_t *o, const struct mcri_pool *pool, const struct mcri_report *r)
+{
+	const struct mcri_ha *ha = &pool->master.ha;
+	json_t *h = json_object(), *masters, *changes;
+
+	if (!set(o, "ha", h) || !set(h, "etcd_members", json_integer(ha->etcd_members)) ||
+	    !set(h, "etcd_client_port", json_integer(ha->etcd_client)) ||
+	    !set(h, "leader", pool->leader >= 0 && pool->leader < ha->masters ?
+					json_string(ha->member[pool->leader].node) : json_null()) ||
+	    !set(h, "masters", masters = json_array()))
+		return false;
+	for (int k = 0; k < ha->masters; k++) {
+		const struct mcri_master_health *w = &pool->health[k];
+		json_t *m = json_object();
+
+		if (!m || json_array_append_new(masters, m) != 0 ||
+		    !set(m, "node", json_string(ha->member[k].node)) ||
+		    !set(m, "address", json_string(ha->member[k].addr)) ||
+		    !set(m, "role", json_string(!pool->answered[k] ? "no answer" :
+						w->role == MCRI_MASTER_LEADER ? "leader" :
+						w->role == MCRI_MASTER_STANDBY ? "standby" : "unknown")))
+			return false;
+	}
+	if (!r)
+		return true;
+	if (!set(h, "failovers", json_integer((json_int_t)r->failovers)) ||
+	    !set(h, "failover", changes = json_array()))
+		return false;
+	for (size_t i = 0; i < r->nfailover; i++) {
+		json_t *e = json_object();
+
+		if (!e || json_array_append_new(changes, e) != 0 ||
+		    !set(e, "at", json_real(round(r->failover[i].at * 1000) / 1000)) ||
+		    !set(e, "from", json_string(r->failover[i].from)) ||
+		    !set(e, "to", json_string(r->failover[i].to)))
+			return false;
+	}
+	return true;
+}
+
 /* the fields status --json and the report share (each container is
  * attached to `o` before it is filled: `o` owns everything); `r`: the
  * report's, NULL for status */
@@ -99,6 +142,7 @@ static bool pool_fields(json_t *o, const struct mcri_pool *pool,
 	    !set(master, "ready_at", json_integer(m->ready_at)) ||
 	    !set(master, "uptime_seconds", json_integer(up)) ||
 	    !restart_fields(master, &pool->keeper, r) ||
+	    (m->ha.masters && !ha_fields(o, pool, r)) ||
 	    !set(o, "capacity_bytes", json_integer(pool->capacity)) ||
 	    !set(o, "allocated_bytes", json_integer(pool->allocated)) ||
 	    !set(o, "keys", json_integer(pool->keys)) ||
@@ -256,9 +300,39 @@ static int copy_pool(struct mcri_pool *dst, const struct mcri_pool *src)
 	return 0;
 }
 
+/* an HA pool's leader at this sample: a new one is a failover */
+static void note_leader(struct mcri_report *r, const struct mcri_pool *pool)
+{
+	const struct mcri_ha *ha = &pool->master.ha;
+	const char *node;
+	struct mcri_failover *f;
+	long long view;
+
+	if (!ha->masters || pool->leader < 0 || pool->leader >= ha->masters)
+		return;
+	node = ha->member[pool->leader].node;
+	view = pool->health[pool->leader].view;
+	/* each new leader's view is higher (a master started again on the
+	 * same node may lead again); without views, another node */
+	if (r->leader[0] && (view >= 0 && r->view >= 0 ? view > r->view : strcmp(r->leader, node) != 0)) {
+		if (r->nfailover == MCRI_FAILOVERS_KEPT) /* the oldest goes */
+			memmove(r->failover, r->failover + 1, sizeof(r->failover) - sizeof(r->failover[0]));
+		else
+			r->nfailover++;
+		f = &r->failover[r->nfailover - 1];
+		f->at = r->nsamples ? r->samples[r->nsamples - 1].t : 0;
+		snprintf(f->from, sizeof(f->from), "%s", r->leader);
+		snprintf(f->to, sizeof(f->to), "%s", node);
+		r->failovers++;
+	}
+	snprintf(r->leader, sizeof(r->leader), "%s", node);
+	r->view = view;
+}
+
 int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
 			  struct mcr_error *err)
 {
+	note_leader(r, pool);
 	for (size_t i = 0; i < pool->nseg; i++) {
 		const struct mcri_segment *s = &pool->seg[i];
 		struct mcri_segment *d = NULL;

@@ -259,7 +259,8 @@ InactiveLimit=0
 KillWait=5
 MinJobAge=300
 SlurmctldTimeout=30
-SlurmdTimeout=60
+# test_ha.sh pulls a node's cable for about a minute: no node is set DOWN meanwhile
+SlurmdTimeout=300
 CONF
 	# slurmd 23.02 and later load a cgroup plugin even with task/none and
 	# proctrack/linuxproc; the test cluster needs none (22.05 refuses the line)

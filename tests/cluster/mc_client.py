@@ -7,8 +7,8 @@ arguments that engine passes. Used inside the test cluster's tasks.
 
   mc_client.py env                 print the task's Mooncake view, one KEY=value per line
   mc_client.py put KEY VALUE DONE  put VALUE under KEY, then stay mounted until the
-                                   file DONE exists (the reader says it is done)
-  mc_client.py get KEY VALUE DONE  read KEY until it equals VALUE (60 s), touch DONE
+                                   file DONE exists (the reader or the test says it is done)
+  mc_client.py get KEY VALUE DONE  read KEY until it equals VALUE (120 s), touch DONE
   mc_client.py hold DONE           mount the task's segment, say MOUNTED, stay until DONE exists
   mc_client.py loop DONE           put a new key and get it back every 50 ms until DONE exists;
                                    print "UP <unix time>" at the first round trip that works
@@ -141,11 +141,15 @@ def main():
     elif cmd == "put":
         rc = st.put(key, value)
         print(f"{host} PUT {key} rc={rc}", flush=True)
-        deadline = time.time() + 90
+        # the test says when it is done: this bound only ends a worker
+        # whose test has gone
+        deadline = time.time() + 900
         while not os.path.exists(done) and time.time() < deadline:
             time.sleep(0.2)
     else:
-        deadline = time.time() + 60
+        # an HA pool's clients find a new leader by themselves, some
+        # 30 s after it serves (mooncake 0.3.13)
+        deadline = time.time() + 120
         got = b""
         while time.time() < deadline:
             got = st.get(key)

@@ -311,8 +311,8 @@ START_TEST(spawned_master_step_in_a_bundle)
 	struct mcri_plugstack ps;
 	struct mcr_recipe *r = recipe_in("/b/trt");
 	struct mcp_container c = { .mode = MCRI_CONTAINER_OCI, .value = "/b/trt" };
-	const struct mcr_ports ports = { 8700, 8701, 8702 };
-	struct mcp_step_place at = { "4301", tmp, "n1", false };
+	const struct mcri_state st = { .ports = { 8700, 8701, 8702 } };
+	struct mcp_step_place at = { .job_id = "4301", .dir = tmp, .node = "n1" };
 	struct mcr_error err;
 	char log[512], out[300], text[1200], buf[4096];
 	pid_t pid;
@@ -327,7 +327,7 @@ START_TEST(spawned_master_step_in_a_bundle)
 	put(ps.srun, text);
 	ck_assert_int_eq(chmod(ps.srun, 0755), 0);
 	snprintf(log, sizeof(log), "%s/mooncake_master.log", tmp);
-	ck_assert_int_eq(mcp_spawn_master(&ps, r, &c, &at, &ports, false, NULL, log, &pid, &err), 0);
+	ck_assert_int_eq(mcp_spawn_master(&ps, r, &c, &at, &st, false, NULL, NULL, log, &pid, &err), 0);
 	for (int i = 0; i < 200 && access(out, F_OK) != 0; i++)
 		usleep(20000);
 	f = fopen(out, "r");

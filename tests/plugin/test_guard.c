@@ -128,6 +128,48 @@ START_TEST(guard_names_a_foreign_listener)
 }
 END_TEST
 
+/* An HA pool's standby master listens on its RPC port only once it
+ * leads: its metadata and metrics ports prove it OWN, in the proof of its
+ * member (the second, on node n2); its master binds its node's address */
+START_TEST(guard_proves_an_ha_standby)
+{
+	const struct mcri_ha ha = { .masters = 2, .etcd_members = 1, .etcd_client = 8983, .etcd_peer = 8984,
+				    .member = { { "n1", "127.0.0.1" }, { "n2", "127.0.0.2" } } };
+	char *guard, *hav = mcp_ha_value(&ha, 1, "4301");
+	struct mcri_proof p = { 0 };
+	struct mcri_jobdir jd;
+	struct mcr_error err;
+	const char *dir;
+	int fd[2];
+
+	in_tmpdir();
+	dir = guard_dir();
+	guard = mcp_guard_value(1, 10, 0, &GUARD_PORTS, dir);
+	master_step(NULL, MCP_GUARD_VAR, guard);
+	stub_setenv(MCP_HA_VAR, hav);
+	stub_setenv("SLURMD_NODENAME", "n2");
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	ck_assert_str_eq(stub_getenv("FLAGS_rpc_address"), "127.0.0.2");
+	ck_assert_ptr_null(stub_getenv(MCP_HA_VAR));
+	fd[0] = hold_port(GUARD_PORTS.metadata);
+	fd[1] = hold_port(GUARD_PORTS.metrics);
+	ck_assert_int_eq(mcri_jobdir_open(&jd, dir, getuid(), false, &err), 0);
+	for (int i = 0; i < 400 && mcri_proof_of_member(&jd, 1, 1, &p) != 0; i++)
+		usleep(25000);
+	ck_assert_int_eq(mcri_proof_of_attempt(&jd, 1, &(struct mcri_proof){ 0 }), -1);
+	mcri_jobdir_close(&jd);
+	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN);
+	ck_assert(p.ha);
+	ck_assert_int_eq(p.member, 1);
+	close(fd[0]);
+	close(fd[1]);
+	free(guard);
+	free(hav);
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 /* A guard variable that is not srun's fails the task, naming it */
 START_TEST(guard_value_not_sruns_is_refused)
 {
@@ -160,6 +202,7 @@ Suite *guard_suite(void)
 	tcase_add_checked_fixture(tc, NULL, remove_tmpdir);
 	tcase_add_test(tc, guard_proves_the_masters_own_ports);
 	tcase_add_test(tc, guard_names_a_foreign_listener);
+	tcase_add_test(tc, guard_proves_an_ha_standby);
 	tcase_add_test(tc, guard_value_not_sruns_is_refused);
 	suite_add_tcase(s, tc);
 	return s;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "plugin.h"
+#include "ports.h"
 
 static struct mcri_plugstack ps;
 
@@ -122,12 +123,49 @@ START_TEST(ports_parse)
 	struct mcr_ports p;
 	struct mcr_error err;
 
-	ck_assert_int_eq(mcp_ports_parse("8703,8704,8705", &p, &err), 0);
+	ck_assert_int_eq(mcp_ports_parse("8703,8704,8705", &p, NULL, &err), 0);
 	ck_assert_int_eq(p.metadata, 8704);
-	ck_assert_int_eq(mcp_ports_parse("8703,8704", &p, &err), -1);
-	ck_assert_int_eq(mcp_ports_parse("8703,8704,8705x", &p, &err), -1);
-	ck_assert_int_eq(mcp_ports_parse("0,8704,8705", &p, &err), -1);
-	ck_assert_str_eq(err.text, "SLURM_MOONCAKE_MASTER_PORTS='0,8704,8705' is not three ports RPC,METADATA,METRICS");
+	ck_assert_int_eq(mcp_ports_parse("8703,8704", &p, NULL, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse("8703,8704,8705x", &p, NULL, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse("0,8704,8705", &p, NULL, &err), -1);
+	ck_assert_str_eq(err.text, "SLURM_MOONCAKE_MASTER_PORTS='0,8704,8705' is not three ports RPC,METADATA,METRICS (and an HA pool's two of etcd)");
+	/* an HA pool's: five, the last two its etcd's */
+	int etcd[2] = { -1, -1 };
+
+	ck_assert_int_eq(mcp_ports_parse("8700,8701,8702", &p, etcd, &err), 0);
+	ck_assert_int_eq(etcd[0], 0);
+	ck_assert_int_eq(mcp_ports_parse("8700,8701,8702,8703,8704", &p, etcd, &err), 0);
+	ck_assert_int_eq(p.metrics, 8702);
+	ck_assert_int_eq(etcd[0], 8703);
+	ck_assert_int_eq(etcd[1], 8704);
+	ck_assert_int_eq(mcp_ports_parse("8700,8701,8702,8703,8704", &p, NULL, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse("8700,8701,8702,8703", &p, etcd, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse("8700,8701,8702,8703,8704,", &p, etcd, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse("8700,8701,8702,8703,70000", &p, etcd, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse("", &p, etcd, &err), -1);
+	ck_assert_int_eq(mcp_ports_parse(NULL, &p, etcd, &err), -1);
+}
+END_TEST
+
+/* an HA pool's etcd: the two ports after the master's, inside the range */
+START_TEST(etcd_ports)
+{
+	struct mcri_plugstack range;
+	struct mcr_error err;
+	char *av[] = { "port_range=8700-8799" };
+	int client, peer;
+
+	ck_assert_int_eq(mcri_plugstack_parse(&range, 1, av, &err), 0);
+	mcp_etcd_ports(&range, &(struct mcr_ports){ 8700, 8701, 8702 }, &client, &peer);
+	ck_assert_int_eq(client, 8703);
+	ck_assert_int_eq(peer, 8704);
+	mcp_etcd_ports(&range, &(struct mcr_ports){ 8796, 8797, 8798 }, &client, &peer);
+	ck_assert_int_eq(client, 8794);
+	ck_assert_int_eq(peer, 8795);
+	range.fixed_ports = true;
+	mcp_etcd_ports(&range, &(struct mcr_ports){ 8700, 8701, 8702 }, &client, &peer);
+	ck_assert_int_eq(client, 8703);
+	ck_assert_int_eq(peer, 8704);
 }
 END_TEST
 
@@ -189,7 +227,7 @@ START_TEST(claim_free_ports_reserves_them)
 	struct stat st;
 
 	fresh_registry();
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
 	read_registry(text, sizeof(text));
 	ck_assert_uint_gt(start, 0);
 	snprintf(want, sizeof(want), "8900 %ld %llu 42\n8901 %ld %llu 42\n8902 %ld %llu 42\n", me, start,
@@ -199,7 +237,7 @@ START_TEST(claim_free_ports_reserves_them)
 	ck_assert_int_eq(stat(registry, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 	/* this process again (a retried task): its own reservation is no obstacle */
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
 }
 END_TEST
 
@@ -211,11 +249,11 @@ START_TEST(claim_refuses_a_port_someone_listens_on)
 
 	fresh_registry();
 	fd = listener(8911);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), -1);
 	ck_assert_msg(strstr(err.text, "port 8911 (metadata) on ") == err.text, "%s", err.text);
 	ck_assert_ptr_nonnull(strstr(err.text, " is taken: another process listens on it; the srun that started this step tries other ports"));
 	close(fd);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
 }
 END_TEST
 
@@ -230,12 +268,12 @@ START_TEST(claim_only_a_masters_ports)
 	char *fixed[] = { "ports=fixed", NULL };
 
 	fresh_registry();
-	ck_assert_int_eq(mcp_ports_claim(&low, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&low, NULL, &ps, 42, registry, &err), -1);
 	ck_assert_str_eq(err.text, "port 22 (RPC) is not a port of mooncake_master on this cluster (8700-8702, or port_range=8700-8999 of plugstack.conf): SLURM_MOONCAKE_MASTER_PORTS is set by the plugin alone; unset it");
-	ck_assert_int_eq(mcp_ports_claim(&out, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&out, NULL, &ps, 42, registry, &err), -1);
 	plugstack(fixed);
-	ck_assert_int_eq(mcp_ports_claim(&srtctl, &ps, 42, registry, &err), 0);
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8900, 8901, 8902 }, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&srtctl, NULL, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8900, 8901, 8902 }, NULL, &ps, 42, registry, &err), -1);
 }
 END_TEST
 
@@ -257,15 +295,15 @@ START_TEST(claim_respects_a_live_reservation)
 	snprintf(line, sizeof(line), "8922 %ld %llu 7\n8940 %ld %llu 42\n", (long)other,
 		 mcri_pid_start(other), (long)other, mcri_pid_start(other));
 	put_registry(line);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8922 (metrics) on "));
 	ck_assert_ptr_nonnull(strstr(err.text, "is taken: another job's mooncake_master"));
 	/* the same job's live reservation is an earlier attempt that runs */
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8940, 8941, 8942 }, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8940, 8941, 8942 }, NULL, &ps, 42, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8940 (RPC) on "));
 	ck_assert_ptr_nonnull(strstr(err.text, "is taken: an earlier attempt of this job's mooncake_master"));
 	/* other ports are this attempt's; the live reservations stay */
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8930, 8931, 8932 }, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8930, 8931, 8932 }, NULL, &ps, 42, registry, &err), 0);
 	read_registry(text, sizeof(text));
 	snprintf(line, sizeof(line), "8922 %ld %llu 7\n", (long)other, mcri_pid_start(other));
 	ck_assert_ptr_nonnull(strstr(text, line));
@@ -273,7 +311,7 @@ START_TEST(claim_respects_a_live_reservation)
 	ck_assert_ptr_nonnull(strstr(text, "8930 "));
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 43, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 43, registry, &err), 0);
 }
 END_TEST
 
@@ -298,7 +336,7 @@ START_TEST(claim_ignores_what_it_cannot_trust)
 	junk[199999] = '\0';
 	fputs(junk, f);                                         /* one line far past any bound */
 	fclose(f);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
 	/* what remains is this claim alone, well formed */
 	f = fopen(registry, "r");
 	ck_assert_int_eq(fread(junk, 1, 199999, f) < 200, 1);
@@ -307,15 +345,15 @@ START_TEST(claim_ignores_what_it_cannot_trust)
 	snprintf(line, sizeof(line), "8950 %ld %llu 7\n", (long)getppid(), mcri_pid_start(getppid()));
 	put_registry(line);
 	ck_assert_int_eq(chmod(registry, 0666), 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
 	/* nor one in a directory others may write */
 	ck_assert_int_eq(chmod(registry, 0600), 0);
 	ck_assert_int_eq(chmod(regdir, 0777), 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
 	ck_assert_int_eq(chmod(regdir, 0700), 0);
 	/* a live entry of another job's is respected, so the two above really
 	 * did not read it */
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), -1);
 	free(junk);
 }
 END_TEST
@@ -327,8 +365,8 @@ START_TEST(claim_without_registry)
 	struct mcr_error err;
 
 	plugstack(NULL);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, NULL, &err), 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, &ps, 42, "/nonexistent/dir/registry", &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, NULL, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, "/nonexistent/dir/registry", &err), 0);
 }
 END_TEST
 
@@ -370,6 +408,7 @@ Suite *ports_suite(void)
 	tcase_add_test(tc, fixed_ports_have_one_candidate);
 	tcase_add_test(tc, port_arguments_are_checked);
 	tcase_add_test(tc, ports_parse);
+	tcase_add_test(tc, etcd_ports);
 	tcase_add_test(tc, claim_free_ports_reserves_them);
 	tcase_add_test(tc, claim_refuses_a_port_someone_listens_on);
 	tcase_add_test(tc, claim_respects_a_live_reservation);

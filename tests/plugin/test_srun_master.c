@@ -380,7 +380,7 @@ START_TEST(sampler_step_argv_and_env)
 {
 	struct mcri_plugstack config;
 	struct mcr_error err = { 0 };
-	struct mcp_step_place job = { "4301", NULL, "n1", false };
+	struct mcp_step_place job = { .job_id = "4301", .node = "n1" };
 	char srun[300], out[2048], sampler[300], logdir[300], buf[8192];
 	char *av[] = { NULL };
 	FILE *f;

@@ -179,8 +179,8 @@ START_TEST(the_master_runs_where_the_plugin_decides)
 	const char *want[3];
 	struct mcri_plugstack ps;
 	struct mcr_recipe *r = recipe();
-	const struct mcr_ports ports = { 8700, 8701, 8702 };
-	struct mcp_step_place at = { "4301", tmp, "n1", false };
+	const struct mcri_state st = { .ports = { 8700, 8701, 8702 } };
+	struct mcp_step_place at = { .job_id = "4301", .dir = tmp, .node = "n1" };
 	char argv[8192], env[65536], log[400], pyxis[1200];
 	struct mcr_error err;
 	pid_t pid;
@@ -193,7 +193,7 @@ START_TEST(the_master_runs_where_the_plugin_decides)
 	recording(&ps);
 	snprintf(log, sizeof(log), "%s/mooncake_master.log", tmp);
 	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(mcp_spawn_master(&ps, r, &choices[i], &at, &ports, true, "G1", log, &pid,
+		ck_assert_int_eq(mcp_spawn_master(&ps, r, &choices[i], &at, &st, true, "G1", NULL, log, &pid,
 						  &err),
 				 0);
 		recorded(pid, argv, env, sizeof(env));
@@ -207,7 +207,7 @@ START_TEST(the_master_runs_where_the_plugin_decides)
 			ck_contains(stub.log, "mooncake: r.yaml:2:29: model.container: 'x' is not used");
 	}
 	/* no container: the same as the host */
-	ck_assert_int_eq(mcp_spawn_master(&ps, r, NULL, &at, &ports, false, NULL, log, &pid, &err), 0);
+	ck_assert_int_eq(mcp_spawn_master(&ps, r, NULL, &at, &st, false, NULL, NULL, log, &pid, &err), 0);
 	recorded(pid, argv, env, sizeof(env));
 	ck_assert_str_eq(container_options(argv), "");
 	no_worker_container(env);
@@ -217,11 +217,85 @@ START_TEST(the_master_runs_where_the_plugin_decides)
 }
 END_TEST
 
+/* an HA pool's masters: one step, a task on each of its nodes, a lost
+ * node not its end; Mooncake's HA flags after the recipe's argv; the
+ * pool handed over, the etcd ports claimed with the master's */
+START_TEST(the_ha_pool_is_one_step_on_its_nodes)
+{
+	struct mcri_plugstack ps;
+	struct mcr_recipe *r = recipe();
+	struct mcri_state st = { .ports = { 8700, 8701, 8702 },
+				 .ha = { .masters = 3, .etcd_members = 3, .etcd_client = 8703, .etcd_peer = 8704,
+					 .member = { { "n1", "10.0.0.1" }, { "n2", "10.0.0.2" }, { "n3", "10.0.0.3" } } } };
+	struct mcp_step_place at = { .job_id = "4301", .dir = tmp, .node = "n1,n2,n3", .nodes = 3 };
+	char argv[8192], env[65536], log[400], *ha = mcp_ha_value(&st.ha, 2, "4301");
+	struct mcr_error err;
+	pid_t pid;
+
+	recording(&ps);
+	snprintf(log, sizeof(log), "%s/mooncake_master.log", tmp);
+	ck_assert_int_eq(mcp_spawn_master(&ps, r, NULL, &at, &st, true, "G1", ha, log, &pid, &err), 0);
+	recorded(pid, argv, env, sizeof(env));
+	ck_contains(argv, "\n--nodes=3\n--ntasks=3\n--ntasks-per-node=1\n");
+	ck_contains(argv, "\n--no-kill\n");
+	ck_contains(argv, "\n--nodelist=n1,n2,n3\n");
+	ck_contains(argv, "\n--port=8700\n");
+	ck_contains(argv, "\n--enable_ha=true\n--ha_backend_type=etcd\n"
+			  "--ha_backend_connstring=10.0.0.1:8703;10.0.0.2:8703;10.0.0.3:8703\n"
+			  "--enable_oplog=true\n--tryfromenv=rpc_address\n");
+	ck_contains(env, "\n" MCP_HA_VAR "=2,4301,3,8703,8704;n1=10.0.0.1;n2=10.0.0.2;n3=10.0.0.3\n");
+	ck_contains(env, "\n" MCP_PORTS_VAR "=8700,8701,8702,8703,8704\n");
+	/* a master of one: no step of several nodes */
+	at = (struct mcp_step_place){ .job_id = "4301", .dir = tmp, .node = "n1" };
+	memset(&st.ha, 0, sizeof(st.ha));
+	ck_assert_int_eq(mcp_spawn_master(&ps, r, NULL, &at, &st, true, "G1", NULL, log, &pid, &err), 0);
+	recorded(pid, argv, env, sizeof(env));
+	ck_contains(argv, "\n--nodes=1\n--ntasks=1\n");
+	ck_lacks(argv, "--no-kill");
+	ck_lacks(argv, "--enable_ha");
+	ck_lacks(env, MCP_HA_VAR);
+	free(ha);
+	mcr_recipe_free(r);
+}
+END_TEST
+
+/* what srun hands an HA pool's tasks: each finds itself by its node */
+START_TEST(the_ha_handover)
+{
+	const struct mcri_ha ha = { .masters = 2, .etcd_members = 1, .etcd_client = 8706, .etcd_peer = 8707,
+				    .member = { { "gpu-01", "10.0.0.1" }, { "gpu-02", "10.0.0.2" } } };
+	static const char *const bad[] = {
+		"", "1,4301,1,8706,8707", "1,4301,1,8706,8707;gpu-01=10.0.0.1",
+		"0,4301,1,8706,8707;a=1;b=2", "1,4301,2,8706,8707;a=1;b=2;c=3",
+		"1,4301,1,8706,70000;a=1;b=2", "1,4301,1,8706,8707;a=1;b=2;c=3;d=4",
+		"1,4301,1,8706,8707;a=1;b", "1,4301,1,8706,8707;a/x=1;b=2", "1,x,1,8706,8707;a=1;b=2",
+	};
+	char *v = mcp_ha_value(&ha, 3, "4301");
+	struct mcp_ha_part p;
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcp_ha_parse(v, "gpu-02", &p, &err), 0);
+	ck_assert_int_eq(p.self, 1);
+	ck_assert_int_eq(p.ha.masters, 2);
+	ck_assert_int_eq(p.ha.etcd_members, 1);
+	ck_assert_int_eq(p.ha.etcd_client, 8706);
+	ck_assert_str_eq(p.ha.member[0].addr, "10.0.0.1");
+	ck_assert_str_eq(p.token, "mooncake-4301-3");
+	ck_assert_int_eq(mcp_ha_parse(v, "gpu-03", &p, &err), -1);
+	ck_contains(err.text, "this task runs on gpu-03, which is none of the job's HA masters' nodes");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(mcp_ha_parse(bad[i], "a", &p, &err) == -1, "'%s' was taken", bad[i]);
+		ck_contains(err.text, "is not what srun hands an HA pool's master step");
+	}
+	free(v);
+}
+END_TEST
+
 /* the sampler: on the host, whatever the worker's srun has */
 START_TEST(the_sampler_runs_on_the_host)
 {
 	struct mcri_plugstack ps;
-	struct mcp_step_place at = { "4301", tmp, "n1", false };
+	struct mcp_step_place at = { .job_id = "4301", .dir = tmp, .node = "n1" };
 	char argv[8192], env[65536], path[400];
 	struct mcr_error err;
 	int status;
@@ -248,7 +322,7 @@ END_TEST
 START_TEST(a_step_that_cannot_start)
 {
 	struct mcri_plugstack ps;
-	struct mcp_step_place at = { "4301", tmp, "n1", false };
+	struct mcp_step_place at = { .job_id = "4301", .dir = tmp, .node = "n1" };
 	char *const cmd[] = { "true", NULL };
 	char log[400];
 	struct mcr_error err;
@@ -287,6 +361,8 @@ Suite *steps_suite(void)
 	tcase_add_test(tc, what_no_step_inherits);
 	tcase_add_test(tc, the_master_runs_where_the_plugin_decides);
 	tcase_add_test(tc, the_sampler_runs_on_the_host);
+	tcase_add_test(tc, the_ha_pool_is_one_step_on_its_nodes);
+	tcase_add_test(tc, the_ha_handover);
 	tcase_add_test(tc, a_step_that_cannot_start);
 	suite_add_tcase(s, tc);
 	return s;

@@ -27,6 +27,16 @@ static inline const char *errmsg(const struct mcr_error *err)
 	return buf;
 }
 
+/* An SGLang recipe of one prefill role whose env is the YAML flow map
+ * `env` (a string literal), with the job's own master. */
+#define SGLANG_ENV_RECIPE(env)                                                          \
+	"schema: 2\n"                                                               \
+	"engine: sglang\n"                                                          \
+	"roles:\n"                                                                  \
+	"  prefill: {env: " env ", args: {disaggregation-transfer-backend: mooncake,"  \
+	" enable-hierarchical-cache: true, hicache-storage-backend: mooncake}}\n"    \
+	"services: [{name: mooncake-master, type: mooncake-master}]\n"
+
 /* Load `yaml` (named "r.yaml" in messages); fail the test on an error. */
 static inline struct mcr_recipe *load_ok(const char *yaml)
 {

@@ -1,0 +1,329 @@
+/*
+ * master_ha.c - an HA pool (plugstack ha=etcd): the job's masters in
+ * Mooncake's HA mode, with an etcd of the job's own.
+ *
+ * A job of two or more nodes gets one master step whose tasks run on its
+ * first two or three nodes, one each (srun -N2 or -N3, --no-kill: a node
+ * lost takes its task only). Each task is its master's keeper
+ * (master_keep.c) and, on the first node (of two) or on each of three, an
+ * etcd member's too; each master runs with --enable_ha on its node's
+ * address, one leads and the others stand by, and the clients find the
+ * leader through etcd (etcd://...) with P2PHANDSHAKE for their transfer
+ * metadata. Every master proves its ports its own as a single master does
+ * (guard.c; a standby listens on its RPC port only once it leads). The
+ * pool is ready when a leader serves and every master answers; a joining
+ * srun needs a serving leader, and waits for one within the readiness
+ * bound while the masters choose one (a failover).
+ *
+ * srun hands the tasks the pool in MCP_HA_VAR:
+ *   "ATTEMPT,JOB,ETCD_MEMBERS,CLIENT_PORT,PEER_PORT;NODE=ADDR;NODE=ADDR[;NODE=ADDR]"
+ * and each task finds itself by its node's name (SLURMD_NODENAME).
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "master.h"
+
+/* ---- srun: the pool's plan, its step, its readiness ------------------ */
+
+int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
+		const struct mcri_ha_member *nodes, int got, struct mcri_state *st,
+		struct mcp_container *c, struct mcr_error *err)
+{
+	memset(&st->ha, 0, sizeof(st->ha));
+	snprintf(st->infra_node, sizeof(st->infra_node), "%s", nodes[0].node);
+	snprintf(st->infra_addr, sizeof(st->infra_addr), "%s", nodes[0].addr);
+	if (ps->ha != MCRI_HA_ETCD)
+		return 0;
+	if (got < 2) {
+		slurm_verbose(MCP_NAME ": ha=etcd: job %s has one node, so its pool has one master (restart= keeps it running)",
+			      st->job_id);
+		return 0;
+	}
+	if (mcr_recipe_ha_check(recipe, err))
+		return -1;
+	st->ha.masters = got > MCRI_HA_MAX ? MCRI_HA_MAX : got;
+	/* a majority of three survives a node; of two, one member is as good */
+	st->ha.etcd_members = st->ha.masters == 3 ? 3 : 1;
+	memcpy(st->ha.member, nodes, (size_t)st->ha.masters * sizeof(nodes[0]));
+	if (c->mode != MCRI_CONTAINER_NONE) {
+		slurm_info(MCP_NAME ": ha=etcd runs the job's masters and their etcd on the nodes' host (mooncake_master and etcd from the job's PATH), not in the recipe's container %s",
+			   c->value);
+		memset(c, 0, sizeof(*c));
+		c->mode = MCRI_CONTAINER_NONE;
+	}
+	return 0;
+}
+
+int mcp_ha_nodelist(const struct mcri_ha *ha, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	for (int k = 0; k < ha->masters; k++) {
+		int w = snprintf(buf + len, size - len, "%s%s", k ? "," : "", ha->member[k].node);
+
+		if (w < 0 || (size_t)w >= size - len)
+			return -1;
+		len += (size_t)w;
+	}
+	return 0;
+}
+
+char *mcp_ha_value(const struct mcri_ha *ha, int attempt, const char *job_id)
+{
+	char *v = mcri_asprintf("%d,%s,%d,%d,%d", attempt, job_id, ha->etcd_members, ha->etcd_client,
+				ha->etcd_peer);
+
+	for (int k = 0; v && k < ha->masters; k++) {
+		char *longer = mcri_asprintf("%s;%s=%s", v, ha->member[k].node, ha->member[k].addr);
+
+		free(v);
+		v = longer;
+	}
+	return v;
+}
+
+int mcp_ha_master_args(const struct mcri_ha *ha, char ***argv, struct mcr_error *err)
+{
+	char endpoints[512], connstring[600];
+	const char *extra[] = { "--enable_ha=true", "--ha_backend_type=etcd", connstring,
+				"--enable_oplog=true", "--tryfromenv=rpc_address" };
+	size_t n = mcr_strv_len(*argv), k = 0;
+	char **grown;
+
+	if (!mcri_ha_endpoints(ha, endpoints, sizeof(endpoints)))
+		return mcri_error_set(err, MCR_EINVAL, "an HA pool's etcd endpoints do not fit in %zu bytes",
+				      sizeof(endpoints));
+	snprintf(connstring, sizeof(connstring), "--ha_backend_connstring=%s", endpoints);
+	if (!(grown = realloc(*argv, (n + 6) * sizeof(*grown))))
+		return mcri_error_nomem(err);
+	*argv = grown;
+	for (; k < 5; k++) {
+		grown[n + k] = strdup(extra[k]);
+		grown[n + k + 1] = NULL;
+		if (!grown[n + k])
+			return mcri_error_nomem(err);
+	}
+	return 0;
+}
+
+int mcp_ha_busy_port(const struct mcri_state *st)
+{
+	const struct mcr_ports etcd = { st->ha.etcd_client, st->ha.etcd_peer, st->ha.etcd_peer };
+	int p;
+
+	for (int k = 0; k < st->ha.masters; k++)
+		if ((p = mcp_busy_port(st->ha.member[k].addr, &st->ports)) ||
+		    (k < st->ha.etcd_members && (p = mcp_busy_port(st->ha.member[k].addr, &etcd))))
+			return p;
+	return 0;
+}
+
+enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, size_t size)
+{
+	int answered = 0, leader = -1;
+	char last[300] = "";
+
+	for (int k = 0; k < st->ha.masters; k++) {
+		struct mcri_master_health h;
+		struct mcr_error reason;
+
+		if (mcri_master_health(st->ha.member[k].addr, st->ports.metrics, MCP_PROBE_TIMEOUT_MS, &h,
+				       &reason) != 0) {
+			snprintf(last, sizeof(last), "the master on %s does not answer: %.200s",
+				 st->ha.member[k].node, reason.text);
+			continue;
+		}
+		answered++;
+		if (h.role == MCRI_MASTER_LEADER && h.service_ready)
+			leader = k;
+	}
+	if (leader >= 0 && (!every || answered == st->ha.masters)) {
+		struct mcr_error reason;
+
+		if (mcri_tcp_probe(st->ha.member[leader].addr, st->ports.rpc, MCP_PROBE_TIMEOUT_MS,
+				   &reason) == 0)
+			return MCP_PROBE_READY;
+		snprintf(why, size, "its leader on %s does not accept on port %d: %.200s",
+			 st->ha.member[leader].node, st->ports.rpc, reason.text);
+		return MCP_PROBE_REFUSED;
+	}
+	if (leader >= 0)
+		snprintf(why, size, "a leader serves, but %s", last);
+	else if (answered)
+		snprintf(why, size, "%d of its %d masters answer%s, and none leads yet", answered,
+			 st->ha.masters, answered == 1 ? "s" : "");
+	else
+		snprintf(why, size, "none of its %d masters answers (%s)", st->ha.masters, last);
+	return answered ? MCP_PROBE_REFUSED : MCP_PROBE_NO_ANSWER;
+}
+
+/* ---- slurmstepd: one node's part ------------------------------------ */
+
+/* a node's name or address as the value carries it */
+static bool plain(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr("-_.:", *s)))
+			return false;
+	return true;
+}
+
+int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, struct mcr_error *err)
+{
+	char buf[2048], *save = NULL, *tok, job[32];
+	struct mcri_ha *ha = &p->ha;
+	int attempt, used = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->self = -1;
+	if (snprintf(buf, sizeof(buf), "%s", value) >= (int)sizeof(buf) ||
+	    sscanf(buf, "%d,%31[0-9],%d,%d,%d%n", &attempt, job, &ha->etcd_members, &ha->etcd_client,
+		   &ha->etcd_peer, &used) != 5 || buf[used] != ';' || attempt < 1 ||
+	    ha->etcd_client < 1 || ha->etcd_client > 65535 || ha->etcd_peer < 1 || ha->etcd_peer > 65535)
+		goto bad;
+	for (tok = strtok_r(buf + used + 1, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (ha->masters == MCRI_HA_MAX || !eq)
+			goto bad;
+		*eq = '\0';
+		if (!plain(tok) || !plain(eq + 1) ||
+		    snprintf(ha->member[ha->masters].node, sizeof(ha->member[0].node), "%s", tok) >=
+			    (int)sizeof(ha->member[0].node) ||
+		    snprintf(ha->member[ha->masters].addr, sizeof(ha->member[0].addr), "%s", eq + 1) >=
+			    (int)sizeof(ha->member[0].addr))
+			goto bad;
+		ha->masters++;
+	}
+	if (ha->masters < 2 || (ha->etcd_members != 1 && ha->etcd_members != ha->masters))
+		goto bad;
+	snprintf(p->token, sizeof(p->token), "mooncake-%s-%d", job, attempt);
+	if ((p->self = mcri_ha_member_of(ha, node)) < 0)
+		return mcri_error_set(err, MCR_ESTATE,
+				      "this task runs on %s, which is none of the job's HA masters' nodes (%s=%.200s): srun placed the master step elsewhere than the plugin asked",
+				      node ? node : "(a node without SLURMD_NODENAME)", MCP_HA_VAR, value);
+	return 0;
+bad:
+	memset(p, 0, sizeof(*p));
+	return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands an HA pool's master step",
+			      MCP_HA_VAR, value);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* the member's data: on this node's local disk, the user's alone, gone
+ * with it (nftw: depth first, no link followed) */
+static void remove_data(struct mcp_ha_part *p)
+{
+	if (p->data_dir[0])
+		nftw(p->data_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	p->data_dir[0] = '\0';
+}
+
+int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp, struct mcr_error *err)
+{
+	const struct mcri_ha *ha = &p->ha;
+	const char *addr = ha->member[p->self].addr;
+	char name[16], log[64], data[PATH_MAX + 16], lc[96], ac[96], lp[96], ap[96], cluster[512], token[96];
+	char *argv[24];
+	struct mcri_jobdir jd = { .fd = -1 };
+	size_t len = 0;
+	int fd = -1, rc = -1, n = 0;
+
+	snprintf(name, sizeof(name), "m%d", p->self);
+	snprintf(log, sizeof(log), MCRI_ETCD_LOG, p->self);
+	for (int k = 0; k < ha->etcd_members; k++) {
+		int w = snprintf(cluster + len, sizeof(cluster) - len, "%sm%d=http://%s:%d", k ? "," : "", k,
+				 ha->member[k].addr, ha->etcd_peer);
+
+		if (w < 0 || (size_t)w >= sizeof(cluster) - len)
+			return mcri_error_set(err, MCR_EINVAL, "the HA pool's etcd members do not fit in one line");
+		len += (size_t)w;
+	}
+	/* a directory of its own: a name no other user can take beforehand */
+	if (snprintf(p->data_dir, sizeof(p->data_dir), "%s/mooncake-etcd.%s.XXXXXX", tmp && *tmp ? tmp : "/tmp",
+		     p->token) >= (int)sizeof(p->data_dir) || !mkdtemp(p->data_dir)) {
+		rc = mcri_error_set(err, MCR_EIO, "cannot make the etcd member's data directory %s: %s; set TMPDIR to a directory of the node's local disk the job's user can write",
+				    p->data_dir, strerror(errno));
+		p->data_dir[0] = '\0';
+		return rc;
+	}
+	snprintf(data, sizeof(data), "--data-dir=%s/data", p->data_dir);
+	snprintf(lc, sizeof(lc), "--listen-client-urls=http://%s:%d", addr, ha->etcd_client);
+	snprintf(ac, sizeof(ac), "--advertise-client-urls=http://%s:%d", addr, ha->etcd_client);
+	snprintf(lp, sizeof(lp), "--listen-peer-urls=http://%s:%d", addr, ha->etcd_peer);
+	snprintf(ap, sizeof(ap), "--initial-advertise-peer-urls=http://%s:%d", addr, ha->etcd_peer);
+	snprintf(token, sizeof(token), "--initial-cluster-token=%s", p->token);
+	memmove(cluster + strlen("--initial-cluster="), cluster, len + 1);
+	memcpy(cluster, "--initial-cluster=", strlen("--initial-cluster="));
+	argv[n++] = p->etcd;
+	argv[n++] = "--name";
+	argv[n++] = name;
+	argv[n++] = data;
+	argv[n++] = lc;
+	argv[n++] = ac;
+	argv[n++] = lp;
+	argv[n++] = ap;
+	argv[n++] = cluster;
+	argv[n++] = token;
+	argv[n++] = "--initial-cluster-state=new";
+	argv[n++] = "--log-level=warn";
+	argv[n] = NULL;
+	if (mcri_jobdir_open(&jd, job_dir, getuid(), false, err) ||
+	    (fd = mcri_jobdir_append(&jd, log, true, err)) < 0)
+		goto out;
+	{
+		/* its own environment: nothing of slurmstepd's (ETCD_* would
+		 * change it) */
+		char *env[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+		int e = mcp_spawn(argv, env, &(struct mcp_spawn_io){ .log_fd = fd, .detached = true }, &p->pid);
+
+		if (e) {
+			mcri_error_set(err, MCR_EIO, "cannot start the etcd member %s of the job's HA pool: %s: %s; install etcd (Debian: etcd-server) on the nodes, or set etcd= in plugstack.conf to its path",
+				       name, p->etcd, strerror(e));
+			p->pid = 0;
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	mcri_jobdir_close(&jd);
+	if (rc)
+		remove_data(p);
+	return rc;
+}
+
+void mcp_ha_etcd_stop(struct mcp_ha_part *p)
+{
+	int status;
+
+	/* its data goes with it, so nothing of it needs a clean stop: at
+	 * once, before Slurm's KillWait ends the keeper too */
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
+			;
+		p->pid = 0;
+	}
+	remove_data(p);
+}

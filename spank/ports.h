@@ -1,0 +1,69 @@
+/*
+ * ports.h - the ports of a job's master and of an HA pool's etcd
+ * (ports.c): which a starter tries, and their claim on the node.
+ */
+#ifndef MCP_PORTS_H_
+#define MCP_PORTS_H_
+
+#include "plugin.h"
+
+/* ---- ports.c: the master's ports (ports=auto|fixed) ----------------- */
+
+/* How many port triples an election may try: 1 for ports=fixed. */
+int mcp_port_candidates(const struct mcri_plugstack *ps);
+/* The `candidate`-th triple for job `job_id`: 0 is 8700, 8701, 8702; then
+ * triples of port_range, from an offset the job id chooses. */
+void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
+			int candidate, struct mcr_ports *out);
+/* An HA pool's etcd: its client and peer ports, the two after the
+ * master's three (8703, 8704 with 8700-8702), or the two before them
+ * when those would leave port_range= (ports=fixed: 8703, 8704). */
+void mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *master, int *client,
+		    int *peer);
+/* "rpc,metadata,metrics" to ports, or "rpc,metadata,metrics,client,peer"
+ * with an HA pool's etcd ports into etcd[2] (NULL: refused); etcd[0] 0
+ * for three (MCR_EINVAL when it is neither). */
+int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd,
+		    struct mcr_error *err);
+/* On the infra node, in the master step's task (before it becomes the
+ * user: task_init_privileged): the ports srun chose must be ports a master
+ * may have (8700-8702, or a triple of ps's port_range=: the variable that
+ * asks is the user's), free here, and not reserved by another job's master
+ * or by an earlier attempt of this job that still runs; reserve them for
+ * this process (the master after exec) and job `job` in `registry` (live
+ * reservations stay; an entry ends with its process); `etcd` (NULL, or its
+ * two ports, 0 for none) an HA pool's etcd member's two ports as well. The registry must be a
+ * regular file of root's (or of this user's, run unprivileged: the plugin
+ * tests), mode 0600, in a directory of its owner's that no one else may
+ * write; every entry is checked (ports 1-65535, a live process with the
+ * start time it had) and every read and write bounded; live entries are
+ * never dropped (a full registry reserves nothing more). Without a usable
+ * registry the bind alone decides. -1 with a message that names the port. */
+int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps,
+		    unsigned long job, const char *registry, struct mcr_error *err);
+/* The registry of the node's port space (its network namespace's inode
+ * `ns`): in a directory of root's, written by root only, so no user can
+ * put an entry in it (task_init_privileged claims). */
+#define MCP_PORT_REGISTRY_DIR "/run/spank-mooncake"
+void mcp_port_registry(unsigned long ns, char *path, size_t size);
+/* One reservation of the registry: a line "PORT PID START JOB\n", START
+ * the process's start time (mcri_pid_start) when it reserved PORT for the
+ * master step of job JOB. */
+struct mcp_reservation {
+	int port;
+	long pid;
+	unsigned long long start;
+	unsigned long job;
+};
+#define MCP_REGISTRY_MAX 512                  /* reservations kept */
+#define MCP_REGISTRY_BYTES (MCP_REGISTRY_MAX * 80) /* the file's bound */
+/* The well-formed lines of `text` (NUL-terminated; changed, as strtok_r
+ * does) into r[0..max-1], in order: port 1-65535, pid, start and job > 0,
+ * one line under 80 bytes; anything else is skipped. Whether the process still
+ * runs is the caller's to check. Returns how many. */
+size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max);
+/* r[0..n-1] as the registry's lines into buf (NUL-terminated; the entries
+ * that do not fit are left out). Returns the length written. */
+size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf, size_t size);
+
+#endif /* MCP_PORTS_H_ */

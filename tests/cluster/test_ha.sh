@@ -1,0 +1,145 @@
+#!/bin/bash
+# An HA pool (issue #19, plugstack ha=etcd): a job of four nodes gets one
+# master step whose tasks run a master in Mooncake's HA mode on each of
+# its first three nodes, with an etcd member each. A worker on n4 puts a
+# key; the leader's master is killed with kill -9 and, later, the next
+# leader's node loses its cable for good: each time a key put before is
+# read after, within a bound the test prints, by a role srun started
+# during the failover; status shows leader and standbys. Then a two-node
+# job (one etcd member) and the refusals. Nothing is left after a job:
+# no master, no etcd, no etcd data.
+#
+# The sruns run on the login host (srun --jobid into an allocation of
+# salloc --no-shell --no-kill), as a user attached to a running job does:
+# a pulled cable on the batch host would take a job script's sruns with it.
+. "$(dirname "$0")/lib.sh"
+W=$(workdir)
+cd "$W" || exit 1
+MCR=$TOP/build/mooncake-recipe
+vllm_test_recipe r.yaml # P2PHANDSHAKE: what an HA pool's clients use
+with_plugin_args ha=etcd
+
+# the node whose master leads the pool of DIR, by status ("" none)
+leader() {
+	"$MCR" status --dir "$1" 2>/dev/null | sed -n 's/^master   \(n[0-9]*\) (.*), leader, serving.*/\1/p'
+}
+# the mooncake_master of member K of DIR's pool: the child of its keeper,
+# whose pid its proof holds
+master_pid() {
+	local proof=$1/mooncake_master.proof.json keeper
+	[ "$2" = 0 ] || proof=$1/mooncake_master.proof.$2.json
+	keeper=$(sed -n 's/^  "pid": \([0-9]*\),$/\1/p' "$proof")
+	[ -n "$keeper" ] && pgrep -P "$keeper" -x mooncake_master
+}
+etcds_left() {
+	local i n
+	for i in $(seq 100); do
+		n=$("$CLUSTER" count etcd | awk '{ s += $2 } END { print s + 0 }')
+		[ "$n" = 0 ] && break
+		sleep 0.2
+	done
+	echo "$n"
+}
+# get TAG KEY: a decode srun on n4 reads KEY (as the prefill worker put
+# it); the seconds from the event the test noted (T0) to its answer
+get() {
+	srun --jobid="$J" --overlap -N1 -n1 -w n4 --mooncake-recipe="$W/r.yaml" --mooncake-role=decode \
+		python3 "$CLIENT" get "$2" @65536 "$W/$1.got" >"$W/$1.out" 2>&1
+	echo "rc=$?" >>"$W/$1.out"
+	echo "$(($(date +%s%N) / 1000000 - T0))" >"$W/$1.ms"
+}
+secs() { awk '{ printf "%.1f", $1 / 1000 }' "$W/$1.ms"; }
+
+J=$(salloc --no-shell --no-kill -N4 -w n1,n2,n3,n4 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+[ -n "$J" ] || { fail "salloc gave no allocation"; exit 1; }
+MCK_EXIT_HOOKS+=("scancel $J 2>/dev/null; for h in n1 n2 n3 n4; do \"\$CLUSTER\" link \$h up; done")
+dir=$W/outputs/$J/logs
+srun --jobid="$J" --overlap -N1 -n1 -w n4 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
+	python3 "$CLIENT" put k1 @65536 "$W/end" >put.out 2>&1 &
+if ! await 300 has put.out "PUT k1 rc=0"; then
+	fail "the worker on n4 put k1 into the HA pool ($(tail -3 put.out))"
+	exit 1
+fi
+"$MCR" status --dir "$dir" >status-1.out 2>&1
+L1=$(leader "$dir")
+check "the pool has three masters, one leading, and etcd on each of n1, n2, n3 ($(tr '\n' ' ' <status-1.out | head -c 400))" \
+	test -n "$L1" --and has_re status-1.out '^HA pool  rpc 8700, metadata 8701, metrics 8702 on each master; etcd on n1, n2, n3 \(client 8703, peer 8704\)$' \
+	'^master   n1 \(10\.213\.0\.11\), (leader, serving|standby)' '^master   n2 ' '^master   n3 '
+check "... all of it one step, mooncake-master on n[1-3]" \
+	has_line <(squeue --steps -h -j "$J" -o '%j %N') 'mooncake-master n[1-3]'
+check "... the clients are given the etcd:// address and P2PHANDSHAKE" \
+	has "$dir/mooncake_store_config.json" "\"master_server_address\": \"etcd://$MCK_ADDR_n1:8703;$MCK_ADDR_n2:8703;$MCK_ADDR_n3:8703\"" \
+	'"metadata_server": "P2PHANDSHAKE"'
+
+# --- kill -9 of the leader's master: a standby takes over, the key stays
+k=$((${L1#n} - 1))
+victim=$(master_pid "$dir" "$k")
+T0=$(($(date +%s%N) / 1000000))
+kill -9 "$victim"
+get after-kill k1
+check "after kill -9 of the leader on $L1, a decode srun started at once reads k1, put before, after $(secs after-kill) s ($(grep -o 'GOT.*' after-kill.out | head -c 60))" \
+	has_line after-kill.out 'n4 GOT k1=@65536' rc=0
+check "... it waited for a leader instead of failing ($(grep -o 'waiting for the job.s HA pool.*' after-kill.out | head -1 | head -c 200))" \
+	lacks after-kill.out 'has stopped' 'error'
+await 60 eval 'L2=$(leader "$dir"); [ -n "$L2" ]'
+"$MCR" status --dir "$dir" >status-2.out 2>&1
+check "... a master leads again ($L2), and the killed one was started again on $L1" \
+	test -n "$L2" --and has "$dir/mooncake_master.log" "mooncake: mooncake_master ended with signal 9 (Killed)" \
+	"another master of the job's HA pool takes over meanwhile, and this one joins the pool again"
+
+# --- the leader's node loses its cable for good: the others carry on
+T0=$(($(date +%s%N) / 1000000))
+"$CLUSTER" link "$L2" down
+get after-pull k1
+check "after the cable of $L2 (the leader) was pulled, a decode srun started at once reads k1, put before, after $(secs after-pull) s ($(grep -o 'GOT.*' after-pull.out | head -c 60))" \
+	has_line after-pull.out 'n4 GOT k1=@65536' rc=0
+T0=$(($(date +%s%N) / 1000000))
+srun --jobid="$J" --overlap -N1 -n1 -w n4 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
+	python3 "$CLIENT" put k2 @65536 "$W/k2.done" >put2.out 2>&1 &
+await 120 has put2.out "PUT k2 rc=0"
+get k2 k2
+check "... and a new worker puts a new key that another reads ($(grep -o 'GOT.*' k2.out | head -c 60))" \
+	has put2.out "PUT k2 rc=0" --and has_line k2.out 'n4 GOT k2=@65536' rc=0
+"$MCR" status --dir "$dir" >status-3.out 2>&1
+check "... status shows the new leader, and $L2 does not answer ($(grep "^master   $L2" status-3.out))" \
+	has_re status-3.out '^master   n[1-3] .*, leader, serving' "^master   $L2 .*, does not answer$"
+"$CLUSTER" link "$L2" up
+touch "$W/end" "$W/k2.done"
+scancel "$J"
+wait
+check "no mooncake_master and no etcd is left after the job" test "$(masters_left)" = 0 --and test "$(etcds_left)" = 0
+check "the pool's report records the failover after the kill, and each master's role" python3 - "$dir/mooncake_pool_report.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["ha"]
+ok = h["failovers"] >= 1 and len(h["failover"]) >= 1 and len(h["masters"]) == 3 and h["etcd_members"] == 3
+sys.exit(0 if ok else print(h) or 1)
+PY
+check "... nor an etcd member's data" test -z "$(ls -d "${TMPDIR:-/tmp}"/mooncake-etcd.mooncake-"$J"-* 2>/dev/null)"
+
+# --- two nodes: two masters, one etcd member on the infra node
+J=$(salloc --no-shell -N2 -w n1,n2 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
+	python3 "$CLIENT" env >two.out 2>&1
+"$MCR" status --dir "$W/outputs/$J/logs" >status-two.out 2>&1
+check "a job of two nodes: masters on n1 and n2, etcd on n1 alone ($(grep -o 'MOONCAKE_MASTER=.*' two.out))" \
+	has_line two.out "n2 MOONCAKE_MASTER=etcd://$MCK_ADDR_n1:8703" "n2 MOONCAKE_TE_META_DATA_SERVER=P2PHANDSHAKE" \
+	--and has_re status-two.out '; etcd on n1 \(client 8703, peer 8704\)$' '^master   n2 '
+scancel "$J"
+# --- one node: one master, as without ha=etcd
+J=$(salloc --no-shell -N1 -w n3 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+srun --jobid="$J" --overlap -N1 -n1 -w n3 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
+	python3 "$CLIENT" env >one.out 2>&1
+check "a job of one node: one master, its address as without ha=etcd" \
+	has_line one.out "n3 MOONCAKE_MASTER=$MCK_ADDR_n3:8700"
+scancel "$J"
+
+# --- what an HA pool's clients cannot use is refused before any step
+vllm_test_recipe own-md.yaml "        metadata_server: http://$MCK_ADDR_n1:8080/metadata"
+J=$(salloc --no-shell -N2 -w n1,n2 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/own-md.yaml" --mooncake-role=prefill echo TASK-RAN >md.out 2>&1
+echo "rc=$?" >>md.out
+check "a recipe with its own metadata_server is refused in an HA pool, and no master is started ($(grep -o 'mooncake:.*' md.out | head -1 | head -c 200))" \
+	has md.out 'own-md.yaml:' 'metadata_server' 'HA pool (ha=etcd in plugstack.conf)' 'write metadata_server: P2PHANDSHAKE' rc=1 \
+	--and lacks md.out TASK-RAN --and test "$(squeue --steps -h -j "$J" -o %j | grep -c mooncake-master)" = 0
+scancel "$J"
+check "no mooncake_master and no etcd is left" test "$(masters_left)" = 0 --and test "$(etcds_left)" = 0
