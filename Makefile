@@ -114,11 +114,8 @@ $(B)/bindir.stamp: FORCE
 	@mkdir -p $(B) && echo '$(BINDIR)' >$@.tmp && \
 		{ cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@; }
 
-# -pthread: an srun from outside the allocation asks slurmctld in a thread
-# (spank/srun_outside.c)
-$(B)/spank/srun_outside.o: CFLAGS += -pthread
 $(PLUGIN): $(SPANK_OBJ) $(RT_A) $(LIB_A) spank/spank_mooncake.lds
-	$(CC) -shared -pthread $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=spank/spank_mooncake.lds \
 		-o $@ $(SPANK_OBJ) $(RT_A) $(LIB_A) $(LIB_LIBS)
 
 -include $(LIB_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(SPANK_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

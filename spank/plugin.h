@@ -420,20 +420,14 @@ bool mcp_srun_other_cluster(void);
 /* The job a command line names with --jobid: `args` holds n bytes of
  * NUL-terminated arguments (as /proc/PID/cmdline). True, with *job_id its
  * number (0 when it does not read as one: J+K, no value). The first
- * --jobid is taken, even one among the task's arguments: an answer about
- * another job than srun's is not used (mcp_outside_facts). */
+ * --jobid is taken, even one among the task's arguments. */
 bool mcp_outside_named_job(const char *args, size_t n, uint32_t *job_id);
 
-/* init_post_opt: true when srun's command line names the job (--jobid);
- * then, when it names it by number, slurmctld is asked about it in the
- * background (mcp_job_facts) while srun looks up the allocation. */
+/* init_post_opt: true when srun's command line names the job (--jobid):
+ * an srun from outside the allocation, whose job's starter decided where
+ * its master runs (local_user_init asks slurmctld about the job,
+ * mcp_job_facts). */
 bool mcp_outside_begin(void);
-/* local_user_init: mcp_job_facts for job_id: the background answer when it
- * was about job_id, succeeded, and srun still talks to this host's cluster
- * (waiting for it); else asked now. */
-int mcp_outside_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err);
-/* slurm_spank_exit: waits for a question still under way, forgets it. */
-void mcp_outside_end(void);
 
 /* ---- net.c ------------------------------------------------------------ */
 

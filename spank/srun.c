@@ -86,7 +86,6 @@ int mcp_srun_init(spank_t sp, int ac, char **av)
 
 void mcp_srun_exit(void)
 {
-	mcp_outside_end();
 	mcr_recipe_free(ctx.recipe);
 	mcp_options_free();
 	memset(&ctx, 0, sizeof(ctx));
@@ -137,9 +136,8 @@ int mcp_srun_post_opt(spank_t sp)
 	if (!id || !*id) {
 		/* srun --jobid from outside the allocation joins a job whose
 		 * starter decided (user_init decides only when it starts the
-		 * master), and what slurmctld says of the job is asked for
-		 * while srun looks up the allocation (srun_outside.c); a
-		 * standalone srun's job, and so its pool, are new:
+		 * master, and asks slurmctld about the job, srun_outside.c);
+		 * a standalone srun's job, and so its pool, are new:
 		 * refused before anything is allocated */
 		if (mcp_outside_begin())
 			return 0;
@@ -218,7 +216,7 @@ static int user_init(spank_t sp)
 
 		ctx.outside = true;
 		ctx.outside_run = -1;
-		if (mcp_outside_facts(job_id, &f, &ignored) == 0) {
+		if (mcp_job_facts(job_id, &f, &ignored) == 0) {
 			ctx.outside_run = f.restarts;
 			snprintf(ctx.outside_dir, sizeof(ctx.outside_dir), "%s", f.work_dir);
 			if (f.het_leader && f.het_leader != job_id) {

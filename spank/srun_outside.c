@@ -1,40 +1,21 @@
 /*
  * srun_outside.c - an srun from outside the allocation (srun --jobid=J
  * from another terminal): what the job's own sruns learn from their
- * environment, it learns from slurmctld (mcp_job_facts).
+ * environment, it learns from slurmctld (mcp_job_facts), in
+ * local_user_init, once the step exists.
  *
- * The question is asked as soon as the job is known from srun's command
- * line (init_post_opt), in a thread of its own, while srun itself looks up
- * the allocation and creates the step; local_user_init takes the answer.
- * The thread blocks every signal (they stay srun's main thread's) and calls
- * only mcp_job_facts; it is joined in local_user_init, or in
- * slurm_spank_exit (an srun that fails before its step exists may exit
- * with it under way: the process ends, and the thread with it).
- *
- * A federation: srun -M, or a job that runs on a sibling cluster, makes
- * srun talk to another cluster (libslurm's working_cluster_rec). With -M
- * nothing is asked in the background; when srun switches while the thread
- * asks, its answer (from this host's cluster, maybe a revoked copy) is not
- * taken, nor a failed one: local_user_init asks again, of the job's cluster.
+ * Not earlier, in a thread of its own while srun looks up the allocation:
+ * libslurm reads the environment (getenv) as srun's main thread changes it
+ * (init_srun's setenv), and one srun in 40 crashed so (SIGSEGV in getenv,
+ * seen on the test cluster). Nothing of the plugin runs beside srun's own
+ * threads.
  */
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "plugin.h"
-
-/* the question under way, from init_post_opt to its join */
-static struct {
-	bool started;          /* a thread runs (or ran) and is not joined */
-	pthread_t thread;
-	uint32_t job_id;       /* the job asked about */
-	int rc;                /* mcp_job_facts's return, */
-	struct mcp_job_facts f; /* ... its answer */
-	struct mcr_error err;
-} q;
 
 bool mcp_outside_named_job(const char *args, size_t n, uint32_t *job_id)
 {
@@ -77,51 +58,9 @@ static bool named_job(uint32_t *job_id)
 	return mcp_outside_named_job(buf, (size_t)n, job_id);
 }
 
-static void *ask(void *arg)
-{
-	(void)arg;
-	q.rc = mcp_job_facts(q.job_id, &q.f, &q.err);
-	return NULL;
-}
-
 bool mcp_outside_begin(void)
 {
-	sigset_t all, old;
 	uint32_t job_id;
 
-	if (!named_job(&job_id))
-		return false;
-	if (!job_id || q.started || mcp_srun_other_cluster())
-		return true;
-	q.job_id = job_id;
-	sigfillset(&all);
-	if (pthread_sigmask(SIG_SETMASK, &all, &old) != 0)
-		return true;
-	q.started = pthread_create(&q.thread, NULL, ask, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return true;
-}
-
-/* the thread's end: true when its answer is there to take */
-static bool joined(void)
-{
-	if (!q.started)
-		return false;
-	q.started = false;
-	return pthread_join(q.thread, NULL) == 0;
-}
-
-int mcp_outside_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err)
-{
-	if (joined() && q.job_id == job_id && q.rc == 0 && !mcp_srun_other_cluster()) {
-		*f = q.f;
-		return 0;
-	}
-	return mcp_job_facts(job_id, f, err);
-}
-
-void mcp_outside_end(void)
-{
-	joined();
-	memset(&q, 0, sizeof(q));
+	return named_job(&job_id);
 }
