@@ -159,6 +159,8 @@ bool mcp_master_claim(struct master *m, bool *gone)
 	return true;
 }
 
+#define FRESH_VERDICT_S 5
+
 /* A joining srun: the recorded master accepts on its RPC port, and its
  * step still runs (slurmctld; a process that took the port after the
  * master ended answers too, but the step is gone) */
@@ -220,8 +222,13 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 		return p;
 	/* slurmctld is asked about the master step when the master refuses
 	 * (ended, or being started again?), and when it answers unless it is
-	 * the job's first step (a role srun's common case costs no RPC) */
-	if (m->st.master_step < 0 || (p == MCP_PROBE_READY && m->st.master_step == 0) ||
+	 * the job's first step (a role srun's common case costs no RPC) or
+	 * this srun saw the starter's verdict come just now: the starter had
+	 * proved its master step alive then (a first wave of sruns costs
+	 * slurmctld no RPC each) */
+	if (m->st.master_step < 0 ||
+	    (p == MCP_PROBE_READY && (m->st.master_step == 0 ||
+				      (m->saw_unready > 0 && mcp_now() - m->saw_unready < FRESH_VERDICT_S))) ||
 	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended) {
 		p = restarting(m, p);
 		m->restarting = p == MCP_PROBE_RESTARTING;
@@ -274,6 +281,8 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 		memset(&m->st, 0, sizeof(m->st));
 	s->phase = m->st.phase;
 	s->state_attempt = m->st.attempt;
+	if (s->phase != MCRI_PHASE_READY)
+		m->saw_unready = mcp_now();
 	s->launched = m->st.srun_pid > 0;
 	s->other_recipe = m->st.recipe[0] && strcmp(m->st.recipe, m->job->recipe) != 0;
 	/* a state file of another job (a directory without {job_id}): an

@@ -44,6 +44,9 @@ struct master {
 	/* a waiter's watch on the job's directory (mcri_jobdir_watch): -1 none */
 	bool watch_tried;
 	int watch;
+	/* when (mcp_now) this srun last read the state not yet ready: a ready
+	 * state read soon after is the starter's fresh verdict (0: never) */
+	double saw_unready;
 	/* the state file names another job: whether it still runs (asked once) */
 	char other_job[32];
 	bool other_job_runs;

@@ -7,6 +7,7 @@
  * the keeper until it leaves.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -232,7 +233,8 @@ START_TEST(keeper_ends_with_the_step)
 	master = child_of(task);
 	ck_assert_int_gt(master, 0);
 	ck_assert_int_eq(kill(task, SIGTERM), 0);
-	ck_assert_int_eq(kill(master, SIGTERM), 0);
+	/* ... the master may be gone already: the keeper passed it on first */
+	ck_assert_msg(kill(master, SIGTERM) == 0 || errno == ESRCH, "kill: %s", strerror(errno));
 	status = task_status(task);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status 0x%x", status);
 	ck_assert_msg(!strstr(task_err(dir), "starting it again"), "%s", task_err(dir));

@@ -191,6 +191,45 @@ START_TEST(srun_joins_no_listener_of_an_ended_master_step)
 }
 END_TEST
 
+/* A joiner that saw the starter's verdict come (its state was starting a
+ * moment before) trusts it without asking slurmctld about the master step
+ * (a first wave of sruns costs slurmctld nothing each); one that finds the
+ * pool ready asks. slurmctld answers "ended" here, so the one that asks
+ * refuses what answers on the port. */
+START_TEST(srun_trusts_a_fresh_verdict_without_slurmctld)
+{
+	struct mcri_state st = { 0 };
+	char logdir[600];
+	pid_t other, flip;
+
+	in_tmpdir();
+	other = fake_master_start(&(struct mcr_ports){ 8700, 8701, 8702 }, "");
+	ck_assert_int_gt(other, 0);
+	st.phase = MCRI_PHASE_STARTING;
+	st.master_step = 3;
+	snprintf(logdir, sizeof(logdir), "%s", record_state(&st));
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.step_ended = true;
+	if ((flip = fork()) == 0) {
+		usleep(300000);
+		st.phase = MCRI_PHASE_READY;
+		_exit(testdir_state_write(logdir, &st) == 0 ? 0 : 1);
+	}
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(waitpid(flip, NULL, 0), flip);
+	ck_assert_ptr_null(strstr(stub.log, "has ended"));
+	ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
+	unsetenv(MCP_TASK_VAR);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), 0);
+	stub.step_ended = true;
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("its step 4301.3 has ended, and another process answers on its port now");
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+}
+END_TEST
+
 /* A wait for a master another srun is starting ends when the job does,
  * with the job's state, not at the readiness bound. */
 START_TEST(srun_wait_ends_with_the_job)
@@ -412,6 +451,7 @@ Suite *srun_pool_suite(void)
 	tcase_add_test(srun, srun_master_not_on_path_says_how_to_fix);
 	tcase_add_test(srun, master_exec_advice_cases);
 	tcase_add_test(srun, srun_joins_no_listener_of_an_ended_master_step);
+	tcase_add_test(srun, srun_trusts_a_fresh_verdict_without_slurmctld);
 	tcase_add_test(srun, srun_wait_ends_with_the_job);
 	tcase_add_test(srun, srun_joins_a_ready_master);
 	tcase_add_test(srun, srun_other_recipe_is_refused);
