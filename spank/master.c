@@ -134,8 +134,12 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		st->started_at = (long long)time(NULL);
 	}
 	mcp_port_candidate(m->ps, m->job_num, el->candidate, &st->ports);
-	if (st->ha.masters)
-		mcp_etcd_ports(m->ps, &st->ports, &st->ha.etcd_client, &st->ha.etcd_peer);
+	if (st->ha.masters && mcp_etcd_ports(m->ps, &st->ports, &st->ha.etcd_client, &st->ha.etcd_peer)) {
+		mcri_error_set(&m->err, MCR_EINVAL,
+			       "plugstack.conf: port_range=%d-%d leaves no room for the etcd of an HA pool (ha=etcd) next to the master's ports %d-%d: it takes the two after them (or before, at the range's end); widen port_range= to at least 5 ports",
+			       m->ps->port_lo, m->ps->port_hi, st->ports.rpc, st->ports.metrics);
+		return MCP_SPAWN_ERROR;
+	}
 	st->phase = MCRI_PHASE_STARTING;
 	st->srun_pid = 0;
 	st->srun_start = 0;

@@ -20,11 +20,13 @@
  * and each task finds itself by its node's name (SLURMD_NODENAME).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,18 +64,14 @@ int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe
 	return 0;
 }
 
+static int node_name(char *out, size_t size, const struct mcri_ha *ha, int k)
+{
+	return snprintf(out, size, "%s", ha->member[k].node);
+}
+
 int mcp_ha_nodelist(const struct mcri_ha *ha, char *buf, size_t size)
 {
-	size_t len = 0;
-
-	for (int k = 0; k < ha->masters; k++) {
-		int w = snprintf(buf + len, size - len, "%s%s", k ? "," : "", ha->member[k].node);
-
-		if (w < 0 || (size_t)w >= size - len)
-			return -1;
-		len += (size_t)w;
-	}
-	return 0;
+	return mcri_ha_join(ha, ha->masters, ",", node_name, buf, size) ? 0 : -1;
 }
 
 char *mcp_ha_value(const struct mcri_ha *ha, int attempt, const char *job_id)
@@ -126,26 +124,33 @@ int mcp_ha_busy_port(const struct mcri_state *st)
 	return 0;
 }
 
+/* an etcd member that does not answer GET /health: said into why */
+static void etcd_look(const struct mcri_state *st, char *why, size_t size)
+{
+	for (int k = 0; k < st->ha.etcd_members; k++) {
+		struct mcr_error reason;
+		char body[256];
+		int status;
+
+		if (mcri_http(st->ha.member[k].addr, st->ha.etcd_client, "GET", "/health", NULL,
+			      MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body), &reason) != 0 || status != 200) {
+			size_t n = strlen(why);
+
+			snprintf(why + n, size - n, "; its etcd on %s (port %d) does not answer%s",
+				 st->ha.member[k].node, st->ha.etcd_client,
+				 st->ha.etcd_members == 1 ? ", and it has no other member" : "");
+			return;
+		}
+	}
+}
+
 enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, size_t size)
 {
-	int answered = 0, leader = -1;
-	char last[300] = "";
+	struct mcri_master_health h[MCRI_HA_MAX];
+	bool answered[MCRI_HA_MAX];
+	int answering, leader = mcri_ha_leader(st, MCP_PROBE_TIMEOUT_MS, h, answered, &answering);
 
-	for (int k = 0; k < st->ha.masters; k++) {
-		struct mcri_master_health h;
-		struct mcr_error reason;
-
-		if (mcri_master_health(st->ha.member[k].addr, st->ports.metrics, MCP_PROBE_TIMEOUT_MS, &h,
-				       &reason) != 0) {
-			snprintf(last, sizeof(last), "the master on %s does not answer: %.200s",
-				 st->ha.member[k].node, reason.text);
-			continue;
-		}
-		answered++;
-		if (h.role == MCRI_MASTER_LEADER && h.service_ready)
-			leader = k;
-	}
-	if (leader >= 0 && (!every || answered == st->ha.masters)) {
+	if (leader >= 0 && (!every || answering == st->ha.masters)) {
 		struct mcr_error reason;
 
 		if (mcri_tcp_probe(st->ha.member[leader].addr, st->ports.rpc, MCP_PROBE_TIMEOUT_MS,
@@ -156,27 +161,42 @@ enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, 
 		return MCP_PROBE_REFUSED;
 	}
 	if (leader >= 0)
-		snprintf(why, size, "a leader serves, but %s", last);
-	else if (answered)
-		snprintf(why, size, "%d of its %d masters answer%s, and none leads yet", answered,
-			 st->ha.masters, answered == 1 ? "s" : "");
+		snprintf(why, size, "a leader serves, but %d of its %d masters answer", answering,
+			 st->ha.masters);
+	else if (answering)
+		snprintf(why, size, "%d of its %d masters answer%s, and none leads yet", answering,
+			 st->ha.masters, answering == 1 ? "s" : "");
 	else
-		snprintf(why, size, "none of its %d masters answers (%s)", st->ha.masters, last);
-	return answered ? MCP_PROBE_REFUSED : MCP_PROBE_NO_ANSWER;
+		snprintf(why, size, "none of its %d masters answers on port %d", st->ha.masters,
+			 st->ports.metrics);
+	if (leader < 0)
+		etcd_look(st, why, size);
+	return answering ? MCP_PROBE_REFUSED : MCP_PROBE_NO_ANSWER;
 }
 
 /* ---- slurmstepd: one node's part ------------------------------------ */
 
-/* a node's name or address as the value carries it */
+/* a node's name or IPv4 address as the value carries it */
 static bool plain(const char *s)
 {
 	if (!*s)
 		return false;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr("-_.:", *s)))
+		      strchr("-_.", *s)))
 			return false;
 	return true;
+}
+
+/* a member's node or address that another has too */
+static bool repeated(const struct mcri_ha *ha)
+{
+	for (int a = 0; a < ha->masters; a++)
+		for (int b = a + 1; b < ha->masters; b++)
+			if (!strcmp(ha->member[a].node, ha->member[b].node) ||
+			    !strcmp(ha->member[a].addr, ha->member[b].addr))
+				return true;
+	return false;
 }
 
 int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, struct mcr_error *err)
@@ -188,9 +208,10 @@ int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, str
 	memset(p, 0, sizeof(*p));
 	p->self = -1;
 	if (snprintf(buf, sizeof(buf), "%s", value) >= (int)sizeof(buf) ||
-	    sscanf(buf, "%d,%31[0-9],%d,%d,%d%n", &attempt, job, &ha->etcd_members, &ha->etcd_client,
+	    sscanf(buf, "%9d,%31[0-9],%1d,%5d,%5d%n", &attempt, job, &ha->etcd_members, &ha->etcd_client,
 		   &ha->etcd_peer, &used) != 5 || buf[used] != ';' || attempt < 1 ||
-	    ha->etcd_client < 1 || ha->etcd_client > 65535 || ha->etcd_peer < 1 || ha->etcd_peer > 65535)
+	    ha->etcd_client < 1 || ha->etcd_client > 65535 || ha->etcd_peer < 1 || ha->etcd_peer > 65535 ||
+	    ha->etcd_client == ha->etcd_peer)
 		goto bad;
 	for (tok = strtok_r(buf + used + 1, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(tok, '=');
@@ -206,7 +227,8 @@ int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, str
 			goto bad;
 		ha->masters++;
 	}
-	if (ha->masters < 2 || (ha->etcd_members != 1 && ha->etcd_members != ha->masters))
+	/* two masters share one etcd member, three have one each */
+	if (ha->masters < 2 || ha->etcd_members != (ha->masters == 3 ? 3 : 1) || repeated(ha))
 		goto bad;
 	snprintf(p->token, sizeof(p->token), "mooncake-%s-%d", job, attempt);
 	if ((p->self = mcri_ha_member_of(ha, node)) < 0)
@@ -216,7 +238,8 @@ int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, str
 	return 0;
 bad:
 	memset(p, 0, sizeof(*p));
-	return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands an HA pool's master step",
+	return mcri_error_set(err, MCR_EINVAL,
+			      "%s='%.200s' is not what srun hands an HA pool's master step: is the spank_mooncake.so of srun's host the same as this node's?",
 			      MCP_HA_VAR, value);
 }
 
@@ -238,70 +261,129 @@ static void remove_data(struct mcp_ha_part *p)
 	p->data_dir[0] = '\0';
 }
 
-int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp, struct mcr_error *err)
+/* an etcd member's name and peer URL, "mK=http://ADDR:PEER" */
+static int peer_url(char *out, size_t size, const struct mcri_ha *ha, int k)
+{
+	return snprintf(out, size, "m%d=http://%s:%d", k, ha->member[k].addr, ha->etcd_peer);
+}
+
+/* Run etcd as this node's member, its output appended to `fd`: forked by
+ * the keeper, killed with it (PR_SET_PDEATHSIG: a keeper Slurm kills
+ * leaves no etcd behind, whatever proctrack follows), in the keeper's
+ * session and process group, with the signals exec leaves as they were
+ * (SIGPIPE, the mask) set back, and an environment of its own (no ETCD_*
+ * of slurmstepd's). */
+static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 {
 	const struct mcri_ha *ha = &p->ha;
 	const char *addr = ha->member[p->self].addr;
-	char name[16], log[64], data[PATH_MAX + 16], lc[96], ac[96], lp[96], ap[96], cluster[512], token[96];
-	char *argv[24];
-	struct mcri_jobdir jd = { .fd = -1 };
-	size_t len = 0;
-	int fd = -1, rc = -1, n = 0;
+	char name[16], data[PATH_MAX + 16], lc[128], ac[128], lp[128], ap[128], token[96];
+	char cluster[MCRI_HA_MAX * 96 + 32] = "--initial-cluster=";
+	char *env[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	char *argv[] = { p->etcd, "--name", name, data, lc, ac, lp, ap, cluster, token,
+			 "--initial-cluster-state=new", "--log-level=warn", NULL };
+	size_t n = strlen(cluster);
+	pid_t keeper = getpid(), pid;
 
 	snprintf(name, sizeof(name), "m%d", p->self);
-	snprintf(log, sizeof(log), MCRI_ETCD_LOG, p->self);
-	for (int k = 0; k < ha->etcd_members; k++) {
-		int w = snprintf(cluster + len, sizeof(cluster) - len, "%sm%d=http://%s:%d", k ? "," : "", k,
-				 ha->member[k].addr, ha->etcd_peer);
-
-		if (w < 0 || (size_t)w >= sizeof(cluster) - len)
-			return mcri_error_set(err, MCR_EINVAL, "the HA pool's etcd members do not fit in one line");
-		len += (size_t)w;
-	}
-	/* a directory of its own: a name no other user can take beforehand */
-	if (snprintf(p->data_dir, sizeof(p->data_dir), "%s/mooncake-etcd.%s.XXXXXX", tmp && *tmp ? tmp : "/tmp",
-		     p->token) >= (int)sizeof(p->data_dir) || !mkdtemp(p->data_dir)) {
-		rc = mcri_error_set(err, MCR_EIO, "cannot make the etcd member's data directory %s: %s; set TMPDIR to a directory of the node's local disk the job's user can write",
-				    p->data_dir, strerror(errno));
-		p->data_dir[0] = '\0';
-		return rc;
-	}
 	snprintf(data, sizeof(data), "--data-dir=%s/data", p->data_dir);
 	snprintf(lc, sizeof(lc), "--listen-client-urls=http://%s:%d", addr, ha->etcd_client);
 	snprintf(ac, sizeof(ac), "--advertise-client-urls=http://%s:%d", addr, ha->etcd_client);
 	snprintf(lp, sizeof(lp), "--listen-peer-urls=http://%s:%d", addr, ha->etcd_peer);
 	snprintf(ap, sizeof(ap), "--initial-advertise-peer-urls=http://%s:%d", addr, ha->etcd_peer);
 	snprintf(token, sizeof(token), "--initial-cluster-token=%s", p->token);
-	memmove(cluster + strlen("--initial-cluster="), cluster, len + 1);
-	memcpy(cluster, "--initial-cluster=", strlen("--initial-cluster="));
-	argv[n++] = p->etcd;
-	argv[n++] = "--name";
-	argv[n++] = name;
-	argv[n++] = data;
-	argv[n++] = lc;
-	argv[n++] = ac;
-	argv[n++] = lp;
-	argv[n++] = ap;
-	argv[n++] = cluster;
-	argv[n++] = token;
-	argv[n++] = "--initial-cluster-state=new";
-	argv[n++] = "--log-level=warn";
-	argv[n] = NULL;
-	if (mcri_jobdir_open(&jd, job_dir, getuid(), false, err) ||
-	    (fd = mcri_jobdir_append(&jd, log, true, err)) < 0)
-		goto out;
-	{
-		/* its own environment: nothing of slurmstepd's (ETCD_* would
-		 * change it) */
-		char *env[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL };
-		int e = mcp_spawn(argv, env, &(struct mcp_spawn_io){ .log_fd = fd, .detached = true }, &p->pid);
+	if (!mcri_ha_join(ha, ha->etcd_members, ",", peer_url, cluster + n, sizeof(cluster) - n))
+		return mcri_error_set(err, MCR_EINVAL, "the HA pool's etcd members do not fit in one argument");
+	if ((pid = fork()) < 0)
+		return mcri_error_set(err, MCR_EIO, "cannot start the etcd member %s of the job's HA pool: fork: %s; check the user's process limit (ulimit -u) there",
+				      name, strerror(errno));
+	if (pid == 0) {
+		sigset_t none;
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-		if (e) {
-			mcri_error_set(err, MCR_EIO, "cannot start the etcd member %s of the job's HA pool: %s: %s; install etcd (Debian: etcd-server) on the nodes, or set etcd= in plugstack.conf to its path",
-				       name, p->etcd, strerror(e));
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != keeper)
+			_exit(127); /* the keeper is gone already */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		closefrom(3);
+		execve(p->etcd, argv, env);
+		dprintf(2, "mooncake: cannot run %s as the etcd member %s of the job's HA pool: %s; install etcd (Debian: etcd-server) on the nodes, or set etcd= in plugstack.conf to its path\n",
+			p->etcd, name, strerror(errno));
+		_exit(127);
+	}
+	p->pid = pid;
+	return 0;
+}
+
+/* its two ports listen, each socket the etcd member's own (1), one is
+ * another process's (-1, *port its port and *uid its owner), or not both
+ * listen yet (0) */
+static int etcd_ports(const struct mcp_ha_part *p, int *port, unsigned *uid)
+{
+	const int ports[2] = { p->ha.etcd_client, p->ha.etcd_peer };
+	struct mcri_listener l[16];
+	size_t n = mcri_listening(ports, 2, l, 16);
+	bool seen[2] = { false, false };
+
+	for (size_t i = 0; i < n; i++) {
+		if (!mcri_tree_has_socket((long)p->pid, l[i].inode)) {
+			*port = l[i].port;
+			*uid = l[i].uid;
+			return -1;
+		}
+		for (int k = 0; k < 2; k++)
+			seen[k] |= l[i].port == ports[k];
+	}
+	return seen[0] && seen[1];
+}
+
+int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp, int bound,
+		      struct mcr_error *err)
+{
+	struct mcri_jobdir jd = { .fd = -1 };
+	char log[64], host[64] = "this node";
+	bool fresh = !p->data_dir[0];
+	int fd = -1, rc = -1, port = 0, ended;
+	unsigned uid = 0;
+
+	gethostname(host, sizeof(host) - 1);
+	/* a directory of its own, the first time: a name no other user can
+	 * take beforehand; a member started again keeps its data */
+	if (fresh && (snprintf(p->data_dir, sizeof(p->data_dir), "%s/mooncake-etcd.%s.XXXXXX",
+			       tmp && *tmp ? tmp : "/tmp", p->token) >= (int)sizeof(p->data_dir) ||
+		      !mkdtemp(p->data_dir))) {
+		rc = mcri_error_set(err, MCR_EIO, "cannot make the etcd member's data directory %s on %s: %s; set TMPDIR to a directory of the node's local disk the job's user can write",
+				    p->data_dir, host, strerror(errno));
+		p->data_dir[0] = '\0';
+		return rc;
+	}
+	snprintf(log, sizeof(log), MCRI_ETCD_LOG, p->self);
+	if (mcri_jobdir_open(&jd, job_dir, getuid(), false, err) ||
+	    (fd = mcri_jobdir_append(&jd, log, fresh, err)) < 0 || spawn_etcd(p, fd, err))
+		goto out;
+	/* its ports are its own before any master is told of them: another
+	 * user's listener there would steer the pool */
+	for (double t0 = mcp_now(); (rc = etcd_ports(p, &port, &uid)) == 0; mcp_sleep_ms(25)) {
+		if (waitpid(p->pid, &ended, WNOHANG) == p->pid) {
 			p->pid = 0;
+			rc = mcri_error_set(err, MCR_ESTATE, "the etcd member m%d of the job's HA pool ended at once on %s; its log %s/%s says why",
+					    p->self, host, job_dir, log);
 			goto out;
 		}
+		if (mcp_now() - t0 > bound) {
+			rc = mcri_error_set(err, MCR_ESTATE, "the etcd member m%d of the job's HA pool did not listen on %s ports %d and %d within %d s; its log %s/%s says why",
+					    p->self, host, p->ha.etcd_client, p->ha.etcd_peer, bound, job_dir, log);
+			goto out;
+		}
+	}
+	if (rc < 0) {
+		rc = mcri_error_set(err, MCR_ESTATE, "port %d on %s is another process's (uid %u), not the job's etcd member's: nothing of the HA pool is started there; find the process with ss -ltnp on %s, then resubmit the job",
+				    port, host, uid, host);
+		goto out;
 	}
 	rc = 0;
 out:
@@ -309,11 +391,11 @@ out:
 		close(fd);
 	mcri_jobdir_close(&jd);
 	if (rc)
-		remove_data(p);
+		mcp_ha_etcd_stop(p, fresh);
 	return rc;
 }
 
-void mcp_ha_etcd_stop(struct mcp_ha_part *p)
+void mcp_ha_etcd_stop(struct mcp_ha_part *p, bool data)
 {
 	int status;
 
@@ -325,5 +407,6 @@ void mcp_ha_etcd_stop(struct mcp_ha_part *p)
 			;
 		p->pid = 0;
 	}
-	remove_data(p);
+	if (data)
+		remove_data(p);
 }

@@ -123,7 +123,7 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 		  WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
 	/* an HA pool's etcd member of this node goes with its keeper */
-	mcp_ha_etcd_stop(&g->ha);
+	mcp_ha_etcd_stop(&g->ha, true);
 	/* the pool has ended: no srun takes what answers on its ports now
 	 * for the job's master */
 	g->proof.restarting = false;
@@ -185,6 +185,43 @@ static void uncount(struct mcp_guard *g, const struct mcri_proof *before)
 
 enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST };
 
+/* This node's etcd member of the HA pool has ended (reaped here): unless
+ * Slurm ends the step, it is started again on its data, at most restart=
+ * times; meanwhile the pool goes on with a majority of its members, or,
+ * with one member, has none and cannot choose a new leader. */
+static void etcd_ended(struct mcp_guard *g)
+{
+	char how[64], host[64] = "this node";
+	struct mcr_error err;
+	int status;
+
+	while (waitpid(g->ha.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	g->ha.pid = 0;
+	if (stopping)
+		return;
+	gethostname(host, sizeof(host) - 1);
+	mcp_describe_status(status, how, sizeof(how));
+	fprintf(stderr, "mooncake: the etcd member m%d of the job's HA pool on %s ended with %s (its log: %s/" MCRI_ETCD_LOG "); %s\n",
+		g->ha.self, host, how, g->dir, g->ha.self,
+		g->ha.ha.etcd_members > 1 ? "the pool goes on while a majority of its etcd members runs" :
+					    "it is the pool's only member: no master can take over from a leader that ends until it is back");
+	if (g->ha.restarts >= g->proof.restart_limit) {
+		fprintf(stderr, "mooncake: the etcd member m%d ended %d times already (restart=%d): it is not started again\n",
+			g->ha.self, g->ha.restarts + 1, g->proof.restart_limit);
+		return;
+	}
+	g->ha.restarts++;
+	mcp_sleep_ms(1000);
+	if (stopping)
+		return;
+	if (mcp_ha_etcd_start(&g->ha, g->dir, NULL, g->bound, &err))
+		fprintf(stderr, "mooncake: %s\n", err.text);
+	else
+		fprintf(stderr, "mooncake: the etcd member m%d was started again on %s (%d of at most %d)\n",
+			g->ha.self, host, g->ha.restarts, g->proof.restart_limit);
+}
+
 /* Prove the master `child` ready (its sockets on the ports, guard.c) while
  * waiting for it to end; its wait status into *status, and master_pid 0
  * before it is reaped (no signal goes to a pid given to another process).
@@ -206,16 +243,7 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 		rc = waitid(g->ha.pid > 0 ? P_ALL : P_PID, (id_t)child, &si,
 			    WEXITED | WNOWAIT | (looking ? WNOHANG : 0));
 		if (rc == 0 && g->ha.pid > 0 && si.si_pid == g->ha.pid) {
-			int etcd_status;
-			char how[64];
-
-			while (waitpid(g->ha.pid, &etcd_status, 0) < 0 && errno == EINTR)
-				;
-			mcp_describe_status(etcd_status, how, sizeof(how));
-			if (!stopping)
-				fprintf(stderr, "mooncake: this node's etcd member of the job's HA pool ended with %s (its log: %s/" MCRI_ETCD_LOG "); the pool goes on while a majority of its etcd members runs\n",
-					how, g->dir, g->ha.self);
-			g->ha.pid = 0;
+			etcd_ended(g);
 			continue;
 		}
 		if (rc == 0 && si.si_pid > 0 && si.si_pid != child) {
@@ -318,6 +346,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		sigprocmask(SIG_UNBLOCK, &s.passed, NULL);
 		if (child < 0 && !g->proof.restarts) {
 			release_signals(&s);
+			mcp_ha_etcd_stop(&g->ha, true);
 			return mcri_error_set(err, MCR_EIO,
 					      "the master step on %s cannot start mooncake_master: fork: %s; check the user's process limit (ulimit -u) and the memory there",
 					      host, strerror(errno));

@@ -212,11 +212,18 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	if (p == MCP_PROBE_NO_ANSWER)
 		return p;
 	/* an HA pool whose masters answer, and none leads yet: they are
-	 * choosing a leader (a failover), unless slurmctld says the step ended */
-	if (m->st.ha.masters && p == MCP_PROBE_REFUSED && m->st.master_step >= 0 &&
-	    (mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended)) {
-		m->restarting = true;
-		return MCP_PROBE_RESTARTING;
+	 * choosing a leader (a failover), unless slurmctld says the step
+	 * ended (asked again every few seconds, not at each probe) */
+	if (m->st.ha.masters && p == MCP_PROBE_REFUSED && m->st.master_step >= 0) {
+		if (mcp_now() - m->step_asked >= FRESH_VERDICT_S) {
+			m->step_asked = mcp_now();
+			m->step_gone = mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) == 0 &&
+				       f.ended;
+		}
+		if (!m->step_gone) {
+			m->restarting = true;
+			return MCP_PROBE_RESTARTING;
+		}
 	}
 	if (m->st.ha.masters && p == MCP_PROBE_READY)
 		return p;

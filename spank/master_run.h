@@ -47,6 +47,10 @@ struct master {
 	/* when (mcp_now) this srun last read the state not yet ready: a ready
 	 * state read soon after is the starter's fresh verdict (0: never) */
 	double saw_unready;
+	/* an HA pool's failover: when slurmctld was last asked whether the
+	 * master step has ended, and its answer */
+	double step_asked;
+	bool step_gone;
 	/* the state file names another job: whether it still runs (asked once) */
 	char other_job[32];
 	bool other_job_runs;

@@ -99,6 +99,7 @@ struct mcp_ha_part {
 	char etcd[PATH_MAX];      /* the etcd binary (etcd= of plugstack.conf) */
 	char data_dir[PATH_MAX];  /* the member's data, on the node's local disk ("" none) */
 	pid_t pid;                /* the running etcd member (0 none) */
+	int restarts;             /* how often it was started again (restart= at most) */
 };
 /* MCP_HA_VAR's value for the pool `ha` of election attempt `attempt` of
  * job `job_id` (heap; NULL out of memory). */
@@ -111,13 +112,17 @@ int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, str
  * etcd members> --enable_oplog=true --tryfromenv=rpc_address (each task
  * sets FLAGS_rpc_address to its node's address). */
 int mcp_ha_master_args(const struct mcri_ha *ha, char ***argv, struct mcr_error *err);
-/* Start this node's etcd member (as the user, from the keeper): its data
- * in a new directory under `tmp` (the job's TMPDIR, else /tmp), its
- * output in the job's directory (mooncake_etcd.<k>.log); p->pid. */
-int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp,
+/* Start this node's etcd member (as the user, in its keeper), its data
+ * in a new directory under `tmp` (the job's TMPDIR, else /tmp), or the
+ * one it had when it is started again; its output in the job's directory
+ * (mooncake_etcd.<k>.log); p->pid. Its two ports must listen within
+ * `bound` seconds, each its own socket: MCR_ESTATE when one is another
+ * process's (stopped then, data removed). */
+int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp, int bound,
 		      struct mcr_error *err);
-/* Stop it (SIGKILL: its data goes with it), and remove its data. */
-void mcp_ha_etcd_stop(struct mcp_ha_part *p);
+/* Stop it (SIGKILL: nothing of it needs a clean stop), with `data` its
+ * data removed. */
+void mcp_ha_etcd_stop(struct mcp_ha_part *p, bool data);
 
 /* ---- guard.c: the master step proves its ports are its master's ------ */
 

@@ -73,14 +73,25 @@ void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
 	out->metrics = out->rpc + 2;
 }
 
-void mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *master, int *client, int *peer)
+/* the last of srtctl's ports and the two after them (an HA pool's etcd with
+ * 8700-8702) */
+#define FIXED_HI (MCR_METRICS_PORT + 2)
+
+int mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *master, int *client, int *peer)
 {
-	int hi = ps->fixed_ports ? MCR_METRICS_PORT + 2 : ps->port_hi;
+	int lo = ps->fixed_ports ? MCR_MASTER_PORT : ps->port_lo;
+	int hi = ps->fixed_ports ? FIXED_HI : ps->port_hi;
 
 	/* the two after the master's three, or, at the range's end, the two
-	 * before them */
-	*client = master->rpc + 3 + 1 <= hi ? master->rpc + 3 : master->rpc - 2;
+	 * before them; 8703, 8704 after srtctl's */
+	if (master->rpc == MCR_MASTER_PORT || master->rpc + 4 <= hi)
+		*client = master->rpc + 3;
+	else if (master->rpc - 2 >= lo)
+		*client = master->rpc - 2;
+	else
+		return -1;
 	*peer = *client + 1;
+	return 0;
 }
 
 int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd,
@@ -276,7 +287,7 @@ static void registry_write(int fd, const struct mcp_reservation *r, size_t n)
  * HA pool's etcd after them), or in port_range= */
 static bool master_port(const struct mcri_plugstack *ps, int port)
 {
-	return (port >= MCR_MASTER_PORT && port <= MCR_METRICS_PORT + 2) ||
+	return (port >= MCR_MASTER_PORT && port <= FIXED_HI) ||
 	       (!ps->fixed_ports && port >= ps->port_lo && port <= ps->port_hi);
 }
 
@@ -307,7 +318,7 @@ int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct
 		for (size_t i = 0; i < n; i++)
 			if (r[i].port == want[k] && r[i].pid != (long)getpid()) {
 				mcri_error_set(err, MCR_ESTATE,
-					       "port %d (%s) on %s is taken: %s mooncake_master (pid %ld) is starting on it; the srun that started this step tries other ports",
+					       "port %d (%s) on %s is taken: %s mooncake_master or etcd (pid %ld) is starting on it; the srun that started this step tries other ports",
 					       want[k], what[k], host,
 					       r[i].job == job ? "an earlier attempt of this job's" : "another job's",
 					       r[i].pid);

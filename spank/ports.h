@@ -17,9 +17,10 @@ void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
 			int candidate, struct mcr_ports *out);
 /* An HA pool's etcd: its client and peer ports, the two after the
  * master's three (8703, 8704 with 8700-8702), or the two before them
- * when those would leave port_range= (ports=fixed: 8703, 8704). */
-void mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *master, int *client,
-		    int *peer);
+ * when those would leave port_range=; -1 when neither fits (a range of
+ * fewer than five ports). */
+int mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *master, int *client,
+		   int *peer);
 /* "rpc,metadata,metrics" to ports, or "rpc,metadata,metrics,client,peer"
  * with an HA pool's etcd ports into etcd[2] (NULL: refused); etcd[0] 0
  * for three (MCR_EINVAL when it is neither). */

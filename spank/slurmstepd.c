@@ -297,6 +297,12 @@ static int ha_part(spank_t sp, const char *value, struct mcp_guard *g, struct mc
 	return 0;
 }
 
+/* this node is one of an HA pool's etcd members (its keeper runs it) */
+static bool runs_etcd(const struct mcp_guard *g)
+{
+	return g->ha.ha.masters && g->ha.self < g->ha.ha.etcd_members;
+}
+
 /* this node's etcd member of the HA pool, its data under the job's TMPDIR */
 static int etcd_member(spank_t sp, struct mcp_guard *g, struct mcr_error *err)
 {
@@ -304,7 +310,7 @@ static int etcd_member(spank_t sp, struct mcp_guard *g, struct mcr_error *err)
 
 	if (!stepd_getenv(sp, "TMPDIR", tmp, sizeof(tmp)))
 		tmp[0] = '\0';
-	return mcp_ha_etcd_start(&g->ha, g->dir, tmp, err);
+	return mcp_ha_etcd_start(&g->ha, g->dir, tmp, g->bound, err);
 }
 
 /* The master step's task, still root: it claims its ports in root's
@@ -361,14 +367,14 @@ int mcp_stepd_task_init(spank_t sp)
 			spank_unsetenv(sp, MCP_HA_VAR);
 			rc = ha_part(sp, value, g, err);
 		}
-		keeper = g->proof.restart_limit || (g->ha.ha.masters && g->ha.self < g->ha.ha.etcd_members);
+		keeper = g->proof.restart_limit || runs_etcd(g);
 		if (!rc && !keeper)
 			rc = mcp_guard_start(g, err);
 		if (!rc && stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
 			spank_unsetenv(sp, MCP_PORTS_VAR);
 			rc = master_task(sp, value, err);
 		}
-		if (!rc && g->ha.ha.masters && g->ha.self < g->ha.ha.etcd_members)
+		if (!rc && runs_etcd(g))
 			rc = etcd_member(sp, g, err);
 		if (!rc && keeper)
 			rc = mcp_master_keep(g, err);

@@ -113,14 +113,14 @@ static int report_only(const struct mcri_jobdir *dir, struct mcri_report *r)
  * not gone while it does */
 static bool restarting(const struct mcri_jobdir *dir, const struct mcri_state *master)
 {
-	struct mcri_master_health h;
-	struct mcr_error ignored;
+	struct mcri_master_health h[MCRI_HA_MAX];
+	bool answered[MCRI_HA_MAX];
 	struct mcri_proof p;
+	int answering = 0;
 
-	for (int k = 0; k < master->ha.masters; k++)
-		if (mcri_master_health(master->ha.member[k].addr, master->ports.metrics, 1000, &h, &ignored) == 0)
-			return true;
-	return mcri_proof_of_attempt(dir, master->attempt, &p) == 0 && p.restarting;
+	if (master->ha.masters)
+		mcri_ha_leader(master, 1000, h, answered, &answering);
+	return answering > 0 || (mcri_proof_of_attempt(dir, master->attempt, &p) == 0 && p.restarting);
 }
 
 /* One sample of the pool (within timeout_ms) appended to the samples

@@ -262,6 +262,9 @@ int cli_status(int argc, char **argv)
 		fprintf(stderr, "mooncake: the job's HA pool does not serve now: %s\n", err.text);
 		goto out;
 	}
+	/* an HA pool: the restarts and uptime are the leader's */
+	if (!fetch && pool.master.ha.masters)
+		mcri_proof_of_member(&jd, pool.master.attempt, pool.leader, &pool.keeper);
 	if (fetch) {
 		reported = mcri_jobdir_exists(&jd, MCRI_REPORT_FILE);
 		fprintf(stderr,

@@ -7,19 +7,24 @@
 #include <string.h>
 
 #include "jobdir/json.h"
+#include "net/net.h"
 
-/* "SCHEME" then each etcd member's ADDR:PORT, joined by ';' */
-static bool join(const struct mcri_ha *ha, const char *scheme, char *buf, size_t size)
+bool mcri_ha_join(const struct mcri_ha *ha, int n, const char *sep,
+		  int (*item)(char *out, size_t size, const struct mcri_ha *ha, int k), char *buf,
+		  size_t size)
 {
 	size_t len = 0;
 
-	if (ha->masters < 2 || ha->etcd_members < 1 || ha->etcd_members > ha->masters || !size)
+	if (!size || n < 1 || n > ha->masters || n > MCRI_HA_MAX)
 		return false;
 	buf[0] = '\0';
-	for (int k = 0; k < ha->etcd_members; k++) {
-		int w = snprintf(buf + len, size - len, "%s%s:%d", k ? ";" : scheme,
-				 ha->member[k].addr, ha->etcd_client);
+	for (int k = 0; k < n; k++) {
+		int w = k ? snprintf(buf + len, size - len, "%s", sep) : 0;
 
+		if (w < 0 || (size_t)w >= size - len)
+			return false;
+		len += (size_t)w;
+		w = item(buf + len, size - len, ha, k);
 		if (w < 0 || (size_t)w >= size - len)
 			return false;
 		len += (size_t)w;
@@ -27,14 +32,44 @@ static bool join(const struct mcri_ha *ha, const char *scheme, char *buf, size_t
 	return true;
 }
 
+/* an etcd member's ADDR:PORT */
+static int endpoint(char *out, size_t size, const struct mcri_ha *ha, int k)
+{
+	return snprintf(out, size, "%s:%d", ha->member[k].addr, ha->etcd_client);
+}
+
 bool mcri_ha_address(const struct mcri_ha *ha, char *buf, size_t size)
 {
-	return join(ha, MCR_HA_SCHEME, buf, size);
+	size_t n = strlen(MCR_HA_SCHEME);
+
+	if (size <= n || ha->etcd_members < 1 ||
+	    !mcri_ha_join(ha, ha->etcd_members, ";", endpoint, buf + n, size - n))
+		return false;
+	memcpy(buf, MCR_HA_SCHEME, n);
+	return true;
 }
 
 bool mcri_ha_endpoints(const struct mcri_ha *ha, char *buf, size_t size)
 {
-	return join(ha, "", buf, size);
+	return ha->etcd_members >= 1 && mcri_ha_join(ha, ha->etcd_members, ";", endpoint, buf, size);
+}
+
+int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_master_health *health,
+		   bool *answered, int *answering)
+{
+	int leader = -1;
+
+	*answering = 0;
+	for (int k = 0; k < st->ha.masters && k < MCRI_HA_MAX; k++) {
+		struct mcr_error ignored;
+
+		answered[k] = mcri_master_health(st->ha.member[k].addr, st->ports.metrics, timeout_ms,
+						 &health[k], &ignored) == 0;
+		*answering += answered[k];
+		if (answered[k] && leader < 0 && health[k].role == MCRI_MASTER_LEADER && health[k].service_ready)
+			leader = k;
+	}
+	return leader;
 }
 
 bool mcri_state_master(const struct mcri_state *st, char *buf, size_t size)

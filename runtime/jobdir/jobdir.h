@@ -168,6 +168,19 @@ bool mcri_ha_address(const struct mcri_ha *ha, char *buf, size_t size);
 bool mcri_ha_endpoints(const struct mcri_ha *ha, char *buf, size_t size);
 /* The member that runs on `node` (a Slurm node name), or -1. */
 int mcri_ha_member_of(const struct mcri_ha *ha, const char *node);
+/* item(out, size, ha, k) (snprintf's return) of the first n members,
+ * joined by sep, into buf; false when it does not fit. */
+bool mcri_ha_join(const struct mcri_ha *ha, int n, const char *sep,
+		  int (*item)(char *out, size_t size, const struct mcri_ha *ha, int k), char *buf,
+		  size_t size);
+struct mcri_master_health;
+struct mcri_state;
+/* Ask each master of st's HA pool what it is (GET /health on its
+ * metrics port, within timeout_ms each): health[k], answered[k] (arrays
+ * of MCRI_HA_MAX), *answering how many did. The serving leader's member,
+ * or -1. */
+int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_master_health *health,
+		   bool *answered, int *answering);
 
 /* mooncake_master.json: the master of the job's pool */
 struct mcri_state {

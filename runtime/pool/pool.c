@@ -161,23 +161,6 @@ int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir
 	return rc;
 }
 
-/* an HA pool: who leads (pool->leader, -1 none), each master's word */
-static void find_leader(struct mcri_pool *pool, int timeout_ms)
-{
-	const struct mcri_state *m = &pool->master;
-
-	pool->leader = -1;
-	for (int k = 0; k < m->ha.masters && k < MCRI_HA_MAX; k++) {
-		struct mcr_error ignored;
-
-		pool->answered[k] = mcri_master_health(m->ha.member[k].addr, m->ports.metrics, timeout_ms,
-						       &pool->health[k], &ignored) == 0;
-		if (pool->answered[k] && pool->leader < 0 && pool->health[k].role == MCRI_MASTER_LEADER &&
-		    pool->health[k].service_ready)
-			pool->leader = k;
-	}
-}
-
 int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *err)
 {
 	const struct mcri_state *m = &pool->master;
@@ -187,7 +170,9 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 	int status, rc;
 
 	if (m->ha.masters) {
-		find_leader(pool, timeout_ms);
+		int answering;
+
+		pool->leader = mcri_ha_leader(m, timeout_ms, pool->health, pool->answered, &answering);
 		if (pool->leader < 0)
 			return mcri_error_set(err, MCR_ESTATE,
 					      "no master of the job's HA pool leads and serves now (on %s and %d more): they may be choosing a leader; ask again in a few seconds",

@@ -88,7 +88,7 @@ static bool ha_fields(json_t *o, const struct mcri_pool *pool, const struct mcri
 
 	if (!set(o, "ha", h) || !set(h, "etcd_members", json_integer(ha->etcd_members)) ||
 	    !set(h, "etcd_client_port", json_integer(ha->etcd_client)) ||
-	    !set(h, "leader", pool->leader >= 0 && pool->leader < ha->masters ?
+	    !set(h, "leader", pool->leader >= 0 && pool->leader < ha->masters && pool->answered[pool->leader] ?
 					json_string(ha->member[pool->leader].node) : json_null()) ||
 	    !set(h, "masters", masters = json_array()))
 		return false;

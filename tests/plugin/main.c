@@ -23,6 +23,7 @@ Suite *container_suite(void);
 Suite *steps_suite(void);
 Suite *container_alias_suite(void);
 Suite *handover_suite(void);
+Suite *ha_etcd_suite(void);
 
 int main(int argc, char **argv)
 {
@@ -43,6 +44,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, steps_suite());
 	srunner_add_suite(sr, container_alias_suite());
 	srunner_add_suite(sr, handover_suite());
+	srunner_add_suite(sr, ha_etcd_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -156,16 +156,21 @@ START_TEST(etcd_ports)
 	int client, peer;
 
 	ck_assert_int_eq(mcri_plugstack_parse(&range, 1, av, &err), 0);
-	mcp_etcd_ports(&range, &(struct mcr_ports){ 8700, 8701, 8702 }, &client, &peer);
+	ck_assert_int_eq(mcp_etcd_ports(&range, &(struct mcr_ports){ 8700, 8701, 8702 }, &client, &peer), 0);
 	ck_assert_int_eq(client, 8703);
 	ck_assert_int_eq(peer, 8704);
-	mcp_etcd_ports(&range, &(struct mcr_ports){ 8796, 8797, 8798 }, &client, &peer);
+	ck_assert_int_eq(mcp_etcd_ports(&range, &(struct mcr_ports){ 8796, 8797, 8798 }, &client, &peer), 0);
 	ck_assert_int_eq(client, 8794);
 	ck_assert_int_eq(peer, 8795);
 	range.fixed_ports = true;
-	mcp_etcd_ports(&range, &(struct mcr_ports){ 8700, 8701, 8702 }, &client, &peer);
+	ck_assert_int_eq(mcp_etcd_ports(&range, &(struct mcr_ports){ 8700, 8701, 8702 }, &client, &peer), 0);
 	ck_assert_int_eq(client, 8703);
 	ck_assert_int_eq(peer, 8704);
+	/* a range of one triple has no room */
+	range.fixed_ports = false;
+	range.port_lo = 9000;
+	range.port_hi = 9002;
+	ck_assert_int_eq(mcp_etcd_ports(&range, &(struct mcr_ports){ 9000, 9001, 9002 }, &client, &peer), -1);
 }
 END_TEST
 
