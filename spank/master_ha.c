@@ -148,7 +148,7 @@ enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, 
 {
 	struct mcri_master_health h[MCRI_HA_MAX];
 	bool answered[MCRI_HA_MAX];
-	int answering, leader = mcri_ha_leader(st, MCP_PROBE_TIMEOUT_MS, h, answered, &answering);
+	int answering, refusing, leader = mcri_ha_leader(st, MCP_PROBE_TIMEOUT_MS, h, answered, &answering, &refusing);
 
 	if (leader >= 0 && (!every || answering == st->ha.masters)) {
 		struct mcr_error reason;
@@ -171,7 +171,9 @@ enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, 
 			 st->ports.metrics);
 	if (leader < 0)
 		etcd_look(st, why, size);
-	return answering ? MCP_PROBE_REFUSED : MCP_PROBE_NO_ANSWER;
+	/* no answer at all only when no host answered: a host where nothing
+	 * listens refuses (a pool that has ended) */
+	return answering || refusing ? MCP_PROBE_REFUSED : MCP_PROBE_NO_ANSWER;
 }
 
 /* ---- slurmstepd: one node's part ------------------------------------ */

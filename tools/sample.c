@@ -116,10 +116,10 @@ static bool restarting(const struct mcri_jobdir *dir, const struct mcri_state *m
 	struct mcri_master_health h[MCRI_HA_MAX];
 	bool answered[MCRI_HA_MAX];
 	struct mcri_proof p;
-	int answering = 0;
+	int answering = 0, refusing;
 
 	if (master->ha.masters)
-		mcri_ha_leader(master, 1000, h, answered, &answering);
+		mcri_ha_leader(master, 1000, h, answered, &answering, &refusing);
 	return answering > 0 || (mcri_proof_of_attempt(dir, master->attempt, &p) == 0 && p.restarting);
 }
 

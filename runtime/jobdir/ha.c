@@ -3,6 +3,7 @@
  * jobdir.h): its masters' nodes and addresses, its etcd's members and
  * ports, and the address its clients are given.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,17 +56,21 @@ bool mcri_ha_endpoints(const struct mcri_ha *ha, char *buf, size_t size)
 }
 
 int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_master_health *health,
-		   bool *answered, int *answering)
+		   bool *answered, int *answering, int *refusing)
 {
 	int leader = -1;
 
 	*answering = 0;
+	*refusing = 0;
 	for (int k = 0; k < st->ha.masters && k < MCRI_HA_MAX; k++) {
 		struct mcr_error ignored;
 
 		answered[k] = mcri_master_health(st->ha.member[k].addr, st->ports.metrics, timeout_ms,
 						 &health[k], &ignored) == 0;
 		*answering += answered[k];
+		/* the host answered, but no master there did */
+		*refusing += !answered[k] && errno != ETIMEDOUT && errno != EHOSTUNREACH &&
+			     errno != ENETUNREACH && errno != EHOSTDOWN && errno != ENETDOWN;
 		if (answered[k] && leader < 0 && health[k].role == MCRI_MASTER_LEADER && health[k].service_ready)
 			leader = k;
 	}

@@ -177,10 +177,11 @@ struct mcri_master_health;
 struct mcri_state;
 /* Ask each master of st's HA pool what it is (GET /health on its
  * metrics port, within timeout_ms each): health[k], answered[k] (arrays
- * of MCRI_HA_MAX), *answering how many did. The serving leader's member,
- * or -1. */
+ * of MCRI_HA_MAX), *answering how many did, *refusing how many did not
+ * though their host answered (nothing listens there: no timeout, no
+ * unreachable host). The serving leader's member, or -1. */
 int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_master_health *health,
-		   bool *answered, int *answering);
+		   bool *answered, int *answering, int *refusing);
 
 /* mooncake_master.json: the master of the job's pool */
 struct mcri_state {

@@ -6,6 +6,7 @@
  * and a standby "role":"standby", "service_ready":false. A master outside
  * HA mode answers other text: it leads alone.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,5 +59,7 @@ int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_m
 		mcri_error_set(err, MCR_ESTATE, "%s:%d GET /health answered no JSON object: %.80s", host, port,
 			       body);
 	free(body);
+	if (rc)
+		errno = EPROTO; /* an answer, not a master's */
 	return rc;
 }

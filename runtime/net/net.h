@@ -73,9 +73,9 @@ struct mcri_master_health {
 };
 /*
  * The master on host:port (its metrics port) says of itself: GET /health
- * within timeout_ms. 0 with *h; -1 with err (MCR_ESTATE: no answer, an
- * answer other than 200, or no JSON object, as a master outside HA mode
- * gives; errno as mcri_http sets it).
+ * within timeout_ms. 0 with *h; -1 with err (MCR_ESTATE: no answer, errno
+ * as mcri_http sets it; an answer other than 200, or no JSON object, as a
+ * master outside HA mode gives: errno EPROTO).
  */
 int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_master_health *h,
 		       struct mcr_error *err);

@@ -170,9 +170,9 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 	int status, rc;
 
 	if (m->ha.masters) {
-		int answering;
+		int answering, refusing;
 
-		pool->leader = mcri_ha_leader(m, timeout_ms, pool->health, pool->answered, &answering);
+		pool->leader = mcri_ha_leader(m, timeout_ms, pool->health, pool->answered, &answering, &refusing);
 		if (pool->leader < 0)
 			return mcri_error_set(err, MCR_ESTATE,
 					      "no master of the job's HA pool leads and serves now (on %s and %d more): they may be choosing a leader; ask again in a few seconds",

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "ports.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -230,6 +230,36 @@ START_TEST(srun_trusts_a_fresh_verdict_without_slurmctld)
 }
 END_TEST
 
+/* An HA pool recorded ready whose masters all refuse (nothing listens on
+ * their hosts: a state left by a job of the same id) and whose step
+ * slurmctld says has ended: the srun fails at once, saying so, and does
+ * not wait its bound for masters that do not answer */
+START_TEST(srun_ha_pool_that_has_ended)
+{
+	char *av[] = { "ha=etcd", "ready_timeout=60", NULL };
+	struct mcri_state st = { 0 };
+	double t0;
+	struct timespec ts;
+
+	in_tmpdir();
+	st.phase = MCRI_PHASE_READY;
+	st.master_step = 3;
+	st.ha = (struct mcri_ha){ .masters = 3, .etcd_members = 3, .etcd_client = 8703, .etcd_peer = 8704,
+				  .member = { { "n1", "127.0.0.1" }, { "n2", "127.0.0.2" }, { "n3", "127.0.0.3" } } };
+	record_state(&st);
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	stub.step_ended = true;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (double)ts.tv_sec;
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ck_log_contains("its step 4301.3 has ended");
+	ck_assert_msg((double)ts.tv_sec - t0 < 30, "the srun waited %.0f s", (double)ts.tv_sec - t0);
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 /* A wait for a master another srun is starting ends when the job does,
  * with the job's state, not at the readiness bound. */
 START_TEST(srun_wait_ends_with_the_job)
@@ -452,6 +482,7 @@ Suite *srun_pool_suite(void)
 	tcase_add_test(srun, master_exec_advice_cases);
 	tcase_add_test(srun, srun_joins_no_listener_of_an_ended_master_step);
 	tcase_add_test(srun, srun_trusts_a_fresh_verdict_without_slurmctld);
+	tcase_add_test(srun, srun_ha_pool_that_has_ended);
 	tcase_add_test(srun, srun_wait_ends_with_the_job);
 	tcase_add_test(srun, srun_joins_a_ready_master);
 	tcase_add_test(srun, srun_other_recipe_is_refused);
