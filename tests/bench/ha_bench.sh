@@ -40,7 +40,9 @@ wait_up() { # until the worker has said UP $1 times (300 s)
 }
 wait_up 1
 dir=$(ls -d "$W"/outputs/*/logs)
-leader=$("$MCR" status --dir "$dir" 2>/dev/null | sed -n 's/^master   n\([0-9]*\) (.*), leader, serving.*/\1/p')
+# status, as a user on the login host would run it (the cluster's network)
+leader=$("$CLUSTER" exec login "$MCR" status --dir "$dir" 2>/dev/null |
+	sed -n 's/^master   n\([0-9]*\) (.*), leader, serving.*/\1/p')
 [ -n "$leader" ] || { echo "ha_bench.sh: no leader"; touch "$W/done"; exit 1; }
 proof=$dir/mooncake_master.proof.json
 [ "$leader" = 1 ] || proof=$dir/mooncake_master.proof.$((leader - 1)).json
