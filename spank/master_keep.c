@@ -267,8 +267,13 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 			*status = 1 << 8;
 			return END_LOST;
 		}
-		if (stopping)
+		if (stopping) {
 			looking = false;
+			/* Slurm ends the step: the etcd member's data goes at
+			 * once, not after the master has ended (a master slow
+			 * to end would leave it to Slurm's SIGKILL) */
+			mcp_ha_etcd_stop(&g->ha, true);
+		}
 		if (!looking)
 			continue;
 		if ((g->proof.verdict = mcp_guard_look(&g->proof)) != MCRI_PROOF_NONE) {

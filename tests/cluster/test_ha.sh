@@ -15,6 +15,11 @@
 . "$(dirname "$0")/lib.sh"
 W=$(workdir)
 cd "$W" || exit 1
+# the job's TMPDIR, where each etcd member keeps its data: this test's
+# own, so that what another cluster on the machine left under /tmp (a job
+# of the same id, killed) is never taken for this job's
+mkdir -m 1777 "$W/tmp"
+export TMPDIR=$W/tmp
 MCR=$TOP/build/mooncake-recipe
 vllm_test_recipe r.yaml # P2PHANDSHAKE: what an HA pool's clients use
 with_plugin_args ha=etcd
@@ -31,15 +36,11 @@ master_pid() {
 	keeper=$(sed -n 's/^  "pid": \([0-9]*\),$/\1/p' "$proof")
 	[ -n "$keeper" ] && pgrep -P "$keeper" -x mooncake_master
 }
-etcds_left() {
-	local i n
-	for i in $(seq 100); do
-		n=$("$CLUSTER" count etcd | awk '{ s += $2 } END { print s + 0 }')
-		[ "$n" = 0 ] && break
-		sleep 0.2
-	done
-	echo "$n"
-}
+etcds() { "$CLUSTER" count etcd | awk '{ s += $2 } END { print s + 0 }'; }
+no_etcd() { [ "$(etcds)" = 0 ]; }
+# the etcd members' data of job $1, in the job's TMPDIR
+etcd_data() { ls -d "$TMPDIR"/mooncake-etcd.mooncake-"$1"-* 2>/dev/null; }
+no_etcd_data() { [ -z "$(etcd_data "$1")" ]; }
 # get TAG KEY: a decode srun on n4 reads KEY (as the prefill worker put
 # it); the seconds from the event the test noted (T0) to its answer
 get() {
@@ -70,6 +71,8 @@ check "... all of it one step, mooncake-master on n[1-3]" \
 check "... the clients are given the etcd:// address and P2PHANDSHAKE" \
 	has "$dir/mooncake_store_config.json" "\"master_server_address\": \"etcd://$MCK_ADDR_n1:8703;$MCK_ADDR_n2:8703;$MCK_ADDR_n3:8703\"" \
 	'"metadata_server": "P2PHANDSHAKE"'
+check "... each etcd member keeps its data in the job's TMPDIR, a directory of its own ($(etcd_data "$J" | wc -l) of 3)" \
+	test "$(etcd_data "$J" | wc -l)" = 3
 
 # --- kill -9 of the leader's master: a standby takes over, the key stays
 k=$((${L1#n} - 1))
@@ -107,14 +110,14 @@ check "... status shows the new leader, and $L2 does not answer ($(grep "^master
 touch "$W/end" "$W/k2.done"
 scancel "$J"
 wait
-check "no mooncake_master and no etcd is left after the job" test "$(masters_left)" = 0 --and test "$(etcds_left)" = 0
+check "no mooncake_master and no etcd is left after the job" test "$(masters_left)" = 0 --and await 20 no_etcd
 check "the pool's report records the failover after the kill, and each master's role" python3 - "$dir/mooncake_pool_report.json" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))["ha"]
 ok = h["failovers"] >= 1 and len(h["failover"]) >= 1 and len(h["masters"]) == 3 and h["etcd_members"] == 3
 sys.exit(0 if ok else print(h) or 1)
 PY
-check "... nor an etcd member's data" test -z "$(ls -d "${TMPDIR:-/tmp}"/mooncake-etcd.mooncake-"$J"-* 2>/dev/null)"
+check "... nor an etcd member's data ($(etcd_data "$J"))" await 20 no_etcd_data "$J"
 
 # --- two nodes: two masters, one etcd member on the infra node
 J=$(salloc --no-shell -N2 -w n1,n2 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
@@ -142,4 +145,4 @@ check "a recipe with its own metadata_server is refused in an HA pool, and no ma
 	has md.out 'own-md.yaml:' 'metadata_server' 'HA pool (ha=etcd in plugstack.conf)' 'write metadata_server: P2PHANDSHAKE' rc=1 \
 	--and lacks md.out TASK-RAN --and test "$(squeue --steps -h -j "$J" -o %j | grep -c mooncake-master)" = 0
 scancel "$J"
-check "no mooncake_master and no etcd is left" test "$(masters_left)" = 0 --and test "$(etcds_left)" = 0
+check "no mooncake_master and no etcd is left" test "$(masters_left)" = 0 --and await 20 no_etcd
