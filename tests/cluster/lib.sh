@@ -10,7 +10,10 @@ CLUSTER=$TOP/tests/cluster/cluster.sh
 CLIENT=$TOP/tests/cluster/mc_client.py
 NSPGREP=$TOP/tests/cluster/nspgrep
 MCK_RESULTS=${MCK_RESULTS:-/dev/null}
-export MCK_RESULTS
+# the cluster, fixed once: a test that changes TMPDIR for its jobs still
+# talks to the same cluster (cluster.sh's default follows TMPDIR)
+MCK_CLUSTER_DIR=${MCK_CLUSTER_DIR:-${TMPDIR:-/tmp}/mck-cluster}
+export MCK_RESULTS MCK_CLUSTER_DIR
 eval "$("$CLUSTER" env)"
 if [ "$(readlink /proc/self/ns/net)" != "net:[$(stat -L -c %i "$MCK_LOGIN_NS" 2>/dev/null)]" ]; then
 	"$CLUSTER" up >&2 || exit 1
