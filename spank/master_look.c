@@ -200,6 +200,18 @@ static enum mcp_probe restarting(struct master *m, enum mcp_probe p)
 	return MCP_PROBE_RESTARTING;
 }
 
+/* The keeper of the master step (restart=) says, in its proof of this
+ * attempt, that it runs, its master owns the ports and is not being
+ * started again (m->proof: that proof) */
+static bool keeper_runs(struct master *m)
+{
+	const struct mcri_proof *pr = &m->proof;
+
+	return mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) == 0 && pr->restart_limit &&
+	       !pr->ended && !pr->restarting && pr->verdict == MCRI_PROOF_OWN &&
+	       (long)pr->step == m->st.master_step;
+}
+
 enum mcp_probe mcp_master_join_probe(struct master *m)
 {
 	struct mcp_step_facts f;
@@ -229,13 +241,17 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 		return p;
 	/* slurmctld is asked about the master step when the master refuses
 	 * (ended, or being started again?), and when it answers unless it is
-	 * the job's first step (a role srun's common case costs no RPC) or
+	 * the job's first step (a role srun's common case costs no RPC), or
 	 * this srun saw the starter's verdict come just now: the starter had
 	 * proved its master step alive then (a first wave of sruns costs
-	 * slurmctld no RPC each) */
+	 * slurmctld no RPC each), or the master step's keeper (restart=)
+	 * says it runs and owns the ports: the keeper is that step, and
+	 * records its end (an srun from outside the allocation, whose
+	 * starter's step came before the master's, costs no RPC either) */
 	if (m->st.master_step < 0 ||
 	    (p == MCP_PROBE_READY && (m->st.master_step == 0 ||
-				      (m->saw_unready > 0 && mcp_now() - m->saw_unready < FRESH_VERDICT_S))) ||
+				      (m->saw_unready > 0 && mcp_now() - m->saw_unready < FRESH_VERDICT_S) ||
+				      keeper_runs(m))) ||
 	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended) {
 		p = restarting(m, p);
 		m->restarting = p == MCP_PROBE_RESTARTING;

@@ -26,6 +26,7 @@ struct stub {
 	int restarts;           /* mcp_job_facts */
 	const char *work_dir;
 	bool step_ended;          /* what slurmctld says of the master step */
+	int step_asked;           /* mcp_step_facts calls */
 };
 extern struct stub stub;
 

@@ -230,6 +230,60 @@ START_TEST(srun_trusts_a_fresh_verdict_without_slurmctld)
 }
 END_TEST
 
+/* A joiner of a ready pool whose master step is not the job's first (an
+ * srun from outside the allocation started it after its own step) asks
+ * slurmctld nothing when the step's keeper says, in its proof, that it
+ * runs and its master owns the ports; when the keeper has ended the pool,
+ * what answers on the port is refused. */
+START_TEST(srun_trusts_the_keepers_proof_without_slurmctld)
+{
+	struct mcri_state st = { 0 };
+	struct mcri_proof pr = { 0 };
+	char logdir[600];
+	pid_t other;
+
+	in_tmpdir();
+	other = fake_master_start(&(struct mcr_ports){ 8700, 8701, 8702 }, "");
+	ck_assert_int_gt(other, 0);
+	st.phase = MCRI_PHASE_READY;
+	st.master_step = 3;
+	snprintf(logdir, sizeof(logdir), "%s", record_state(&st));
+	pr.attempt = 1;
+	pr.step = 3;
+	pr.restart_limit = 3;
+	pr.verdict = MCRI_PROOF_OWN;
+	pr.ports = st.ports;
+	ck_assert_int_eq(testdir_proof_write(logdir, &pr), 0);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.step_ended = true; /* asked, it would refuse */
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(stub.step_asked, 0);
+	ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
+	unsetenv(MCP_TASK_VAR);
+	slurm_spank_exit(NULL, 0, NULL);
+	/* a proof of another step (a master step of an earlier attempt) is
+	 * not the keeper's word: slurmctld is asked */
+	pr.step = 2;
+	ck_assert_int_eq(testdir_proof_write(logdir, &pr), 0);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.step_ended = true;
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_assert_int_eq(stub.step_asked, 1);
+	ck_log_contains("its step 4301.3 has ended");
+	slurm_spank_exit(NULL, 0, NULL);
+	/* the keeper ended the pool: refused, whatever answers */
+	pr.step = 3;
+	pr.ended = true;
+	ck_assert_int_eq(testdir_proof_write(logdir, &pr), 0);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_log_contains("its master step has ended the pool");
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+}
+END_TEST
+
 /* An HA pool recorded ready whose masters all refuse (nothing listens on
  * their hosts: a state left by a job of the same id) and whose step
  * slurmctld says has ended: the srun fails at once, saying so, and does
@@ -482,6 +536,7 @@ Suite *srun_pool_suite(void)
 	tcase_add_test(srun, master_exec_advice_cases);
 	tcase_add_test(srun, srun_joins_no_listener_of_an_ended_master_step);
 	tcase_add_test(srun, srun_trusts_a_fresh_verdict_without_slurmctld);
+	tcase_add_test(srun, srun_trusts_the_keepers_proof_without_slurmctld);
 	tcase_add_test(srun, srun_ha_pool_that_has_ended);
 	tcase_add_test(srun, srun_wait_ends_with_the_job);
 	tcase_add_test(srun, srun_joins_a_ready_master);

@@ -61,6 +61,18 @@ static int do_write(struct mcri_jobdir *jd, void *st)
 	return mcri_state_write(jd, st, &err);
 }
 
+static int do_proof(struct mcri_jobdir *jd, void *p)
+{
+	struct mcr_error err = { 0 };
+
+	return mcri_proof_write(jd, p, &err);
+}
+
+int testdir_proof_write(const char *dir, const struct mcri_proof *p)
+{
+	return with_dir(dir, do_proof, (void *)p);
+}
+
 static int do_read(struct mcri_jobdir *jd, void *st)
 {
 	struct mcr_error err = { 0 };

@@ -17,5 +17,8 @@ struct mcri_state;
  * read through the one writer and reader; the result of either. */
 int testdir_state_write(const char *dir, const struct mcri_state *st);
 int testdir_state_read(const char *dir, struct mcri_state *st);
+struct mcri_proof;
+/* The master step's proof in `dir`, through the one writer. */
+int testdir_proof_write(const char *dir, const struct mcri_proof *p);
 
 #endif
