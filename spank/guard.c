@@ -28,7 +28,7 @@
 
 #include "plugin.h"
 
-#define POLL_MS 25
+#define POLL_MS 5 /* a few syscalls each: the readiness the floor sees polling at 5 ms */
 #define MAX_LISTENERS 64
 
 /* "ATTEMPT,BOUND,RESTART,RPC,METADATA,METRICS:DIR" (mcp_guard_value) */

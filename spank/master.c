@@ -27,7 +27,7 @@
 #include "master_run.h"
 #include "ports.h"
 
-#define POLL_STARTING_MS 25 /* a TCP connect; HTTP only once it accepts */
+#define POLL_STARTING_MS 5  /* a TCP connect; HTTP only once it accepts */
 #define POLL_STATE_MS 50    /* the state file, where its directory cannot be watched */
 #define WATCH_STATE_MS 250  /* ... where it can (a local file system): a bound all the same */
 #define POLL_BLIP_MS 250    /* a master that does not answer */

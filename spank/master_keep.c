@@ -41,7 +41,7 @@
 
 #include "master.h"
 
-#define POLL_MS 25
+#define POLL_MS 5 /* a few syscalls each: the readiness the floor sees polling at 5 ms */
 #define BACKOFF_MAX_S 16
 #define STEADY_S 60 /* a master that ran this long starts the back-off again */
 

@@ -407,13 +407,15 @@ static int decide_container(void)
 	return 0;
 }
 
-/* the job's pool from this recipe is ready in dir (this srun joins it) */
-static bool pool_runs(const struct mcri_jobdir *dir)
+/* the job's pool from this recipe is ready in dir, or another srun is
+ * starting it: this srun joins it, or waits for it */
+static bool pool_started(const struct mcri_jobdir *dir)
 {
 	struct mcri_state st;
 	struct mcr_error ignored;
 
-	return mcri_state_read(dir, &st, &ignored) == 0 && st.phase == MCRI_PHASE_READY &&
+	return mcri_state_read(dir, &st, &ignored) == 0 &&
+	       (st.phase == MCRI_PHASE_READY || st.phase == MCRI_PHASE_STARTING) &&
 	       strcmp(st.recipe, ctx.recipe_path) == 0;
 }
 
@@ -437,10 +439,13 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 		goto fail;
 	/* where the master would run: a container the cluster cannot run it
 	 * in refuses the srun before anything is written. An srun that joins
-	 * the job's running pool needs no answer (and the look for pyxis,
-	 * srun --help, costs a few milliseconds) */
+	 * the job's running pool, or waits while another srun starts it (that
+	 * srun decided), needs no answer: the look for pyxis, srun --help,
+	 * cost each srun of a first wave of 256 a third of its CPU time.
+	 * Should it start the master after all (the starter died), it
+	 * decides then (master.c). */
 	opened = mcri_jobdir_open(&jd, dir, uid, false, err) == 0;
-	if (starts && !ctx.container_decided && !(opened && pool_runs(&jd)) && decide_container())
+	if (starts && !ctx.container_decided && !(opened && pool_started(&jd)) && decide_container())
 		goto out;
 	if (ctx.container_decided)
 		container = &ctx.container;

@@ -118,15 +118,16 @@ bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name);
 
 /* ---- a change in it (watch.c) --------------------------------------- */
 
-/* Waiting for another process's write into the directory (a file created,
- * renamed into place or removed; the state file's READY): a watch
- * (inotify) is a descriptor, or -1 when this system or file system cannot
- * give one, or would not see other hosts' writes (a network file system:
- * the caller then polls). mcri_jobdir_wait returns once
- * something changed since the watch began or the last wait, or after
- * timeout_ms milliseconds: the other clients of a file server write
- * unseen, so the timeout bounds the wait. mcri_jobdir_unwatch(-1) does
- * nothing. */
+/* Waiting for another process's write of the state file or a lock file
+ * (one created, renamed into place or removed; the state file's READY): a
+ * watch (inotify) is a descriptor, or -1 when this system or file system
+ * cannot give one, or would not see other hosts' writes (a network file
+ * system: the caller then polls). mcri_jobdir_wait returns once the state
+ * file or a lock file changed since the watch began or the last wait (the
+ * pool's other files do not count), the directory moved, or after
+ * timeout_ms milliseconds (or a signal): the other clients of a file
+ * server write unseen, so the timeout bounds the wait.
+ * mcri_jobdir_unwatch(-1) does nothing. */
 int mcri_jobdir_watch(const struct mcri_jobdir *d);
 void mcri_jobdir_wait(int watch, int timeout_ms);
 void mcri_jobdir_unwatch(int watch);

@@ -11,8 +11,10 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/inotify.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jobdir.h"
@@ -52,18 +54,51 @@ int mcri_jobdir_watch(const struct mcri_jobdir *d)
 	return fd;
 }
 
+/* An event a waiter acts on: the state file or a lock file in place or
+ * gone, the directory itself moved or removed, or events lost. The pool's
+ * other files (client configs, the master's proof and log, their
+ * temporary names) wake no one: in a first wave of 256 sruns each of
+ * their writes woke every waiter to read the state again. */
+static bool wakes(const struct inotify_event *e)
+{
+	int attempt, used = 0;
+
+	if (e->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) || !e->len)
+		return true;
+	return !strcmp(e->name, MCRI_STATE_FILE) ||
+	       (sscanf(e->name, MCRI_LOCK_FILE "%n", &attempt, &used) == 1 && used && !e->name[used]);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void mcri_jobdir_wait(int watch, int timeout_ms)
 {
 	struct pollfd p = { .fd = watch, .events = POLLIN };
-	char events[4096];
+	char events[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	long long end = now_ms() + timeout_ms, left;
+	bool woken = false;
 	ssize_t n;
 
-	if (watch < 0 || poll(&p, 1, timeout_ms) <= 0)
+	if (watch < 0)
 		return;
-	/* what came: read, so that the next wait waits again */
-	do
-		n = read(watch, events, sizeof(events));
-	while (n > 0 || (n < 0 && errno == EINTR));
+	while (!woken && (left = end - now_ms()) > 0) {
+		if (poll(&p, 1, (int)left) <= 0)
+			return; /* the bound, or a signal */
+		/* what came: read all of it, so that the next wait waits again */
+		while ((n = read(watch, events, sizeof(events))) > 0 || (n < 0 && errno == EINTR))
+			for (ssize_t i = 0; i < n;) {
+				const struct inotify_event *e = (const struct inotify_event *)(events + i);
+
+				woken |= wakes(e);
+				i += (ssize_t)(sizeof(*e) + e->len);
+			}
+	}
 }
 
 void mcri_jobdir_unwatch(int watch)

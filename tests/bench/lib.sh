@@ -11,7 +11,7 @@ CLUSTER=$TOP/tests/cluster/cluster.sh
 bench_start() {
 	W=$(mktemp -d "${TMPDIR:-/tmp}/mck-$1.XXXXXX")
 	chmod 755 "$W"
-	was_up=$("$CLUSTER" status 2>/dev/null | grep -q 'slurmctld [0-9]' && echo 1 || echo 0)
+	was_up=$("$CLUSTER" status 2>/dev/null | grep -q 'slurmctld:[1-9]' && echo 1 || echo 0)
 	"$CLUSTER" up >/dev/null 2>&1
 	trap '[ "$was_up" = 1 ] || "$CLUSTER" down >/dev/null 2>&1; [ -n "${MCK_KEEP:-}" ] || rm -rf "$W"' EXIT
 	eval "$("$CLUSTER" env)"

@@ -230,6 +230,48 @@ START_TEST(srun_trusts_a_fresh_verdict_without_slurmctld)
 }
 END_TEST
 
+/* An srun that waits while another srun of the job starts its pool
+ * decides no container (the starter did): it runs no `srun --help`, the
+ * look for pyxis, which cost each srun of a first wave of 256 a third of
+ * its CPU time (the first srun of a job looks: the cluster tests with
+ * the pyxis stand-in). */
+START_TEST(srun_waiting_for_the_starter_does_not_look_for_pyxis)
+{
+	struct mcri_state st = { 0 };
+	char logdir[600], srun[400], helped[400], opt[420], text[1000];
+	char *av[] = { opt, NULL };
+	pid_t other, flip;
+
+	in_tmpdir();
+	snprintf(srun, sizeof(srun), "%s/help-srun", case_dir);
+	snprintf(helped, sizeof(helped), "%s/helped", case_dir);
+	snprintf(text, sizeof(text), "#!/bin/sh\n[ \"$1\" = --help ] && echo \"$1\" >>%s\nexit 0\n", helped);
+	write_file(srun, text);
+	ck_assert_int_eq(chmod(srun, 0755), 0);
+	snprintf(opt, sizeof(opt), "srun=%s", srun);
+	other = fake_master_start(&(struct mcr_ports){ 8700, 8701, 8702 }, "");
+	ck_assert_int_gt(other, 0);
+	st.phase = MCRI_PHASE_STARTING;
+	snprintf(st.recipe, sizeof(st.recipe), "%s", TRT);
+	snprintf(logdir, sizeof(logdir), "%s", record_state(&st));
+	if ((flip = fork()) == 0) {
+		usleep(300000);
+		st.phase = MCRI_PHASE_READY;
+		_exit(testdir_state_write(logdir, &st) == 0 ? 0 : 1);
+	}
+	setenv("SLURM_JOB_ID", "4301", 1); /* inside the allocation */
+	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
+	unsetenv("SLURM_JOB_ID");
+	ck_assert_int_eq(waitpid(flip, NULL, 0), flip);
+	ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
+	ck_assert_msg(!exists("%s", helped), "a waiting srun ran srun --help:\n%s", stub.log);
+	unsetenv(MCP_TASK_VAR);
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+}
+END_TEST
+
 /* A joiner of a ready pool whose master step is not the job's first (an
  * srun from outside the allocation started it after its own step) asks
  * slurmctld nothing when the step's keeper says, in its proof, that it
@@ -537,6 +579,7 @@ Suite *srun_pool_suite(void)
 	tcase_add_test(srun, srun_joins_no_listener_of_an_ended_master_step);
 	tcase_add_test(srun, srun_trusts_a_fresh_verdict_without_slurmctld);
 	tcase_add_test(srun, srun_trusts_the_keepers_proof_without_slurmctld);
+	tcase_add_test(srun, srun_waiting_for_the_starter_does_not_look_for_pyxis);
 	tcase_add_test(srun, srun_ha_pool_that_has_ended);
 	tcase_add_test(srun, srun_wait_ends_with_the_job);
 	tcase_add_test(srun, srun_joins_a_ready_master);

@@ -96,7 +96,7 @@ START_TEST(jobdir_watch)
 	struct mcri_jobdir d, none = { .fd = -1 };
 	struct mcr_error err = { 0 };
 	struct mcri_state st = { .attempt = 1, .phase = MCRI_PHASE_READY };
-	char base[256];
+	char base[256], path[320];
 	double t;
 	pid_t pid;
 	int w, status;
@@ -107,6 +107,21 @@ START_TEST(jobdir_watch)
 	t = seconds_now();
 	mcri_jobdir_wait(w, 100);
 	ck_assert(seconds_now() - t >= 0.09);
+	/* the pool's other files (a client config, the master's log) wake
+	 * no one: the wait lasts its bound */
+	snprintf(path, sizeof(path), "%s/mooncake_store_config_prefill.json", base);
+	testutil_write(path, "{}\n");
+	snprintf(path, sizeof(path), "%s/mooncake_master.log", base);
+	testutil_write(path, "started\n");
+	t = seconds_now();
+	mcri_jobdir_wait(w, 300);
+	ck_assert_msg(seconds_now() - t >= 0.29, "woken by another file after %.3f s", seconds_now() - t);
+	/* a lock file does */
+	snprintf(path, sizeof(path), "%s/mooncake_master.2.lock", base);
+	testutil_write(path, "1 elsewhere\n");
+	t = seconds_now();
+	mcri_jobdir_wait(w, 60000);
+	ck_assert(seconds_now() - t < 30);
 	if ((pid = fork()) == 0) {
 		usleep(200 * 1000);
 		_exit(mcri_state_write(&d, &st, &err) == 0 ? 0 : 1);
