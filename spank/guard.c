@@ -28,7 +28,6 @@
 
 #include "plugin.h"
 
-#define POLL_MS 5 /* a few syscalls each: the readiness the floor sees polling at 5 ms */
 #define MAX_LISTENERS 64
 
 /* "ATTEMPT,BOUND,RESTART,RPC,METADATA,METRICS:DIR" (mcp_guard_value) */
@@ -104,14 +103,14 @@ int mcp_guard_record(const struct mcp_guard *g)
 /* the guard's life: until the verdict, the master's end, or the bound */
 static void watch(struct mcp_guard *g)
 {
-	double left = g->bound * 1000.0;
+	double t0 = mcp_now();
 
-	for (; left > 0; left -= POLL_MS) {
+	while (mcp_now() - t0 < g->bound) {
 		if (mcri_pid_start(g->proof.pid) != g->proof.start)
 			return; /* the master is gone: its srun tells why */
 		if ((g->proof.verdict = mcp_guard_look(&g->proof)) != MCRI_PROOF_NONE)
 			break;
-		mcp_sleep_ms(POLL_MS);
+		mcp_sleep_ms(mcp_ready_poll_ms(mcp_now() - t0));
 	}
 	if (g->proof.verdict != MCRI_PROOF_NONE)
 		mcp_guard_record(g);

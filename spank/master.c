@@ -27,7 +27,6 @@
 #include "master_run.h"
 #include "ports.h"
 
-#define POLL_STARTING_MS 5  /* a TCP connect; HTTP only once it accepts */
 #define POLL_STATE_MS 50    /* the state file, where its directory cannot be watched */
 #define WATCH_STATE_MS 250  /* ... where it can (a local file system): a bound all the same */
 #define POLL_BLIP_MS 250    /* a master that does not answer */
@@ -265,7 +264,7 @@ static void pause_for(struct master *m, const struct mcp_election *el)
 		break;
 	default:
 		progress(m, "not ready yet", (int)el->timeout);
-		mcp_sleep_ms(POLL_STARTING_MS);
+		mcp_sleep_ms(mcp_ready_poll_ms(mcp_now() - m->t0)); /* a TCP connect; HTTP once it accepts */
 	}
 }
 

@@ -41,7 +41,6 @@
 
 #include "master.h"
 
-#define POLL_MS 5 /* a few syscalls each: the readiness the floor sees polling at 5 ms */
 #define BACKOFF_MAX_S 16
 #define STEADY_S 60 /* a master that ran this long starts the back-off again */
 
@@ -293,7 +292,7 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 				kill(child, SIGKILL);
 			}
 		} else {
-			mcp_sleep_ms(POLL_MS);
+			mcp_sleep_ms(mcp_ready_poll_ms(mcp_now() - (deadline - g->bound)));
 		}
 	}
 }

@@ -171,6 +171,14 @@ bool mcp_pid_alive(long pid);
 double mcp_now(void); /* seconds, monotonic */
 /* Sleeps ms milliseconds, through interrupting signals. */
 void mcp_sleep_ms(int ms);
+/* The pause between two looks for a master becoming ready (its sockets,
+ * its port), `waited` seconds into the wait: 5 ms while a master usually
+ * becomes ready (the bench's floor looks as often), 25 ms after (a master
+ * that takes long costs its node little). Milliseconds. */
+static inline int mcp_ready_poll_ms(double waited)
+{
+	return waited < 5 ? 5 : 25;
+}
 
 /* ---- spawn.c: the one launcher of the job steps the plugin starts --- */
 

@@ -1,5 +1,6 @@
-/* main.c - the plugin layer's suites (srun, srun_pool, srun_master, stepd,
- * guard, election, ports, container, steps, container_alias, handover), or, as
+/* main.c - the plugin layer's suites (srun, srun_pool, srun_join,
+ * srun_master, stepd, guard, election, ports, container, steps,
+ * container_alias, handover), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
 #include <check.h>
@@ -13,6 +14,7 @@
 
 Suite *srun_suite(void);
 Suite *srun_pool_suite(void);
+Suite *srun_join_suite(void);
 Suite *srun_master_suite(void);
 Suite *stepd_suite(void);
 Suite *guard_suite(void);
@@ -36,6 +38,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, ports_suite());
 	srunner_add_suite(sr, srun_suite());
 	srunner_add_suite(sr, srun_pool_suite());
+	srunner_add_suite(sr, srun_join_suite());
 	srunner_add_suite(sr, srun_master_suite());
 	srunner_add_suite(sr, stepd_suite());
 	srunner_add_suite(sr, guard_suite());
