@@ -147,6 +147,24 @@ run_job() {
 	echo "$jid"
 }
 
+# nodes_idle NODES: every node of NODES (n1,n2) is idle
+nodes_idle() { ! sinfo -h -N -n "$1" -o '%t' | grep -qvx idle; }
+# alloc NODES [SALLOC_ARGS...]: the id of a new allocation of the nodes
+# NODES (salloc --no-shell -w NODES), on stdout, once they are idle: a
+# job of the test before may still be completing there, and a salloc that
+# pends learns of its grant from slurmctld calling back to its host, which
+# no resolver names in the matrix chroots. When salloc gives none: 1, and
+# what it said on stderr.
+alloc() {
+	local nodes=$1 out id
+	shift
+	await 120 nodes_idle "$nodes" || true
+	out=$(salloc --no-shell -w "$nodes" "$@" 2>&1)
+	id=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' <<<"$out")
+	[ -n "$id" ] || { echo "salloc --no-shell -w $nodes $*: no allocation: $out" >&2; return 1; }
+	echo "$id"
+}
+
 # masters: mooncake_master processes on this cluster's hosts (by network
 # namespace: another cluster's or the machine's own masters never count)
 masters() { "$CLUSTER" count mooncake_master | awk '{ s += $2 } END { print s + 0 }'; }

@@ -51,8 +51,7 @@ get() {
 }
 secs() { awk '{ printf "%.1f", $1 / 1000 }' "$W/$1.ms"; }
 
-J=$(salloc --no-shell --no-kill -N4 -w n1,n2,n3,n4 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
-[ -n "$J" ] || { fail "salloc gave no allocation"; exit 1; }
+J=$(alloc n1,n2,n3,n4 --no-kill -N4) || { fail "salloc gave no allocation"; exit 1; }
 MCK_EXIT_HOOKS+=("scancel $J 2>/dev/null; for h in n1 n2 n3 n4; do \"\$CLUSTER\" link \$h up; done")
 dir=$W/outputs/$J/logs
 srun --jobid="$J" --overlap -N1 -n1 -w n4 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
@@ -120,7 +119,7 @@ PY
 check "... nor an etcd member's data ($(etcd_data "$J"))" await 20 no_etcd_data "$J"
 
 # --- two nodes: two masters, one etcd member on the infra node
-J=$(salloc --no-shell -N2 -w n1,n2 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+J=$(alloc n1,n2 -N2)
 srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
 	python3 "$CLIENT" env >two.out 2>&1
 "$MCR" status --dir "$W/outputs/$J/logs" >status-two.out 2>&1
@@ -129,7 +128,7 @@ check "a job of two nodes: masters on n1 and n2, etcd on n1 alone ($(grep -o 'MO
 	--and has_re status-two.out '; etcd on n1 \(client 8703, peer 8704\)$' '^master   n2 '
 scancel "$J"
 # --- one node: one master, as without ha=etcd
-J=$(salloc --no-shell -N1 -w n3 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+J=$(alloc n3 -N1)
 srun --jobid="$J" --overlap -N1 -n1 -w n3 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
 	python3 "$CLIENT" env >one.out 2>&1
 check "a job of one node: one master, its address as without ha=etcd" \
@@ -138,7 +137,7 @@ scancel "$J"
 
 # --- what an HA pool's clients cannot use is refused before any step
 vllm_test_recipe own-md.yaml "        metadata_server: http://$MCK_ADDR_n1:8080/metadata"
-J=$(salloc --no-shell -N2 -w n1,n2 2>&1 | sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p')
+J=$(alloc n1,n2 -N2)
 srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/own-md.yaml" --mooncake-role=prefill echo TASK-RAN >md.out 2>&1
 echo "rc=$?" >>md.out
 check "a recipe with its own metadata_server is refused in an HA pool, and no master is started ($(grep -o 'mooncake:.*' md.out | head -1 | head -c 200))" \
