@@ -229,7 +229,7 @@ static void etcd_ended(struct mcp_guard *g)
  * (END_FOREIGN). Nothing is proved once Slurm stops the step. */
 static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t child, int *status)
 {
-	double deadline = mcp_now() + g->bound;
+	double t0 = mcp_now(), deadline = t0 + g->bound;
 	enum end end = END_DIED;
 	bool looking = true;
 
@@ -292,7 +292,7 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 				kill(child, SIGKILL);
 			}
 		} else {
-			mcp_sleep_ms(mcp_ready_poll_ms(mcp_now() - (deadline - g->bound)));
+			mcp_sleep_ms(mcp_ready_poll_ms(mcp_now() - t0));
 		}
 	}
 }

@@ -161,21 +161,19 @@ bool mcp_master_claim(struct master *m, bool *gone)
 
 #define FRESH_VERDICT_S 5
 
-/* A joining srun: the recorded master accepts on its RPC port, and its
- * step still runs (slurmctld; a process that took the port after the
- * master ended answers too, but the step is gone) */
 /* The master step runs (or slurmctld was not asked): what its keeper
- * (restart=, master_keep.c) says of the probe `p`. RESTARTING when it is
+ * (restart=, master_keep.c) says, in its proof m->proof (read when
+ * `has_proof`), of the probe `p`. RESTARTING when it is
  * starting the master again: its proof says so; or, when the master
  * refuses, it may still in the moment before it says so; or, when
  * something answers, the restarted master is not proved the ports' owner
  * yet (another process may have taken one while it was down). REFUSED
  * when the keeper has ended the pool. Else p. why says which. */
-static enum mcp_probe restarting(struct master *m, enum mcp_probe p)
+static enum mcp_probe restarting(struct master *m, bool has_proof, enum mcp_probe p)
 {
 	const struct mcri_proof *pr = &m->proof;
 
-	if (mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) != 0 || !pr->restart_limit)
+	if (!has_proof || !pr->restart_limit)
 		return p;
 	if (pr->ended) {
 		/* whatever answers there now, the keeper has ended the pool */
@@ -200,22 +198,25 @@ static enum mcp_probe restarting(struct master *m, enum mcp_probe p)
 	return MCP_PROBE_RESTARTING;
 }
 
-/* The keeper of the master step (restart=) says, in its proof of this
- * attempt, that it runs, its master owns the ports and is not being
- * started again (m->proof: that proof) */
-static bool keeper_runs(struct master *m)
+/* The keeper of the master step (restart=) says, in its proof m->proof
+ * (read when `has_proof`), that it runs, its master owns the ports and is
+ * not being started again */
+static bool keeper_runs(const struct master *m, bool has_proof)
 {
 	const struct mcri_proof *pr = &m->proof;
 
-	return mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) == 0 && pr->restart_limit &&
-	       !pr->ended && !pr->restarting && pr->verdict == MCRI_PROOF_OWN &&
-	       (long)pr->step == m->st.master_step;
+	return has_proof && pr->restart_limit && !pr->ended && !pr->restarting &&
+	       pr->verdict == MCRI_PROOF_OWN && (long)pr->step == m->st.master_step;
 }
 
+/* A joining srun: the recorded master accepts on its RPC port, and its
+ * step still runs (slurmctld; a process that took the port after the
+ * master ended answers too, but the step is gone) */
 enum mcp_probe mcp_master_join_probe(struct master *m)
 {
 	struct mcp_step_facts f;
 	struct mcr_error ignored;
+	bool has_proof;
 	enum mcp_probe p = m->st.ha.masters ? mcp_probe_ha(&m->st, false, m->why, sizeof(m->why)) :
 					      mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, false,
 							       m->why, sizeof(m->why));
@@ -239,6 +240,8 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	}
 	if (m->st.ha.masters && p == MCP_PROBE_READY)
 		return p;
+	/* the keeper's word, read once for both questions below */
+	has_proof = mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) == 0;
 	/* slurmctld is asked about the master step when the master refuses
 	 * (ended, or being started again?), and when it answers unless it is
 	 * the job's first step (a role srun's common case costs no RPC), or
@@ -251,9 +254,9 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	if (m->st.master_step < 0 ||
 	    (p == MCP_PROBE_READY && (m->st.master_step == 0 ||
 				      (m->saw_unready > 0 && mcp_now() - m->saw_unready < FRESH_VERDICT_S) ||
-				      keeper_runs(m))) ||
+				      keeper_runs(m, has_proof))) ||
 	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended) {
-		p = restarting(m, p);
+		p = restarting(m, has_proof, p);
 		m->restarting = p == MCP_PROBE_RESTARTING;
 		return p;
 	}

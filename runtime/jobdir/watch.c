@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "jobdir.h"
+#include "net/net.h" /* mcri_now_ms */
 
 #define EVENTS (IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 #define ZFS_SUPER_MAGIC 0x2FC12FC1 /* not in linux/magic.h */
@@ -69,25 +69,17 @@ static bool wakes(const struct inotify_event *e)
 	       (sscanf(e->name, MCRI_LOCK_FILE "%n", &attempt, &used) == 1 && used && !e->name[used]);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void mcri_jobdir_wait(int watch, int timeout_ms)
 {
 	struct pollfd p = { .fd = watch, .events = POLLIN };
 	char events[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	long long end = now_ms() + timeout_ms, left;
+	long long end = mcri_now_ms() + timeout_ms, left;
 	bool woken = false;
 	ssize_t n;
 
 	if (watch < 0)
 		return;
-	while (!woken && (left = end - now_ms()) > 0) {
+	while (!woken && (left = end - mcri_now_ms()) > 0) {
 		if (poll(&p, 1, (int)left) <= 0)
 			return; /* the bound, or a signal */
 		/* what came: read all of it, so that the next wait waits again */

@@ -21,6 +21,9 @@ int mcri_hostlist_expand(const char *hostlist, size_t max_hosts, char ***hosts,
 
 /* ---- readiness probes (probe.c) ------------------------------------ */
 
+/* The monotonic clock in milliseconds: the bound of a probe, a wait. */
+long long mcri_now_ms(void);
+
 /*
  * TCP connect to host:port (host: IPv4 dotted quad or name) within
  * `timeout_ms` milliseconds. 0 when the port accepts; -1 otherwise, the

@@ -18,7 +18,7 @@
 
 #include "net/net.h"
 
-static long long now_ms(void)
+long long mcri_now_ms(void)
 {
 	struct timespec ts;
 
@@ -28,7 +28,7 @@ static long long now_ms(void)
 
 static int remaining(long long deadline)
 {
-	long long left = deadline - now_ms();
+	long long left = deadline - mcri_now_ms();
 
 	return left < 0 ? 0 : (int)left;
 }
@@ -93,7 +93,7 @@ fail:
 int mcri_tcp_probe(const char *host, int port, int timeout_ms,
 		   struct mcr_error *err)
 {
-	int fd = connect_to(host, port, now_ms() + timeout_ms, err);
+	int fd = connect_to(host, port, mcri_now_ms() + timeout_ms, err);
 
 	if (fd < 0)
 		return -1;
@@ -133,7 +133,7 @@ static int exchange(const char *host, int port, const char *method,
 		    size_t max, bool cut, char **answer, size_t *len,
 		    struct mcr_error *err)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = mcri_now_ms() + timeout_ms;
 	char *buf = NULL, *req = NULL;
 	size_t got = 0, cap = 0;
 	int fd, rc = -1, n, e = EIO;
