@@ -97,8 +97,13 @@ struct mcri_listener {
  * not a socket are skipped. */
 size_t mcri_listeners(const char *text, const int *ports, size_t nports,
 		      struct mcri_listener *out, size_t max);
-/* The same from this network namespace's tables (each read up to 8 MiB). */
+/* The same in this network namespace, IPv4 then IPv6: from the kernel's
+ * socket diagnostics (netlink), which walk the listening sockets alone; a
+ * family the kernel gives none for from its table (read up to 8 MiB). */
 size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max);
+/* ... from the table alone, /proc/net/tcp (AF_INET) or tcp6 (AF_INET6) */
+size_t mcri_listening_tables(int family, const int *ports, size_t nports,
+			     struct mcri_listener *out, size_t max);
 /* Does process pid hold the socket `inode`? Does pid or a process under it? */
 bool mcri_pid_has_socket(long pid, unsigned long long inode);
 bool mcri_tree_has_socket(long root, unsigned long long inode);

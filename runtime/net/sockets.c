@@ -1,20 +1,40 @@
 /*
- * sockets.c - who listens on a port: the kernel's socket tables
- * (/proc/net/tcp, /proc/net/tcp6) read into the listening sockets of a few
- * ports, and the socket inodes a process holds (/proc/<pid>/fd). The
+ * sockets.c - who listens on a port: the kernel's listening TCP sockets
+ * (socket diagnostics over netlink, or the tables /proc/net/tcp and
+ * /proc/net/tcp6 where the kernel gives none) for a few ports, and the
+ * socket inodes a process holds (/proc/<pid>/fd). The
  * master step proves with them that the ports its job's tasks are given
  * are its own mooncake_master's (spank/guard.c). The parser takes any
  * text (a foreign process cannot write these files, but it is fuzzed all
  * the same): lines it cannot read are skipped, nothing is unbounded.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "net/net.h"
+
+/* one port of `ports`? */
+static bool wanted(int port, const int *ports, size_t nports)
+{
+	for (size_t k = 0; k < nports; k++)
+		if (ports[k] == port)
+			return true;
+	return false;
+}
 
 size_t mcri_listeners(const char *text, const int *ports, size_t nports,
 		      struct mcri_listener *out, size_t max)
@@ -41,14 +61,8 @@ size_t mcri_listeners(const char *text, const int *ports, size_t nports,
 		    strcmp(state, "0A") != 0 || !(colon = strrchr(local, ':')) ||
 		    sscanf(colon + 1, "%4x", &port) != 1 || strlen(colon + 1) != 4)
 			continue; /* the header, another state, a line that is no socket */
-		for (size_t k = 0; k < nports; k++)
-			if (ports[k] == (int)port) {
-				out[n].port = (int)port;
-				out[n].uid = uid;
-				out[n].inode = inode;
-				n++;
-				break;
-			}
+		if (wanted((int)port, ports, nports))
+			out[n++] = (struct mcri_listener){ .port = (int)port, .uid = uid, .inode = inode };
 	}
 	return n;
 }
@@ -78,18 +92,90 @@ static char *read_proc(const char *path, size_t max)
 	return buf;
 }
 
+/* The listening TCP sockets of one family (AF_INET, AF_INET6) from the
+ * kernel's socket diagnostics (NETLINK_SOCK_DIAG, what ss -lt asks): a dump
+ * of the listening state walks the listening sockets alone, where reading
+ * /proc/net/tcp walks every connection of the machine's (all network
+ * namespaces') hash table, milliseconds on a busy host, and the master
+ * step looks every few milliseconds while its master starts. Into out
+ * after *n; -1 when the kernel does not answer so (no inet_diag, a
+ * sandbox without netlink): the caller reads the table instead. */
+static int diag_listening(int family, const int *ports, size_t nports,
+			  struct mcri_listener *out, size_t max, size_t *n)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} ask = {
+		.nlh = { .nlmsg_len = sizeof(ask), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.req = { .sdiag_family = (unsigned char)family, .sdiag_protocol = IPPROTO_TCP,
+			 .idiag_states = 1u << TCP_LISTEN },
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct timeval bound = { .tv_sec = 1 }; /* the kernel answers at once */
+	size_t found = 0;
+	int fd, rc = -1;
+
+	if ((fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound)) != 0 ||
+	    sendto(fd, &ask, sizeof(ask), 0, (struct sockaddr *)&kernel, sizeof(kernel)) != (ssize_t)sizeof(ask))
+		goto out;
+	for (;;) {
+		char buf[16384] __attribute__((aligned(__alignof__(struct nlmsghdr))));
+		ssize_t got = recv(fd, buf, sizeof(buf), 0);
+		int len = (int)got;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			goto out;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			const struct inet_diag_msg *m;
+			int port;
+
+			if (h->nlmsg_type == NLMSG_DONE) {
+				*n += found;
+				rc = 0;
+				goto out;
+			}
+			if (h->nlmsg_type == NLMSG_ERROR)
+				goto out; /* no inet_diag for this family */
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+				continue;
+			m = NLMSG_DATA(h);
+			port = ntohs(m->id.idiag_sport);
+			if (*n + found < max && wanted(port, ports, nports))
+				out[*n + found++] = (struct mcri_listener){ .port = port,
+									    .uid = m->idiag_uid,
+									    .inode = m->idiag_inode };
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+size_t mcri_listening_tables(int family, const int *ports, size_t nports,
+			     struct mcri_listener *out, size_t max)
+{
+	char *text = read_proc(family == AF_INET6 ? "/proc/net/tcp6" : "/proc/net/tcp", 8u << 20);
+	size_t n = text ? mcri_listeners(text, ports, nports, out, max) : 0;
+
+	free(text);
+	return n;
+}
+
 size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max)
 {
-	static const char *const tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	static const int families[] = { AF_INET, AF_INET6 };
 	size_t n = 0;
 
-	for (size_t t = 0; t < 2; t++) {
-		char *text = read_proc(tables[t], 8u << 20);
-
-		if (text)
-			n += mcri_listeners(text, ports, nports, out + n, max - n);
-		free(text);
-	}
+	for (size_t f = 0; f < 2; f++)
+		if (diag_listening(families[f], ports, nports, out, max, &n) != 0)
+			n += mcri_listening_tables(families[f], ports, nports, out + n, max - n);
 	return n;
 }
 

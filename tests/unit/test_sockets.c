@@ -117,6 +117,53 @@ START_TEST(listener_and_its_owner)
 }
 END_TEST
 
+/* the kernel's socket diagnostics and its tables tell the same listeners,
+ * IPv4 and IPv6, with the same owner and inode */
+START_TEST(diagnostics_and_tables_agree)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct mcri_listener l[8], t4[8], t6[8];
+	socklen_t len = sizeof(a), len6 = sizeof(a6);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), fd6 = socket(AF_INET6, SOCK_STREAM, 0), ports[2];
+	size_t n, n4, n6;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(fd, 1), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	ports[0] = ntohs(a.sin_port);
+	ports[1] = 0;
+	/* IPv6 where this machine has it (a build sandbox may not) */
+	if (fd6 >= 0 && bind(fd6, (struct sockaddr *)&a6, sizeof(a6)) == 0) {
+		ck_assert_int_eq(listen(fd6, 1), 0);
+		ck_assert_int_eq(getsockname(fd6, (struct sockaddr *)&a6, &len6), 0);
+		ports[1] = ntohs(a6.sin6_port);
+	}
+	n = mcri_listening(ports, 2, l, 8);
+	n4 = mcri_listening_tables(AF_INET, ports, 2, t4, 8);
+	n6 = mcri_listening_tables(AF_INET6, ports, 2, t6, 8);
+	ck_assert_uint_eq(n4, 1);
+	ck_assert_uint_eq(n6, ports[1] ? 1 : 0);
+	ck_assert_uint_eq(n, n4 + n6);
+	ck_assert_int_eq(l[0].port, ports[0]);
+	ck_assert_uint_eq(l[0].uid, t4[0].uid);
+	ck_assert_uint_eq(l[0].inode, t4[0].inode);
+	if (ports[1]) {
+		ck_assert_int_eq(l[1].port, ports[1]);
+		ck_assert_uint_eq(l[1].uid, t6[0].uid);
+		ck_assert_uint_eq(l[1].inode, t6[0].inode);
+		ck_assert(mcri_pid_has_socket((long)getpid(), l[1].inode));
+	}
+	/* out holds at most max: the first */
+	ck_assert_uint_eq(mcri_listening(ports, 2, l, 1), 1);
+	ck_assert_int_eq(l[0].port, ports[0]);
+	close(fd);
+	if (fd6 >= 0)
+		close(fd6);
+}
+END_TEST
+
 Suite *sockets_suite(void)
 {
 	Suite *s = suite_create("sockets");
@@ -125,6 +172,7 @@ Suite *sockets_suite(void)
 	tcase_add_test(tc, start_time_is_field_22_and_stays);
 	tcase_add_test(tc, parent_of_a_child);
 	tcase_add_test(tc, listener_and_its_owner);
+	tcase_add_test(tc, diagnostics_and_tables_agree);
 	suite_add_tcase(s, tc);
 	return s;
 }
