@@ -247,11 +247,11 @@ static void pause_for(struct master *m, const struct mcp_election *el)
 		 * with it in place, so that no change is missed) */
 		if (!m->watch_tried) {
 			m->watch_tried = true;
-			if ((m->watch = mcri_jobdir_watch(m->job->dir)) >= 0)
+			if (mcri_jobdir_watch(m->job->dir, &m->watch) == 0)
 				break;
 		}
-		if (m->watch >= 0)
-			mcri_jobdir_wait(m->watch, WATCH_STATE_MS);
+		if (m->watch.dir >= 0)
+			mcri_jobdir_wait(&m->watch, WATCH_STATE_MS);
 		else
 			mcp_sleep_ms(POLL_STATE_MS);
 		break;
@@ -339,7 +339,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err)
 {
-	struct master m = { .ps = ps, .recipe = recipe, .job = job, .watch = -1 };
+	struct master m = { .ps = ps, .recipe = recipe, .job = job, .watch = MCRI_WATCH_NONE };
 	int timeout = mcr_recipe_ready_timeout(recipe), candidates = 1;
 	struct mcp_election el;
 	struct mcp_seen seen = { 0 };
@@ -410,6 +410,6 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 		seen.now = mcp_now();
 	}
 out:
-	mcri_jobdir_unwatch(m.watch);
+	mcri_jobdir_unwatch(&m.watch);
 	return rc;
 }

@@ -41,9 +41,9 @@ struct master {
 	 * file server keeps it, and when (this srun's clock) it last changed */
 	int lock_attempt;
 	double lock_mtime, lock_changed;
-	/* a waiter's watch on the job's directory (mcri_jobdir_watch): -1 none */
+	/* a waiter's watch on the job's directory (mcri_jobdir_watch) */
 	bool watch_tried;
-	int watch;
+	struct mcri_watch watch;
 	/* when (mcp_now) this srun last read the state not yet ready: a ready
 	 * state read soon after is the starter's fresh verdict (0: never) */
 	double saw_unready;

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "base/base.h"
 #include "mooncake_recipe.h"
@@ -119,18 +120,30 @@ bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name);
 /* ---- a change in it (watch.c) --------------------------------------- */
 
 /* Waiting for another process's write of the state file or a lock file
- * (one created, renamed into place or removed; the state file's READY): a
- * watch (inotify) is a descriptor, or -1 when this system or file system
- * cannot give one, or would not see other hosts' writes (a network file
- * system: the caller then polls). mcri_jobdir_wait returns once the state
- * file or a lock file changed since the watch began or the last wait (the
- * pool's other files do not count), the directory moved, or after
- * timeout_ms milliseconds (or a signal): the other clients of a file
- * server write unseen, so the timeout bounds the wait.
- * mcri_jobdir_unwatch(-1) does nothing. */
-int mcri_jobdir_watch(const struct mcri_jobdir *d);
-void mcri_jobdir_wait(int watch, int timeout_ms);
-void mcri_jobdir_unwatch(int watch);
+ * (one created, renamed into place or removed; the state file's READY).
+ * A watch is inotify's; where this user has no inotify instance left
+ * (fs.inotify.max_user_instances, 128 on many systems: a first wave of
+ * 256 sruns on one host) it is the directory's change time, looked at
+ * every 50 ms (a stat, where the caller's poll reads the state file and
+ * its lock); there any file created, renamed or removed in the directory
+ * wakes. None on a file system that would not show other hosts' writes (a
+ * network one: the caller then polls). mcri_jobdir_watch: 0, or -1 with
+ * no watch. mcri_jobdir_wait returns once the state file or a lock file
+ * changed since the watch began or the last wait (with inotify the pool's
+ * other files do not count), the directory moved, or after timeout_ms
+ * milliseconds (or a signal): the other clients of a file server write
+ * unseen, so the timeout bounds the wait. The watch uses d's descriptor:
+ * d stays open while it is used. A watch that is none (-1 above, or
+ * MCRI_WATCH_NONE) waits no time and unwatches as nothing. */
+struct mcri_watch {
+	int inotify;         /* inotify's descriptor, or -1 */
+	int dir;             /* the directory's (d's, not owned), -1: no watch */
+	struct timespec seen; /* without inotify, its change time as last seen */
+};
+#define MCRI_WATCH_NONE ((struct mcri_watch){ .inotify = -1, .dir = -1 })
+int mcri_jobdir_watch(const struct mcri_jobdir *d, struct mcri_watch *w);
+void mcri_jobdir_wait(struct mcri_watch *w, int timeout_ms);
+void mcri_jobdir_unwatch(struct mcri_watch *w);
 
 /* ---- the records (records.c) --------------------------------------- */
 

@@ -4,7 +4,9 @@
  * instead of reading it many times a second (a first wave of 256 sruns).
  * Only a local file system tells of every write: on a network one (NFS,
  * Lustre, GPFS, ...) inotify sees this host's writes alone, and the
- * waiters poll as before.
+ * waiters poll as before. A user has few inotify instances (128 by
+ * default): past them a waiter looks at the directory's change time, a
+ * stat, instead of reading the state file and its lock.
  */
 #include <errno.h>
 #include <linux/magic.h>
@@ -12,7 +14,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -38,20 +42,37 @@ static bool local(int dirfd)
 	return false;
 }
 
-int mcri_jobdir_watch(const struct mcri_jobdir *d)
+/* the directory's change time: any entry created, renamed or removed in
+ * it, or the directory itself renamed; false when it cannot be had */
+static bool changed_at(int dir, struct timespec *t)
+{
+	struct stat st;
+
+	if (fstat(dir, &st) != 0)
+		return false;
+	*t = st.st_ctim;
+	return true;
+}
+
+int mcri_jobdir_watch(const struct mcri_jobdir *d, struct mcri_watch *w)
 {
 	char self[64];
-	int fd;
 
-	if (d->fd < 0 || !local(d->fd) || (fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0)
+	*w = MCRI_WATCH_NONE;
+	if (d->fd < 0 || !local(d->fd))
 		return -1;
 	/* the directory we hold open, whatever its path names meanwhile */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", d->fd);
-	if (inotify_add_watch(fd, self, EVENTS | IN_ONLYDIR) < 0) {
-		close(fd);
-		return -1;
+	if ((w->inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) >= 0 &&
+	    inotify_add_watch(w->inotify, self, EVENTS | IN_ONLYDIR) < 0) {
+		close(w->inotify);
+		w->inotify = -1;
 	}
-	return fd;
+	/* no inotify (this user's instances are used up): its change time */
+	if (w->inotify < 0 && !changed_at(d->fd, &w->seen))
+		return -1;
+	w->dir = d->fd;
+	return 0;
 }
 
 /* An event a waiter acts on: the state file or a lock file in place or
@@ -69,21 +90,45 @@ static bool wakes(const struct inotify_event *e)
 	       (sscanf(e->name, MCRI_LOCK_FILE "%n", &attempt, &used) == 1 && used && !e->name[used]);
 }
 
-void mcri_jobdir_wait(int watch, int timeout_ms)
+/* without inotify: until the directory's change time moves, at most
+ * timeout_ms; a look every STAT_MS */
+#define STAT_MS 50
+static void wait_stat(struct mcri_watch *w, int timeout_ms)
 {
-	struct pollfd p = { .fd = watch, .events = POLLIN };
+	long long end = mcri_now_ms() + timeout_ms, left;
+	struct timespec now;
+
+	while ((left = end - mcri_now_ms()) > 0) {
+		struct timespec pause = { 0, (left < STAT_MS ? left : STAT_MS) * 1000000L };
+
+		if (nanosleep(&pause, NULL) != 0 || !changed_at(w->dir, &now))
+			return; /* a signal; the directory unreadable: the caller looks */
+		if (now.tv_sec != w->seen.tv_sec || now.tv_nsec != w->seen.tv_nsec) {
+			w->seen = now;
+			return;
+		}
+	}
+}
+
+void mcri_jobdir_wait(struct mcri_watch *w, int timeout_ms)
+{
+	struct pollfd p = { .fd = w->inotify, .events = POLLIN };
 	char events[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	long long end = mcri_now_ms() + timeout_ms, left;
 	bool woken = false;
 	ssize_t n;
 
-	if (watch < 0)
+	if (w->dir < 0)
 		return;
+	if (w->inotify < 0) {
+		wait_stat(w, timeout_ms);
+		return;
+	}
 	while (!woken && (left = end - mcri_now_ms()) > 0) {
 		if (poll(&p, 1, (int)left) <= 0)
 			return; /* the bound, or a signal */
 		/* what came: read all of it, so that the next wait waits again */
-		while ((n = read(watch, events, sizeof(events))) > 0 || (n < 0 && errno == EINTR))
+		while ((n = read(w->inotify, events, sizeof(events))) > 0 || (n < 0 && errno == EINTR))
 			for (ssize_t i = 0; i < n;) {
 				const struct inotify_event *e = (const struct inotify_event *)(events + i);
 
@@ -93,8 +138,9 @@ void mcri_jobdir_wait(int watch, int timeout_ms)
 	}
 }
 
-void mcri_jobdir_unwatch(int watch)
+void mcri_jobdir_unwatch(struct mcri_watch *w)
 {
-	if (watch >= 0)
-		close(watch);
+	if (w->inotify >= 0)
+		close(w->inotify);
+	*w = MCRI_WATCH_NONE;
 }

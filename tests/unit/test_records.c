@@ -1,6 +1,8 @@
 /* test_records.c - the master step's proof (runtime/jobdir/records.c):
  * its restarts are written and read back whole, the last ones kept, and a
  * record damaged or written by hand is never trusted as it stands. */
+#include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,13 +101,15 @@ START_TEST(jobdir_watch)
 	char base[256], path[320];
 	double t;
 	pid_t pid;
-	int w, status;
+	struct mcri_watch w, nw;
+	int status;
 
 	testutil_tmpdir(base, sizeof(base), "watch");
 	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
-	ck_assert_int_ge(w = mcri_jobdir_watch(&d), 0);
+	ck_assert_int_eq(mcri_jobdir_watch(&d, &w), 0);
+	ck_assert_int_ge(w.inotify, 0);
 	t = seconds_now();
-	mcri_jobdir_wait(w, 100);
+	mcri_jobdir_wait(&w, 100);
 	ck_assert(seconds_now() - t >= 0.09);
 	/* the pool's other files (a client config, the master's log) wake
 	 * no one: the wait lasts its bound */
@@ -114,28 +118,90 @@ START_TEST(jobdir_watch)
 	snprintf(path, sizeof(path), "%s/mooncake_master.log", base);
 	testutil_write(path, "started\n");
 	t = seconds_now();
-	mcri_jobdir_wait(w, 300);
+	mcri_jobdir_wait(&w, 300);
 	ck_assert_msg(seconds_now() - t >= 0.29, "woken by another file after %.3f s", seconds_now() - t);
 	/* a lock file does */
 	snprintf(path, sizeof(path), "%s/mooncake_master.2.lock", base);
 	testutil_write(path, "1 elsewhere\n");
 	t = seconds_now();
-	mcri_jobdir_wait(w, 60000);
+	mcri_jobdir_wait(&w, 60000);
 	ck_assert(seconds_now() - t < 30);
 	if ((pid = fork()) == 0) {
 		usleep(200 * 1000);
 		_exit(mcri_state_write(&d, &st, &err) == 0 ? 0 : 1);
 	}
 	t = seconds_now();
-	mcri_jobdir_wait(w, 60000);
+	mcri_jobdir_wait(&w, 60000);
 	ck_assert(seconds_now() - t < 30);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_int_eq(status, 0);
-	mcri_jobdir_unwatch(w);
-	ck_assert_int_eq(mcri_jobdir_watch(&none), -1);
-	mcri_jobdir_wait(-1, 60000); /* no watch: returns at once */
-	mcri_jobdir_unwatch(-1);
+	mcri_jobdir_unwatch(&w);
+	ck_assert_int_eq(mcri_jobdir_watch(&none, &nw), -1);
+	mcri_jobdir_wait(&nw, 60000); /* no watch: returns at once */
+	mcri_jobdir_unwatch(&nw);
 	mcri_jobdir_close(&d);
+	testutil_rmrf(base);
+}
+END_TEST
+
+/* a user whose inotify instances are used up (here: no descriptor left
+ * for one) still gets a watch: the directory's change time, which the
+ * state file's write moves */
+static int watch_without_inotify(const char *base)
+{
+	struct mcri_jobdir d;
+	struct mcri_state st = { .attempt = 1, .phase = MCRI_PHASE_READY };
+	struct mcr_error err = { 0 };
+	struct mcri_watch w;
+	struct rlimit few = { 32, 32 };
+	double t;
+	pid_t pid;
+	int status, fd, last[4] = { -1, -1, -1, -1 };
+
+	if (mcri_jobdir_open(&d, base, getuid(), false, &err) || setrlimit(RLIMIT_NOFILE, &few))
+		return 1;
+	for (int k = 0; (fd = inotify_init1(IN_CLOEXEC)) >= 0; k++)
+		last[k % 4] = fd;
+	if (mcri_jobdir_watch(&d, &w) != 0 || w.inotify != -1 || w.dir != d.fd)
+		return 2;
+	for (int k = 0; k < 4; k++) /* descriptors for the state file's writer */
+		if (last[k] >= 0)
+			close(last[k]);
+	t = seconds_now();
+	mcri_jobdir_wait(&w, 100); /* nothing changes: its bound */
+	if (seconds_now() - t < 0.09)
+		return 3;
+	if ((pid = fork()) == 0) {
+		usleep(200 * 1000);
+		_exit(mcri_state_write(&d, &st, &err) == 0 ? 0 : 1);
+	}
+	t = seconds_now();
+	mcri_jobdir_wait(&w, 60000);
+	if (seconds_now() - t >= 30 || waitpid(pid, &status, 0) != pid || status != 0)
+		return 4;
+	/* seen: once the write's last change (its rename) is taken, the next
+	 * wait waits again */
+	mcri_jobdir_wait(&w, 100);
+	t = seconds_now();
+	mcri_jobdir_wait(&w, 100);
+	if (seconds_now() - t < 0.09)
+		return 5;
+	mcri_jobdir_unwatch(&w);
+	mcri_jobdir_close(&d);
+	return 0;
+}
+
+START_TEST(jobdir_watch_past_inotify)
+{
+	char base[256];
+	pid_t pid;
+	int status;
+
+	testutil_tmpdir(base, sizeof(base), "watchstat");
+	if ((pid = fork()) == 0)
+		_exit(watch_without_inotify(base));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "step %d failed", WEXITSTATUS(status));
 	testutil_rmrf(base);
 }
 END_TEST
@@ -148,6 +214,7 @@ Suite *records_suite(void)
 	tcase_add_test(tc, proof_restarts);
 	tcase_add_test(tc, proof_of_attempt);
 	tcase_add_test(tc, jobdir_watch);
+	tcase_add_test(tc, jobdir_watch_past_inotify);
 	tcase_set_timeout(tc, 120); /* a wait that misses the change lasts its 60 s */
 	suite_add_tcase(s, tc);
 	return s;
