@@ -1,6 +1,7 @@
 /*
- * master.h - what master.c (the driver of the election) and master_step.c
- * (the master step: command line, probes, log, stop) share.
+ * master.h - what master.c (the driver of the election), master_step.c
+ * (the master step: command line, log, stop) and master_probe.c (its
+ * readiness probes) share.
  */
 #ifndef MCP_MASTER_H_
 #define MCP_MASTER_H_

@@ -222,6 +222,9 @@ char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err);
 char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
 		     const char *name, const char *log, char *const *options,
 		     char *const *cmd, struct mcr_error *err);
+
+/* ---- child.c: the plugin's one posix_spawn ---------------------------- */
+
 /* How a spawned program's output goes: stdout and stderr appended to
  * `log_fd`, or (log_fd -1) stdout to `out_fd` and stderr to /dev/null; stdin
  * is /dev/null and no other descriptor is inherited. `detached`: its own
