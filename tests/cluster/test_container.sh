@@ -159,8 +159,7 @@ exec $(command -v srun) "\$@"
 EOS
 chmod 755 "$W/srun-log"
 with_plugin_args "srun=$W/srun-log"
-salloc --no-shell -N2 -w n1,n2 >"$W/join.alloc" 2>&1
-aj=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$W/join.alloc" | head -1)
+aj=$(alloc n1,n2 -N2)
 srun --jobid="$aj" -N1 -n1 -w n2 --mooncake-recipe=plain.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >"$W/join-1.out" 2>&1
 cp "$W/srun-log.calls" "$W/join-1.calls"
 srun --jobid="$aj" -N1 -n1 -w n2 --mooncake-recipe=plain.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >"$W/join-2.out" 2>&1

@@ -51,8 +51,7 @@ for round in 1 2; do
 done
 
 # --- an srun from outside the allocation, in another directory
-salloc --no-shell -N2 -w n1,n2 >out.alloc 2>&1
-oj=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' out.alloc | head -1)
+oj=$(alloc n1,n2 -N2)
 srun --jobid="$oj" -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >out-1.out 2>&1
 mkdir elsewhere
 (cd elsewhere && srun --jobid="$oj" -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill printenv MOONCAKE_MASTER) >out-2.out 2>&1
