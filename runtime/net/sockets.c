@@ -125,16 +125,20 @@ static int diag_listening(int family, const int *ports, size_t nports,
 	for (;;) {
 		char buf[16384] __attribute__((aligned(__alignof__(struct nlmsghdr))));
 		ssize_t got = recv(fd, buf, sizeof(buf), 0);
-		int len = (int)got;
 
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			goto out;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+		/* the messages of this datagram, each whole within it */
+		for (size_t at = 0; at + sizeof(struct nlmsghdr) <= (size_t)got;) {
+			const struct nlmsghdr *h = (const struct nlmsghdr *)(buf + at);
 			const struct inet_diag_msg *m;
 			int port;
 
+			if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > (size_t)got - at)
+				goto out;
+			at += NLMSG_ALIGN(h->nlmsg_len);
 			if (h->nlmsg_type == NLMSG_DONE) {
 				*n += found;
 				rc = 0;
