@@ -61,11 +61,11 @@ char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_port
 			     ports->metadata, ports->metrics, dir);
 }
 
-enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p)
+enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p, unsigned *no_diag)
 {
 	const int ports[3] = { p->ports.rpc, p->ports.metadata, p->ports.metrics };
 	struct mcri_listener l[MAX_LISTENERS];
-	size_t n = mcri_listening(ports, 3, l, MAX_LISTENERS);
+	size_t n = mcri_listening(ports, 3, l, MAX_LISTENERS, no_diag);
 	bool seen[3] = { false, false, false };
 
 	for (size_t i = 0; i < n; i++)
@@ -108,7 +108,7 @@ static void watch(struct mcp_guard *g)
 	while (mcp_now() - t0 < g->bound) {
 		if (mcri_pid_start(g->proof.pid) != g->proof.start)
 			return; /* the master is gone: its srun tells why */
-		if ((g->proof.verdict = mcp_guard_look(&g->proof)) != MCRI_PROOF_NONE)
+		if ((g->proof.verdict = mcp_guard_look(&g->proof, &g->no_diag)) != MCRI_PROOF_NONE)
 			break;
 		mcp_sleep_ms(mcp_ready_poll_ms(mcp_now() - t0));
 	}

@@ -323,12 +323,12 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 
 /* its two ports listen, each socket the etcd member's own (1), one is
  * another process's (-1, *port its port and *uid its owner), or not both
- * listen yet (0) */
-static int etcd_ports(const struct mcp_ha_part *p, int *port, unsigned *uid)
+ * listen yet (0); no_diag: mcri_listening's memory */
+static int etcd_ports(const struct mcp_ha_part *p, int *port, unsigned *uid, unsigned *no_diag)
 {
 	const int ports[2] = { p->ha.etcd_client, p->ha.etcd_peer };
 	struct mcri_listener l[16];
-	size_t n = mcri_listening(ports, 2, l, 16);
+	size_t n = mcri_listening(ports, 2, l, 16, no_diag);
 	bool seen[2] = { false, false };
 
 	for (size_t i = 0; i < n; i++) {
@@ -350,7 +350,7 @@ int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tm
 	char log[64], host[64] = "this node";
 	bool fresh = !p->data_dir[0];
 	int fd = -1, rc = -1, port = 0, ended;
-	unsigned uid = 0;
+	unsigned uid = 0, no_diag = 0;
 
 	gethostname(host, sizeof(host) - 1);
 	/* a directory of its own, the first time: a name no other user can
@@ -369,7 +369,7 @@ int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tm
 		goto out;
 	/* its ports are its own before any master is told of them: another
 	 * user's listener there would steer the pool */
-	for (double t0 = mcp_now(); (rc = etcd_ports(p, &port, &uid)) == 0; mcp_sleep_ms(25)) {
+	for (double t0 = mcp_now(); (rc = etcd_ports(p, &port, &uid, &no_diag)) == 0; mcp_sleep_ms(25)) {
 		if (waitpid(p->pid, &ended, WNOHANG) == p->pid) {
 			p->pid = 0;
 			rc = mcri_error_set(err, MCR_ESTATE, "the etcd member m%d of the job's HA pool ended at once on %s; its log %s/%s says why",

@@ -275,7 +275,7 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 		}
 		if (!looking)
 			continue;
-		if ((g->proof.verdict = mcp_guard_look(&g->proof)) != MCRI_PROOF_NONE) {
+		if ((g->proof.verdict = mcp_guard_look(&g->proof, &g->no_diag)) != MCRI_PROOF_NONE) {
 			looking = false;
 			g->proof.restarting = false;
 			g->proof.proved_at = wall_now();
@@ -304,7 +304,7 @@ static bool port_taken(struct mcp_guard *g)
 	const int ports[3] = { g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics };
 	struct mcri_listener l[1];
 
-	if (mcri_listening(ports, 3, l, 1) == 0)
+	if (mcri_listening(ports, 3, l, 1, &g->no_diag) == 0)
 		return false;
 	g->proof.verdict = MCRI_PROOF_FOREIGN;
 	g->proof.foreign_port = l[0].port;

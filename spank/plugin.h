@@ -136,6 +136,7 @@ struct mcp_guard {
 	char dir[PATH_MAX];
 	int bound;
 	struct mcp_ha_part ha;
+	unsigned no_diag; /* families without socket diagnostics (mcri_listening) */
 };
 /* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
  * guard watching at most `bound` seconds, its master started again at most
@@ -150,8 +151,9 @@ int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
 /* Fork the guard that proves g's ports the master's and records it. */
 int mcp_guard_start(const struct mcp_guard *g, struct mcr_error *err);
 /* One look at the sockets on p's ports: NONE (not all three listen yet),
- * OWN (each in the tree of p->pid) or FOREIGN (foreign_port, foreign_uid). */
-enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p);
+ * OWN (each in the tree of p->pid) or FOREIGN (foreign_port, foreign_uid).
+ * no_diag: mcri_listening's memory (the guard's). */
+enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p, unsigned *no_diag);
 /* Write g's proof into the job's directory; a failure is a line on stderr. */
 int mcp_guard_record(const struct mcp_guard *g);
 

@@ -126,7 +126,8 @@ bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name);
  * 256 sruns on one host) it is the directory's change time, looked at
  * every 50 ms (a stat, where the caller's poll reads the state file and
  * its lock); there any file created, renamed or removed in the directory
- * wakes. None on a file system that would not show other hosts' writes (a
+ * wakes, and a change time within a clock tick of its look wakes once
+ * more (a second change in the same tick leaves it as it was). None on a file system that would not show other hosts' writes (a
  * network one: the caller then polls). mcri_jobdir_watch: 0, or -1 with
  * no watch. mcri_jobdir_wait returns once the state file or a lock file
  * changed since the watch began or the last wait (with inotify the pool's
@@ -139,6 +140,7 @@ struct mcri_watch {
 	int inotify;         /* inotify's descriptor, or -1 */
 	int dir;             /* the directory's (d's, not owned), -1: no watch */
 	struct timespec seen; /* without inotify, its change time as last seen */
+	bool unsettled;       /* ... which was then within a clock tick */
 };
 #define MCRI_WATCH_NONE ((struct mcri_watch){ .inotify = -1, .dir = -1 })
 int mcri_jobdir_watch(const struct mcri_jobdir *d, struct mcri_watch *w);

@@ -42,6 +42,9 @@ static bool local(int dirfd)
 	return false;
 }
 
+#define STAT_MS 50 /* without inotify: a look at the directory so often */
+#define TICK_MS 20 /* a file system's clock tick, at most (coarse: 1-10 ms) */
+
 /* the directory's change time: any entry created, renamed or removed in
  * it, or the directory itself renamed; false when it cannot be had */
 static bool changed_at(int dir, struct timespec *t)
@@ -52,6 +55,16 @@ static bool changed_at(int dir, struct timespec *t)
 		return false;
 	*t = st.st_ctim;
 	return true;
+}
+
+/* t within a clock tick of now: another change in the same tick would
+ * leave the change time as it is */
+static bool recent(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (now.tv_sec - t->tv_sec) * 1000LL + (now.tv_nsec - t->tv_nsec) / 1000000 < TICK_MS;
 }
 
 int mcri_jobdir_watch(const struct mcri_jobdir *d, struct mcri_watch *w)
@@ -69,8 +82,11 @@ int mcri_jobdir_watch(const struct mcri_jobdir *d, struct mcri_watch *w)
 		w->inotify = -1;
 	}
 	/* no inotify (this user's instances are used up): its change time */
-	if (w->inotify < 0 && !changed_at(d->fd, &w->seen))
-		return -1;
+	if (w->inotify < 0) {
+		if (!changed_at(d->fd, &w->seen))
+			return -1;
+		w->unsettled = recent(&w->seen);
+	}
 	w->dir = d->fd;
 	return 0;
 }
@@ -90,23 +106,31 @@ static bool wakes(const struct inotify_event *e)
 	       (sscanf(e->name, MCRI_LOCK_FILE "%n", &attempt, &used) == 1 && used && !e->name[used]);
 }
 
-/* without inotify: until the directory's change time moves, at most
- * timeout_ms; a look every STAT_MS */
-#define STAT_MS 50
+/* without inotify: until the directory's change time moves (a look
+ * first, then every STAT_MS), at most timeout_ms; one that was within a
+ * tick of its look is looked at again after a pause, and wakes */
 static void wait_stat(struct mcri_watch *w, int timeout_ms)
 {
 	long long end = mcri_now_ms() + timeout_ms, left;
-	struct timespec now;
+	bool look = !w->unsettled;
+	struct timespec now, pause = { 0, 0 };
 
-	while ((left = end - mcri_now_ms()) > 0) {
-		struct timespec pause = { 0, (left < STAT_MS ? left : STAT_MS) * 1000000L };
-
-		if (nanosleep(&pause, NULL) != 0 || !changed_at(w->dir, &now))
-			return; /* a signal; the directory unreadable: the caller looks */
-		if (now.tv_sec != w->seen.tv_sec || now.tv_nsec != w->seen.tv_nsec) {
-			w->seen = now;
-			return;
+	for (;;) {
+		if (look) {
+			if (!changed_at(w->dir, &now))
+				return; /* the directory unreadable: the caller looks */
+			if (w->unsettled || now.tv_sec != w->seen.tv_sec || now.tv_nsec != w->seen.tv_nsec) {
+				w->seen = now;
+				w->unsettled = recent(&now);
+				return;
+			}
 		}
+		look = true;
+		if ((left = end - mcri_now_ms()) <= 0)
+			return;
+		pause.tv_nsec = (left < STAT_MS ? left : STAT_MS) * 1000000L;
+		if (nanosleep(&pause, NULL) != 0)
+			return; /* a signal */
 	}
 }
 

@@ -99,9 +99,19 @@ size_t mcri_listeners(const char *text, const int *ports, size_t nports,
 		      struct mcri_listener *out, size_t max);
 /* The same in this network namespace, IPv4 then IPv6: from the kernel's
  * socket diagnostics (netlink), which walk the listening sockets alone; a
- * family the kernel gives none for from its table (read up to 8 MiB). */
-size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max);
-/* ... from the table alone, /proc/net/tcp (AF_INET) or tcp6 (AF_INET6) */
+ * family the kernel gives none for from its table (read up to 8 MiB).
+ * `no_diag`, NULL or the caller's memory between calls (0 at first): the
+ * families the kernel gave no diagnostics for (bit 0 IPv4, bit 1 IPv6),
+ * which are not asked again (where inet_diag is missing, each ask makes
+ * the kernel try to load it). */
+size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max,
+		      unsigned *no_diag);
+/* ... of one family (AF_INET, AF_INET6) from the socket diagnostics alone:
+ * how many into out, or -1 when the kernel gives none (no inet_diag, a
+ * sandbox without netlink, a dump that failed or was beyond bounds) */
+ssize_t mcri_listening_diag(int family, const int *ports, size_t nports,
+			    struct mcri_listener *out, size_t max);
+/* ... from its table alone, /proc/net/tcp (AF_INET) or tcp6 (AF_INET6) */
 size_t mcri_listening_tables(int family, const int *ports, size_t nports,
 			     struct mcri_listener *out, size_t max);
 /* Does process pid hold the socket `inode`? Does pid or a process under it? */

@@ -92,16 +92,14 @@ static char *read_proc(const char *path, size_t max)
 	return buf;
 }
 
-/* The listening TCP sockets of one family (AF_INET, AF_INET6) from the
- * kernel's socket diagnostics (NETLINK_SOCK_DIAG, what ss -lt asks): a dump
- * of the listening state walks the listening sockets alone, where reading
- * /proc/net/tcp walks every connection of the machine's (all network
- * namespaces') hash table, milliseconds on a busy host, and the master
- * step looks every few milliseconds while its master starts. Into out
- * after *n; -1 when the kernel does not answer so (no inet_diag, a
- * sandbox without netlink): the caller reads the table instead. */
-static int diag_listening(int family, const int *ports, size_t nports,
-			  struct mcri_listener *out, size_t max, size_t *n)
+#define DIAG_DATAGRAMS 1024 /* of 16 KiB: a dump beyond is no host's listeners */
+
+/* Reading /proc/net/tcp walks every connection of the machine's (all
+ * network namespaces') hash table, milliseconds on a busy host, and the
+ * master step looks every few milliseconds while its master starts; a
+ * dump of the listening state walks the listening sockets alone. */
+ssize_t mcri_listening_diag(int family, const int *ports, size_t nports,
+			    struct mcri_listener *out, size_t max)
 {
 	struct {
 		struct nlmsghdr nlh;
@@ -115,21 +113,24 @@ static int diag_listening(int family, const int *ports, size_t nports,
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct timeval bound = { .tv_sec = 1 }; /* the kernel answers at once */
 	size_t found = 0;
-	int fd, rc = -1;
+	ssize_t rc = -1;
+	int fd;
 
 	if ((fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
 		return -1;
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound)) != 0 ||
 	    sendto(fd, &ask, sizeof(ask), 0, (struct sockaddr *)&kernel, sizeof(kernel)) != (ssize_t)sizeof(ask))
 		goto out;
-	for (;;) {
+	for (int datagrams = 0; datagrams < DIAG_DATAGRAMS;) {
 		char buf[16384] __attribute__((aligned(__alignof__(struct nlmsghdr))));
-		ssize_t got = recv(fd, buf, sizeof(buf), 0);
+		/* MSG_TRUNC: the datagram's whole length, were it cut */
+		ssize_t got = recv(fd, buf, sizeof(buf), MSG_TRUNC);
 
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0)
+		if (got <= 0 || (size_t)got > sizeof(buf))
 			goto out;
+		datagrams++;
 		/* the messages of this datagram, each whole within it */
 		for (size_t at = 0; at + sizeof(struct nlmsghdr) <= (size_t)got;) {
 			const struct nlmsghdr *h = (const struct nlmsghdr *)(buf + at);
@@ -140,8 +141,13 @@ static int diag_listening(int family, const int *ports, size_t nports,
 				goto out;
 			at += NLMSG_ALIGN(h->nlmsg_len);
 			if (h->nlmsg_type == NLMSG_DONE) {
-				*n += found;
-				rc = 0;
+				int error = 0;
+
+				/* a dump that ended in an error says so here */
+				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(error)))
+					memcpy(&error, NLMSG_DATA(h), sizeof(error));
+				if (error == 0)
+					rc = (ssize_t)found;
 				goto out;
 			}
 			if (h->nlmsg_type == NLMSG_ERROR)
@@ -151,10 +157,10 @@ static int diag_listening(int family, const int *ports, size_t nports,
 				continue;
 			m = NLMSG_DATA(h);
 			port = ntohs(m->id.idiag_sport);
-			if (*n + found < max && wanted(port, ports, nports))
-				out[*n + found++] = (struct mcri_listener){ .port = port,
-									    .uid = m->idiag_uid,
-									    .inode = m->idiag_inode };
+			if (found < max && wanted(port, ports, nports))
+				out[found++] = (struct mcri_listener){ .port = port,
+								       .uid = m->idiag_uid,
+								       .inode = m->idiag_inode };
 		}
 	}
 out:
@@ -172,14 +178,21 @@ size_t mcri_listening_tables(int family, const int *ports, size_t nports,
 	return n;
 }
 
-size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max)
+size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max,
+		      unsigned *no_diag)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
+	unsigned none = 0, *skip = no_diag ? no_diag : &none;
 	size_t n = 0;
 
-	for (size_t f = 0; f < 2; f++)
-		if (diag_listening(families[f], ports, nports, out, max, &n) != 0)
-			n += mcri_listening_tables(families[f], ports, nports, out + n, max - n);
+	for (unsigned f = 0; f < 2; f++) {
+		ssize_t got = -1;
+
+		if (!(*skip & (1u << f)) &&
+		    (got = mcri_listening_diag(families[f], ports, nports, out + n, max - n)) < 0)
+			*skip |= 1u << f; /* the kernel gives none: its table from now on */
+		n += got >= 0 ? (size_t)got : mcri_listening_tables(families[f], ports, nports, out + n, max - n);
+	}
 	return n;
 }
 

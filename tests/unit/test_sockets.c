@@ -4,6 +4,8 @@
  * Nothing else tested these: a start time read one field too far (the
  * process's size, which changes) once made every starter look dead. */
 #include <check.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -91,7 +93,7 @@ START_TEST(listener_and_its_owner)
 	ck_assert_int_eq(listen(fd, 1), 0);
 	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
 	port = ntohs(a.sin_port);
-	n = mcri_listening(&port, 1, l, 8);
+	n = mcri_listening(&port, 1, l, 8, NULL);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_int_eq(l[0].port, port);
 	ck_assert_uint_eq(l[0].uid, getuid());
@@ -113,19 +115,22 @@ START_TEST(listener_and_its_owner)
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	close(fd);
-	ck_assert_uint_eq(mcri_listening(&port, 1, l, 8), 0);
+	ck_assert_uint_eq(mcri_listening(&port, 1, l, 8, NULL), 0);
 }
 END_TEST
 
 /* the kernel's socket diagnostics and its tables tell the same listeners,
- * IPv4 and IPv6, with the same owner and inode */
+ * IPv4 and IPv6, with the same owner and inode; where this kernel gives
+ * diagnostics (netlink answers) they are what mcri_listening asked */
 START_TEST(diagnostics_and_tables_agree)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
-	struct mcri_listener l[8], t4[8], t6[8];
+	struct mcri_listener l[8], t4[8], t6[8], d[8];
 	socklen_t len = sizeof(a), len6 = sizeof(a6);
 	int fd = socket(AF_INET, SOCK_STREAM, 0), fd6 = socket(AF_INET6, SOCK_STREAM, 0), ports[2];
+	int nl = socket(AF_NETLINK, SOCK_DGRAM, NETLINK_SOCK_DIAG);
+	unsigned no_diag = 0;
 	size_t n, n4, n6;
 
 	ck_assert_int_ge(fd, 0);
@@ -140,7 +145,7 @@ START_TEST(diagnostics_and_tables_agree)
 		ck_assert_int_eq(getsockname(fd6, (struct sockaddr *)&a6, &len6), 0);
 		ports[1] = ntohs(a6.sin6_port);
 	}
-	n = mcri_listening(ports, 2, l, 8);
+	n = mcri_listening(ports, 2, l, 8, &no_diag);
 	n4 = mcri_listening_tables(AF_INET, ports, 2, t4, 8);
 	n6 = mcri_listening_tables(AF_INET6, ports, 2, t6, 8);
 	ck_assert_uint_eq(n4, 1);
@@ -155,9 +160,22 @@ START_TEST(diagnostics_and_tables_agree)
 		ck_assert_uint_eq(l[1].inode, t6[0].inode);
 		ck_assert(mcri_pid_has_socket((long)getpid(), l[1].inode));
 	}
-	/* out holds at most max: the first */
-	ck_assert_uint_eq(mcri_listening(ports, 2, l, 1), 1);
+	if (nl >= 0) {
+		/* this kernel gives diagnostics: IPv4's came from them */
+		close(nl);
+		ck_assert_int_eq(no_diag & 1u, 0);
+		ck_assert_int_eq(mcri_listening_diag(AF_INET, ports, 2, d, 8), 1);
+		ck_assert_uint_eq(d[0].inode, t4[0].inode);
+	}
+	/* a family marked without diagnostics is read from its table */
+	no_diag = 3;
+	ck_assert_uint_eq(mcri_listening(ports, 2, l, 8, &no_diag), n);
+	ck_assert_uint_eq(l[0].inode, t4[0].inode);
+	/* out holds at most max: the first, and nothing past it */
+	l[1].port = -1;
+	ck_assert_uint_eq(mcri_listening(ports, 2, l, 1, NULL), 1);
 	ck_assert_int_eq(l[0].port, ports[0]);
+	ck_assert_int_eq(l[1].port, -1);
 	close(fd);
 	if (fd6 >= 0)
 		close(fd6);
