@@ -127,9 +127,9 @@ bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name);
  * every 50 ms (a stat, where the caller's poll reads the state file and
  * its lock); there any file created, renamed or removed in the directory
  * wakes, and a change time within a clock tick of its look wakes once
- * more (a second change in the same tick leaves it as it was). None on a file system that would not show other hosts' writes (a
- * network one: the caller then polls). mcri_jobdir_watch: 0, or -1 with
- * no watch. mcri_jobdir_wait returns once the state file or a lock file
+ * more (a second change in the same tick leaves it as it was). None on a
+ * file system that would not show other hosts' writes (a network one:
+ * the caller then polls). mcri_jobdir_watch: 0, or -1 with no watch. mcri_jobdir_wait returns once the state file or a lock file
  * changed since the watch began or the last wait (with inotify the pool's
  * other files do not count), the directory moved, or after timeout_ms
  * milliseconds (or a signal): the other clients of a file server write
