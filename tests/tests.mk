@@ -226,11 +226,13 @@ fuzz: fuzz-bin
 		-dict=tests/fuzz/recipe.dict -artifact_prefix=$(FUZZ)/recipe- $(FUZZ)/corpus/recipe
 	@for f in tests/unit/fixtures/*.txt tests/unit/fixtures/*.json; do \
 		mkdir -p $(FUZZ)/corpus/pool && cp -n "$$f" "$(FUZZ)/corpus/pool/seed-$$(basename "$$f")"; done
+	@# the readers' job directories under $(FUZZ)/tmp, gone after the run
 	for t in $(FUZZ_READERS); do \
-		mkdir -p $(FUZZ)/corpus/$$t && cp -n tests/fuzz/seeds/$$t/* $(FUZZ)/corpus/$$t/ && \
-		$(FUZZ_RUN) $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_READER_SECONDS) $(FUZZ_ARGS) \
-			-artifact_prefix=$(FUZZ)/$$t- $(FUZZ)/corpus/$$t || exit 1; \
+		mkdir -p $(FUZZ)/corpus/$$t $(FUZZ)/tmp && cp -n tests/fuzz/seeds/$$t/* $(FUZZ)/corpus/$$t/ && \
+		TMPDIR=$(abspath $(FUZZ))/tmp $(FUZZ_RUN) $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_READER_SECONDS) \
+			$(FUZZ_ARGS) -artifact_prefix=$(FUZZ)/$$t- $(FUZZ)/corpus/$$t || exit 1; \
 	done
+	rm -rf $(FUZZ)/tmp
 
 # make bench: ratios measured side by side in one run (tests/bench/): the
 # library's (bench-lib: the CLI against /bin/true, time per item at 10x,
