@@ -203,6 +203,14 @@ static enum mcp_el_action on_wait(struct mcp_election *el, const struct mcp_seen
 	if (phase == MCRI_PHASE_STARTING && s->launched && s->starter_on_this_host &&
 	    !s->starter_alive && s->step_alive)
 		return emit(el, MCP_DO_ADOPT); /* one srun here finishes its work */
+	/* its master step was launched and its starter works on (on this
+	 * host both run; elsewhere this srun saw its lock touched): this
+	 * srun's step is created and launched while the master starts, its
+	 * tasks wait for ready (a first wave's steps no longer all start
+	 * after it) */
+	if (phase == MCRI_PHASE_STARTING && s->launched && s->joinable && !s->lock_stale &&
+	    (s->starter_on_this_host ? s->starter_alive && s->step_alive : s->lock_touched))
+		return end(el, MCP_EL_DONE, MCP_V_STARTING);
 	if (starter_gone(s))
 		return next_attempt(el, el->attempt);
 	if (s->now >= el->deadline)

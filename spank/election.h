@@ -18,6 +18,8 @@
  *    v                                      |  ended, timeout        v
  *   WAIT --ready--> JOIN --answers--> DONE  +----------------> FAILED
  *    | \--starter died after launching: ADOPT (like STARTING) ----^
+ *    +--its master step launched, the starter alive, joinable: DONE
+ *       (STARTING: the tasks wait for ready, slurmstepd.c)
  *    +--failed before we looked, starter gone, newer attempt, an earlier
  *       run's pool (the job was requeued): LOCK n+1
  *
@@ -61,6 +63,7 @@ enum mcp_el_action {
 enum mcp_el_verdict {
 	MCP_V_NONE,
 	MCP_V_READY,          /* started, adopted or joined */
+	MCP_V_STARTING,       /* joined while its master step starts it */
 	MCP_V_LOCK_ERROR,     /* the lock could not be created (seen.error) */
 	MCP_V_SPAWN_ERROR,    /* the master step could not be launched */
 	MCP_V_PORTS_BUSY,     /* ports=fixed: a port is in use before we start */
@@ -103,9 +106,12 @@ struct mcp_seen {
 	bool step_alive;            /* the master step's srun runs (or may) */
 	bool starter_on_this_host;
 	bool lock_stale;            /* the lock is older than the starter's bound */
+	bool lock_touched;          /* this srun saw its holder touch it */
 	bool other_recipe;          /* it is about another recipe's pool */
 	bool other_job;             /* ... the pool of another job, which still runs */
 	bool other_run;             /* it is about an earlier run of the job (a requeue) */
+	bool joinable;              /* a master that is starting may be joined (the
+				     * caller's tasks wait for it; never an HA pool) */
 	bool adopt_won;             /* ADOPT */
 };
 
@@ -138,5 +144,10 @@ enum mcp_el_action mcp_election_next(struct mcp_election *el,
  * readiness bound, plus the time it takes to stop a master that was not
  * ready (seconds). */
 #define MCP_STARTER_GRACE 25
+/* A lock whose holder has not touched it for so long (seconds of the
+ * reader's clock) is a starter's that is gone: longer than the longest
+ * call between two heartbeats (a slurmctld RPC that retries, up to 2 x
+ * MessageTimeout, 10 s by default). */
+#define MCP_LOCK_STALE_S 30
 
 #endif /* MCP_ELECTION_H_ */

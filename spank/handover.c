@@ -11,7 +11,8 @@
  *    "mark": "@mooncake-node-address-<16 hex>@",
  *    "role": "prefill", "dir": "/job/dir",      (a step of the job's own pool)
  *    "gpu": {"dir": "/job/dir", "template": "{...}", "names": ["mlx5_0", ...]},
- *    "node": {"dir": "/job/dir", "name": "...<node address>.json", "template": "{...}"}}
+ *    "node": {"dir": "/job/dir", "name": "...<node address>.json", "template": "{...}"},
+ *    "starting": {"master": "10.0.0.1:8700", "within": 145}}  (its master not ready yet)
  *
  * The template is the per-GPU file with MCP_DEVICE_PLACEHOLDER as its
  * device_name; the names are JSON-escaped as the file escapes them (Python's
@@ -19,6 +20,7 @@
  * them, is byte for byte what the library would write.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +35,8 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 	json_t *o = json_object(), *env = json_array(), *gpu = NULL, *names;
 	char *text = NULL;
 	bool ok = o && env && json_object_set_new(o, "env", env) == 0 &&
-		  json_object_set_new(o, "v", json_integer(MCP_HANDOVER_VERSION)) == 0 &&
+		  json_object_set_new(o, "v", json_integer(h->starting ? MCP_HANDOVER_STARTING :
+									      MCP_HANDOVER_VERSION)) == 0 &&
 		  json_object_set_new(o, "mark", json_string(h->mark)) == 0;
 
 	for (size_t i = 0; ok && i < h->env.count; i++)
@@ -55,6 +58,9 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 		ok = json_object_set_new(o, "node", json_pack("{s:s, s:s, s:s}", "dir", h->node_dir,
 							      "name", h->node_name, "template",
 							      h->node_template)) == 0;
+	if (ok && h->starting)
+		ok = json_object_set_new(o, "starting", json_pack("{s:s, s:i}", "master", h->starting,
+								  "within", h->starting_within)) == 0;
 	if (ok)
 		text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -74,9 +80,9 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 			struct mcr_error *err)
 {
 	json_error_t jerr;
-	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node;
+	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node, *starting;
 	const char *peer, *mark;
-	json_int_t version;
+	json_int_t version, within;
 	size_t n;
 
 	memset(h, 0, sizeof(*h));
@@ -86,11 +92,11 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 	if (!json_is_object(o))
 		goto bad;
 	version = json_integer_value(json_object_get(o, "v"));
-	if (version != MCP_HANDOVER_VERSION) {
+	if (version != MCP_HANDOVER_VERSION && version != MCP_HANDOVER_STARTING) {
 		json_decref(o);
 		return mcri_error_set(err, MCR_ESTATE,
-				      "srun handed this task a Mooncake environment of format %lld, and this node's spank_mooncake.so reads format %d: srun's host and this node run different versions of the plugin; install the same one on every login and compute node",
-				      (long long)version, MCP_HANDOVER_VERSION);
+				      "srun handed this task a Mooncake environment of format %lld, and this node's spank_mooncake.so reads formats %d and %d: srun's host and this node run different versions of the plugin; install the same one on every login and compute node",
+				      (long long)version, MCP_HANDOVER_VERSION, MCP_HANDOVER_STARTING);
 	}
 	mark = json_string_value(json_object_get(o, "mark"));
 	if (!mark || snprintf(h->mark, sizeof(h->mark), "%s", mark) >= (int)sizeof(h->mark))
@@ -145,6 +151,14 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 		    h->gpu_dir)
 			goto bad;
 	}
+	if ((starting = json_object_get(o, "starting"))) {
+		h->starting = dup_string(json_object_get(starting, "master"));
+		within = json_integer_value(json_object_get(starting, "within"));
+		if (!h->starting || !h->dir || within <= 0 || within > INT_MAX ||
+		    version != MCP_HANDOVER_STARTING)
+			goto bad;
+		h->starting_within = (int)within;
+	}
 	json_decref(o);
 	return 0;
 bad:
@@ -170,6 +184,7 @@ void mcp_handover_free(struct mcp_handover *h)
 	free(h->node_dir);
 	free(h->node_name);
 	free(h->node_template);
+	free(h->starting);
 	memset(h, 0, sizeof(*h));
 }
 

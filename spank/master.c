@@ -153,6 +153,20 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	mcp_master_heartbeat(m);
 	if (m->busy_port)
 		return MCP_SPAWN_BUSY;
+	/* the client configs first: an srun that sees the master step
+	 * launched may join it while it starts (election.c). Written again
+	 * just before ready (verdict): a starter that was judged gone
+	 * meanwhile may have written its own over them. */
+	if (m->job->configs) {
+		char master[MCP_MASTER_ADDRESS_MAX];
+
+		if (mcp_master_superseded(m))
+			return MCP_SPAWN_SUPERSEDED;
+		if (mcp_master_address(st, master, sizeof(master), &m->err) ||
+		    m->job->configs(m->job->configs_arg, master, &m->err))
+			return MCP_SPAWN_ERROR;
+		mcp_master_heartbeat(m);
+	}
 	/* its guard proves the ports its own, for this attempt (guard.c) */
 	if (!(guard = mcp_guard_value(st->attempt, m->timeout, m->ps->restart, &st->ports,
 				      m->job->dir->path))) {
@@ -276,13 +290,15 @@ static int verdict(struct master *m, const struct mcp_election *el,
 	char master[MCP_MASTER_ADDRESS_MAX];
 
 	mcri_state_master(&m->st, master, sizeof(master));
+	if (el->verdict == MCP_V_STARTING) {
+		*st = m->st;
+		return 0;
+	}
 	if (el->verdict == MCP_V_READY) {
-		if (ours && m->job->before_ready) {
-			if (m->job->before_ready(m->job->before_ready_arg, master, err)) {
-				stop(m, el->watching == MCP_EL_STARTING);
-				record_failure(m, err);
-				return -1;
-			}
+		if (ours && m->job->configs && m->job->configs(m->job->configs_arg, master, err)) {
+			stop(m, el->watching == MCP_EL_STARTING);
+			record_failure(m, err);
+			return -1;
 		}
 		if (ours && mcp_master_superseded(m)) {
 			/* judged gone just now: the newer attempt's pool is the job's */
@@ -335,12 +351,29 @@ static int verdict(struct master *m, const struct mcp_election *el,
 	return -1;
 }
 
+int mcp_master_address(const struct mcri_state *st, char *buf, size_t size, struct mcr_error *err)
+{
+	if (mcri_state_master(st, buf, size))
+		return 0;
+	return mcri_error_set(err, MCR_ESTATE,
+			      "the master address of the job's pool (%s, ports %d-%d) does not fit in %zu bytes: give the infra nodes shorter names or addresses (NodeAddr)",
+			      st->ha.masters ? "an HA pool's etcd members" : st->infra_addr,
+			      st->ports.rpc, st->ports.metrics, size);
+}
+
+int mcp_ready_timeout(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe)
+{
+	int timeout = mcr_recipe_ready_timeout(recipe);
+
+	return timeout > 0 ? timeout : ps->ready_timeout;
+}
+
 int mcp_ensure_master(const struct mcri_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err)
 {
 	struct master m = { .ps = ps, .recipe = recipe, .job = job, .watch = MCRI_WATCH_NONE };
-	int timeout = mcr_recipe_ready_timeout(recipe), candidates = 1;
+	int timeout = mcp_ready_timeout(ps, recipe), candidates = 1;
 	struct mcp_election el;
 	struct mcp_seen seen = { 0 };
 	enum mcp_el_state before;
@@ -348,8 +381,6 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 	const struct mcr_ports probe = { 1, 2, 3 };
 	int rc;
 
-	if (timeout <= 0)
-		timeout = ps->ready_timeout;
 	m.timeout = timeout;
 	m.job_num = strtoul(job->job_id, NULL, 10);
 	gethostname(m.host, sizeof(m.host) - 1);

@@ -310,6 +310,7 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 	if (s->phase != MCRI_PHASE_READY)
 		m->saw_unready = mcp_now();
 	s->launched = m->st.srun_pid > 0;
+	s->joinable = m->job->join_starting && !m->st.ha.masters;
 	s->other_recipe = m->st.recipe[0] && strcmp(m->st.recipe, m->job->recipe) != 0;
 	/* a state file of another job (a directory without {job_id}): an
 	 * earlier run when that job has ended, else its pool, not ours (a
@@ -343,11 +344,13 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 	 * host; the file server's clock and ours need not agree
 	 * (a lock that cannot be read, or not yet, counts as unchanged) */
 	if (attempt != m->lock_attempt || (lock.mtime >= 0 && lock.mtime != m->lock_mtime)) {
+		m->lock_touched = attempt == m->lock_attempt;
 		m->lock_attempt = attempt;
 		m->lock_mtime = lock.mtime;
 		m->lock_changed = mcp_now();
 	}
 	s->lock_stale = mcp_now() - m->lock_changed > MCP_LOCK_STALE_S;
+	s->lock_touched = m->lock_touched;
 }
 
 /* A wait that lasts asks slurmctld every JOB_CHECK_S seconds whether the

@@ -9,11 +9,6 @@
 
 #include "master.h"
 
-/* a lock whose holder has not touched it for so long: longer than the
- * longest call between two heartbeats (a slurmctld RPC that retries, up to
- * 2 x MessageTimeout, 10 s by default) */
-#define MCP_LOCK_STALE_S 30
-
 struct master {
 	const struct mcri_plugstack *ps;
 	const struct mcr_recipe *recipe;
@@ -41,6 +36,7 @@ struct master {
 	 * file server keeps it, and when (this srun's clock) it last changed */
 	int lock_attempt;
 	double lock_mtime, lock_changed;
+	bool lock_touched;          /* ... changed since this srun first read it */
 	/* a waiter's watch on the job's directory (mcri_jobdir_watch) */
 	bool watch_tried;
 	struct mcri_watch watch;

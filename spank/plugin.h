@@ -309,8 +309,12 @@ void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *ro
 /* ---- handover.c: what srun computes once and hands each task -------- */
 
 /* The handover's format: a task refuses one of another (a plugin of
- * another version on srun's host). */
+ * another version on srun's host). A handover with `starting` is of
+ * MCP_HANDOVER_STARTING: a node whose plugin cannot wait for the master
+ * refuses it (its task would start before the master is ready), and
+ * reads the others as before. */
 #define MCP_HANDOVER_VERSION 2
+#define MCP_HANDOVER_STARTING 3
 
 struct mcp_handover {
 	struct mcr_env env;     /* the role's variables (srun's, in order); a value
@@ -331,6 +335,12 @@ struct mcp_handover {
 	 * `node_dir` and reads where its connector's own guess of the address
 	 * is no use (interface=, mcp_own_name_is_loopback); NULL: never */
 	char *node_dir, *node_name, *node_template;
+	/* a step that joined the job's master while it started: the master
+	 * address srun handed over (mcri_state_master), which each task waits
+	 * for, in `dir`'s state, up to `starting_within` seconds from its
+	 * start; NULL: the master was ready */
+	char *starting;
+	int starting_within;
 };
 #define MCP_DEVICE_PLACEHOLDER "\x01" "device" "\x01"
 /* A new random mark for the node's address (h->mark). */
@@ -367,20 +377,34 @@ struct mcp_job {
 	/* where the master runs, decided by srun before anything was written;
 	 * NULL when the pool ran already (the starter decides then) */
 	const struct mcp_container *container;
-	/* the starter, just before it records the pool ready: the job's client
-	 * configs for the master at `master` ("host:port"), so that no srun
-	 * that joins finds them missing or of an earlier run; -1 with err */
-	int (*before_ready)(void *arg, const char *master, struct mcr_error *err);
-	void *before_ready_arg;
+	/* the starter, just before it launches the master step and again
+	 * just before it records the pool ready: the job's client configs for
+	 * the master at `master` ("host:port"), so that no srun that joins
+	 * finds them missing or of an earlier run or attempt; -1 with err */
+	int (*configs)(void *arg, const char *master, struct mcr_error *err);
+	void *configs_arg;
+	/* the caller may join a master whose step was launched but is not
+	 * ready yet (*st then says starting): its tasks wait for ready
+	 * (mcp_handover.starting). Never an HA pool. */
+	bool join_starting;
 };
 /* The longest master address a pool's clients get (an HA pool's etcd://
  * address of three members; mcri_state_master) */
 #define MCP_MASTER_ADDRESS_MAX 1024
 /* Start or join the job's master. On success *st is the ready state
- * (infra node and address, ports). */
+ * (infra node and address, ports), or with job->join_starting the state
+ * of a master that is starting (phase MCRI_PHASE_STARTING): its step was
+ * launched and its client configs written, ready is still to come. */
 int mcp_ensure_master(const struct mcri_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err);
+/* How long a master may take to be ready (seconds): the recipe's bound,
+ * else plugstack.conf's ready_timeout=. */
+int mcp_ready_timeout(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe);
+/* The address the pool's clients get (mcri_state_master: "host:port", an
+ * HA pool's etcd://) into buf (size bytes, MCP_MASTER_ADDRESS_MAX is
+ * enough for any): 0, or -1 with err set. */
+int mcp_master_address(const struct mcri_state *st, char *buf, size_t size, struct mcr_error *err);
 /* master_advice.c: the fix for a master step that could not run
  * mooncake_master, from its log's `tail` (slurmstepd's "execve(): NAME:
  * No such file or directory", env(1)'s, a container runtime's): inside

@@ -24,6 +24,7 @@
 
 #include <slurm/slurm.h>
 
+#include "election.h" /* MCP_LOCK_STALE_S */
 #include "plugin.h"
 #include "ports.h"
 
@@ -180,6 +181,76 @@ out:
 	return rc;
 }
 
+#define WATCH_READY_MS 250 /* the state, its directory watched: a bound all the same */
+/* ... where it cannot be watched: a network file system, the usual job
+ * directory of a cluster (each task of the step reads it this often) */
+#define POLL_READY_MS 100
+
+/* A step whose srun joined the job's master while it started (srun.c):
+ * this task waits until the job's state says ready on the master address
+ * srun handed over, at most h->starting_within seconds from now. A master
+ * that failed, became ready elsewhere (another attempt took other ports:
+ * the task's configs name the old ones), whose starter is gone (its lock
+ * untouched for MCP_LOCK_STALE_S seconds: no srun is left to record it
+ * ready) or not ready in time fails the task, saying why; its command
+ * never runs. */
+static int wait_for_master(const struct mcri_jobdir *jd, const struct mcp_handover *h,
+			   struct mcr_error *err)
+{
+	struct mcri_watch w = MCRI_WATCH_NONE;
+	struct mcri_state st;
+	struct mcri_lock lock;
+	struct mcr_error ignored;
+	char master[MCP_MASTER_ADDRESS_MAX] = "";
+	double now = mcp_now(), end = now + h->starting_within, touched = now, mtime = -2;
+	int attempt = 0;
+	bool watched = mcri_jobdir_watch(jd, &w) == 0; /* before the first look */
+	int rc = 1;
+
+	while (rc > 0) {
+		if (mcri_state_read(jd, &st, &ignored) != 0)
+			st.phase = MCRI_PHASE_NONE;
+		now = mcp_now();
+		if (st.phase == MCRI_PHASE_STARTING) {
+			mcri_lock_read(jd, st.attempt, &lock);
+			if (st.attempt != attempt || lock.mtime != mtime) {
+				attempt = st.attempt;
+				mtime = lock.mtime;
+				touched = now;
+			}
+		}
+		if (st.phase == MCRI_PHASE_READY && mcri_state_master(&st, master, sizeof(master)) &&
+		    strcmp(master, h->starting) == 0) {
+			rc = 0;
+		} else if (st.phase == MCRI_PHASE_READY) {
+			rc = mcri_error_set(err, MCR_ESTATE,
+					    "the job's mooncake_master became ready at %.256s, not at %.256s where it was starting when srun launched this step (a port was taken meanwhile, and the client configs changed): run this step again",
+					    master, h->starting);
+		} else if (st.phase == MCRI_PHASE_FAILED) {
+			/* worded as a waiting srun words it (master_advice.c) */
+			rc = mcri_error_set(err, MCR_ESTATE,
+					    "the job's mooncake_master could not be started (another srun of this job tried): %.1024s",
+					    st.message);
+		} else if (st.phase == MCRI_PHASE_STARTING && now - touched > MCP_LOCK_STALE_S) {
+			rc = mcri_error_set(err, MCR_ESTATE,
+					    "the srun that was starting the job's mooncake_master (%.256s) is gone: its lock %s/" MCRI_LOCK_FILE " has not changed for %d s, and no srun is left to finish its work; run this step again (it takes over)",
+					    h->starting, jd->path, st.attempt, MCP_LOCK_STALE_S);
+		} else if (now >= end) {
+			rc = mcri_error_set(err, MCR_ESTATE,
+					    "timed out after %d s waiting for the job's mooncake_master (%.256s) that another srun of this job is starting (state: %s); see %s/%s",
+					    h->starting_within, h->starting,
+					    st.phase ? mcri_phase_name(st.phase) : "unknown", jd->path,
+					    MCRI_MASTER_LOG);
+		} else if (watched) {
+			mcri_jobdir_wait(&w, WATCH_READY_MS);
+		} else {
+			mcp_sleep_ms(POLL_READY_MS);
+		}
+	}
+	mcri_jobdir_unwatch(&w);
+	return rc;
+}
+
 /* a role step: what srun handed over, completed for this node and task */
 static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 {
@@ -195,6 +266,8 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	/* the job's directory, checked as srun checked it (runtime/jobdir) */
 	dir = h.dir ? h.dir : h.gpu_dir ? h.gpu_dir : h.node_dir;
 	if (dir && mcri_jobdir_open(&jd, dir, getuid(), false, err))
+		goto out;
+	if (h.starting && wait_for_master(&jd, &h, err))
 		goto out;
 	for (size_t i = 0; i < h.env.count; i++)
 		placeholder |= strcmp(h.env.vars[i].value, h.mark) == 0;

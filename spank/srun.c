@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "election.h" /* MCP_STARTER_GRACE */
 #include "plugin.h"
 
 /* this srun's state, from init to exit */
@@ -265,18 +266,21 @@ static int write_configs(const struct mcri_jobdir *dir, const struct mcr_file_li
 	size_t differs = 0, written = 0;
 	int rc = mcri_jobdir_settle(dir, files, !joined, &differs, &written, err);
 
-	if (rc == 1)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the client config %s/%s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
-				      dir->path, files->files[differs].name, ctx.recipe_path);
+	if (rc == 1) {
+		mcri_error_set(err, MCR_EINVAL,
+			       "the client config %s/%s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
+			       dir->path, files->files[differs].name, ctx.recipe_path);
+		return 1;
+	}
 	if (rc == 0 && written)
 		note(MCP_NAME ": wrote %zu client config%s in %s", written, written == 1 ? "" : "s",
 		     dir->path);
 	return rc;
 }
 
-/* mcp_job.before_ready: the starter's client configs, before ready */
-static int configs_before_ready(void *arg, const char *master, struct mcr_error *err)
+/* mcp_job.configs: the starter's client configs, before it launches the
+ * master step */
+static int starter_configs(void *arg, const char *master, struct mcr_error *err)
 {
 	struct mcr_file_list files = { 0 };
 	int rc = mcr_client_configs(ctx.recipe, master, &files, err) ||
@@ -327,7 +331,7 @@ static int gpu_handover(const char *master, const char *dir, struct mcp_handover
 
 /* the role's environment for every task of this step (handover.c) */
 static int hand_over(const char *dir, const char *master, const char *metadata_host,
-		     int metadata_port, struct mcr_error *err)
+		     int metadata_port, int starting_within, struct mcr_error *err)
 {
 	struct mcp_handover h = { 0 };
 	/* the node's address is each task's own: srun renders a mark for it */
@@ -362,7 +366,11 @@ static int hand_over(const char *dir, const char *master, const char *metadata_h
 		snprintf(h.peer, sizeof(h.peer), "%s", metadata_host);
 		h.role = strdup(mcr_role_name(ctx.role));
 		h.dir = strdup(dir);
-		if (!h.role || !h.dir) {
+		/* a master that is starting: each task waits for it */
+		h.starting_within = starting_within;
+		if (starting_within)
+			h.starting = strdup(master);
+		if (!h.role || !h.dir || (starting_within && !h.starting)) {
 			mcri_error_nomem(err);
 			goto out;
 		}
@@ -426,11 +434,13 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	struct mcri_state st = { 0 };
 	struct mcri_jobdir jd = { .fd = -1 };
 	char job_id_s[32], *dir = NULL, *master = NULL;
-	bool opened;
+	bool opened, starting = false;
 	bool starts = mcr_recipe_has_master(ctx.recipe) &&
 		      !mcr_recipe_external_master(ctx.recipe);
 	const struct mcp_container *container = NULL;
-	int rv = -1;
+	const char *restarts;
+	struct mcp_job job;
+	int rv = -1, rc;
 
 	snprintf(job_id_s, sizeof(job_id_s), "%u", job_id);
 	dir = mcp_job_dir(&ctx.ps, ctx.recipe, job_id_s, uid,
@@ -453,30 +463,41 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	 * checked, every file in it used through it (runtime/jobdir) */
 	if (!opened && mcri_jobdir_open(&jd, dir, uid, true, err))
 		goto fail;
-	if (starts) {
-		/* the job's run: a requeued job's sruns see its restart count,
-		 * an srun from outside the allocation asks slurmctld */
-		const char *restarts = getenv("SLURM_RESTART_COUNT");
-		struct mcp_job job = { job_id_s, ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
-				       ctx.het_outside, &jd, ctx.recipe_path, find_nodes, &job_id, container,
-				       configs_before_ready, &jd };
-
-		if (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, err))
-			goto fail;
-		if (!(master = malloc(MCP_MASTER_ADDRESS_MAX))) {
-			mcri_error_nomem(err);
-			goto fail;
-		}
-		if (!mcri_state_master(&st, master, MCP_MASTER_ADDRESS_MAX)) {
-			mcri_error_set(err, MCR_ESTATE, "the master address of the job's pool does not fit in %d bytes",
-				       MCP_MASTER_ADDRESS_MAX);
-			goto fail;
-		}
+	/* the job's run: a requeued job's sruns see its restart count, an
+	 * srun from outside the allocation asks slurmctld */
+	restarts = getenv("SLURM_RESTART_COUNT");
+	job = (struct mcp_job){ job_id_s, ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
+				ctx.het_outside, &jd, ctx.recipe_path, find_nodes, &job_id, container,
+				starter_configs, &jd, true };
+	if (starts && !(master = malloc(MCP_MASTER_ADDRESS_MAX))) {
+		mcri_error_nomem(err);
+		goto fail;
 	}
-	/* an external master's address comes from the recipe */
-	if (mcr_client_configs(ctx.recipe, master, &files, err) ||
-	    write_configs(&jd, &files, starts && st.starter_pid != (long)getpid(), err) ||
-	    hand_over(jd.path, master, starts ? st.infra_addr : NULL, st.ports.metadata, err))
+	for (;;) {
+		if (starts && (mcp_ensure_master(&ctx.ps, ctx.recipe, &job, &st, err) ||
+			       mcp_master_address(&st, master, MCP_MASTER_ADDRESS_MAX, err)))
+			goto fail;
+		starting = st.phase == MCRI_PHASE_STARTING;
+		/* an external master's address comes from the recipe */
+		if (mcr_client_configs(ctx.recipe, master, &files, err))
+			goto fail;
+		rc = write_configs(&jd, &files, starts && st.starter_pid != (long)getpid(), err);
+		if (rc == 1 && starting) {
+			/* the master moved to other ports while this srun joined
+			 * it (the starter wrote other configs): wait for ready */
+			mcr_file_list_free(&files);
+			job.join_starting = false;
+			continue;
+		}
+		if (rc)
+			goto fail;
+		break;
+	}
+	if (starting)
+		note(MCP_NAME ": joined job %s's mooncake_master while it starts on %s (%s); the tasks wait until it is ready",
+		     job_id_s, st.infra_node, st.infra_addr);
+	if (hand_over(jd.path, master, starts ? st.infra_addr : NULL, st.ports.metadata,
+		      starting ? mcp_ready_timeout(&ctx.ps, ctx.recipe) + MCP_STARTER_GRACE : 0, err))
 		goto fail;
 	rv = 0;
 	goto out;

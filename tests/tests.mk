@@ -47,6 +47,7 @@ $(UNIT_BIN): tests/unit/main.c $(UNIT_SRC) tests/unit/testutil.h $(B)/tests/suit
 		$(UNIT_SRC) $(RT_A) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)
 
 $(PLUGIN_TEST_BIN): $(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A)
+	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -I/usr/include $(LDFLAGS) -Wl,--wrap=gethostname,--wrap=__gethostname_chk -o $@ \
 		$(PLUGIN_TEST_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A) $(LIB_LIBS) $(CHECK_LIBS)

@@ -3,8 +3,10 @@
 # number of concurrent sruns; a dead starter's lock does not block; a
 # foreign listener is not taken for the master; a master that exits during
 # start-up fails every waiting srun at once with its status and log; the
-# timeout names the port that never answered; a master that was ready and
-# died fails the next srun with a message that says so.
+# timeout names the port that never answered; an srun that comes while a
+# slow master starts joins it at once and its task waits for ready; a
+# master that was ready and died fails the next srun with a message that
+# says so.
 . "$(dirname "$0")/lib.sh"
 W=$(workdir)
 cd "$W" || exit 1
@@ -139,6 +141,43 @@ check "timeout: says which port never answered: $(grep -o 'was not ready.*answer
 	grep -q "was not ready after 3 s: port 8700 (RPC) does not accept: Connection refused; it was stopped" slow.out
 check "timeout: the half-started master step was stopped" lacks slow-steps.out mooncake-master
 check "timeout: bounded ($(cat slow.time))" test "$(sed 's/after=//' slow.time)" -lt 20
+
+# --- E2: a master slow to start (master= a wrapper that waits 3 s): an
+# srun that comes once its step is launched joins it at once, its step is
+# created meanwhile, and its task starts only when the master is ready; a
+# master that then fails fails that task with the starter's cause
+cat >slow-master <<'EOS'
+#!/bin/bash
+sleep 3
+[ -e "$(dirname "$0")/slow-master.fails" ] && { echo "slow-master: gave up" >&2; exit 3; }
+exec mooncake_master "$@"
+EOS
+chmod 755 slow-master
+cat >early.sh <<'EOS'
+#!/bin/bash
+. "$MCK_AWAIT"
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill true >early-1.out 2>&1 &
+await 60 grep -Eqs '"srun_pid": [1-9]' outputs/$SLURM_JOB_ID/logs/mooncake_master.json
+srun -v -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode \
+	bash -c '(exec 3<>/dev/tcp/${MOONCAKE_MASTER%:*}/${MOONCAKE_MASTER##*:}) && echo TASK-RAN, THE MASTER ACCEPTS' >early-2.out 2>&1
+echo "rc=$?" >>early-2.out
+wait
+EOS
+with_plugin_args "master=$W/slow-master"
+jid=$(run_job early -N3 -w n1,n2,n3)
+check "a master slow to start: an srun that came meanwhile joined it before it was ready: $(grep -o 'mooncake: joined.*' early-2.out | head -c 160)" \
+	has early-2.out "mooncake: joined job $jid's mooncake_master while it starts on n1 ($MCK_ADDR_n1)" \
+	--and lacks early-2.out 'waiting for mooncake_master'
+check "... its task started once the master accepted: $(grep -v '^srun' early-2.out | head -3 | tr '\n' ' ')" \
+	has early-2.out 'TASK-RAN, THE MASTER ACCEPTS' rc=0 --and has early-1.out 'mooncake_master ready on n1'
+touch slow-master.fails
+jid=$(run_job early -N3 -w n1,n2,n3)
+rm -f slow-master.fails
+with_plugin_args ""
+check "... a master that then fails fails the joined step's task with the cause: $(grep -o 'mooncake: the job.*' early-2.out | head -c 200)" \
+	has early-2.out "mooncake: joined job $jid's" \
+	"mooncake: the job's mooncake_master could not be started (another srun of this job tried): the master step (mooncake_master on n1) ended during start-up (exit status 3)" \
+	'slow-master: gave up' --and lacks early-2.out TASK-RAN --and lacks early-2.out rc=0
 
 # --- F: a master that was ready and died
 cat >died.sh <<'EOS'

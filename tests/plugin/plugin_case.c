@@ -109,11 +109,8 @@ pid_t ready_master(const char *recipe)
 	return pid;
 }
 
-/* What srun hands the tasks of a `role` step of `recipe` in job 4301,
- * whose master runs (heap copy). */
-char *handover_of(const char *recipe, const char *role)
+char *srun_handover(const char *recipe, const char *role)
 {
-	pid_t master = ready_master(recipe);
 	char *text;
 
 	setenv("SLURM_JOB_ID", "4301", 1);
@@ -124,6 +121,16 @@ char *handover_of(const char *recipe, const char *role)
 	unsetenv(MCP_TASK_VAR);
 	unsetenv("SLURM_JOB_ID");
 	slurm_spank_exit(NULL, 0, NULL);
+	return text;
+}
+
+/* What srun hands the tasks of a `role` step of `recipe` in job 4301,
+ * whose master runs (heap copy). */
+char *handover_of(const char *recipe, const char *role)
+{
+	pid_t master = ready_master(recipe);
+	char *text = srun_handover(recipe, role);
+
 	fake_master_stop(master);
 	return text;
 }

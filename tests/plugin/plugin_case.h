@@ -62,6 +62,9 @@ pid_t ready_master(const char *recipe);
 /* What srun hands the tasks of a `role` step of `recipe` in job 4301,
  * whose master runs (heap copy). */
 char *handover_of(const char *recipe, const char *role);
+/* What an srun of a `role` step of `recipe` inside job 4301's allocation
+ * hands its tasks (heap copy), whatever the job's directory holds. */
+char *srun_handover(const char *recipe, const char *role);
 
 /* a listener on `port` (another program holding it) */
 int hold_port(int port);

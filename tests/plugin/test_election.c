@@ -330,6 +330,67 @@ START_TEST(launched_master_of_a_dead_starter_is_adopted)
 }
 END_TEST
 
+/* a joinable srun (not an HA pool) leaves the wait once the master step
+ * is launched and its starter works on: its tasks wait for ready */
+START_TEST(launched_master_is_joined_while_it_starts)
+{
+	struct mcp_seen s = { .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
+			      .launched = true, .joinable = true, .starter_on_this_host = true,
+			      .starter_alive = true, .step_alive = true };
+
+	waiting();
+	ck_assert_int_eq(after(s), MCP_DO_FINISH);
+	ck_assert_int_eq(el.state, MCP_EL_DONE);
+	ck_assert_int_eq(el.verdict, MCP_V_STARTING);
+	ck_assert_int_eq(el.watching, MCP_EL_LOCK); /* started nothing */
+	/* a starter on another host: joined once this srun saw it touch its
+	 * lock (a lock never touched may be a dead starter's: not joined) */
+	waiting();
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING,
+						  .state_attempt = 1, .launched = true,
+						  .joinable = true }),
+			 MCP_DO_SLEEP);
+	ck_assert_int_eq(slept(), MCP_DO_READ);
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .phase = MCRI_PHASE_STARTING,
+						  .state_attempt = 1, .launched = true,
+						  .joinable = true, .lock_touched = true }),
+			 MCP_DO_FINISH);
+	ck_assert_int_eq(el.verdict, MCP_V_STARTING);
+	/* not joinable (an HA pool), or the step not launched yet: wait */
+	waiting();
+	s.joinable = false;
+	ck_assert_int_eq(after(s), MCP_DO_SLEEP);
+	waiting();
+	s.joinable = true;
+	s.launched = false;
+	ck_assert_int_eq(after(s), MCP_DO_SLEEP);
+	/* the master step's srun has ended here: the starter's verdict comes */
+	waiting();
+	s.launched = true;
+	s.step_alive = false;
+	ck_assert_int_eq(after(s), MCP_DO_SLEEP);
+	/* a starter here that died: adopted, never joined */
+	waiting();
+	s.step_alive = true;
+	s.starter_alive = false;
+	ck_assert_int_eq(after(s), MCP_DO_ADOPT);
+	/* a starter elsewhere whose lock went stale: taken over */
+	waiting();
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING,
+						  .state_attempt = 1, .launched = true, .joinable = true,
+						  .lock_touched = true, .lock_stale = true }),
+			 MCP_DO_TAKE_LOCK);
+	ck_assert_int_eq(el.attempt, 2);
+	/* another recipe's pool is never joined, starting or not */
+	waiting();
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING,
+						  .state_attempt = 1, .launched = true,
+						  .joinable = true, .other_recipe = true }),
+			 MCP_DO_FINISH);
+	ck_assert_int_eq(el.verdict, MCP_V_OTHER_RECIPE);
+}
+END_TEST
+
 START_TEST(adopted_master_that_ends_fails)
 {
 	waiting();
@@ -422,6 +483,7 @@ Suite *election_suite(void)
 	tcase_add_test(tc, spawn_and_lock_errors_fail);
 	tcase_add_test(tc, not_ready_in_time_is_stopped);
 	tcase_add_test(tc, joiner_waits_then_joins);
+	tcase_add_test(tc, launched_master_is_joined_while_it_starts);
 	tcase_add_test(tc, earlier_runs_pool_is_not_joined);
 	tcase_add_test(tc, joiner_no_answer_is_asked_again_then_unreachable);
 	tcase_add_test(tc, joiner_refused_means_stopped);

@@ -128,6 +128,32 @@ START_TEST(srun_waiting_for_the_starter_does_not_look_for_pyxis)
 }
 END_TEST
 
+/* A master step launched by a starter on another host that this srun
+ * never sees touch its lock (one that may have died) is not joined while
+ * it starts: the srun waits for the verdict, and its tasks get a handover
+ * without "starting" (test_stepd.c: one whose lock is touched is). */
+START_TEST(srun_does_not_join_an_untouched_starting_master)
+{
+	struct mcri_state st;
+	char logdir[600];
+	pid_t flip, other = pool_of_step_3(MCRI_PHASE_STARTING, &st, logdir);
+
+	st.srun_pid = (long)getpid(); /* launched */
+	ck_assert_int_eq(testdir_state_write(logdir, &st), 0);
+	flip = ready_later(logdir, &st);
+	setenv("SLURM_JOB_ID", "4301", 1); /* inside the allocation */
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	unsetenv("SLURM_JOB_ID");
+	ck_assert_int_eq(waitpid(flip, NULL, 0), flip);
+	ck_assert_int_eq(stub.errors, 0);
+	ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
+	ck_assert_msg(!strstr(getenv(MCP_TASK_VAR), "\"starting\""), "%s", getenv(MCP_TASK_VAR));
+	unsetenv(MCP_TASK_VAR);
+	slurm_spank_exit(NULL, 0, NULL);
+	fake_master_stop(other);
+}
+END_TEST
+
 /* A joiner of a ready pool whose master step is not the job's first (an
  * srun from outside the allocation started it after its own step) asks
  * slurmctld nothing when the step's keeper says, in its proof, that it
@@ -186,6 +212,7 @@ Suite *srun_join_suite(void)
 	tcase_add_test(srun, srun_joins_no_listener_of_an_ended_master_step);
 	tcase_add_test(srun, srun_trusts_a_fresh_verdict_without_slurmctld);
 	tcase_add_test(srun, srun_waiting_for_the_starter_does_not_look_for_pyxis);
+	tcase_add_test(srun, srun_does_not_join_an_untouched_starting_master);
 	tcase_add_test(srun, srun_trusts_the_keepers_proof_without_slurmctld);
 	suite_add_tcase(s, srun);
 	return s;
