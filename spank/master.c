@@ -295,17 +295,19 @@ static int verdict(struct master *m, const struct mcp_election *el,
 		return 0;
 	}
 	if (el->verdict == MCP_V_READY) {
-		if (ours && m->job->configs && m->job->configs(m->job->configs_arg, master, err)) {
-			stop(m, el->watching == MCP_EL_STARTING);
-			record_failure(m, err);
-			return -1;
-		}
 		if (ours && mcp_master_superseded(m)) {
 			/* judged gone just now: the newer attempt's pool is the job's */
 			stop(m, el->watching == MCP_EL_STARTING);
 			return mcri_error_set(err, MCR_ESTATE,
 					      "another srun of job %s took over starting its mooncake_master while this one was finishing; run this step again: it joins that master",
 					      m->job->job_id);
+		}
+		/* the configs again (never over a newer attempt's: checked
+		 * just above), then ready */
+		if (ours && m->job->configs && m->job->configs(m->job->configs_arg, master, err)) {
+			stop(m, el->watching == MCP_EL_STARTING);
+			record_failure(m, err);
+			return -1;
 		}
 		if (ours) {
 			m->st.phase = MCRI_PHASE_READY;

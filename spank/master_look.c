@@ -344,7 +344,9 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 	 * host; the file server's clock and ours need not agree
 	 * (a lock that cannot be read, or not yet, counts as unchanged) */
 	if (attempt != m->lock_attempt || (lock.mtime >= 0 && lock.mtime != m->lock_mtime)) {
-		m->lock_touched = attempt == m->lock_attempt;
+		/* a change from a lock read before (one that could not be
+		 * read is no sign of life) */
+		m->lock_touched = attempt == m->lock_attempt && m->lock_mtime >= 0;
 		m->lock_attempt = attempt;
 		m->lock_mtime = lock.mtime;
 		m->lock_changed = mcp_now();

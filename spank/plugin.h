@@ -402,8 +402,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
  * else plugstack.conf's ready_timeout=. */
 int mcp_ready_timeout(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe);
 /* The address the pool's clients get (mcri_state_master: "host:port", an
- * HA pool's etcd://) into buf (size bytes, MCP_MASTER_ADDRESS_MAX is
- * enough for any): 0, or -1 with err set. */
+ * HA pool's etcd://) into buf (size bytes): 0, or -1 with err set. */
 int mcp_master_address(const struct mcri_state *st, char *buf, size_t size, struct mcr_error *err);
 /* master_advice.c: the fix for a master step that could not run
  * mooncake_master, from its log's `tail` (slurmstepd's "execve(): NAME:
@@ -456,6 +455,17 @@ int mcp_node_address(const char *node, char *addr, size_t size,
 /* srun talks to another cluster than this host's: srun -M, or a job of a
  * federation that runs on a sibling (libslurm's working_cluster_rec) */
 bool mcp_srun_other_cluster(void);
+
+/* ---- srun_handover.c: what srun hands its step's tasks -------------- */
+
+/* MCP_TASK_VAR in srun's environment (so in its tasks'): the handover of
+ * `role` with the client configs in `dir`, the master at `master` (NULL:
+ * the recipe's external one), the job's own pool's metadata server on
+ * `metadata_host` (else NULL) and `metadata_port`; `starting_within` > 0:
+ * the master is starting, each task waits for it so many seconds. 0, -1. */
+int mcp_srun_hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const char *dir,
+		       const char *master, const char *metadata_host, int metadata_port,
+		       int starting_within, struct mcr_error *err);
 
 /* ---- srun_outside.c: an srun from outside the allocation ------------ */
 

@@ -182,27 +182,57 @@ out:
 }
 
 #define WATCH_READY_MS 250 /* the state, its directory watched: a bound all the same */
-/* ... where it cannot be watched: a network file system, the usual job
- * directory of a cluster (each task of the step reads it this often) */
-#define POLL_READY_MS 100
+#define POLL_READY_MS 100  /* ... unwatched: a network file system, the usual case */
+#define LOOK_LOCK_S 1      /* the starter's lock (touched every second) */
+#define GONE_S (MCP_LOCK_STALE_S + 5) /* after a waiting srun would take over */
+
+/* The starter of the attempt `st` is about: gone when its lock has not
+ * changed for GONE_S seconds of this task's clock and no srun has taken a
+ * newer attempt's lock. `mtime` and `touched` keep what was seen. */
+static bool starter_gone(const struct mcri_jobdir *jd, const struct mcri_state *st, int *attempt,
+			 double *mtime, double *touched, double *looked, double now)
+{
+	struct mcri_lock lock;
+
+	if (st->attempt != *attempt) {
+		*attempt = st->attempt;
+		*mtime = -1;
+		*touched = now;
+		*looked = 0;
+	}
+	if (now - *looked < LOOK_LOCK_S)
+		return false;
+	*looked = now;
+	mcri_lock_read(jd, st->attempt, &lock);
+	if (lock.mtime >= 0 && lock.mtime != *mtime) {
+		*mtime = lock.mtime;
+		*touched = now;
+	}
+	if (now - *touched <= GONE_S)
+		return false;
+	mcri_lock_read(jd, st->attempt + 1, &lock);
+	if (lock.mtime >= 0) { /* an srun takes over: its attempt comes */
+		*touched = now;
+		return false;
+	}
+	return true;
+}
 
 /* A step whose srun joined the job's master while it started (srun.c):
  * this task waits until the job's state says ready on the master address
  * srun handed over, at most h->starting_within seconds from now. A master
  * that failed, became ready elsewhere (another attempt took other ports:
- * the task's configs name the old ones), whose starter is gone (its lock
- * untouched for MCP_LOCK_STALE_S seconds: no srun is left to record it
- * ready) or not ready in time fails the task, saying why; its command
- * never runs. */
+ * the task's configs name the old ones), whose starter is gone with no
+ * srun taking over, or not ready in time fails the task, saying why; its
+ * command never runs. */
 static int wait_for_master(const struct mcri_jobdir *jd, const struct mcp_handover *h,
 			   struct mcr_error *err)
 {
 	struct mcri_watch w = MCRI_WATCH_NONE;
 	struct mcri_state st;
-	struct mcri_lock lock;
 	struct mcr_error ignored;
 	char master[MCP_MASTER_ADDRESS_MAX] = "";
-	double now = mcp_now(), end = now + h->starting_within, touched = now, mtime = -2;
+	double now = mcp_now(), end = now + h->starting_within, touched = now, mtime = -1, looked = 0;
 	int attempt = 0;
 	bool watched = mcri_jobdir_watch(jd, &w) == 0; /* before the first look */
 	int rc = 1;
@@ -211,14 +241,6 @@ static int wait_for_master(const struct mcri_jobdir *jd, const struct mcp_handov
 		if (mcri_state_read(jd, &st, &ignored) != 0)
 			st.phase = MCRI_PHASE_NONE;
 		now = mcp_now();
-		if (st.phase == MCRI_PHASE_STARTING) {
-			mcri_lock_read(jd, st.attempt, &lock);
-			if (st.attempt != attempt || lock.mtime != mtime) {
-				attempt = st.attempt;
-				mtime = lock.mtime;
-				touched = now;
-			}
-		}
 		if (st.phase == MCRI_PHASE_READY && mcri_state_master(&st, master, sizeof(master)) &&
 		    strcmp(master, h->starting) == 0) {
 			rc = 0;
@@ -231,16 +253,17 @@ static int wait_for_master(const struct mcri_jobdir *jd, const struct mcp_handov
 			rc = mcri_error_set(err, MCR_ESTATE,
 					    "the job's mooncake_master could not be started (another srun of this job tried): %.1024s",
 					    st.message);
-		} else if (st.phase == MCRI_PHASE_STARTING && now - touched > MCP_LOCK_STALE_S) {
+		} else if (st.phase == MCRI_PHASE_STARTING &&
+			   starter_gone(jd, &st, &attempt, &mtime, &touched, &looked, now)) {
 			rc = mcri_error_set(err, MCR_ESTATE,
-					    "the srun that was starting the job's mooncake_master (%.256s) is gone: its lock %s/" MCRI_LOCK_FILE " has not changed for %d s, and no srun is left to finish its work; run this step again (it takes over)",
-					    h->starting, jd->path, st.attempt, MCP_LOCK_STALE_S);
+					    "the srun that was starting the job's mooncake_master (%.256s) is gone: its lock %s/" MCRI_LOCK_FILE " has not changed for %d s and no srun has taken over; run this step again (it takes over)",
+					    h->starting, jd->path, st.attempt, GONE_S);
 		} else if (now >= end) {
 			rc = mcri_error_set(err, MCR_ESTATE,
-					    "timed out after %d s waiting for the job's mooncake_master (%.256s) that another srun of this job is starting (state: %s); see %s/%s",
-					    h->starting_within, h->starting,
-					    st.phase ? mcri_phase_name(st.phase) : "unknown", jd->path,
-					    MCRI_MASTER_LOG);
+					    "timed out after %d s waiting for the job's mooncake_master (%.256s) that another srun of this job is starting (%s%s); see %s/%s, and if the infra node is just slow raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf)",
+					    h->starting_within, h->starting, st.phase ? "state: " : "",
+					    st.phase ? mcri_phase_name(st.phase) : "no readable state file",
+					    jd->path, MCRI_MASTER_LOG);
 		} else if (watched) {
 			mcri_jobdir_wait(&w, WATCH_READY_MS);
 		} else {

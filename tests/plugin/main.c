@@ -1,5 +1,5 @@
 /* main.c - the plugin layer's suites (srun, srun_pool, srun_join,
- * srun_master, stepd, guard, election, ports, container, steps,
+ * srun_master, stepd, stepd_wait, guard, election, ports, container, steps,
  * container_alias, handover), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
@@ -17,6 +17,7 @@ Suite *srun_pool_suite(void);
 Suite *srun_join_suite(void);
 Suite *srun_master_suite(void);
 Suite *stepd_suite(void);
+Suite *stepd_wait_suite(void);
 Suite *guard_suite(void);
 Suite *keep_suite(void);
 Suite *election_suite(void);
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, srun_join_suite());
 	srunner_add_suite(sr, srun_master_suite());
 	srunner_add_suite(sr, stepd_suite());
+	srunner_add_suite(sr, stepd_wait_suite());
 	srunner_add_suite(sr, guard_suite());
 	srunner_add_suite(sr, keep_suite());
 	srunner_add_suite(sr, container_suite());

@@ -146,3 +146,19 @@ int hold_port(int port)
 	ck_assert_int_eq(listen(fd, 1), 0);
 	return fd;
 }
+
+/* a remote step of job 4301 with the recipe and role options and, when
+ * given, what srun handed over */
+void remote_step(uint32_t step_id, const char *recipe, const char *role,
+			const char *handover, char **av)
+{
+	ck_assert_int_eq(init(S_CTX_REMOTE, av), 0);
+	stub.step_id = step_id;
+	stub_setenv("SLURM_SUBMIT_DIR", case_dir);
+	if (handover)
+		stub_setenv(MCP_TASK_VAR, handover);
+	ck_assert_int_eq(stub_option("mooncake-recipe", recipe, 1), 0);
+	if (role)
+		ck_assert_int_eq(stub_option("mooncake-role", role, 1), 0);
+	ck_assert_int_eq(slurm_spank_init_post_opt(NULL, 0, NULL), 0);
+}

@@ -65,6 +65,11 @@ char *handover_of(const char *recipe, const char *role);
 /* What an srun of a `role` step of `recipe` inside job 4301's allocation
  * hands its tasks (heap copy), whatever the job's directory holds. */
 char *srun_handover(const char *recipe, const char *role);
+/* slurmstepd's init and init_post_opt for step `step_id` of job 4301 with
+ * the recipe and role options (role may be NULL), what srun handed over
+ * (`handover`, NULL: nothing) and plugstack arguments `av` */
+void remote_step(uint32_t step_id, const char *recipe, const char *role,
+		 const char *handover, char **av);
 
 /* a listener on `port` (another program holding it) */
 int hold_port(int port);
