@@ -1,7 +1,7 @@
 #!/bin/bash
 # The first wave of a big job (issue 20): a 16-node job whose master is not
-# running yet starts MCK_WAVE (256) role sruns at once, in two jobs one
-# after the other; every srun succeeds (no "differs", no "cannot keep the
+# running yet starts MCK_WAVE (256) role sruns at once, in MCK_WAVE_ROUNDS
+# (2) jobs one after the other; every srun succeeds (no "differs", no "cannot keep the
 # previous"), each job has one master step, and every task got its own
 # node's client config with the job's master in it. Then an srun from
 # outside the allocation, in another directory, joins the job's master
@@ -36,7 +36,7 @@ configs_per_node() {
 		has_re "wave-$1-$i.out" "^n$(((i - 1) % 16 + 1)) $W/outputs/$1/logs/mooncake_store_config_prefill" || return 1
 	done
 }
-for round in 1 2; do
+for round in $(seq "${MCK_WAVE_ROUNDS:-2}"); do
 	jid=$(sbatch --parsable -N16 -w "$nodes" -o "$W/wave-$round.job.out" wave.sh)
 	wait_job "$jid" 900
 	ok=$(grep -l '"master_server_address": "' wave-"$jid"-*.out 2>/dev/null | wc -l)
