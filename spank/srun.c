@@ -11,9 +11,11 @@
  * local_user_init a standalone srun's job exists only now: prepare it here
  *                 (a failure ends srun and with it the job it created).
  *
- * Preparing the job: start or join the job's master (master.c), write the
- * client configs into the job's directory (unchanged files are left alone),
- * and hand the tasks the role's environment (handover.c).
+ * Preparing the job: start or join the job's master (master.c; one whose
+ * step another srun launched is joined while it starts, and the tasks wait
+ * for it in task_init), write the client configs into the job's directory
+ * (unchanged files are left alone), and hand the tasks the role's
+ * environment (srun_handover.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -279,7 +281,7 @@ static int write_configs(const struct mcri_jobdir *dir, const struct mcr_file_li
 }
 
 /* mcp_job.configs: the starter's client configs, before it launches the
- * master step */
+ * master step and again before it records the pool ready */
 static int starter_configs(void *arg, const char *master, struct mcr_error *err)
 {
 	struct mcr_file_list files = { 0 };
