@@ -73,7 +73,7 @@ CLI := $(B)/mooncake-recipe
 PLUGIN := $(B)/spank_mooncake.so
 
 .PHONY: all check check-unit check-plugin check-artifact check-corpus check-contract \
-	check-cluster check-package check-matrix sanitize coverage demo bench install clean
+	check-cluster check-package check-matrix check-o0 sanitize coverage demo bench install clean
 all: $(LIB_A) $(RT_A) $(LIB_SO) $(CLI) $(PLUGIN)
 
 $(B)/%.o: %.c
@@ -175,4 +175,4 @@ deb:
 	tests/package/build.sh $(abspath $(B))/deb
 
 clean:
-	rm -rf $(B) build-san build-cov build-fuzz
+	rm -rf $(B) build-san build-cov build-fuzz build-o0

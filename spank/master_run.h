@@ -30,7 +30,9 @@ struct master {
 	int busy_port;              /* a port found in use before we started */
 	struct mcr_error err;       /* a failure of an action */
 	struct mcri_proof proof;    /* the master step's word on its ports */
-	char why_foreign[200];      /* " (port P listens for another process ...)" or "" */
+	/* " (port P listens for another process on NODE, of uid U, ...)" or "":
+	 * room for the longest node name (255 bytes) and the words around it */
+	char why_foreign[400];
 	double touched;             /* the lock's heartbeat */
 	/* a waiter's view of the holder's heartbeat: the lock's mtime as the
 	 * file server keeps it, and when (this srun's clock) it last changed */
