@@ -105,8 +105,9 @@ struct mcp_seen {
 	bool starter_alive;         /* the starting srun runs (or may: another host) */
 	bool step_alive;            /* the master step's srun runs (or may) */
 	bool starter_on_this_host;
-	bool lock_stale;            /* the lock is older than the starter's bound */
-	bool lock_touched;          /* this srun saw its holder touch it */
+	bool lock_stale;            /* its holder is gone (mcri_lock_seen_gone) */
+	bool lock_touched;          /* its holder is known to work on: it holds
+				     * the lock, or this srun saw it touch it */
 	bool other_recipe;          /* it is about another recipe's pool */
 	bool other_job;             /* ... the pool of another job, which still runs */
 	bool other_run;             /* it is about an earlier run of the job (a requeue) */
@@ -144,10 +145,5 @@ enum mcp_el_action mcp_election_next(struct mcp_election *el,
  * readiness bound, plus the time it takes to stop a master that was not
  * ready (seconds). */
 #define MCP_STARTER_GRACE 25
-/* A lock whose holder has not touched it for so long (seconds of the
- * reader's clock) is a starter's that is gone: longer than the longest
- * call between two heartbeats (a slurmctld RPC that retries, up to 2 x
- * MessageTimeout, 10 s by default). */
-#define MCP_LOCK_STALE_S 30
 
 #endif /* MCP_ELECTION_H_ */

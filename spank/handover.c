@@ -12,13 +12,15 @@
  *    "role": "prefill", "dir": "/job/dir",      (a step of the job's own pool)
  *    "gpu": {"dir": "/job/dir", "template": "{...}", "names": ["mlx5_0", ...]},
  *    "node": {"dir": "/job/dir", "name": "...<node address>.json", "template": "{...}"},
- *    "starting": {"master": "10.0.0.1:8700", "within": 145}}  (its master not ready yet)
+ *    "starting": {"master": "10.0.0.1:8700", "metadata": "10.0.0.1:8701",
+ *                 "within": 145}}  (its master not ready yet)
  *
  * The template is the per-GPU file with MCP_DEVICE_PLACEHOLDER as its
  * device_name; the names are JSON-escaped as the file escapes them (Python's
  * json.dumps), so that the task's device_name, a comma-joined list of
  * them, is byte for byte what the library would write.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -59,8 +61,9 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 							      "name", h->node_name, "template",
 							      h->node_template)) == 0;
 	if (ok && h->starting)
-		ok = json_object_set_new(o, "starting", json_pack("{s:s, s:i}", "master", h->starting,
-								  "within", h->starting_within)) == 0;
+		ok = json_object_set_new(o, "starting",
+					 json_pack("{s:s, s:s, s:i}", "master", h->starting, "metadata",
+						   h->starting_metadata, "within", h->starting_within)) == 0;
 	if (ok)
 		text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -153,8 +156,9 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 	}
 	if ((starting = json_object_get(o, "starting"))) {
 		h->starting = dup_string(json_object_get(starting, "master"));
+		h->starting_metadata = dup_string(json_object_get(starting, "metadata"));
 		within = json_integer_value(json_object_get(starting, "within"));
-		if (!h->starting || !h->dir || within <= 0 || within > INT_MAX ||
+		if (!h->starting || !h->starting_metadata || !h->dir || within <= 0 || within > INT_MAX ||
 		    version != MCP_HANDOVER_STARTING)
 			goto bad;
 		h->starting_within = (int)within;
@@ -185,6 +189,7 @@ void mcp_handover_free(struct mcp_handover *h)
 	free(h->node_name);
 	free(h->node_template);
 	free(h->starting);
+	free(h->starting_metadata);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -238,4 +243,77 @@ char *mcp_handover_fill(const struct mcp_handover *h, const char *text, const ch
 	}
 	mcri_buf_puts(&b, p);
 	return mcri_buf_take(&b);
+}
+
+/* `text` with every `from` that stands as a whole address (no digit or
+ * dot before it, no digit after it) replaced by `to` (heap; NULL out of
+ * memory) */
+static char *replace_address(const char *text, const char *from, const char *to)
+{
+	size_t fl = strlen(from), tl = strlen(to), n = 0, o = 0;
+	const char *p;
+	char *out;
+
+	for (p = strstr(text, from); p; p = strstr(p + fl, from))
+		n++;
+	if (!(out = malloc(strlen(text) + n * (tl > fl ? tl - fl : 0) + 1)))
+		return NULL;
+	for (p = text; *p;) {
+		bool whole = strncmp(p, from, fl) == 0 &&
+			     (p == text || !(isdigit((unsigned char)p[-1]) || p[-1] == '.')) &&
+			     !isdigit((unsigned char)p[fl]);
+
+		if (whole) {
+			memcpy(out + o, to, tl);
+			o += tl;
+			p += fl;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* *text with the addresses of h->starting replaced (NULL: nothing) */
+static int follow_text(const struct mcp_handover *h, char **text, const char *master,
+		       const char *metadata)
+{
+	char *a, *b;
+
+	if (!*text)
+		return 0;
+	if (!(a = replace_address(*text, h->starting, master)))
+		return -1;
+	b = replace_address(a, h->starting_metadata, metadata);
+	free(a);
+	if (!b)
+		return -1;
+	free(*text);
+	*text = b;
+	return 0;
+}
+
+int mcp_handover_follow(struct mcp_handover *h, const char *master, const char *metadata,
+			struct mcr_error *err)
+{
+	char *m = strdup(master), *d = strdup(metadata);
+	int rc = m && d ? 0 : -1;
+
+	for (size_t i = 0; !rc && i < h->env.count; i++)
+		rc = follow_text(h, &h->env.vars[i].value, master, metadata);
+	if (!rc)
+		rc = follow_text(h, &h->node_template, master, metadata);
+	if (!rc)
+		rc = follow_text(h, &h->gpu_template, master, metadata);
+	if (rc) {
+		free(m);
+		free(d);
+		return mcri_error_nomem(err);
+	}
+	free(h->starting);
+	free(h->starting_metadata);
+	h->starting = m;
+	h->starting_metadata = d;
+	return 0;
 }

@@ -14,9 +14,11 @@
  * the sockets are the master's. Every other srun of the job waits for
  * that verdict and then checks that the master's port accepts and that
  * its step still runs (slurmctld): a process that took the ports after
- * the master ended is not the master either. While the starter waits it
- * touches its lock (a heartbeat): a lock left by a starter that died, on
- * any host, is taken over after MCP_LOCK_STALE_S seconds.
+ * the master ended is not the master either. While the starter works it
+ * holds its lock (an open file description lock, which the file system
+ * drops when the starter dies) and touches it every second (a heartbeat):
+ * a lock left by a starter that died, on any host, is taken over within
+ * seconds (runtime/jobdir: mcri_lock_seen_gone).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +71,19 @@ static void wait_begins(struct master *m, double first_line)
 	m->next_line = m->t0 + first_line;
 }
 
+/* let go of the lock of the attempt this srun held (its verdict is
+ * recorded, or a newer attempt is under way) */
+static void release_lock(struct master *m)
+{
+	if (m->lock_fd >= 0)
+		close(m->lock_fd);
+	m->lock_fd = -1;
+}
+
 static enum mcp_lock take_lock(struct master *m, int attempt)
 {
-	switch (mcri_lock_take(m->job->dir, attempt, m->host, &m->err)) {
+	release_lock(m);
+	switch (mcri_lock_take(m->job->dir, attempt, m->host, &m->lock_fd, &m->err)) {
 	case 1:
 		return MCP_LOCK_MINE;
 	case 0:
@@ -220,6 +232,9 @@ static bool adopt(struct master *m, int attempt)
 {
 	if (!mcri_lock_adopt(m->job->dir, attempt))
 		return false;
+	/* the lock is this srun's now: the other hosts see its holder live */
+	release_lock(m);
+	m->lock_fd = mcri_lock_hold(m->job->dir, attempt);
 	slurm_info(MCP_NAME ": the srun that started the master is gone; checking the master it launched");
 	wait_begins(m, FIRST_PROGRESS_S);
 	return true;
@@ -374,7 +389,8 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 		      const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err)
 {
-	struct master m = { .ps = ps, .recipe = recipe, .job = job, .watch = MCRI_WATCH_NONE };
+	struct master m = { .ps = ps, .recipe = recipe, .job = job, .watch = MCRI_WATCH_NONE,
+			    .lock_fd = -1 };
 	int timeout = mcp_ready_timeout(ps, recipe), candidates = 1;
 	struct mcp_election el;
 	struct mcp_seen seen = { 0 };
@@ -443,6 +459,8 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 		seen.now = mcp_now();
 	}
 out:
+	/* the verdict is recorded: the lock's work is done */
+	release_lock(&m);
 	mcri_jobdir_unwatch(&m.watch);
 	return rc;
 }

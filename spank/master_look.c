@@ -338,21 +338,15 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 		s->starter_alive = mcp_master_alive(lock.pid, lock.start);
 	}
 	s->step_alive = m->st.attempt == attempt && mcp_master_alive(m->st.srun_pid, m->st.srun_start);
-	/* the holder touches its lock every second while it works: one whose
-	 * lock has not changed for MCP_LOCK_STALE_S seconds of this srun's
-	 * clock has died (or failed without a word, a full disk), on whatever
-	 * host; the file server's clock and ours need not agree
-	 * (a lock that cannot be read, or not yet, counts as unchanged) */
-	if (attempt != m->lock_attempt || (lock.mtime >= 0 && lock.mtime != m->lock_mtime)) {
-		/* a change from a lock read before (one that could not be
-		 * read is no sign of life) */
-		m->lock_touched = attempt == m->lock_attempt && m->lock_mtime >= 0;
-		m->lock_attempt = attempt;
-		m->lock_mtime = lock.mtime;
-		m->lock_changed = mcp_now();
-	}
-	s->lock_stale = mcp_now() - m->lock_changed > MCP_LOCK_STALE_S;
-	s->lock_touched = m->lock_touched;
+	/* the holder keeps its lock held and touches it every second while it
+	 * works, on whatever host: one that no process holds (the file
+	 * system's word) and that went untouched for a few seconds of this
+	 * srun's clock has died; where the file system cannot tell, one
+	 * untouched for MCRI_LOCK_STALE_S (runtime/jobdir) */
+	mcri_lock_seen_update(&m->lock_seen, attempt, &lock, mcp_now());
+	s->lock_stale = mcri_lock_seen_gone(&m->lock_seen, &lock, mcp_now(), 0);
+	/* its holder is known to work on: it holds the lock, or touched it */
+	s->lock_touched = lock.held == 1 || m->lock_seen.touched;
 }
 
 /* A wait that lasts asks slurmctld every JOB_CHECK_S seconds whether the

@@ -34,11 +34,9 @@ struct master {
 	 * room for the longest node name (255 bytes) and the words around it */
 	char why_foreign[400];
 	double touched;             /* the lock's heartbeat */
-	/* a waiter's view of the holder's heartbeat: the lock's mtime as the
-	 * file server keeps it, and when (this srun's clock) it last changed */
-	int lock_attempt;
-	double lock_mtime, lock_changed;
-	bool lock_touched;          /* ... changed since this srun first read it */
+	int lock_fd;                /* the lock of the attempt this srun holds (-1 none) */
+	/* a waiter's view of the holder's lock (its heartbeat, its holder) */
+	struct mcri_lock_seen lock_seen;
 	/* a waiter's watch on the job's directory (mcri_jobdir_watch) */
 	bool watch_tried;
 	struct mcri_watch watch;

@@ -336,10 +336,11 @@ struct mcp_handover {
 	 * is no use (interface=, mcp_own_name_is_loopback); NULL: never */
 	char *node_dir, *node_name, *node_template;
 	/* a step that joined the job's master while it started: the master
-	 * address srun handed over (mcri_state_master), which each task waits
-	 * for, in `dir`'s state, up to `starting_within` seconds from its
-	 * start; NULL: the master was ready */
-	char *starting;
+	 * address srun handed over (mcri_state_master) and its metadata
+	 * server's ("host:port"), which each task waits for, in `dir`'s
+	 * state, up to `starting_within` seconds from its start; NULL: the
+	 * master was ready */
+	char *starting, *starting_metadata;
 	int starting_within;
 };
 #define MCP_DEVICE_PLACEHOLDER "\x01" "device" "\x01"
@@ -352,6 +353,13 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err);
 int mcp_handover_decode(const char *text, struct mcp_handover *h,
 			struct mcr_error *err);
 void mcp_handover_free(struct mcp_handover *h);
+/* A joined master became ready at `master`, its metadata server at
+ * `metadata` ("host:port"), not where it was starting (h->starting, a
+ * port was taken meanwhile): every value and template of h that names
+ * the old addresses names these (whole addresses only), and h->starting
+ * is `master`. 0, or -1 out of memory. */
+int mcp_handover_follow(struct mcp_handover *h, const char *master, const char *metadata,
+			struct mcr_error *err);
 /* The per-GPU client config of the GPUs `ids` (physical indexes, `count`):
  * its file name and text (heap). */
 int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,

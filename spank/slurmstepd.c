@@ -24,7 +24,6 @@
 
 #include <slurm/slurm.h>
 
-#include "election.h" /* MCP_LOCK_STALE_S */
 #include "plugin.h"
 #include "ports.h"
 
@@ -184,56 +183,51 @@ out:
 #define WATCH_READY_MS 250 /* the state, its directory watched: a bound all the same */
 #define POLL_READY_MS 100  /* ... unwatched: a network file system, the usual case */
 #define LOOK_LOCK_S 1      /* the starter's lock (touched every second) */
-#define GONE_S (MCP_LOCK_STALE_S + 5) /* after a waiting srun would take over */
+#define GONE_AFTER_S 2     /* after a waiting srun would take over */
 
-/* The starter of the attempt `st` is about: gone when its lock has not
- * changed for GONE_S seconds of this task's clock and no srun has taken a
- * newer attempt's lock. `mtime` and `touched` keep what was seen. */
-static bool starter_gone(const struct mcri_jobdir *jd, const struct mcri_state *st, int *attempt,
-			 double *mtime, double *touched, double *looked, double now)
+/* The starter of the attempt `st` is about is gone: its lock is held by
+ * no one and untouched for a few seconds longer than a waiting srun
+ * would take to take over (mcri_lock_seen_gone), and no srun has taken a
+ * newer attempt's lock. `seen` keeps what this task saw, read at most
+ * once a second. */
+static bool starter_gone(const struct mcri_jobdir *jd, const struct mcri_state *st,
+			 struct mcri_lock_seen *seen, double *looked, double now)
 {
 	struct mcri_lock lock;
 
-	if (st->attempt != *attempt) {
-		*attempt = st->attempt;
-		*mtime = -1;
-		*touched = now;
-		*looked = 0;
-	}
-	if (now - *looked < LOOK_LOCK_S)
+	if (now - *looked < LOOK_LOCK_S && seen->attempt == st->attempt)
 		return false;
 	*looked = now;
 	mcri_lock_read(jd, st->attempt, &lock);
-	if (lock.mtime >= 0 && lock.mtime != *mtime) {
-		*mtime = lock.mtime;
-		*touched = now;
-	}
-	if (now - *touched <= GONE_S)
+	mcri_lock_seen_update(seen, st->attempt, &lock, now);
+	if (!mcri_lock_seen_gone(seen, &lock, now, GONE_AFTER_S))
 		return false;
 	mcri_lock_read(jd, st->attempt + 1, &lock);
 	if (lock.mtime >= 0) { /* an srun takes over: its attempt comes */
-		*touched = now;
+		seen->changed = now;
 		return false;
 	}
 	return true;
 }
 
 /* A step whose srun joined the job's master while it started (srun.c):
- * this task waits until the job's state says ready on the master address
- * srun handed over, at most h->starting_within seconds from now. A master
- * that failed, became ready elsewhere (another attempt took other ports:
- * the task's configs name the old ones), whose starter is gone with no
- * srun taking over, or not ready in time fails the task, saying why; its
- * command never runs. */
-static int wait_for_master(const struct mcri_jobdir *jd, const struct mcp_handover *h,
+ * this task waits until the job's state says ready, at most
+ * h->starting_within seconds from now. A master that became ready on
+ * other ports than srun handed over (a port was taken meanwhile, and the
+ * starter tried the next ones) is followed: h's variables and templates
+ * name where it is ready (the starter rewrote the client configs there
+ * before it recorded ready). A master that failed, whose starter is gone
+ * with no srun taking over, or not ready in time fails the task, saying
+ * why; its command never runs. */
+static int wait_for_master(const struct mcri_jobdir *jd, struct mcp_handover *h,
 			   struct mcr_error *err)
 {
 	struct mcri_watch w = MCRI_WATCH_NONE;
+	struct mcri_lock_seen seen = { 0 };
 	struct mcri_state st;
 	struct mcr_error ignored;
-	char master[MCP_MASTER_ADDRESS_MAX] = "";
-	double now = mcp_now(), end = now + h->starting_within, touched = now, mtime = -1, looked = 0;
-	int attempt = 0;
+	char master[MCP_MASTER_ADDRESS_MAX] = "", metadata[300];
+	double now = mcp_now(), end = now + h->starting_within, looked = 0;
 	bool watched = mcri_jobdir_watch(jd, &w) == 0; /* before the first look */
 	int rc = 1;
 
@@ -244,20 +238,24 @@ static int wait_for_master(const struct mcri_jobdir *jd, const struct mcp_handov
 		if (st.phase == MCRI_PHASE_READY && mcri_state_master(&st, master, sizeof(master)) &&
 		    strcmp(master, h->starting) == 0) {
 			rc = 0;
+		} else if (st.phase == MCRI_PHASE_READY && !st.ha.masters) {
+			snprintf(metadata, sizeof(metadata), "%s:%d", st.infra_addr, st.ports.metadata);
+			slurm_verbose(MCP_NAME ": the job's mooncake_master became ready at %s, not at %s where it was starting when srun launched this step (a port was taken meanwhile): this task follows it",
+				      master, h->starting);
+			rc = mcp_handover_follow(h, master, metadata, err);
 		} else if (st.phase == MCRI_PHASE_READY) {
 			rc = mcri_error_set(err, MCR_ESTATE,
-					    "the job's mooncake_master became ready at %.256s, not at %.256s where it was starting when srun launched this step (a port was taken meanwhile, and the client configs changed): run this step again",
+					    "the job's pool became ready as an HA pool (%.256s), not at %.256s where its master was starting when srun launched this step: run this step again",
 					    master, h->starting);
 		} else if (st.phase == MCRI_PHASE_FAILED) {
 			/* worded as a waiting srun words it (master_advice.c) */
 			rc = mcri_error_set(err, MCR_ESTATE,
 					    "the job's mooncake_master could not be started (another srun of this job tried): %.1024s",
 					    st.message);
-		} else if (st.phase == MCRI_PHASE_STARTING &&
-			   starter_gone(jd, &st, &attempt, &mtime, &touched, &looked, now)) {
+		} else if (st.phase == MCRI_PHASE_STARTING && starter_gone(jd, &st, &seen, &looked, now)) {
 			rc = mcri_error_set(err, MCR_ESTATE,
-					    "the srun that was starting the job's mooncake_master (%.256s) is gone: its lock %s/" MCRI_LOCK_FILE " has not changed for %d s and no srun has taken over; run this step again (it takes over)",
-					    h->starting, jd->path, st.attempt, GONE_S);
+					    "the srun that was starting the job's mooncake_master (%.256s) is gone: no process holds its lock %s/" MCRI_LOCK_FILE ", it has not changed for %.0f s, and no srun has taken over; run this step again (it takes over)",
+					    h->starting, jd->path, st.attempt, now - seen.changed);
 		} else if (now >= end) {
 			rc = mcri_error_set(err, MCR_ESTATE,
 					    "timed out after %d s waiting for the job's mooncake_master (%.256s) that another srun of this job is starting (%s%s); see %s/%s, and if the infra node is just slow raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf)",

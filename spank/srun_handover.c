@@ -91,9 +91,11 @@ int mcp_srun_hand_over(const struct mcr_recipe *recipe, enum mcr_role role, cons
 		h.dir = strdup(dir);
 		/* a master that is starting: each task waits for it */
 		h.starting_within = starting_within;
-		if (starting_within)
+		if (starting_within) {
 			h.starting = strdup(master);
-		if (!h.role || !h.dir || (starting_within && !h.starting)) {
+			h.starting_metadata = mcri_asprintf("%s:%d", metadata_host, metadata_port);
+		}
+		if (!h.role || !h.dir || (starting_within && (!h.starting || !h.starting_metadata))) {
 			mcri_error_nomem(err);
 			goto out;
 		}

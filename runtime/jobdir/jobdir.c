@@ -308,8 +308,58 @@ int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, 
 	return mcri_jobdir_read_stat(d, name, max, text, len, NULL, err);
 }
 
+/* An open file description's write lock over the whole file (OFD locks:
+ * closing another descriptor of the file in this process keeps it; on NFS
+ * the server keeps it) */
+static struct flock whole_file(short type)
+{
+	struct flock l;
+
+	memset(&l, 0, sizeof(l));
+	l.l_type = type;
+	l.l_whence = SEEK_SET;
+	return l;
+}
+
+/* the file system keeps no locks (or none we may take): nothing says */
+static bool no_locks(int e)
+{
+	return e == EINVAL || e == ENOLCK || e == EOPNOTSUPP || e == ENOSYS || e == EBADF;
+}
+
+int mcri_jobdir_holder(int fd)
+{
+	struct flock l = whole_file(F_WRLCK);
+
+	if (fcntl(fd, F_OFD_GETLK, &l) != 0)
+		return -1;
+	return l.l_type != F_UNLCK;
+}
+
+int mcri_jobdir_hold(const struct mcri_jobdir *d, const char *name)
+{
+	struct flock l = whole_file(F_WRLCK);
+	struct mcr_error ignored;
+	struct stat st;
+	int fd = open_file(d, name, O_WRONLY, &st, &ignored);
+
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_OFD_SETLK, &l) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
 			  size_t *len, struct stat *opened, struct mcr_error *err)
+{
+	return mcri_jobdir_read_held(d, name, max, text, len, opened, NULL, err);
+}
+
+int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
+			  size_t *len, struct stat *opened, int *holder, struct mcr_error *err)
 {
 	struct stat st;
 	size_t got = 0;
@@ -321,6 +371,8 @@ int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t 
 		return -1;
 	if (opened)
 		*opened = st;
+	if (holder)
+		*holder = mcri_jobdir_holder(fd);
 	if ((unsigned long long)st.st_size > max) {
 		close(fd);
 		return mcri_error_set(err, MCR_EIO, "%s/%s is %lld bytes, more than the %zu a record of the pool may hold",
@@ -374,10 +426,19 @@ int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_l
 int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text,
 		       struct mcr_error *err)
 {
+	return mcri_jobdir_create_held(d, name, text, NULL, err);
+}
+
+int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const char *text,
+			    int *held, struct mcr_error *err)
+{
+	struct flock lock = whole_file(F_WRLCK);
 	char host[256] = "", *tmp;
 	size_t len = strlen(text);
 	int rc = -1, fd;
 
+	if (held)
+		*held = -1;
 	/* the common case, another srun's lock: nothing to write (and sync) */
 	if (mcri_jobdir_exists(d, name))
 		return 0;
@@ -387,7 +448,11 @@ int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char
 		return mcri_error_nomem(err);
 	unlinkat(d->fd, tmp, 0); /* ours, from a process of this pid that died */
 	fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0) {
+	/* held: locked before it has its name, so that the file is never seen
+	 * without its holder's lock while the holder lives */
+	if (fd >= 0 && held && fcntl(fd, F_OFD_SETLK, &lock) != 0 && !no_locks(errno)) {
+		mcri_error_set(err, MCR_EIO, "cannot lock %s/%s: %s", d->path, tmp, strerror(errno));
+	} else if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0) {
 		mcri_error_set(err, MCR_EIO, "cannot create %s/%s: %s; the job's directory must be writable by you (and its file system not full)",
 			       d->path, name, strerror(errno));
 	} else if (linkat(d->fd, tmp, d->fd, name, 0) == 0) {
@@ -396,6 +461,10 @@ int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char
 		rc = 0;
 	} else {
 		mcri_error_set(err, MCR_EIO, "cannot create %s/%s: %s", d->path, name, strerror(errno));
+	}
+	if (rc == 1 && held && mcri_jobdir_holder(fd) >= 0) {
+		*held = fd; /* the caller's, and with it the lock */
+		fd = -1;
 	}
 	if (fd >= 0)
 		close(fd);

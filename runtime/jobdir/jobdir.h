@@ -84,6 +84,20 @@ int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, 
  * cached one). */
 int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
 			  size_t *len, struct stat *opened, struct mcr_error *err);
+/* The same, and whether a live process holds a lock on it (*holder: 1 a
+ * process holds an open file description lock on it, 0 none does, -1 the
+ * file system cannot tell: it keeps no such locks). On NFS the lock is
+ * the server's: no attribute cache delays it. */
+int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
+			  size_t *len, struct stat *opened, int *holder, struct mcr_error *err);
+/* Whether another open file description than fd's holds a lock on fd's
+ * file: 1, 0, or -1 (the file system cannot tell). */
+int mcri_jobdir_holder(int fd);
+/* Hold `name` (an open file description lock on the whole file, which
+ * lasts until the returned descriptor is closed, or the process ends):
+ * the descriptor, or -1 when it is missing, not a regular file, held by
+ * another, or the file system keeps no locks. */
+int mcri_jobdir_hold(const struct mcri_jobdir *d, const char *name);
 /* Replace `name` atomically (mode 0600), fsynced when `durable`. */
 int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char *text,
 		      size_t len, bool durable, struct mcr_error *err);
@@ -97,6 +111,12 @@ int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_l
  * -1 with err set. */
 int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text,
 		       struct mcr_error *err);
+/* The same, and when it is created *held is a descriptor of it that holds
+ * its lock (locked before the file had its name, so that it is never seen
+ * unheld while this process lives; the caller closes it to let go), or -1
+ * where the file system keeps no locks. */
+int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const char *text,
+			    int *held, struct mcr_error *err);
 /* The client configs `files`, as one of many sruns of a job puts them
  * there at the same time (the first wave of a job's sruns). A file that
  * is missing is created whole, atomically, by whichever srun comes first
@@ -282,20 +302,57 @@ void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause);
 int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		     struct mcr_error *err);
 
-/* mooncake_master.<attempt>.lock: who won an attempt */
+/* mooncake_master.<attempt>.lock: who won an attempt. Its holder keeps
+ * an open file description lock on it while it works (the file system's
+ * word that it lives, on any host: a stopped process keeps it, a dead one
+ * loses it at once) and touches it every second (a heartbeat, for file
+ * systems that keep no locks). */
 struct mcri_lock {
 	long pid;           /* the srun that took it, 0 unknown */
 	unsigned long long start; /* its start time, 0 unknown */
 	char host[256];     /* its host ("" unknown) */
 	double mtime;       /* when its holder last touched it (the file
 			     * server's clock, Unix seconds), -1: no lock */
+	int held;           /* 1 a live process holds it, 0 none does, -1
+			     * the file system cannot tell */
 };
 /* Take the lock of `attempt` for this process: 1 taken, 0 another has it,
- * -1 with err set (the directory cannot be written). */
-int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host,
+ * -1 with err set (the directory cannot be written). When taken, *held
+ * is the descriptor that holds it (-1: the file system keeps no locks):
+ * the caller closes it once it has recorded its verdict. */
+int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host, int *held,
 		   struct mcr_error *err);
-/* Who holds it (age -1 when nobody does). */
+/* Who holds it (mtime -1 when nobody took it). */
 void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *l);
+/* Hold the lock of `attempt`, whose holder is gone (the one srun that
+ * adopts its work): the descriptor, or -1. */
+int mcri_lock_hold(const struct mcri_jobdir *d, int attempt);
+/* What one reader saw of an attempt's lock over time, on its own
+ * monotonic clock (seconds): whatever the hosts' clocks say, a change of
+ * the lock's mtime is a sign of its holder's life. */
+struct mcri_lock_seen {
+	int attempt;        /* the lock it is about (0: none read yet) */
+	double mtime;       /* its mtime as last read (-1: none read) */
+	double changed;     /* when it was first read or last changed */
+	bool touched;       /* it changed since this reader first read it */
+};
+/* A lock whose holder the file system says is gone, untouched for so
+ * long: gone (a file system mounted without locks, NFS's `nolock`, tells
+ * each host only of its own: a holder stopped so long looks gone there) */
+#define MCRI_LOCK_QUIET_S 3
+/* ... whose file system cannot tell: untouched for so long, longer than
+ * the longest call between two heartbeats (a slurmctld RPC that retries,
+ * up to 2 x MessageTimeout, 10 s by default) */
+#define MCRI_LOCK_STALE_S 30
+/* What `l`, read at `now`, adds to what s saw of `attempt`'s lock. */
+void mcri_lock_seen_update(struct mcri_lock_seen *s, int attempt, const struct mcri_lock *l,
+			   double now);
+/* The holder of the lock s saw last (l) is gone at `now`: no live process
+ * holds it and it was untouched for MCRI_LOCK_QUIET_S + `extra` seconds,
+ * or, where the file system cannot tell, for MCRI_LOCK_STALE_S + `extra`
+ * (a lock that was never read counts as untouched). A held lock never is. */
+bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock *l, double now,
+			 double extra);
 /* The holder is alive: its lock's age starts again (a heartbeat, so that
  * sruns on other hosts tell a dead starter within seconds). */
 void mcri_lock_touch(const struct mcri_jobdir *d, int attempt);

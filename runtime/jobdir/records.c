@@ -94,7 +94,7 @@ int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 
 /* ---- locks ------------------------------------------------------------ */
 
-int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host,
+int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host, int *held,
 		   struct mcr_error *err)
 {
 	char name[64], *text = mcri_asprintf("%ld %s %llu\n", (long)getpid(), host,
@@ -104,7 +104,7 @@ int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host,
 	if (!text)
 		return mcri_error_nomem(err);
 	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
-	rc = mcri_jobdir_create(d, name, text, err);
+	rc = mcri_jobdir_create_held(d, name, text, held, err);
 	free(text);
 	return rc;
 }
@@ -118,7 +118,8 @@ void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *
 	memset(l, 0, sizeof(*l));
 	l->mtime = -1;
 	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
-	if (mcri_jobdir_read_stat(d, name, 512, &text, NULL, &st, &ignored))
+	l->held = -1;
+	if (mcri_jobdir_read_held(d, name, 512, &text, NULL, &st, &l->held, &ignored))
 		return;
 	l->mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
 	snprintf(fmt, sizeof(fmt), "%%ld %%%zus %%llu", sizeof(l->host) - 1);
@@ -128,6 +129,41 @@ void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *
 		l->start = 0;
 	}
 	free(text);
+}
+
+int mcri_lock_hold(const struct mcri_jobdir *d, int attempt)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
+	return mcri_jobdir_hold(d, name);
+}
+
+void mcri_lock_seen_update(struct mcri_lock_seen *s, int attempt, const struct mcri_lock *l,
+			   double now)
+{
+	if (attempt != s->attempt) {
+		s->attempt = attempt;
+		s->mtime = l->mtime;
+		s->changed = now;
+		s->touched = false;
+	} else if (l->mtime >= 0 && l->mtime != s->mtime) {
+		/* a change from a lock read before (one that could not be
+		 * read is no sign of life) */
+		s->touched = s->mtime >= 0;
+		s->mtime = l->mtime;
+		s->changed = now;
+	}
+}
+
+bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock *l, double now,
+			 double extra)
+{
+	double quiet = now - s->changed;
+
+	if (l->held == 1)
+		return false;
+	return quiet > (l->held == 0 ? MCRI_LOCK_QUIET_S : MCRI_LOCK_STALE_S) + extra;
 }
 
 void mcri_lock_touch(const struct mcri_jobdir *d, int attempt)

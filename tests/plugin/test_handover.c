@@ -40,7 +40,7 @@ START_TEST(starting_master_decodes_the_same)
 {
 	struct mcp_handover h = { .mark = MARK, .peer = "10.0.0.1", .role = "prefill",
 				  .dir = "/job/dir", .starting = "10.0.0.1:8700",
-				  .starting_within = 145 },
+				  .starting_metadata = "10.0.0.1:8701", .starting_within = 145 },
 			    back;
 	struct mcr_error err;
 	char *text = mcp_handover_encode(&h, &err);
@@ -49,11 +49,12 @@ START_TEST(starting_master_decodes_the_same)
 	ck_assert_ptr_nonnull(strstr(text, "\"v\":3"));
 	ck_assert_int_eq(mcp_handover_decode(text, &back, &err), 0);
 	ck_assert_str_eq(back.starting, "10.0.0.1:8700");
+	ck_assert_str_eq(back.starting_metadata, "10.0.0.1:8701");
 	ck_assert_int_eq(back.starting_within, 145);
 	ck_assert_str_eq(back.dir, "/job/dir");
 	mcp_handover_free(&back);
 	free(text);
-	h.starting = NULL;
+	h.starting = h.starting_metadata = NULL;
 	text = mcp_handover_encode(&h, &err);
 	ck_assert_ptr_nonnull(strstr(text, "\"v\":2"));
 	ck_assert_int_eq(mcp_handover_decode(text, &back, &err), 0);
@@ -61,6 +62,40 @@ START_TEST(starting_master_decodes_the_same)
 	ck_assert_int_eq(back.starting_within, 0);
 	mcp_handover_free(&back);
 	free(text);
+}
+END_TEST
+
+/* a task follows a joined master to where it became ready: whole
+ * addresses only, in every value and template */
+START_TEST(follow_replaces_whole_addresses)
+{
+	struct mcr_env_var vars[] = {
+		{ "MOONCAKE_MASTER", "10.0.0.1:8700" },
+		{ "MOONCAKE_TE_META_DATA_SERVER", "http://10.0.0.1:8701/metadata" },
+		{ "A", "110.0.0.1:8700 10.0.0.1:87001 10.0.0.1:8700,10.0.0.1:8700" },
+	};
+	struct mcp_handover h = { .mark = MARK, .peer = "10.0.0.1", .role = "prefill", .dir = "/d",
+				  .starting_within = 5 };
+	struct mcr_error err;
+
+	ck_assert_ptr_nonnull(h.env.vars = calloc(3, sizeof(*h.env.vars)));
+	for (size_t i = 0; i < 3; i++) {
+		h.env.vars[i].name = strdup(vars[i].name);
+		h.env.vars[i].value = strdup(vars[i].value);
+	}
+	h.env.count = 3;
+	h.starting = strdup("10.0.0.1:8700");
+	h.starting_metadata = strdup("10.0.0.1:8701");
+	h.node_template = strdup("{\"master_server_address\": \"10.0.0.1:8700\"}");
+	ck_assert_int_eq(mcp_handover_follow(&h, "10.0.0.1:18706", "10.0.0.1:18707", &err), 0);
+	ck_assert_str_eq(h.env.vars[0].value, "10.0.0.1:18706");
+	ck_assert_str_eq(h.env.vars[1].value, "http://10.0.0.1:18707/metadata");
+	ck_assert_str_eq(h.env.vars[2].value, "110.0.0.1:8700 10.0.0.1:87001 10.0.0.1:18706,10.0.0.1:18706");
+	ck_assert_str_eq(h.node_template, "{\"master_server_address\": \"10.0.0.1:18706\"}");
+	ck_assert_str_eq(h.starting, "10.0.0.1:18706");
+	ck_assert_str_eq(h.starting_metadata, "10.0.0.1:18707");
+	h.role = h.dir = NULL; /* not the handover's own */
+	mcp_handover_free(&h);
 }
 END_TEST
 
@@ -73,10 +108,12 @@ START_TEST(refused_whole)
 		"{\"v\": 2, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"gpu\": {\"dir\": \"/d\", \"template\": \"t\", \"names\": [1]}}",
 		"{\"v\": 2, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"node\": {\"dir\": \"/d\", \"name\": \"a/b\", \"template\": \"t\"}}",
 		/* starting: in format 3 only, with the job's directory, a bound */
-		"{\"v\": 2, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"master\": \"n1:8700\", \"within\": 5}}",
-		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"starting\": {\"master\": \"n1:8700\", \"within\": 5}}",
-		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"master\": \"n1:8700\", \"within\": 0}}",
-		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"within\": 5}}",
+		"{\"v\": 2, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"metadata\": \"n1:8701\", \"master\": \"n1:8700\", \"within\": 5}}",
+		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"starting\": {\"metadata\": \"n1:8701\", \"master\": \"n1:8700\", \"within\": 5}}",
+		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"metadata\": \"n1:8701\", \"master\": \"n1:8700\", \"within\": 0}}",
+		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"metadata\": \"n1:8701\", \"within\": 5}}",
+		/* ... and the metadata server's address, which a task follows too */
+		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"master\": \"n1:8700\", \"within\": 5}}",
 		"{\"v\": 4, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\"}",
 		/* a peer longer than any host name or address: once cut to fit,
 		 * and then the task could not encode what it read */
@@ -103,6 +140,7 @@ Suite *handover_suite(void)
 
 	tcase_add_test(tc, encoded_decodes_the_same);
 	tcase_add_test(tc, starting_master_decodes_the_same);
+	tcase_add_test(tc, follow_replaces_whole_addresses);
 	tcase_add_test(tc, refused_whole);
 	suite_add_tcase(s, tc);
 	return s;

@@ -55,7 +55,8 @@ START_TEST(stepd_task_waits_for_a_starting_master)
 
 	in_tmpdir();
 	h = starting_handover(&st, logdir);
-	ck_assert_msg(strstr(h, "\"starting\":{\"master\":\"127.0.0.1:8700\",\"within\":"), "%s", h);
+	ck_assert_msg(strstr(h, "\"starting\":{\"master\":\"127.0.0.1:8700\",\"metadata\":\"127.0.0.1:8701\",\"within\":"),
+		      "%s", h);
 	/* srun wrote the role's client config (the starter had not yet) */
 	ck_assert(exists("%s/mooncake_store_config_prefill.json", logdir));
 	/* ready 300 ms after the task began */
@@ -83,13 +84,30 @@ START_TEST(stepd_task_waits_for_a_starting_master)
 	ck_log_contains("mooncake: the job's mooncake_master could not be started (another srun of this job tried): mooncake_master exited with status 1");
 	ck_assert_ptr_null(stub_getenv("MOONCAKE_MASTER"));
 	slurm_spank_exit(NULL, 0, NULL);
-	/* ready, on ports other than those handed over */
+	/* ready, on ports other than those handed over (another job's master
+	 * took them meanwhile): the task follows it, its variables and the
+	 * node's own client config name where it became ready, and nothing
+	 * names the old ports */
 	st.phase = MCRI_PHASE_READY;
-	st.ports = (struct mcr_ports){ 8800, 8801, 8802 };
+	st.ports = (struct mcr_ports){ 8806, 8807, 8808 };
 	ck_assert_int_eq(testdir_state_write(logdir, &st), 0);
 	remote_step(3, TRT, "prefill", h, NULL);
-	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: the job's mooncake_master became ready at 127.0.0.1:8800, not at 127.0.0.1:8700 where it was starting when srun launched this step");
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	ck_assert_str_eq(stub_getenv("MOONCAKE_MASTER"), "127.0.0.1:8806");
+	ck_assert_str_eq(stub_getenv("MOONCAKE_TE_META_DATA_SERVER"), "http://127.0.0.1:8807/metadata");
+	{
+		struct mcp_handover d1;
+		char *followed;
+
+		ck_assert_int_eq(mcp_handover_decode(h, &d1, &err), 0);
+		ck_assert_int_eq(mcp_handover_follow(&d1, "127.0.0.1:8806", "127.0.0.1:8807", &err), 0);
+		ck_assert_ptr_nonnull(followed = mcp_handover_encode(&d1, &err));
+		ck_assert_msg(strstr(followed, "\\\"master_server_address\\\": \\\"127.0.0.1:8806\\\""), "%s", followed);
+		ck_assert_msg(!strstr(followed, ":8700") && !strstr(followed, ":8701"), "%s", followed);
+		mcp_handover_free(&d1);
+		free(followed);
+	}
 	slurm_spank_exit(NULL, 0, NULL);
 	/* still starting when the bound (1 s here) has passed */
 	st.phase = MCRI_PHASE_STARTING;

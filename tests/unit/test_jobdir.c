@@ -4,6 +4,7 @@
  * record has one reader and one writer that refuse what they cannot trust. */
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -383,24 +384,104 @@ START_TEST(lock_records)
 	struct mcri_jobdir d;
 	struct mcr_error err = { 0 };
 	struct mcri_lock l;
+	int held, other;
 
 	fresh();
 	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
 	mcri_lock_read(&d, 1, &l);
 	ck_assert(l.mtime < 0);
-	ck_assert_int_eq(mcri_lock_take(&d, 1, "n1", &err), 1);
-	ck_assert_int_eq(mcri_lock_take(&d, 1, "n2", &err), 0);
+	ck_assert_int_eq(mcri_lock_take(&d, 1, "n1", &held, &err), 1);
+	ck_assert_int_ge(held, 0); /* a local file system keeps locks */
+	ck_assert_int_eq(mcri_lock_take(&d, 1, "n2", &other, &err), 0);
+	ck_assert_int_eq(other, -1);
 	mcri_lock_read(&d, 1, &l);
 	ck_assert(l.mtime > 0 && fabs(l.mtime - (double)time(NULL)) < 60);
 	ck_assert_int_eq(l.pid, getpid());
 	ck_assert_str_eq(l.host, "n1");
-	/* an empty lock of an older release says nobody */
+	ck_assert_int_eq(l.held, 1);
+	/* let go: nobody holds it, and the one that adopts it holds it */
+	close(held);
+	mcri_lock_read(&d, 1, &l);
+	ck_assert_int_eq(l.held, 0);
+	ck_assert(mcri_lock_adopt(&d, 1));
+	ck_assert(!mcri_lock_adopt(&d, 1));
+	ck_assert_int_ge(held = mcri_lock_hold(&d, 1), 0);
+	ck_assert_int_eq(mcri_lock_hold(&d, 1), -1);
+	mcri_lock_read(&d, 1, &l);
+	ck_assert_int_eq(l.held, 1);
+	close(held);
+	/* an empty lock of an older release says nobody, and nobody holds it */
 	testutil_write(path_of("mooncake_master.2.lock"), "");
 	mcri_lock_read(&d, 2, &l);
 	ck_assert(l.mtime > 0);
 	ck_assert_int_eq(l.pid, 0);
-	ck_assert(mcri_lock_adopt(&d, 1));
-	ck_assert(!mcri_lock_adopt(&d, 1));
+	ck_assert_int_eq(l.held, 0);
+	mcri_jobdir_close(&d);
+	cleanup();
+}
+END_TEST
+
+/* A starter's lock tells whether its holder lives, on the reader's own
+ * clock: a holder that died lets go of it at once (gone once it has been
+ * quiet for MCRI_LOCK_QUIET_S), one that is stopped keeps it (never gone,
+ * however long it is quiet); where the file system cannot tell, only a
+ * lock quiet for MCRI_LOCK_STALE_S is gone; a touch starts again. */
+START_TEST(lock_holder_lives_or_not)
+{
+	struct mcri_jobdir d;
+	struct mcr_error err = { 0 };
+	struct mcri_lock_seen seen = { 0 };
+	struct mcri_lock l;
+	int ready[2], status;
+	pid_t holder;
+	char c;
+
+	fresh();
+	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
+	ck_assert_int_eq(pipe(ready), 0);
+	holder = fork();
+	if (holder == 0) {
+		int fd;
+
+		close(ready[0]);
+		if (mcri_lock_take(&d, 1, "n1", &fd, &err) != 1 || fd < 0)
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	/* stopped: quiet for as long as you like, and still not gone */
+	ck_assert_int_eq(kill(holder, SIGSTOP), 0);
+	mcri_lock_read(&d, 1, &l);
+	mcri_lock_seen_update(&seen, 1, &l, 100.0);
+	ck_assert_int_eq(l.held, 1);
+	ck_assert(!mcri_lock_seen_gone(&seen, &l, 100.0 + 10 * MCRI_LOCK_STALE_S, 0));
+	/* dead: it let go; gone once quiet for MCRI_LOCK_QUIET_S (+ extra) */
+	ck_assert_int_eq(kill(holder, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(holder, &status, 0), holder);
+	mcri_lock_read(&d, 1, &l);
+	mcri_lock_seen_update(&seen, 1, &l, 101.0);
+	ck_assert_int_eq(l.held, 0);
+	ck_assert(!mcri_lock_seen_gone(&seen, &l, 100.0 + MCRI_LOCK_QUIET_S - 0.5, 0));
+	ck_assert(mcri_lock_seen_gone(&seen, &l, 100.0 + MCRI_LOCK_QUIET_S + 0.5, 0));
+	ck_assert(!mcri_lock_seen_gone(&seen, &l, 100.0 + MCRI_LOCK_QUIET_S + 0.5, 2));
+	/* touched meanwhile: quiet again from the touch */
+	l.mtime += 1;
+	mcri_lock_seen_update(&seen, 1, &l, 103.0);
+	ck_assert(seen.touched);
+	ck_assert(!mcri_lock_seen_gone(&seen, &l, 103.0 + MCRI_LOCK_QUIET_S - 0.5, 0));
+	/* a file system that keeps no locks: only a stale lock is gone */
+	l.held = -1;
+	ck_assert(!mcri_lock_seen_gone(&seen, &l, 103.0 + MCRI_LOCK_QUIET_S + 1, 0));
+	ck_assert(mcri_lock_seen_gone(&seen, &l, 103.0 + MCRI_LOCK_STALE_S + 1, 0));
+	/* another attempt's lock starts afresh, untouched */
+	mcri_lock_seen_update(&seen, 2, &l, 200.0);
+	ck_assert(!seen.touched);
+	ck_assert_int_eq(seen.attempt, 2);
 	mcri_jobdir_close(&d);
 	cleanup();
 }
@@ -448,6 +529,7 @@ Suite *jobdir_suite(void)
 	tcase_add_test(tc, create_is_never_empty);
 	tcase_add_test(tc, state_record);
 	tcase_add_test(tc, lock_records);
+	tcase_add_test(tc, lock_holder_lives_or_not);
 	tcase_add_test(tc, worker_records);
 	suite_add_tcase(s, tc);
 	return s;
