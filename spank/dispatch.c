@@ -59,6 +59,13 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	return mcp_stepd_task_init(sp);
 }
 
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	return spank_context() == S_CTX_REMOTE ? mcp_stepd_task_exit(sp) : 0;
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)sp;

@@ -2,28 +2,22 @@
  * guard.c - the master step proves, on the infra node, that the ports its
  * job's tasks will be given are its own mooncake_master's.
  *
- * The master step's task forks a guard in task_init, just before it
- * becomes mooncake_master (the task's pid is the master's). The guard
- * watches the node's socket tables (/proc/net/tcp, tcp6) until all three
- * ports listen, then tells whose sockets they are: the master's (or a
- * process under it: a container's runtime runs the master as its
- * descendant) is MCRI_PROOF_OWN; one of another process, another user's
- * listener that took a port first, is MCRI_PROOF_FOREIGN, with the port
- * and the socket's owner. It writes that into the job's directory
- * (mooncake_master.proof.json, the job's user's alone) and exits; it also
- * exits when the master does, or after the readiness bound. The srun that
- * starts the master records it ready only on the guard's OWN for its
- * attempt (master.c), and sruns that join trust that record. When the
- * master step keeps its master running (restart=, master_keep.c), the
- * keeper proves each master it starts again the same way (mcp_guard_look).
+ * srun hands the master step its attempt, ports and job directory
+ * (MCP_GUARD_VAR); the step's task stays as the master's keeper
+ * (master_keep.c) and looks at the node's listening sockets on those
+ * ports until all three listen, then tells whose they are: the master's
+ * (or a process under the keeper: a container's runtime runs the master as
+ * its descendant) is MCRI_PROOF_OWN; one of another process, another
+ * user's listener that took a port first, is MCRI_PROOF_FOREIGN, with the
+ * port and the socket's owner. It writes that into the job's directory
+ * (mooncake_master.proof.json, the job's user's alone). The srun that
+ * starts the master records it ready only on OWN for its attempt
+ * (master.c), and sruns that join trust that record while it says the
+ * master runs.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "plugin.h"
@@ -47,7 +41,7 @@ int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
 	    snprintf(g->dir, sizeof(g->dir), "%s", value + used) >= (int)sizeof(g->dir))
 		return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands the master step",
 				      MCP_GUARD_VAR, value);
-	/* the master once this task execs it; with restart=, its keeper */
+	/* the master's keeper, this task (the master is its child) */
 	g->proof.pid = (long)getpid();
 	g->proof.start = mcri_pid_start(g->proof.pid);
 	g->proof.step = step;
@@ -98,48 +92,4 @@ int mcp_guard_record(const struct mcp_guard *g)
 	if (rc)
 		fprintf(stderr, "mooncake: the master step cannot record whose its ports are: %s\n", err.text);
 	return rc;
-}
-
-/* the guard's life: until the verdict, the master's end, or the bound */
-static void watch(struct mcp_guard *g)
-{
-	double t0 = mcp_now();
-
-	while (mcp_now() - t0 < g->bound) {
-		if (mcri_pid_start(g->proof.pid) != g->proof.start)
-			return; /* the master is gone: its srun tells why */
-		if ((g->proof.verdict = mcp_guard_look(&g->proof, &g->no_diag)) != MCRI_PROOF_NONE)
-			break;
-		mcp_sleep_ms(mcp_ready_poll_ms(mcp_now() - t0));
-	}
-	if (g->proof.verdict != MCRI_PROOF_NONE)
-		mcp_guard_record(g);
-}
-
-int mcp_guard_start(const struct mcp_guard *guard, struct mcr_error *err)
-{
-	struct mcp_guard g = *guard;
-	pid_t mid, w;
-	int status = 0;
-
-	/* twice forked: the guard is no child the master would have to reap */
-	mid = fork();
-	if (mid < 0)
-		return mcri_error_set(err, MCR_EIO, "cannot start the master step's guard: %s", strerror(errno));
-	if (mid == 0) {
-		pid_t pid = fork();
-
-		if (pid == 0) {
-			signal(SIGTERM, SIG_DFL);
-			watch(&g);
-			MCP_COVERAGE_FLUSH();
-			_exit(0);
-		}
-		_exit(pid < 0 ? 1 : 0);
-	}
-	while ((w = waitpid(mid, &status, 0)) < 0 && errno == EINTR)
-		;
-	if (w != mid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return mcri_error_set(err, MCR_EIO, "cannot start the master step's guard");
-	return 0;
 }

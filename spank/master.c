@@ -297,6 +297,35 @@ static void pause_for(struct master *m, const struct mcp_election *el)
 	}
 }
 
+/* srun was told to stop (SIGTERM, Ctrl-C) during a wait: it ends now,
+ * saying what it waited for; a master step this srun was starting is
+ * stopped (the job's other sruns take over, their starter gone) */
+static bool interrupted(struct master *m, const struct mcp_election *el, struct mcr_error *err)
+{
+	int sig = mcp_interrupted();
+	const char *what;
+
+	if (!sig)
+		return false;
+	switch (el->state) {
+	case MCP_EL_STARTING:
+	case MCP_EL_ADOPT:
+		stop(m, el->state == MCP_EL_STARTING);
+		what = "the job's mooncake_master it was starting, which it stopped";
+		break;
+	case MCP_EL_JOIN:
+		what = m->st.ha.masters ? "the job's HA pool to have a serving leader" :
+					  "the job's mooncake_master to answer";
+		break;
+	default:
+		what = "the job's mooncake_master that another srun of this job is starting";
+	}
+	mcri_error_set(err, MCR_ESTATE,
+		       "srun was told to stop (%s) while it waited %.0f s for %s (%.300s); nothing was started for this step",
+		       strsignal(sig), mcp_now() - m->t0, what, m->why[0] ? m->why : "not ready yet");
+	return true;
+}
+
 static int verdict(struct master *m, const struct mcp_election *el,
 		   struct mcri_state *st, struct mcr_error *err)
 {
@@ -414,6 +443,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 	mcr_strv_free(a);
 	mcr_strv_free(b);
 	mcp_election_init(&el, timeout, MCP_MAX_ATTEMPTS, candidates, mcp_now());
+	mcp_interrupt_watch(true);
 	for (;;) {
 		before = el.state;
 		enum mcp_el_action act = mcp_election_next(&el, &seen);
@@ -444,7 +474,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 			break;
 		case MCP_DO_SLEEP:
 			pause_for(&m, &el);
-			if (mcp_master_job_ended(&m, err)) {
+			if (interrupted(&m, &el, err) || mcp_master_job_ended(&m, err)) {
 				rc = -1;
 				goto out;
 			}
@@ -459,6 +489,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 		seen.now = mcp_now();
 	}
 out:
+	mcp_interrupt_watch(false);
 	/* the verdict is recorded: the lock's work is done */
 	release_lock(&m);
 	mcri_jobdir_unwatch(&m.watch);

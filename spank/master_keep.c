@@ -10,7 +10,14 @@
  * proof (restarting, when, how), says so in the master's log, and starts
  * it again on the same node and ports after a back-off (1, 2, 4, 8, 16 s;
  * 1 s again after a master that ran STEADY_S), at most restart= times,
- * and proves the new master's ports. Sruns that join meanwhile wait for
+ * and proves the new master's ports. A master that is alive but answers
+ * none of the keeper's probes (GET /health on its metrics port every
+ * HANG_PROBE_S; an HA pool's leader must say service_ready) for
+ * hang_timeout= seconds (stopped, deadlocked) is killed and counts as a
+ * crash. The keeper runs with restart=0 too (it records the master's end
+ * and finds a hung one); the master dies with it (PR_SET_PDEATHSIG), and
+ * slurmstepd records the pool's end when the keeper itself is killed
+ * (slurmstepd.c, task_exit). Sruns that join meanwhile wait for
  * it (master_look.c); the clients mount their segments again by
  * themselves; the keys the master indexed are lost.
  *
@@ -32,6 +39,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -182,7 +190,39 @@ static void uncount(struct mcp_guard *g, const struct mcri_proof *before)
 	memcpy(g->proof.restart, before->restart, sizeof(g->proof.restart));
 }
 
-enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST };
+enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST, END_HUNG };
+
+#define HANG_PROBE_S 5 /* a running master is asked this often whether it answers */
+
+/* One look at a running master as its clients see it: GET /health on its
+ * metrics port answers 200, and an HA pool's leader says it serves
+ * (service_ready). What it did not do goes to why. */
+static bool master_answers(const struct mcp_guard *g, char *why, size_t size)
+{
+	const char *addr = g->ha.ha.masters ? g->ha.ha.member[g->ha.self].addr : "127.0.0.1";
+	struct mcri_master_health h;
+	struct mcr_error e;
+	char *body = NULL;
+	int status = 0;
+	bool ok;
+
+	if (mcri_http_get(addr, g->proof.ports.metrics, "/health", MCP_PROBE_TIMEOUT_MS, 4096, &status,
+			  &body, &e)) {
+		snprintf(why, size, "GET /health on port %d: %.200s", g->proof.ports.metrics, e.text);
+		return false;
+	}
+	ok = status == 200;
+	if (!ok) {
+		snprintf(why, size, "GET /health on port %d answered %d", g->proof.ports.metrics, status);
+	} else if (g->ha.ha.masters && mcri_master_health_parse(body, &h) == 0 &&
+		   h.role == MCRI_MASTER_LEADER && !h.service_ready) {
+		snprintf(why, size, "it leads the HA pool but says service_ready false on port %d",
+			 g->proof.ports.metrics);
+		ok = false;
+	}
+	free(body);
+	return ok;
+}
 
 /* This node's etcd member of the HA pool has ended (reaped here): unless
  * Slurm ends the step, it is started again on its data, at most restart=
@@ -229,18 +269,21 @@ static void etcd_ended(struct mcp_guard *g)
  * (END_FOREIGN). Nothing is proved once Slurm stops the step. */
 static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t child, int *status)
 {
-	double t0 = mcp_now(), deadline = t0 + g->bound;
+	double t0 = mcp_now(), deadline = t0 + g->bound, probed = 0, silent = 0;
 	enum end end = END_DIED;
 	bool looking = true;
 
 	for (;;) {
+		/* a proved master is asked whether it answers (hang_timeout=) */
+		bool probing = !looking && !stopping && end == END_DIED && g->hang > 0 &&
+			       g->proof.verdict == MCRI_PROOF_OWN;
 		siginfo_t si;
 		int rc;
 
 		memset(&si, 0, sizeof(si));
 		/* an HA pool's etcd member is the keeper's child too */
 		rc = waitid(g->ha.pid > 0 ? P_ALL : P_PID, (id_t)child, &si,
-			    WEXITED | WNOWAIT | (looking ? WNOHANG : 0));
+			    WEXITED | WNOWAIT | (looking || probing ? WNOHANG : 0));
 		if (rc == 0 && g->ha.pid > 0 && si.si_pid == g->ha.pid) {
 			etcd_ended(g);
 			continue;
@@ -272,6 +315,28 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 			 * once, not after the master has ended (a master slow
 			 * to end would leave it to Slurm's SIGKILL) */
 			mcp_ha_etcd_stop(&g->ha, true);
+		}
+		if (probing) {
+			char why[400];
+
+			if (mcp_now() - probed >= HANG_PROBE_S) {
+				probed = mcp_now();
+				if (master_answers(g, why, sizeof(why))) {
+					silent = 0;
+				} else if (!silent) {
+					silent = probed;
+				} else if (probed - silent >= g->hang) {
+					/* hung: ended as a crashed master is, and
+					 * started again likewise (restart=) */
+					fprintf(stderr, "mooncake: mooncake_master (pid %ld) has answered none of its master step's probes for %.0f s (hang_timeout=%d; the last: %s): it is hung, and is killed\n",
+						(long)child, probed - silent, g->hang, why);
+					end = END_HUNG;
+					kill(child, SIGKILL);
+					continue;
+				}
+			}
+			mcp_sleep_ms(250);
+			continue;
 		}
 		if (!looking)
 			continue;
@@ -317,6 +382,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 	int backoff = 1, status = 0;
 	char cause[64], host[64] = "the infra node";
 	struct mcri_proof before = g->proof; /* as it was before the restart under way */
+	pid_t keeper = getpid();
 	struct signals s;
 
 	gethostname(host, sizeof(host) - 1);
@@ -342,6 +408,11 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		}
 		child = fork();
 		if (child == 0) {
+			/* no master serves without its keeper: killed with it
+			 * (kept across the exec of mooncake_master) */
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+			if (getppid() != keeper)
+				raise(SIGKILL);
 			release_signals(&s);
 			return 0; /* slurmstepd makes it mooncake_master */
 		}
@@ -363,15 +434,19 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		started = mcp_now();
 		end = wait_master(g, &s, child, &status);
 		ran = mcp_now() - started;
-		mcp_describe_status(status, cause, sizeof(cause));
+		if (end == END_HUNG)
+			snprintf(cause, sizeof(cause), "a hang (no answer for %d s)", g->hang);
+		else
+			mcp_describe_status(status, cause, sizeof(cause));
 		if (end == END_FOREIGN)
 			fprintf(stderr, "mooncake: port %d on %s is another process's (uid %u), not the restarted mooncake_master's; it was stopped, and %s: find the process with ss -ltnp on %s, then resubmit the job\n",
 				g->proof.foreign_port, host, g->proof.foreign_uid, ended(g), host);
 		else if (end == END_NEVER_READY)
 			fprintf(stderr, "mooncake: the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and %s: see the lines above\n",
 				g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, g->bound, ended(g));
-		/* the keeper stopped it: the pool ends, the task fails */
-		if (end != END_DIED)
+		/* the keeper stopped it: the pool ends, the task fails (a hung
+		 * one is started again as a crashed one is) */
+		if (end != END_DIED && end != END_HUNG)
 			master_gone(g, &s, 1 << 8, false, host);
 		/* Slurm ends the step, or signalled the master to its end; a
 		 * master that never was ready, or stopped cleanly (exit 0) */

@@ -159,7 +159,7 @@ bool mcp_master_claim(struct master *m, bool *gone)
 	return true;
 }
 
-#define FRESH_VERDICT_S 5
+#define STEP_ASK_S 5 /* an HA pool's failover asks slurmctld about the master step this often */
 
 /* The master step runs (or slurmctld was not asked): what its keeper
  * (restart=, master_keep.c) says, in its proof m->proof (read when
@@ -173,7 +173,7 @@ static enum mcp_probe restarting(struct master *m, bool has_proof, enum mcp_prob
 {
 	const struct mcri_proof *pr = &m->proof;
 
-	if (!has_proof || !pr->restart_limit)
+	if (!has_proof)
 		return p;
 	if (pr->ended) {
 		/* whatever answers there now, the keeper has ended the pool */
@@ -198,15 +198,17 @@ static enum mcp_probe restarting(struct master *m, bool has_proof, enum mcp_prob
 	return MCP_PROBE_RESTARTING;
 }
 
-/* The keeper of the master step (restart=) says, in its proof m->proof
- * (read when `has_proof`), that it runs, its master owns the ports and is
- * not being started again */
+/* The keeper of the master step (master_keep.c) says, in its proof
+ * m->proof (read when `has_proof`), that it runs, its master owns the
+ * ports and is not being started again: the record proves the master step
+ * runs (its end is always recorded: by the keeper as it leaves, by
+ * slurmstepd when the keeper is killed) */
 static bool keeper_runs(const struct master *m, bool has_proof)
 {
 	const struct mcri_proof *pr = &m->proof;
 
-	return has_proof && pr->restart_limit && !pr->ended && !pr->restarting &&
-	       pr->verdict == MCRI_PROOF_OWN && (long)pr->step == m->st.master_step;
+	return has_proof && !pr->ended && !pr->restarting && pr->verdict == MCRI_PROOF_OWN &&
+	       (long)pr->step == m->st.master_step;
 }
 
 /* A joining srun: the recorded master accepts on its RPC port, and its
@@ -228,7 +230,7 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	 * choosing a leader (a failover), unless slurmctld says the step
 	 * ended (asked again every few seconds, not at each probe) */
 	if (m->st.ha.masters && p == MCP_PROBE_REFUSED && m->st.master_step >= 0) {
-		if (mcp_now() - m->step_asked >= FRESH_VERDICT_S) {
+		if (mcp_now() - m->step_asked >= STEP_ASK_S) {
 			m->step_asked = mcp_now();
 			m->step_gone = mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) == 0 &&
 				       f.ended;
@@ -242,19 +244,13 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 		return p;
 	/* the keeper's word, read once for both questions below */
 	has_proof = mcri_proof_of_attempt(m->job->dir, m->st.attempt, &m->proof) == 0;
-	/* slurmctld is asked about the master step when the master refuses
-	 * (ended, or being started again?), and when it answers unless it is
-	 * the job's first step (a role srun's common case costs no RPC), or
-	 * this srun saw the starter's verdict come just now: the starter had
-	 * proved its master step alive then (a first wave of sruns costs
-	 * slurmctld no RPC each), or the master step's keeper (restart=)
-	 * says it runs and owns the ports: the keeper is that step, and
-	 * records its end (an srun from outside the allocation, whose
-	 * starter's step came before the master's, costs no RPC either) */
-	if (m->st.master_step < 0 ||
-	    (p == MCP_PROBE_READY && (m->st.master_step == 0 ||
-				      (m->saw_unready > 0 && mcp_now() - m->saw_unready < FRESH_VERDICT_S) ||
-				      keeper_runs(m, has_proof))) ||
+	/* slurmctld is asked about the master step whenever the record
+	 * cannot prove it runs: when the master refuses (ended, or being
+	 * started again?), and when it answers but the master step's keeper
+	 * does not say it runs and owns the ports (the keeper is that step:
+	 * its end is recorded whatever ends it). A role srun's common case,
+	 * and a first wave of sruns, cost slurmctld no RPC. */
+	if (m->st.master_step < 0 || (p == MCP_PROBE_READY && keeper_runs(m, has_proof)) ||
 	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended) {
 		p = restarting(m, has_proof, p);
 		m->restarting = p == MCP_PROBE_RESTARTING;
@@ -307,8 +303,6 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 		memset(&m->st, 0, sizeof(m->st));
 	s->phase = m->st.phase;
 	s->state_attempt = m->st.attempt;
-	if (s->phase != MCRI_PHASE_READY)
-		m->saw_unready = mcp_now();
 	s->launched = m->st.srun_pid > 0;
 	s->joinable = m->job->join_starting && !m->st.ha.masters;
 	s->other_recipe = m->st.recipe[0] && strcmp(m->st.recipe, m->job->recipe) != 0;

@@ -40,9 +40,6 @@ struct master {
 	/* a waiter's watch on the job's directory (mcri_jobdir_watch) */
 	bool watch_tried;
 	struct mcri_watch watch;
-	/* when (mcp_now) this srun last read the state not yet ready: a ready
-	 * state read soon after is the starter's fresh verdict (0: never) */
-	double saw_unready;
 	/* an HA pool's failover: when slurmctld was last asked whether the
 	 * master step has ended, and its answer */
 	double step_asked;

@@ -137,6 +137,7 @@ struct mcp_guard {
 	int bound;
 	struct mcp_ha_part ha;
 	unsigned no_diag; /* families without socket diagnostics (mcri_listening) */
+	int hang;         /* seconds a proved master may answer no probe (0: never asked) */
 };
 /* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
  * guard watching at most `bound` seconds, its master started again at most
@@ -148,8 +149,6 @@ char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_port
  * srun's. */
 int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
 		    struct mcr_error *err);
-/* Fork the guard that proves g's ports the master's and records it. */
-int mcp_guard_start(const struct mcp_guard *g, struct mcr_error *err);
 /* One look at the sockets on p's ports: NONE (not all three listen yet),
  * OWN (each in the tree of p->pid) or FOREIGN (foreign_port, foreign_uid).
  * no_diag: mcri_listening's memory (the guard's). */
@@ -159,13 +158,23 @@ int mcp_guard_record(const struct mcp_guard *g);
 
 /* ---- master_keep.c: the master step keeps its master running ------- */
 
-/* In the master step's task, after its guard: with g->proof.restart_limit
- * > 0, fork. The child returns 0 and becomes mooncake_master; this
- * process stays as the task and starts it again when it dies after it was
- * proved ready (at most restart_limit times, 1-16 s apart), and leaves
- * with the master's status when Slurm ends the step or the limit is
- * reached: it never returns. -1 with err when it cannot fork at all. */
+/* In the master step's task: fork. The child returns 0 and becomes
+ * mooncake_master (killed when this process dies); this process stays as
+ * the task, its keeper: it proves the master's ports (as the guard's
+ * look, mcp_guard_look), records it, asks it every few seconds whether it
+ * answers (g->hang), starts it again when it dies or hangs after it was
+ * proved ready (at most g->proof.restart_limit times, 1-16 s apart), and
+ * leaves with the master's status when Slurm ends the step or the limit
+ * is reached, its proof saying the pool has ended: it never returns. -1
+ * with err when it cannot fork at all. */
 int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err);
+
+/* interrupt.c: srun's waits end on SIGTERM, SIGINT and SIGHUP. Watch
+ * (on) from the start of a wait to its end (off): the signal srun was
+ * told to stop with (still pending, or caught and passed to srun's own
+ * handler), or 0. */
+void mcp_interrupt_watch(bool on);
+int mcp_interrupted(void);
 
 /* common.c: a live process, or one this process may not signal
  * (kill(pid, 0)). */
@@ -436,6 +445,7 @@ void mcp_srun_exit(void);
 int mcp_stepd_init(spank_t sp, int ac, char **av);
 int mcp_stepd_task_init_privileged(spank_t sp);
 int mcp_stepd_task_init(spank_t sp);
+int mcp_stepd_task_exit(spank_t sp);
 void mcp_stepd_exit(void);
 
 /* ---- slurm_query.c: what only slurmctld knows (srun) ----------------- */

@@ -13,13 +13,19 @@
  *           - the master step: claim its ports on this node (ports.c),
  *             prove them its master's (guard.c), keep the master running
  *             (master_keep.c: this task stays as its keeper).
+ * task_exit (root, as slurmstepd reaps a task) the master step's keeper
+ *           has ended, by itself or killed: its proof says the pool has
+ *           ended (written by a child that is the job's user).
  *           Nothing for the batch, extern and interactive steps, nothing
  *           for a step without a role. Errors go to the task's stderr and
  *           return -1 (never a positive ESPANK code: 22.05 tests `< 0`).
  */
+#include <grp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -426,6 +432,77 @@ int mcp_stepd_task_init_privileged(spank_t sp)
 	return -1;
 }
 
+/* In a child of slurmstepd that has become the job's user: the proof of
+ * the master step's master on this node says its pool has ended. */
+static int record_end(const char *guard, const char *ha, const char *node, uint32_t step_id)
+{
+	struct mcr_error err;
+	struct mcp_guard g;
+	struct mcri_proof p;
+	struct mcri_jobdir jd = { .fd = -1 };
+	int rc = -1;
+
+	if (mcp_guard_parse(guard, step_id, &g, &err) || (ha && mcp_ha_parse(ha, node, &g.ha, &err)))
+		return -1;
+	g.proof.member = g.ha.self;
+	if (mcri_jobdir_open(&jd, g.dir, getuid(), false, &err) == 0) {
+		/* what the keeper last said, or, when it said nothing yet, the
+		 * attempt's bare proof */
+		if (mcri_proof_of_member(&jd, g.proof.attempt, g.proof.member, &p) != 0)
+			p = g.proof;
+		p.restarting = false;
+		p.ended = true;
+		rc = mcri_proof_write(&jd, &p, &err);
+	}
+	mcri_jobdir_close(&jd);
+	return rc;
+}
+
+#define RECORD_END_S 10 /* the longest the record of a master step's end may take */
+
+int mcp_stepd_task_exit(spank_t sp)
+{
+	char *guard MCP_AUTOFREE = NULL, *ha MCP_AUTOFREE = NULL, node[256] = "", probe[1];
+	uint32_t step_id;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	int status;
+
+	/* every task of every step ends here: only the master step's does more */
+	if (spank_getenv(sp, MCP_GUARD_VAR, probe, sizeof(probe)) == ESPANK_ENV_NOEXIST ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
+	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
+	    step_id == SLURM_INTERACTIVE_STEP || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
+	    !(guard = malloc(ENV_VALUE_MAX)) || !(ha = malloc(ENV_VALUE_MAX)) ||
+	    !stepd_getenv(sp, MCP_GUARD_VAR, guard, ENV_VALUE_MAX))
+		return 0;
+	if (!stepd_getenv(sp, MCP_HA_VAR, ha, ENV_VALUE_MAX)) {
+		free(ha);
+		ha = NULL;
+	}
+	if (!stepd_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)))
+		gethostname(node, sizeof(node) - 1);
+	/* never as root on the user's files: a child that is the user */
+	if ((pid = fork()) < 0)
+		return 0;
+	if (pid == 0) {
+		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0 || getuid() != uid ||
+		    geteuid() != uid)
+			_exit(1);
+		_exit(record_end(guard, ha, node, step_id) ? 1 : 0);
+	}
+	for (int i = 0; i < RECORD_END_S * 10; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return 0;
+		mcp_sleep_ms(100);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 0;
+}
+
 int mcp_stepd_task_init(spank_t sp)
 {
 	struct mcr_error err_buf = { 0 }, *err = &err_buf;
@@ -448,7 +525,6 @@ int mcp_stepd_task_init(spank_t sp)
 	 * (master_keep.c), which a node's etcd member needs too */
 	if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
 		struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
-		bool keeper;
 
 		spank_unsetenv(sp, MCP_GUARD_VAR);
 		if (!g) {
@@ -457,20 +533,22 @@ int mcp_stepd_task_init(spank_t sp)
 			return -1;
 		}
 		rc = mcp_guard_parse(value, step_id, g, err);
+		if (!rc && !ctx.ps_ok) {
+			*err = ctx.ps_err;
+			rc = -1;
+		}
+		g->hang = ctx.ps.hang_timeout;
 		if (!rc && stepd_getenv(sp, MCP_HA_VAR, value, ENV_VALUE_MAX)) {
 			spank_unsetenv(sp, MCP_HA_VAR);
 			rc = ha_part(sp, value, g, err);
 		}
-		keeper = g->proof.restart_limit || runs_etcd(g);
-		if (!rc && !keeper)
-			rc = mcp_guard_start(g, err);
 		if (!rc && stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
 			spank_unsetenv(sp, MCP_PORTS_VAR);
 			rc = master_task(sp, value, err);
 		}
 		if (!rc && runs_etcd(g))
 			rc = etcd_member(sp, g, err);
-		if (!rc && keeper)
+		if (!rc)
 			rc = mcp_master_keep(g, err);
 	} else if (stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
 		spank_unsetenv(sp, MCP_PORTS_VAR);

@@ -40,7 +40,7 @@ static int name_index(const char *value, const char *const *names, size_t n)
 }
 
 enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE, ARG_CONTAINER, ARG_RESTART,
-		ARG_HA };
+		ARG_HA, ARG_HANG };
 
 static const struct plugstack_arg {
 	const char *key;
@@ -60,13 +60,14 @@ static const struct plugstack_arg {
 	{ "pool_interval", ARG_INTERVAL, 0, 0, NULL },
 	{ "container", ARG_CONTAINER, 0, 0, NULL },
 	{ "restart", ARG_RESTART, 0, 0, NULL },
+	{ "hang_timeout", ARG_HANG, 0, 0, NULL },
 	{ "ha", ARG_HA, 0, 0, NULL },
 	{ "etcd", ARG_PATH, offsetof(struct mcri_plugstack, etcd), PATH_MAX, NULL },
 	{ "srtslurm", ARG_ABSPATH, offsetof(struct mcri_plugstack, srtslurm), PATH_MAX,
 	  "the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml" },
 };
 #define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
-#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart=, ha=, etcd= and srtslurm="
+#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart=, hang_timeout=, ha=, etcd= and srtslurm="
 
 static int parse_long(const char *text, long lo, long hi, long *out)
 {
@@ -110,6 +111,13 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 					      "plugstack.conf: restart=%s must be how many times the master step may start the job's mooncake_master again when it dies, 0 to %d (0: never)",
 					      value, MCRI_RESTART_MAX);
 		ps->restart = (int)lo;
+		return 0;
+	case ARG_HANG:
+		if (parse_long(value, 0, 86400, &lo) || (lo > 0 && lo < MCRI_HANG_MIN))
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: hang_timeout=%s must be how many seconds a running mooncake_master may answer none of its master step's probes before it is ended and started again as a crashed one is, %d to 86400 (0: never)",
+					      value, MCRI_HANG_MIN);
+		ps->hang_timeout = (int)lo;
 		return 0;
 	case ARG_HA:
 		if ((n = name_index(value, HA_NAMES, MCRI_ARRAY_LEN(HA_NAMES))) >= 0) {
@@ -176,6 +184,7 @@ int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
 	snprintf(ps->sampler, sizeof(ps->sampler), "%s", MCRI_DEFAULT_SAMPLER);
 	ps->pool_interval = 5;
 	ps->restart = 3;
+	ps->hang_timeout = 60;
 	snprintf(ps->etcd, sizeof(ps->etcd), "etcd");
 	for (int i = 0; i < ac; i++) {
 		const char *eq = strchr(av[i], '=');

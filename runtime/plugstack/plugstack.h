@@ -21,6 +21,7 @@ enum mcri_container_mode {
 };
 
 #define MCRI_RESTART_MAX 100 /* restart= at most */
+#define MCRI_HANG_MIN 10     /* hang_timeout= at least (0: off) */
 
 /* ha=: the job's pool on one master, or on masters in Mooncake's HA mode
  * with an etcd of the job's own (spank/master_ha.c) */
@@ -44,6 +45,7 @@ struct mcri_plugstack {
 	enum mcri_container_mode container; /* container=auto|pyxis|oci|none */
 	char srtslurm[PATH_MAX]; /* srtslurm=    the cluster's srtslurm.yaml ("": none) */
 	int restart;             /* restart=     times the master step starts its master again, 0: never */
+	int hang_timeout;        /* hang_timeout= seconds a running master may answer no probe, 0: never */
 	enum mcri_ha_mode ha;    /* ha=none|etcd */
 	char etcd[PATH_MAX];     /* etcd=        the etcd binary an HA pool's members run */
 };

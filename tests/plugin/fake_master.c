@@ -135,8 +135,9 @@ int fake_master_main(int argc, char **argv)
 		return -1;
 	late = strcmp(argv[1], "fake-master-late") == 0;
 	p = (struct mcr_ports){ atoi(argv[2]), atoi(argv[3]), atoi(argv[4]) };
-	/* as the master step's task does before it becomes the master */
-	if (guard && (mcp_guard_parse(guard, 0, &g, &err) || mcp_guard_start(&g, &err))) {
+	/* as the master step's task does: it stays as the keeper, its child
+	 * becomes the master */
+	if (guard && (mcp_guard_parse(guard, 0, &g, &err) || mcp_master_keep(&g, &err))) {
 		fprintf(stderr, "%s\n", err.text);
 		return 1;
 	}

@@ -128,6 +128,9 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = stub.uid;
 		break;
+	case S_JOB_GID:
+		*va_arg(ap, gid_t *) = getgid();
+		break;
 	case S_TASK_GLOBAL_ID:
 	case S_TASK_ID:
 		*va_arg(ap, uint32_t *) = stub.task_id;

@@ -20,7 +20,7 @@ static const struct mcr_ports KEEP_PORTS = { 8983, 8984, 8985 };
 /* how each master the keeper starts ends: killed once proved; at once,
  * never ready; when Slurm stops it; the first killed once proved, the
  * next never listening */
-enum master_end { DIE_KILLED, EXIT_AT_ONCE, WAIT_FOR_TERM, FIRST_ONLY };
+enum master_end { DIE_KILLED, EXIT_AT_ONCE, WAIT_FOR_TERM, FIRST_ONLY, HANG_FIRST };
 
 static const char *keep_dir(void)
 {
@@ -44,10 +44,29 @@ static bool read_proof(const char *dir, struct mcri_proof *p)
 	return ok;
 }
 
+/* the proof removed (0, or -1) */
+static int unlink_proof(const char *dir)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/mooncake_master.proof.json", dir);
+	return unlink(path);
+}
+
 /* The master step's task with restart=`limit` and a readiness bound of
  * `bound` s, its stderr into <dir>/task.err; each master it starts ends
  * as `end` says. Its pid. */
+static pid_t master_step_task_args(char **av, const char *dir, int limit, int bound,
+				   enum master_end end);
+
 static pid_t master_step_task(const char *dir, int limit, int bound, enum master_end end)
+{
+	return master_step_task_args(NULL, dir, limit, bound, end);
+}
+
+/* ... with plugstack arguments `av` (NULL: none) */
+static pid_t master_step_task_args(char **av, const char *dir, int limit, int bound,
+				   enum master_end end)
 {
 	pid_t task = fork();
 	char err_path[600];
@@ -63,7 +82,7 @@ static pid_t master_step_task(const char *dir, int limit, int bound, enum master
 
 	if (fd < 0 || dup2(fd, 2) < 0 || !value)
 		_exit(90);
-	master_step(NULL, MCP_GUARD_VAR, value);
+	master_step(av, MCP_GUARD_VAR, value);
 	if (slurm_spank_task_init(NULL, 0, NULL) != 0)
 		_exit(91);
 	/* the keeper's child: mooncake_master, once slurmstepd execs it (an
@@ -73,6 +92,8 @@ static pid_t master_step_task(const char *dir, int limit, int bound, enum master
 		_exit(3);
 	if (end == FIRST_ONLY && read_proof(dir, &p) && p.restarts)
 		pause(); /* a restarted master that never listens */
+	if (end == HANG_FIRST && read_proof(dir, &p) && p.restarts)
+		fake_master_serve(&KEEP_PORTS, ""); /* a restarted master that answers */
 	for (int k = 0; k < 3; k++)
 		s[k] = hold_port(k == 0 ? KEEP_PORTS.rpc : k == 1 ? KEEP_PORTS.metadata : KEEP_PORTS.metrics);
 	for (int i = 0; i < 400; i++) {
@@ -80,8 +101,8 @@ static pid_t master_step_task(const char *dir, int limit, int bound, enum master
 			break;
 		usleep(25000);
 	}
-	if (end == WAIT_FOR_TERM)
-		pause();
+	if (end == WAIT_FOR_TERM || end == HANG_FIRST)
+		pause(); /* its ports listen, and nothing answers on them */
 	(void)s;
 	raise(SIGKILL);
 	_exit(92);
@@ -379,6 +400,102 @@ static void keeper_said(struct mcri_proof *p, long step)
 	mcri_jobdir_close(&jd);
 }
 
+/* A master that is alive but answers none of its keeper's probes
+ * (hang_timeout=) is killed and started again as a crashed one is, the
+ * cause recorded; the restarted one, which answers, is kept */
+START_TEST(keeper_restarts_a_hung_master)
+{
+	char *av[] = { "hang_timeout=10", NULL };
+	const char *dir;
+	struct mcri_proof p;
+	pid_t task, first;
+	char *err;
+	int i;
+
+	in_tmpdir();
+	dir = keep_dir();
+	task = master_step_task_args(av, dir, 1, 30, HANG_FIRST);
+	wait_own(dir, &p);
+	first = child_of(task);
+	/* the first hangs; then a restarted one is proved */
+	for (i = 0; i < 600 && !(read_proof(dir, &p) && p.restarts == 1 && p.verdict == MCRI_PROOF_OWN &&
+				 !p.restarting);
+	     i++)
+		usleep(100000);
+	err = task_err(dir);
+	ck_assert_msg(p.restarts == 1 && p.verdict == MCRI_PROOF_OWN, "restarts %d, verdict %d:\n%s", p.restarts,
+		      p.verdict, err);
+	ck_assert_msg(strstr(err, "has answered none of its master step's probes for ") &&
+			      strstr(err, "(hang_timeout=10; the last: GET /health on port 8985: ") &&
+			      strstr(err, "it is hung, and is killed"),
+		      "%s", err);
+	ck_assert_msg(strstr(err, "mooncake_master ended with a hang (no answer for 10 s) after "), "%s", err);
+	ck_assert_str_eq(p.restart[0].cause, "a hang (no answer for 10 s)");
+	ck_assert_int_ne(child_of(task), first);
+	ck_assert(!p.ended);
+	kill(task, SIGTERM);
+	task_status(task);
+}
+END_TEST
+
+/* `pid` has ended (gone, or a zombie nobody reaps here) within 10 s */
+static bool ends(pid_t pid)
+{
+	for (int i = 0; i < 100; i++) {
+		char path[64], stat[256] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		if (!(f = fopen(path, "r")))
+			return true;
+		if (!fgets(stat, sizeof(stat), f))
+			stat[0] = '\0';
+		fclose(f);
+		if (strstr(stat, ") Z "))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* The keeper killed (kill -9): its master dies with it, and slurmstepd,
+ * as it reaps the task (task_exit), records that the pool has ended, so
+ * that no srun takes what answers on its ports later for the master */
+START_TEST(keeper_death_ends_the_pool)
+{
+	const char *dir;
+	struct mcri_proof p;
+	char *value;
+	pid_t task, master;
+
+	in_tmpdir();
+	dir = keep_dir();
+	task = master_step_task(dir, 3, 10, WAIT_FOR_TERM);
+	wait_own(dir, &p);
+	master = child_of(task);
+	ck_assert(!p.ended);
+	kill(task, SIGKILL);
+	ck_assert(WIFSIGNALED(task_status(task)));
+	ck_assert_msg(ends(master), "the master outlived its keeper");
+	/* slurmstepd reaps the task */
+	value = mcp_guard_value(1, 10, 3, &KEEP_PORTS, dir);
+	master_step(NULL, MCP_GUARD_VAR, value);
+	ck_assert_int_eq(slurm_spank_task_exit(NULL, 0, NULL), 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	free(value);
+	ck_assert(read_proof(dir, &p));
+	ck_assert(p.ended);
+	ck_assert(!p.restarting);
+	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN); /* what the keeper last said, kept */
+	/* a role step's task that ends records nothing */
+	ck_assert_int_eq(unlink_proof(dir), 0);
+	remote_step(5, TRT, "prefill", NULL, NULL);
+	ck_assert_int_eq(slurm_spank_task_exit(NULL, 0, NULL), 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert(!read_proof(dir, &p));
+}
+END_TEST
+
 /* The master recorded ready refuses while its step runs, and the step's
  * keeper says it is starting it again (restart=): a joining srun waits
  * for it within the bound, and then says what it waited for. */
@@ -459,6 +576,8 @@ Suite *keep_suite(void)
 	tcase_add_test(tc, keeper_passes_slurms_signals_on);
 	tcase_add_test(tc, keeper_stops_a_restarted_master_that_never_is_ready);
 	tcase_add_test(tc, keeper_starts_nothing_on_a_taken_port);
+	tcase_add_test(tc, keeper_restarts_a_hung_master);
+	tcase_add_test(tc, keeper_death_ends_the_pool);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("join");
 	tcase_set_timeout(tc, 30);

@@ -1,10 +1,11 @@
 /*
  * test_srun_join.c - the plugin's callbacks against the SPANK stub (stub.c):
  * what an srun that joins a pool, or waits while another srun starts it,
- * asks slurmctld and decides: the master step's end, a fresh verdict, the
- * keeper's proof, the look for pyxis.
+ * asks slurmctld and decides: the master step's end, the keeper's proof,
+ * the look for pyxis.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -65,30 +66,26 @@ START_TEST(srun_joins_no_listener_of_an_ended_master_step)
 }
 END_TEST
 
-/* A joiner that saw the starter's verdict come (its state was starting a
- * moment before) trusts it without asking slurmctld about the master step
- * (a first wave of sruns costs slurmctld nothing each); one that finds the
- * pool ready asks. slurmctld answers "ended" here, so the one that asks
- * refuses what answers on the port. */
-START_TEST(srun_trusts_a_fresh_verdict_without_slurmctld)
+/* The job's first step is its master step, which ended with no record of
+ * its end (an older plugin's keeper, a lost file), and another user's
+ * process answers on its port now: a joiner asks slurmctld whenever the
+ * record cannot prove the master step runs, whatever its number, and
+ * refuses what answers there; a first wave, which finds the keeper's
+ * proof, asks nothing (srun_trusts_the_keepers_proof_without_slurmctld). */
+START_TEST(srun_asks_slurmctld_when_the_record_proves_nothing)
 {
 	struct mcri_state st;
 	char logdir[600];
-	pid_t flip, other = pool_of_step_3(MCRI_PHASE_STARTING, &st, logdir);
+	pid_t other = pool_of_step_3(MCRI_PHASE_READY, &st, logdir);
 
+	st.master_step = 0;
+	ck_assert_int_eq(testdir_state_write(logdir, &st), 0);
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	stub.step_ended = true;
-	flip = ready_later(logdir, &st);
-	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), 0);
-	ck_assert_int_eq(waitpid(flip, NULL, 0), flip);
-	ck_assert_ptr_null(strstr(stub.log, "has ended"));
-	ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
-	unsetenv(MCP_TASK_VAR);
-	slurm_spank_exit(NULL, 0, NULL);
-	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), 0);
-	stub.step_ended = true;
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("its step 4301.3 has ended, and another process answers on its port now");
+	ck_assert_int_eq(stub.step_asked, 1);
+	ck_log_contains("its step 4301.0 has ended, and another process answers on its port now");
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
 	slurm_spank_exit(NULL, 0, NULL);
 	fake_master_stop(other);
 }
@@ -154,6 +151,96 @@ START_TEST(srun_does_not_join_an_untouched_starting_master)
 }
 END_TEST
 
+/* Another srun, on another host, holds job 4301's lock of attempt 1
+ * (it starts the master): a child that holds it until killed; its pid */
+static pid_t lock_holder(const char *logdir)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	ck_assert_int_eq(pipe(ready), 0);
+	pid = fork();
+	if (pid == 0) {
+		struct mcri_jobdir jd;
+		struct mcr_error err;
+
+		if (mcri_jobdir_open(&jd, logdir, getuid(), false, &err) || mcri_lock_hold(&jd, 1) < 0 ||
+		    write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+/* SIGTERM to this process 300 ms from now (timeout(1), scancel) */
+static pid_t term_later(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		usleep(300000);
+		_exit(kill(parent, SIGTERM) == 0 ? 0 : 1);
+	}
+	ck_assert_int_gt(pid, 0);
+	return pid;
+}
+
+static volatile sig_atomic_t sruns_handler_ran;
+static void sruns_handler(int sig)
+{
+	sruns_handler_ran = sig;
+}
+
+/* An srun that waits while another srun starts the job's master ends at
+ * once when it is told to stop, saying what it waited for: with the
+ * signal blocked and pending (srun 22.05-25.11 while its plugins
+ * prepare), and with srun's own handler for it (26.05), which still runs */
+START_TEST(srun_waiting_ends_when_told_to_stop)
+{
+	struct mcri_state st = { .phase = MCRI_PHASE_STARTING };
+	struct sigaction sa = { .sa_handler = sruns_handler }, old_sa;
+	sigset_t term, old_mask;
+	struct timespec zero = { 0, 0 };
+	const char *logdir;
+	pid_t holder, killer;
+
+	in_tmpdir();
+	logdir = record_state(&st);
+	holder = lock_holder(logdir);
+	setenv("SLURM_JOB_ID", "4301", 1); /* inside the allocation */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &term, &old_mask), 0);
+	killer = term_later();
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), -1);
+	ck_log_contains("mooncake: srun was told to stop (Terminated) while it waited ");
+	ck_log_contains(" for the job's mooncake_master that another srun of this job is starting (another srun of this job is starting it); nothing was started for this step");
+	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert_int_eq(waitpid(killer, NULL, 0), killer);
+	ck_assert_int_eq(sigtimedwait(&term, NULL, &zero), SIGTERM);
+	ck_assert_int_eq(sigprocmask(SIG_SETMASK, &old_mask, NULL), 0);
+	/* srun's own handler (26.05) */
+	ck_assert_int_eq(sigaction(SIGTERM, &sa, &old_sa), 0);
+	killer = term_later();
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), -1);
+	ck_log_contains("mooncake: srun was told to stop (Terminated) while it waited ");
+	ck_assert_int_eq(sruns_handler_ran, SIGTERM);
+	slurm_spank_exit(NULL, 0, NULL);
+	ck_assert_int_eq(waitpid(killer, NULL, 0), killer);
+	ck_assert_int_eq(sigaction(SIGTERM, &old_sa, NULL), 0);
+	unsetenv("SLURM_JOB_ID");
+	kill(holder, SIGKILL);
+	waitpid(holder, NULL, 0);
+}
+END_TEST
+
 /* A joiner of a ready pool whose master step is not the job's first (an
  * srun from outside the allocation started it after its own step) asks
  * slurmctld nothing when the step's keeper says, in its proof, that it
@@ -168,7 +255,6 @@ START_TEST(srun_trusts_the_keepers_proof_without_slurmctld)
 
 	pr.attempt = 1;
 	pr.step = 3;
-	pr.restart_limit = 3;
 	pr.verdict = MCRI_PROOF_OWN;
 	pr.ports = st.ports;
 	ck_assert_int_eq(testdir_proof_write(logdir, &pr), 0);
@@ -210,7 +296,8 @@ Suite *srun_join_suite(void)
 	tcase_set_timeout(srun, 60);
 	tcase_add_checked_fixture(srun, NULL, remove_tmpdir);
 	tcase_add_test(srun, srun_joins_no_listener_of_an_ended_master_step);
-	tcase_add_test(srun, srun_trusts_a_fresh_verdict_without_slurmctld);
+	tcase_add_test(srun, srun_asks_slurmctld_when_the_record_proves_nothing);
+	tcase_add_test(srun, srun_waiting_ends_when_told_to_stop);
 	tcase_add_test(srun, srun_waiting_for_the_starter_does_not_look_for_pyxis);
 	tcase_add_test(srun, srun_does_not_join_an_untouched_starting_master);
 	tcase_add_test(srun, srun_trusts_the_keepers_proof_without_slurmctld);
