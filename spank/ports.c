@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +216,26 @@ static int registry_open(const char *path)
 
 #define LINE_MAX_BYTES 80 /* "port pid start job\n": 5 + 1 + 7 + 1 + 20 + 1 + 20 + 1 */
 
+/* the fields of one line: 4 or 5 decimal numbers, one space apart, into
+ * v; how many, or -1 */
+static int line_fields(const char *line, unsigned long long *v)
+{
+	int n = 0;
+
+	for (const char *c = line; *c; n++) {
+		char *end;
+
+		if (n == 5 || *c < '0' || *c > '9')
+			return -1;
+		errno = 0;
+		v[n] = strtoull(c, &end, 10);
+		if (errno || (*end && *end != ' ') || (*end == ' ' && !end[1]))
+			return -1;
+		c = *end ? end + 1 : end;
+	}
+	return n;
+}
+
 size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max)
 {
 	char *line, *save = NULL;
@@ -222,14 +243,18 @@ size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max)
 
 	for (line = strtok_r(text, "\n", &save); line && n < max;
 	     line = strtok_r(NULL, "\n", &save)) {
-		struct mcp_reservation e;
-		char end;
+		unsigned long long v[5];
+		int got;
 
-		if (strlen(line) >= LINE_MAX_BYTES ||
-		    sscanf(line, "%d %ld %llu %lu%c", &e.port, &e.pid, &e.start, &e.job, &end) != 4 ||
-		    e.port < 1 || e.port > 65535 || e.pid <= 0 || e.start == 0 || e.job == 0)
+		/* "port pid start job uid"; a line without the uid (an earlier
+		 * release's) reserves for a user unknown */
+		if (strlen(line) >= LINE_MAX_BYTES || (got = line_fields(line, v)) < 4 || v[0] < 1 ||
+		    v[0] > 65535 || v[1] < 1 || v[1] > LONG_MAX || v[2] == 0 || v[3] == 0 ||
+		    v[3] > ULONG_MAX || (got == 5 && v[4] > UINT32_MAX))
 			continue; /* not an entry */
-		r[n++] = e;
+		r[n++] = (struct mcp_reservation){ .port = (int)v[0], .pid = (long)v[1], .start = v[2],
+						   .job = (unsigned long)v[3],
+						   .uid = got == 5 ? (long)v[4] : -1 };
 	}
 	return n;
 }
@@ -241,8 +266,10 @@ size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf,
 	if (size)
 		buf[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		int w = snprintf(buf + len, size - len, "%d %ld %llu %lu\n", r[i].port, r[i].pid,
-				 r[i].start, r[i].job);
+		int w = r[i].uid >= 0 ? snprintf(buf + len, size - len, "%d %ld %llu %lu %ld\n", r[i].port,
+						 r[i].pid, r[i].start, r[i].job, r[i].uid) :
+					snprintf(buf + len, size - len, "%d %ld %llu %lu\n", r[i].port, r[i].pid,
+						 r[i].start, r[i].job);
 
 		if (w < 0 || (size_t)w >= size - len) {
 			buf[len] = '\0';
@@ -291,17 +318,30 @@ static bool master_port(const struct mcri_plugstack *ps, int port)
 	       (!ps->fixed_ports && port >= ps->port_lo && port <= ps->port_hi);
 }
 
+/* "job 42 of user alice (uid 1001)" */
+static void holder(const struct mcp_reservation *r, char *buf, size_t size)
+{
+	struct passwd *pw = r->uid >= 0 ? getpwuid((uid_t)r->uid) : NULL;
+
+	if (pw && pw->pw_name)
+		snprintf(buf, size, "job %lu of user %.64s (uid %ld)", r->job, pw->pw_name, r->uid);
+	else if (r->uid >= 0)
+		snprintf(buf, size, "job %lu of uid %ld", r->job, r->uid);
+	else
+		snprintf(buf, size, "job %lu", r->job);
+}
+
 int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps,
-		    unsigned long job, const char *registry, struct mcr_error *err)
+		    unsigned long job, uid_t uid, const char *registry, struct mcr_error *err)
 {
 	const int want[5] = { ports->rpc, ports->metadata, ports->metrics, etcd ? etcd[0] : 0,
 			      etcd ? etcd[1] : 0 };
 	static const char *const what[5] = { "RPC", "metadata", "metrics", "etcd client", "etcd peer" };
 	const int count = etcd && etcd[0] ? 5 : 3;
 	struct mcp_reservation *r;
-	char host[256] = "";
+	char host[256] = "", who[160];
 	int fd, rc = -1;
-	size_t n = 0, kept = 0;
+	size_t n = 0, kept = 0, of_job = 0, of_user = 0;
 
 	for (int k = 0; k < count; k++)
 		if (!master_port(ps, want[k]))
@@ -314,14 +354,18 @@ int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct
 	gethostname(host, sizeof(host) - 1);
 	if (fd >= 0)
 		n = registry_read(fd, r);
+	for (size_t i = 0; i < n; i++) {
+		of_job += r[i].job == job;
+		of_user += r[i].uid == (long)uid;
+	}
 	for (int k = 0; k < count; k++) {
 		for (size_t i = 0; i < n; i++)
 			if (r[i].port == want[k] && r[i].pid != (long)getpid()) {
+				holder(&r[i], who, sizeof(who));
 				mcri_error_set(err, MCR_ESTATE,
-					       "port %d (%s) on %s is taken: %s mooncake_master or etcd (pid %ld) is starting on it; the srun that started this step tries other ports",
-					       want[k], what[k], host,
-					       r[i].job == job ? "an earlier attempt of this job's" : "another job's",
-					       r[i].pid);
+					       "port %d (%s) on %s is taken: %s reserved it for %s mooncake_master or etcd (pid %ld), which is starting on it; the srun that started this step tries other ports",
+					       want[k], what[k], host, who,
+					       r[i].job == job ? "an earlier attempt of its" : "its", r[i].pid);
 				goto out;
 			}
 		if (!port_free(want[k])) {
@@ -334,12 +378,18 @@ int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct
 	if (fd >= 0) {
 		/* the live reservations stay (a dead one is gone already) */
 		kept = n;
-		/* a full registry keeps its live entries: this claim then
-		 * rests on the bind alone */
-		if (kept + (size_t)count <= MCP_REGISTRY_MAX) {
+		/* a full registry keeps its live entries, and a job or a user
+		 * never holds more than its share: this claim then rests on
+		 * the bind alone */
+		if (kept + (size_t)count > MCP_REGISTRY_MAX || of_job + (size_t)count > MCP_REGISTRY_PER_JOB ||
+		    of_user + (size_t)count > MCP_REGISTRY_PER_USER) {
+			fprintf(stderr, "mooncake: the ports registry of %s holds %zu reservations, %zu of job %lu's and %zu of uid %u's (at most %d, %d per job, %d per user): ports %d-%d rest on their bind alone\n",
+				host, n, of_job, job, of_user, (unsigned)uid, MCP_REGISTRY_MAX, MCP_REGISTRY_PER_JOB,
+				MCP_REGISTRY_PER_USER, want[0], want[2]);
+		} else {
 			for (int k = 0; k < count; k++)
 				r[kept++] = (struct mcp_reservation){ want[k], (long)getpid(),
-								      mcri_pid_start(getpid()), job };
+								      mcri_pid_start(getpid()), job, (long)uid };
 			registry_write(fd, r, kept);
 		}
 	}

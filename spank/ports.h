@@ -31,8 +31,9 @@ int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd,
  * may have (8700-8702, or a triple of ps's port_range=: the variable that
  * asks is the user's), free here, and not reserved by another job's master
  * or by an earlier attempt of this job that still runs; reserve them for
- * this process (the master after exec) and job `job` in `registry` (live
- * reservations stay; an entry ends with its process); `etcd` (NULL, or its
+ * this process (the master after exec), job `job` and its user `uid` in
+ * `registry` (live reservations stay; an entry ends with its process; a
+ * job, a user holds at most MCP_REGISTRY_PER_JOB, _PER_USER entries); `etcd` (NULL, or its
  * two ports, 0 for none) an HA pool's etcd member's two ports as well. The registry must be a
  * regular file of root's (or of this user's, run unprivileged: the plugin
  * tests), mode 0600, in a directory of its owner's that no one else may
@@ -41,26 +42,34 @@ int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd,
  * never dropped (a full registry reserves nothing more). Without a usable
  * registry the bind alone decides. -1 with a message that names the port. */
 int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps,
-		    unsigned long job, const char *registry, struct mcr_error *err);
+		    unsigned long job, uid_t uid, const char *registry, struct mcr_error *err);
 /* The registry of the node's port space (its network namespace's inode
  * `ns`): in a directory of root's, written by root only, so no user can
  * put an entry in it (task_init_privileged claims). */
 #define MCP_PORT_REGISTRY_DIR "/run/spank-mooncake"
 void mcp_port_registry(unsigned long ns, char *path, size_t size);
-/* One reservation of the registry: a line "PORT PID START JOB\n", START
- * the process's start time (mcri_pid_start) when it reserved PORT for the
- * master step of job JOB. */
+/* One reservation of the registry: a line "PORT PID START JOB UID\n",
+ * START the process's start time (mcri_pid_start) when it reserved PORT
+ * for the master step of job JOB of user UID (a line of an earlier
+ * release has no UID: -1). */
 struct mcp_reservation {
 	int port;
 	long pid;
 	unsigned long long start;
 	unsigned long job;
+	long uid;
 };
 #define MCP_REGISTRY_MAX 512                  /* reservations kept */
+/* what one job, one user may hold of it (more claims rest on the bind
+ * alone): an HA pool's 5 ports for the attempt that starts and one that
+ * ends; a user's array of 40 jobs on one infra node */
+#define MCP_REGISTRY_PER_JOB 10
+#define MCP_REGISTRY_PER_USER 128
 #define MCP_REGISTRY_BYTES (MCP_REGISTRY_MAX * 80) /* the file's bound */
 /* The well-formed lines of `text` (NUL-terminated; changed, as strtok_r
  * does) into r[0..max-1], in order: port 1-65535, pid, start and job > 0,
- * one line under 80 bytes; anything else is skipped. Whether the process still
+ * a uid or none, decimal numbers one space apart, one line under 80
+ * bytes; anything else is skipped. Whether the process still
  * runs is the caller's to check. Returns how many. */
 size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max);
 /* r[0..n-1] as the registry's lines into buf (NUL-terminated; the entries

@@ -336,27 +336,44 @@ out:
 }
 
 /* the master step: claim the ports srun chose, on this node; the registry
- * of reservations is the one of this port space (network namespace) */
+ * of reservations is the one of this port space (network namespace). Only
+ * for a step as the plugin launches its master step: its guard names the
+ * same ports, and it runs one task on this node (the variables are the
+ * user's to set: any other step that sets them fails, and makes root
+ * reserve nothing) */
 static int master_task(spank_t sp, const char *text, struct mcr_error *err)
 {
 	struct mcr_ports ports;
+	struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
+	char guard[PATH_MAX + 64];
 	int etcd[2];
 	char ns[64] = "", registry[128];
 	ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
-	uint32_t job_id;
+	uint32_t job_id, tasks = 0;
+	uid_t uid;
 
 	if (!ctx.ps_ok) {
 		*err = ctx.ps_err;
 		return -1;
 	}
-	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS)
-		return mcri_error_set(err, MCR_ESTATE, "the master step cannot get its job id");
+	if (!g)
+		return mcri_error_nomem(err);
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS)
+		return mcri_error_set(err, MCR_ESTATE, "the master step cannot get its job id, user and tasks");
 	if (mcp_ports_parse(text, &ports, etcd, err))
 		return -1;
+	if (!stepd_getenv(sp, MCP_GUARD_VAR, guard, sizeof(guard)) || mcp_guard_parse(guard, 0, g, err) ||
+	    g->proof.ports.rpc != ports.rpc || g->proof.ports.metadata != ports.metadata ||
+	    g->proof.ports.metrics != ports.metrics || tasks != 1)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "%s='%s' is set on a step the plugin did not launch as a job's master step (its own variables name no such step, or it runs %u tasks on this node): the variable is the plugin's alone; unset it",
+				      MCP_PORTS_VAR, text, tasks);
 	ns[n > 0 ? n : 0] = '\0';
 	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry,
 			  sizeof(registry));
-	return mcp_ports_claim(&ports, etcd, &ctx.ps, job_id, registry, err);
+	return mcp_ports_claim(&ports, etcd, &ctx.ps, job_id, uid, registry, err);
 }
 
 /* An HA pool's master on this node (master_ha.c): which member it is,
@@ -526,7 +543,6 @@ int mcp_stepd_task_init(spank_t sp)
 	if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
 		struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
 
-		spank_unsetenv(sp, MCP_GUARD_VAR);
 		if (!g) {
 			mcri_error_nomem(err);
 			mcp_error(err);
@@ -546,6 +562,8 @@ int mcp_stepd_task_init(spank_t sp)
 			spank_unsetenv(sp, MCP_PORTS_VAR);
 			rc = master_task(sp, value, err);
 		}
+		/* the guard's variable is the master step's task's alone */
+		spank_unsetenv(sp, MCP_GUARD_VAR);
 		if (!rc && runs_etcd(g))
 			rc = etcd_member(sp, g, err);
 		if (!rc)

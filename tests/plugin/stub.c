@@ -38,6 +38,7 @@ void stub_reset(spank_context_t context)
 	stub.job_id = 4301;
 	stub.step_id = 0;
 	stub.uid = getuid();
+	stub.local_tasks = 1;
 	stub.nodes = "n[1-3]";
 }
 
@@ -127,6 +128,9 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		break;
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = stub.uid;
+		break;
+	case S_JOB_LOCAL_TASK_COUNT:
+		*va_arg(ap, uint32_t *) = stub.local_tasks;
 		break;
 	case S_JOB_GID:
 		*va_arg(ap, gid_t *) = getgid();

@@ -13,6 +13,7 @@
 struct stub {
 	spank_context_t context;
 	uint32_t job_id, step_id, task_id; /* task_id: local and global */
+	uint32_t local_tasks;     /* the step's tasks on this node (1) */
 	uid_t uid;
 	char *env[128];           /* the step's environment (remote) */
 	struct spank_option *opts[8];

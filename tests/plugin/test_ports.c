@@ -232,17 +232,17 @@ START_TEST(claim_free_ports_reserves_them)
 	struct stat st;
 
 	fresh_registry();
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 	read_registry(text, sizeof(text));
 	ck_assert_uint_gt(start, 0);
-	snprintf(want, sizeof(want), "8900 %ld %llu 42\n8901 %ld %llu 42\n8902 %ld %llu 42\n", me, start,
-		 me, start, me, start);
+	snprintf(want, sizeof(want), "8900 %ld %llu 42 1001\n8901 %ld %llu 42 1001\n8902 %ld %llu 42 1001\n", me,
+		 start, me, start, me, start);
 	ck_assert_str_eq(text, want);
 	/* no one else may even open it (a lock held on it would stall claims) */
 	ck_assert_int_eq(stat(registry, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
 	/* this process again (a retried task): its own reservation is no obstacle */
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 }
 END_TEST
 
@@ -254,11 +254,11 @@ START_TEST(claim_refuses_a_port_someone_listens_on)
 
 	fresh_registry();
 	fd = listener(8911);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), -1);
 	ck_assert_msg(strstr(err.text, "port 8911 (metadata) on ") == err.text, "%s", err.text);
 	ck_assert_ptr_nonnull(strstr(err.text, " is taken: another process listens on it; the srun that started this step tries other ports"));
 	close(fd);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 }
 END_TEST
 
@@ -273,12 +273,12 @@ START_TEST(claim_only_a_masters_ports)
 	char *fixed[] = { "ports=fixed", NULL };
 
 	fresh_registry();
-	ck_assert_int_eq(mcp_ports_claim(&low, NULL, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&low, NULL, &ps, 42, 1001, registry, &err), -1);
 	ck_assert_str_eq(err.text, "port 22 (RPC) is not a port of mooncake_master on this cluster (8700-8702, or port_range=8700-8999 of plugstack.conf): SLURM_MOONCAKE_MASTER_PORTS is set by the plugin alone; unset it");
-	ck_assert_int_eq(mcp_ports_claim(&out, NULL, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&out, NULL, &ps, 42, 1001, registry, &err), -1);
 	plugstack(fixed);
-	ck_assert_int_eq(mcp_ports_claim(&srtctl, NULL, &ps, 42, registry, &err), 0);
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8900, 8901, 8902 }, NULL, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&srtctl, NULL, &ps, 42, 1001, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8900, 8901, 8902 }, NULL, &ps, 42, 1001, registry, &err), -1);
 }
 END_TEST
 
@@ -300,15 +300,15 @@ START_TEST(claim_respects_a_live_reservation)
 	snprintf(line, sizeof(line), "8922 %ld %llu 7\n8940 %ld %llu 42\n", (long)other,
 		 mcri_pid_start(other), (long)other, mcri_pid_start(other));
 	put_registry(line);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8922 (metrics) on "));
-	ck_assert_ptr_nonnull(strstr(err.text, "is taken: another job's mooncake_master"));
+	ck_assert_ptr_nonnull(strstr(err.text, "is taken: job 7 reserved it for its mooncake_master or etcd (pid "));
 	/* the same job's live reservation is an earlier attempt that runs */
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8940, 8941, 8942 }, NULL, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8940, 8941, 8942 }, NULL, &ps, 42, 1001, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8940 (RPC) on "));
-	ck_assert_ptr_nonnull(strstr(err.text, "is taken: an earlier attempt of this job's mooncake_master"));
+	ck_assert_ptr_nonnull(strstr(err.text, "is taken: job 42 reserved it for an earlier attempt of its mooncake_master"));
 	/* other ports are this attempt's; the live reservations stay */
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8930, 8931, 8932 }, NULL, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8930, 8931, 8932 }, NULL, &ps, 42, 1001, registry, &err), 0);
 	read_registry(text, sizeof(text));
 	snprintf(line, sizeof(line), "8922 %ld %llu 7\n", (long)other, mcri_pid_start(other));
 	ck_assert_ptr_nonnull(strstr(text, line));
@@ -316,7 +316,7 @@ START_TEST(claim_respects_a_live_reservation)
 	ck_assert_ptr_nonnull(strstr(text, "8930 "));
 	kill(other, SIGKILL);
 	waitpid(other, NULL, 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 43, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 43, 1001, registry, &err), 0);
 }
 END_TEST
 
@@ -341,7 +341,7 @@ START_TEST(claim_ignores_what_it_cannot_trust)
 	junk[199999] = '\0';
 	fputs(junk, f);                                         /* one line far past any bound */
 	fclose(f);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 	/* what remains is this claim alone, well formed */
 	f = fopen(registry, "r");
 	ck_assert_int_eq(fread(junk, 1, 199999, f) < 200, 1);
@@ -350,15 +350,15 @@ START_TEST(claim_ignores_what_it_cannot_trust)
 	snprintf(line, sizeof(line), "8950 %ld %llu 7\n", (long)getppid(), mcri_pid_start(getppid()));
 	put_registry(line);
 	ck_assert_int_eq(chmod(registry, 0666), 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 	/* nor one in a directory others may write */
 	ck_assert_int_eq(chmod(registry, 0600), 0);
 	ck_assert_int_eq(chmod(regdir, 0777), 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 	ck_assert_int_eq(chmod(regdir, 0700), 0);
 	/* a live entry of another job's is respected, so the two above really
 	 * did not read it */
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), -1);
 	free(junk);
 }
 END_TEST
@@ -370,8 +370,8 @@ START_TEST(claim_without_registry)
 	struct mcr_error err;
 
 	plugstack(NULL);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, NULL, &err), 0);
-	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, "/nonexistent/dir/registry", &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, NULL, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, "/nonexistent/dir/registry", &err), 0);
 }
 END_TEST
 

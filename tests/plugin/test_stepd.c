@@ -228,52 +228,72 @@ START_TEST(stepd_errors_return_minus_one)
 }
 END_TEST
 
-/* the master step claims its ports on the infra node */
-START_TEST(stepd_master_step_claims_its_ports)
+/* The ports variable is the user's to set: a step the plugin did not
+ * launch as a job's master step (no guard that names the same ports, or
+ * more than one task on the node) that sets it fails, saying so, and
+ * makes root reserve nothing (issue 34.4) */
+START_TEST(stepd_only_a_master_step_claims_ports)
 {
-	int busy;
+	char *guard = mcp_guard_value(1, 10, 3, &(struct mcr_ports){ 8990, 8991, 8992 }, "/x");
 
 	in_tmpdir();
+	/* an ordinary step of any user that sets it */
 	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
-	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
-	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
+	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: SLURM_MOONCAKE_MASTER_PORTS='8990,8991,8992' is set on a step the plugin did not launch as a job's master step");
 	slurm_spank_exit(NULL, 0, NULL);
-	busy = hold_port(8991);
 	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: port 8991 (metadata) on ");
-	ck_log_contains(" is taken: another process listens on it; the srun that started this step tries other ports");
+	ck_log_contains("is set on a step the plugin did not launch as a job's master step");
 	slurm_spank_exit(NULL, 0, NULL);
-	close(busy);
-	/* a port no master of this cluster has: the variable is the user's */
-	master_step(NULL, MCP_PORTS_VAR, "22,8991,8992");
-	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: port 22 (RPC) is not a port of mooncake_master on this cluster");
+	/* a guard that names other ports */
+	master_step(NULL, MCP_PORTS_VAR, "8993,8994,8995");
+	stub_setenv(MCP_GUARD_VAR, guard);
+	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
+	ck_log_contains("is set on a step the plugin did not launch as a job's master step");
 	slurm_spank_exit(NULL, 0, NULL);
+	/* two tasks on the node */
+	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
+	stub_setenv(MCP_GUARD_VAR, guard);
+	stub.local_tasks = 2;
+	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
+	ck_log_contains("or it runs 2 tasks on this node)");
+	slurm_spank_exit(NULL, 0, NULL);
+	free(guard);
 }
 END_TEST
 
 /* As Slurm runs it, the master step claims its ports in
- * task_init_privileged (still root): task_init has nothing left to do, and
- * a refusal there fails the task just the same */
+ * task_init_privileged (still root); a refusal there fails the task */
 START_TEST(stepd_master_step_claims_its_ports_privileged)
 {
+	char *guard = mcp_guard_value(1, 10, 3, &(struct mcr_ports){ 8990, 8991, 8992 }, "/x");
 	int busy;
 
 	in_tmpdir();
 	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
+	stub_setenv(MCP_GUARD_VAR, guard);
 	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), 0);
 	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
-	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
 	ck_assert_int_eq(stub.errors, 0);
 	slurm_spank_exit(NULL, 0, NULL);
 	busy = hold_port(8992);
 	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
+	stub_setenv(MCP_GUARD_VAR, guard);
 	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
 	ck_log_contains("mooncake: port 8992 (metrics) on ");
+	ck_log_contains(" is taken: another process listens on it; the srun that started this step tries other ports");
 	ck_assert_ptr_null(stub_getenv(MCP_PORTS_VAR));
 	slurm_spank_exit(NULL, 0, NULL);
 	close(busy);
+	/* a port no master of this cluster has: the variable is the user's */
+	free(guard);
+	guard = mcp_guard_value(1, 10, 3, &(struct mcr_ports){ 22, 8991, 8992 }, "/x");
+	master_step(NULL, MCP_PORTS_VAR, "22,8991,8992");
+	stub_setenv(MCP_GUARD_VAR, guard);
+	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: port 22 (RPC) is not a port of mooncake_master on this cluster");
+	slurm_spank_exit(NULL, 0, NULL);
 	/* a task of a role step has no ports to claim */
 	ck_assert_int_eq(init(S_CTX_REMOTE, NULL), 0);
 	stub.step_id = 5;
@@ -290,6 +310,7 @@ START_TEST(stepd_master_step_claims_its_ports_privileged)
 		ck_log_contains("unknown argument 'colour=blue'");
 		slurm_spank_exit(NULL, 0, NULL);
 	}
+	free(guard);
 }
 END_TEST
 
@@ -376,7 +397,7 @@ Suite *stepd_suite(void)
 	tcase_add_test(stepd, stepd_batch_step_gets_nothing);
 	tcase_add_test(stepd, stepd_inherited_recipe_without_role);
 	tcase_add_test(stepd, stepd_errors_return_minus_one);
-	tcase_add_test(stepd, stepd_master_step_claims_its_ports);
+	tcase_add_test(stepd, stepd_only_a_master_step_claims_ports);
 	tcase_add_test(stepd, stepd_master_step_claims_its_ports_privileged);
 	tcase_add_test(stepd, stepd_sglang_gets_variables_no_path);
 	tcase_add_test(stepd, stepd_vllm_per_gpu_file);
