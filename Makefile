@@ -20,8 +20,12 @@
 #   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
 #   make uninstall  the same variables: removes what install wrote
 #   make deb        Debian packages of HEAD from a clean clone, checked by lintian
+#   make dist       build/spank-mooncake-VERSION.tar.gz of HEAD, with the spec
+#                   (rpmbuild -ta)
+#   make rpm        RPMs of that tarball (rpmbuild -ta), checked by rpmlint
 #   make check-package  the TRT-LLM example job on the test cluster with the
-#                   packaged plugin (after make deb)
+#                   packaged plugin (after make deb; PACKAGES=build/rpm after
+#                   make rpm)
 #   make -s slurm-plugindir  where the installed Slurm loads plugins from
 
 # The library's version and soname (doc/libmooncake_recipe.md): the soname
@@ -157,7 +161,7 @@ INSTALLED_FILES = $(BINDIR)/mooncake-recipe $(LIBDIR)/libmooncake_recipe.a \
 	$(MANDIR)/man1/mooncake-recipe.1 $(MANDIR)/man8/spank_mooncake.8 \
 	$(DATADIR)/spank-mooncake/mooncake.conf
 
-.PHONY: uninstall deb slurm-plugindir
+.PHONY: uninstall deb dist rpm slurm-plugindir
 install: all
 	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/mooncake-recipe
@@ -205,6 +209,24 @@ SLURM_LIBDIR ?= $(patsubst %/libslurmfull.so,%,$(firstword $(wildcard $(addsuffi
 slurm-plugindir:
 	@[ -n "$(SLURM_LIBDIR)" ] || { echo "make slurm-plugindir: no libslurmfull.so under slurm.pc's libdir/slurm, /usr/lib64/slurm, /usr/lib/*/slurm-wlm or /usr/lib/slurm: install Slurm (its plugins), or name the directory with SLURM_LIBDIR=" >&2; exit 1; }
 	@echo $(SLURM_LIBDIR)
+
+# The release tarball of the committed HEAD (git archive), with the spec at
+# its top: rpmbuild -ta $(B)/spank-mooncake-$(VERSION).tar.gz builds the RPMs.
+DIST := spank-mooncake-$(VERSION)
+dist:
+	@v=$$(sed -n 's/^Version:[[:space:]]*//p' spank-mooncake.spec); [ "$$v" = "$(VERSION)" ] || \
+		{ echo "make dist: spank-mooncake.spec is at $$v, the Makefile at $(VERSION): update the spec (Version, %changelog)" >&2; exit 1; }
+	@[ -z "$$(git status --porcelain --untracked-files=no)" ] || \
+		echo "note: uncommitted changes are not in $(DIST).tar.gz (made of HEAD, $$(git log -1 --format=%h))"
+	@mkdir -p $(B)
+	git archive --format=tar.gz --prefix=$(DIST)/ -o $(B)/$(DIST).tar.gz HEAD
+
+# RPMs of that tarball (rpmbuild -ta; with --nodeps where rpm is not the
+# system's package manager, as on Debian), checked by rpmlint; in $(B)/rpm.
+rpm: dist
+	@command -v rpmbuild >/dev/null && command -v rpmlint >/dev/null && command -v rpm2cpio >/dev/null || \
+		tests/setup.sh rpm
+	tests/package/rpm.sh $(abspath $(B))/$(DIST).tar.gz $(abspath $(B))/rpm
 
 clean:
 	rm -rf $(B) build-san build-cov build-fuzz

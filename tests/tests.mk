@@ -130,13 +130,15 @@ check-cluster: all $(PYXIS_STANDIN)
 	tests/cluster/run.sh
 
 # Root only: what we ship is what we test. The packages of `make deb`
-# (build/deb) unpacked into $(B)/pkgroot, the test cluster's plugstack.conf
-# pointed at the packaged plugin, and the TRT-LLM example job run through it
-# (any cluster test runs against another plugin the same way: MCK_PLUGIN=).
+# (build/deb), or of `make rpm` with PACKAGES=$(B)/rpm, unpacked into
+# $(B)/pkgroot, the test cluster's plugstack.conf pointed at the packaged
+# plugin, and the TRT-LLM example job run through it (any cluster test runs
+# against another plugin the same way: MCK_PLUGIN=).
+PACKAGES ?= $(B)/deb
 check-package:
 	rm -rf $(B)/pkgroot
-	MCK_PLUGIN=$$(tests/package/unpack.sh $(B)/deb $(B)/pkgroot) && \
-		MCK_LABEL=package MCK_PLUGIN=$$MCK_PLUGIN tests/cluster/run.sh test_trtllm.sh
+	MCK_PLUGIN=$$(tests/package/unpack.sh $(PACKAGES) $(B)/pkgroot) && \
+		MCK_LABEL=package-$(notdir $(PACKAGES)) MCK_PLUGIN=$$MCK_PLUGIN tests/cluster/run.sh test_trtllm.sh
 
 # Root only: tests/setup.sh, make all and make check on Slurm 24.11 (Debian
 # trixie) and 26.05 (sid), each in a chroot of its own (tests/matrix/).
