@@ -8,6 +8,8 @@
 #                   cluster of network hosts on this machine (tests/cluster/);
 #                   needs root for the cluster
 #   make check-matrix  the same on Slurm 24.11 and 26.05, in Debian chroots
+#   make check-oldest  the floor: build, unit and plugin tests on Debian 11
+#                   (glibc 2.31, gcc 10, Slurm 20.11), no glibc symbol past 2.28
 #   make check-unit the fast part of `make check` (no cluster)
 #   make sanitize   unit suite and corpus under ASan + UBSan
 #   make coverage   line coverage of lib/ and spank/ by the fast layers (gcovr)
@@ -18,8 +20,13 @@
 #   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
 #   make uninstall  the same variables: removes what install wrote
 #   make deb        Debian packages of HEAD from a clean clone, checked by lintian
+#   make dist       build/spank-mooncake-VERSION.tar.gz of HEAD, with the spec
+#                   (rpmbuild -ta)
+#   make rpm        RPMs of that tarball (rpmbuild -ta), checked by rpmlint
 #   make check-package  the TRT-LLM example job on the test cluster with the
-#                   packaged plugin (after make deb)
+#                   packaged plugin (after make deb; PACKAGES=build/rpm after
+#                   make rpm)
+#   make -s slurm-plugindir  where the installed Slurm loads plugins from
 
 # The library's version and soname (doc/libmooncake_recipe.md): the soname
 # carries the major number, the real name the whole version.
@@ -35,22 +42,39 @@ SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
 
 CC ?= gcc
 B := build
+# Headers and libraries: pkg-config where the package has a .pc (libyaml's
+# yaml-0.1, jansson, check; Slurm's slurm.pc from 24.05 on), else the plain
+# names (headers in the compiler's own path, as Debian's libslurm-dev and
+# RHEL's slurm-devel of Slurm before 24.05 put slurm/spank.h under
+# /usr/include). SLURM_CFLAGS=-I/opt/slurm/include for a Slurm elsewhere.
+pc_cflags = $(shell pkg-config --cflags $(1) 2>/dev/null)
+pc_libs = $(shell pkg-config --libs $(1) 2>/dev/null || echo $(2))
 PKGS := yaml-0.1 jansson
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyaml -ljansson)
+PKG_CFLAGS := $(call pc_cflags,yaml-0.1) $(call pc_cflags,jansson)
+PKG_LIBS := $(call pc_libs,yaml-0.1,-lyaml) $(call pc_libs,jansson,-ljansson)
+SLURM_CFLAGS ?= $(call pc_cflags,slurm)
 # what the library needs at link time: libyaml, jansson, libm (ceil and
 # trunc are calls, not builtins, at -O0)
 LIB_LIBS := $(PKG_LIBS) -lm
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+CHECK_CFLAGS := $(call pc_cflags,check)
+CHECK_LIBS := $(call pc_libs,check,-lcheck -lsubunit -lm -lrt -lpthread)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 	-Wstrict-prototypes -Wmissing-prototypes -Wvla
-HARDEN := -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+# gcc before 11 (RHEL 8's 8, Debian 11's 10) takes a designated initializer
+# whose value is a compound literal for one that leaves the fields after it
+# out (-Wmissing-field-initializers, an error with -Werror): off there only
+GCC_BEFORE_11 := $(shell $(CC) -E -dM -x c /dev/null 2>/dev/null | \
+	awk '$$2 == "__GNUC__" && $$3 < 11 { g = 1 } $$2 == "__clang__" { c = 1 } END { if (g && !c) print 1 }')
+WARN += $(if $(GCC_BEFORE_11),-Wno-missing-field-initializers)
 OPT ?= -O2 -g
 CFLAGS ?=
+# _FORTIFY_SOURCE unless the build's flags set it (RHEL's and Fedora's
+# optflags do, to 2 or 3: a second definition would be an error)
+HARDEN := -fstack-protector-strong -fPIC \
+	$(if $(findstring _FORTIFY_SOURCE,$(CFLAGS) $(OPT)),,-D_FORTIFY_SOURCE=2)
 CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -D_GNU_SOURCE \
-	-DMCR_VERSION='"$(VERSION)"' -Iinclude -Ilib -Iruntime $(PKG_CFLAGS) -MMD -MP
+	-DMCR_VERSION='"$(VERSION)"' -Iinclude -Ilib -Iruntime $(PKG_CFLAGS) $(SLURM_CFLAGS) -MMD -MP
 LDHARDEN := -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,--as-needed
 LDFLAGS ?=
 LDFLAGS += $(LDHARDEN)
@@ -137,7 +161,7 @@ INSTALLED_FILES = $(BINDIR)/mooncake-recipe $(LIBDIR)/libmooncake_recipe.a \
 	$(MANDIR)/man1/mooncake-recipe.1 $(MANDIR)/man8/spank_mooncake.8 \
 	$(DATADIR)/spank-mooncake/mooncake.conf
 
-.PHONY: uninstall deb
+.PHONY: uninstall deb dist rpm slurm-plugindir
 install: all
 	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/mooncake-recipe
@@ -173,6 +197,36 @@ uninstall:
 # ${TMPDIR:-/tmp} and checked by lintian; the .debs land in $(B)/deb.
 deb:
 	tests/package/build.sh $(abspath $(B))/deb
+
+# Where the installed Slurm loads its plugins (its PluginDir's default): the
+# directory of its libslurmfull.so, under the libdir of slurm.pc (Slurm 24.05
+# on) or where the distributions put it (SchedMD's RPMs /usr/lib64/slurm,
+# Debian /usr/lib/<triplet>/slurm-wlm). The spec installs the plugin there;
+# make install uses SLURM_PLUGINDIR (default $(LIBDIR)/slurm).
+SLURM_LIBDIR ?= $(patsubst %/libslurmfull.so,%,$(firstword $(wildcard $(addsuffix /libslurmfull.so, \
+	$(addsuffix /slurm,$(shell pkg-config --variable=libdir slurm 2>/dev/null)) \
+	/usr/lib64/slurm /usr/lib/*/slurm-wlm /usr/lib/slurm))))
+slurm-plugindir:
+	@[ -n "$(SLURM_LIBDIR)" ] || { echo "make slurm-plugindir: no libslurmfull.so under slurm.pc's libdir/slurm, /usr/lib64/slurm, /usr/lib/*/slurm-wlm or /usr/lib/slurm: install Slurm (its plugins), or name the directory with SLURM_LIBDIR=" >&2; exit 1; }
+	@echo $(SLURM_LIBDIR)
+
+# The release tarball of the committed HEAD (git archive), with the spec at
+# its top: rpmbuild -ta $(B)/spank-mooncake-$(VERSION).tar.gz builds the RPMs.
+DIST := spank-mooncake-$(VERSION)
+dist:
+	@v=$$(sed -n 's/^Version:[[:space:]]*//p' spank-mooncake.spec); [ "$$v" = "$(VERSION)" ] || \
+		{ echo "make dist: spank-mooncake.spec is at $$v, the Makefile at $(VERSION): update the spec (Version, %changelog)" >&2; exit 1; }
+	@[ -z "$$(git status --porcelain --untracked-files=no)" ] || \
+		echo "note: uncommitted changes are not in $(DIST).tar.gz (made of HEAD, $$(git log -1 --format=%h))"
+	@mkdir -p $(B)
+	git archive --format=tar.gz --prefix=$(DIST)/ -o $(B)/$(DIST).tar.gz HEAD
+
+# RPMs of that tarball (rpmbuild -ta; with --nodeps where rpm is not the
+# system's package manager, as on Debian), checked by rpmlint; in $(B)/rpm.
+rpm: dist
+	@command -v rpmbuild >/dev/null && command -v rpmlint >/dev/null && command -v rpm2cpio >/dev/null || \
+		tests/setup.sh rpm
+	tests/package/rpm.sh $(abspath $(B))/$(DIST).tar.gz $(abspath $(B))/rpm
 
 clean:
 	rm -rf $(B) build-san build-cov build-fuzz build-o0

@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "master.h"
 
 /* ---- srun: the pool's plan, its step, its readiness ------------------ */
@@ -311,7 +312,7 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 		signal(SIGPIPE, SIG_DFL);
 		if (null < 0 || dup2(null, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(127);
-		closefrom(3);
+		mcp_close_from(3);
 		execve(p->etcd, argv, env);
 		dprintf(2, "mooncake: cannot run %s as the etcd member %s of the job's HA pool: %s; install etcd (Debian: etcd-server) on the nodes, or set etcd= in plugstack.conf to its path\n",
 			p->etcd, name, strerror(errno));

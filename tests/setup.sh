@@ -22,6 +22,11 @@
 # Downloads are retried; a failed one fails setup with the tool's last lines.
 #
 #   tests/setup.sh coverage   only gcovr, for `make coverage`
+#   tests/setup.sh build      only what make all, check-unit and check-plugin
+#                             need (the Debian 11 chroot of make check-oldest:
+#                             no Slurm daemons, no wheel)
+#   tests/setup.sh rpm        only rpm (rpmbuild), rpm2cpio and rpmlint, for
+#                             `make rpm`
 set -euo pipefail
 MOONCAKE_VENV=${MOONCAKE_VENV:-/opt/spank-mooncake/venv}
 MOONCAKE_WHEEL=${MOONCAKE_WHEEL:-mooncake-transfer-engine-non-cuda==0.3.13.post1}
@@ -54,25 +59,36 @@ command -v python3 >/dev/null || retry 3 apt_install python3 || { tail -20 "$APT
 py=$(wheel_python)
 curl_pkg=libcurl4
 known libcurl4t64 && curl_pkg=libcurl4t64
-need=()
-if [ "${1:-}" = coverage ]; then
-	have_pkg gcovr || retry 3 apt_install gcovr || { tail -20 "$APT_LOG" >&2; exit 1; }
-	exit 0
-fi
-for p in gcc make pkg-config libc6-dev libyaml-dev libjansson-dev check libsubunit-dev \
-	slurmctld slurmd slurm-client libslurm-dev munge util-linux iproute2 procps \
-	debootstrap python3 python3-yaml "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl \
-	git build-essential dpkg-dev debhelper fakeroot lintian gcovr clang libclang-rt-dev etcd-server; do
-	have_pkg "$p" || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
+# install_missing PKG...: those of PKG not installed yet
+install_missing() {
+	local p need=()
+	for p in "$@"; do have_pkg "$p" || need+=("$p"); done
+	[ ${#need[@]} -gt 0 ] || return 0
 	log "installing: ${need[*]}"
 	# a stale package list is refreshed once before the retries
 	if ! apt_install "${need[@]}"; then
 		retry 3 apt_update || true
 		retry 3 apt_install "${need[@]}" || { tail -20 "$APT_LOG" >&2; exit 1; }
 	fi
-fi
+}
+# building and the fast tests: the library, the tool, the plugin (Slurm's
+# headers), the unit and plugin suites (Check; PyYAML for the typing corpus;
+# unshare and ip for their namespaces; srun, which two plugin tests start
+# as the master step's and which fails there)
+build=(gcc make pkg-config libc6-dev binutils libyaml-dev libjansson-dev check libsubunit-dev
+	libslurm-dev slurm-client python3 python3-yaml util-linux iproute2 procps)
+case ${1:-} in
+coverage) install_missing gcovr; exit 0 ;;
+build)
+	install_missing "${build[@]}"
+	log "ready to build: $(gcc --version | head -1), $(ldd --version | head -1), Slurm headers of libslurm-dev $(dpkg-query -W -f='${Version}' libslurm-dev)"
+	exit 0
+	;;
+rpm) install_missing rpm rpm2cpio cpio rpmlint; log "ready: $(rpmbuild --version), $(rpmlint --version 2>&1 | head -1)"; exit 0 ;;
+esac
+install_missing "${build[@]}" slurmctld slurmd slurm-client munge \
+	debootstrap "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl \
+	git build-essential dpkg-dev debhelper fakeroot lintian gcovr clang libclang-rt-dev etcd-server
 if ! "$MOONCAKE_VENV/bin/python" -c 'import mooncake.store' 2>/dev/null ||
 	[ ! -x "$MOONCAKE_VENV/bin/mooncake_master" ]; then
 	log "installing $MOONCAKE_WHEEL into $MOONCAKE_VENV ($py)"

@@ -14,6 +14,9 @@
 #             hosts on this machine (tests/cluster/)
 #   matrix    all of the above on the other Slurm releases, in chroots
 #             (tests/matrix/; make check-matrix)
+#   oldest    the floor: build, unit and plugin tests on Debian 11's glibc,
+#             gcc and Slurm headers, and no glibc symbol newer than 2.28
+#             imported (make check-oldest)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c) tests/unit/acceptance.c
 UNIT_BIN := $(B)/tests/unit_tests
@@ -23,7 +26,6 @@ PLUGIN_TEST_BIN := $(B)/tests/plugin_tests
 PLUGIN_TEST_OBJ := $(filter-out $(B)/spank/slurm_query.o,$(SPANK_OBJ))
 TEST_CFLAGS := $(CFLAGS) $(CHECK_CFLAGS) -Itests/unit -Ispank -DMCK_TOP='"$(CURDIR)"' \
 	-DMCK_TYPING='"$(abspath $(B))/tests/typing.tsv"' -Wno-missing-prototypes
-SLURM_LIBDIR ?= $(firstword $(wildcard /usr/lib/*/slurm-wlm /usr/lib64/slurm /usr/lib/slurm))
 
 $(B)/tests/suites.h: $(UNIT_SRC) tests/tests.mk
 	@mkdir -p $(dir $@)
@@ -132,19 +134,35 @@ check-cluster: all $(PYXIS_STANDIN)
 	tests/cluster/run.sh
 
 # Root only: what we ship is what we test. The packages of `make deb`
-# (build/deb) unpacked into $(B)/pkgroot, the test cluster's plugstack.conf
-# pointed at the packaged plugin, and the TRT-LLM example job run through it
-# (any cluster test runs against another plugin the same way: MCK_PLUGIN=).
+# (build/deb), or of `make rpm` with PACKAGES=$(B)/rpm, unpacked into
+# $(B)/pkgroot, the test cluster's plugstack.conf pointed at the packaged
+# plugin, and the TRT-LLM example job run through it (any cluster test runs
+# against another plugin the same way: MCK_PLUGIN=).
+PACKAGES ?= $(B)/deb
 check-package:
 	rm -rf $(B)/pkgroot
-	MCK_PLUGIN=$$(tests/package/unpack.sh $(B)/deb $(B)/pkgroot) && \
-		MCK_LABEL=package MCK_PLUGIN=$$MCK_PLUGIN tests/cluster/run.sh test_trtllm.sh
+	MCK_PLUGIN=$$(tests/package/unpack.sh $(PACKAGES) $(B)/pkgroot) && \
+		MCK_LABEL=package-$(notdir $(PACKAGES)) MCK_PLUGIN=$$MCK_PLUGIN tests/cluster/run.sh test_trtllm.sh
 
 # Root only: tests/setup.sh, make all and make check on Slurm 24.11 (Debian
 # trixie) and 26.05 (sid), each in a chroot of its own (tests/matrix/).
 MATRIX ?= trixie sid
 check-matrix:
 	tests/matrix/run.sh $(MATRIX)
+
+# The glibc floor of what is shipped (README, "Requirements"): nothing imports
+# a glibc symbol newer than GLIBC_FLOOR (RHEL 8's 2.28). Holds only where the
+# build's glibc is old enough not to version old calls anew (2.31 of Debian
+# 11: check-oldest runs it there).
+GLIBC_FLOOR := 2.28
+check-glibc: $(PLUGIN) $(CLI) $(LIB_SO)
+	tests/artifact/glibc.sh $(GLIBC_FLOOR) $(PLUGIN) $(CLI) $(LIB_SO)
+
+# Root only: the floor, in a Debian 11 (bullseye) chroot of tests/matrix/
+# (cached, as check-matrix's): glibc 2.31, gcc 10, Slurm 20.11's headers;
+# tests/setup.sh build, make all, check-unit, check-plugin, check-glibc.
+check-oldest:
+	tests/matrix/run.sh bullseye
 
 check: all check-unit check-plugin check-artifact check-corpus check-contract check-cluster
 

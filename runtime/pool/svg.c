@@ -43,11 +43,18 @@ static void put_escaped(struct mcri_buf *b, const char *s)
 	}
 }
 
-/* a round step for an axis up to `max` */
+/* a round step for an axis up to `max` (> 0) */
 static double nice_step(double max)
 {
-	double raw = max / TICKS, mag = pow(10, floor(log10(raw))), f = raw / mag;
+	double raw = max / TICKS, mag = 1, f;
 
+	/* the power of ten at or below raw, by hand: pow's symbol is of
+	 * glibc 2.29, above the floor (README, "Requirements") */
+	while (mag * 10 <= raw)
+		mag *= 10;
+	while (mag > raw)
+		mag /= 10;
+	f = raw / mag;
 	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 }
 

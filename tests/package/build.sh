@@ -10,13 +10,8 @@ set -uo pipefail
 top=$(git -C "$(dirname "$0")/../.." rev-parse --show-toplevel) || exit 2
 out=${1:-$top/build/deb}
 case $out in /*) ;; *) out=$PWD/$out ;; esac
-pass=0 fails=0
-ok() { echo "PASS: $*"; pass=$((pass + 1)); }
-ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
-summary() {
-	local total=$((pass + fails))
-	echo "$((total ? 100 * pass / total : 0))%: Checks: $total, Failures: $fails, Errors: 0"
-}
+# ok, ko, summary, plugin_loads
+. "$top/tests/package/lib.sh"
 
 for t in git dpkg-buildpackage dpkg-checkbuilddeps lintian fakeroot dh; do
 	command -v "$t" >/dev/null || { ko "$t is not installed (tests/setup.sh installs it)"; summary; exit 1; }
@@ -75,21 +70,9 @@ dpkg-deb -f "$out/spank-mooncake_${version}_$arch.deb" Depends 2>/dev/null | gre
 	ok "spank-mooncake depends on the Slurm release of the headers: $slurm_dep" ||
 	ko "spank-mooncake does not depend on '$slurm_dep'"
 
-# the packaged plugin, unpacked as the cluster test will (unpack.sh), loads
-# after this machine's libslurmfull like Slurm loads it
-libslurmfull=$(ls /usr/lib/"$multiarch"/slurm-wlm/libslurmfull.so 2>/dev/null || true)
-if [ -n "$libslurmfull" ] && plugin=$("$top/tests/package/unpack.sh" "$out" "$tmp/root" 2>"$tmp/unpack.log"); then
-	if cc -o "$tmp/dlopen_plugin" "$src/tests/artifact/dlopen_plugin.c" -ldl 2>"$tmp/cc.log" &&
-		loaded=$("$tmp/dlopen_plugin" "$plugin" "$libslurmfull" 2>&1); then
-		ok "unpack.sh + dlopen of the packaged plugin after $libslurmfull: $loaded"
-	else
-		ko "the packaged plugin does not load: $loaded $(cat "$tmp/cc.log")"
-	fi
-elif [ -n "$libslurmfull" ]; then
-	ko "unpack.sh: $(cat "$tmp/unpack.log")"
-else
-	echo "note: no libslurmfull.so here (slurm-wlm-basic-plugins): the packaged plugin was not loaded"
-fi
+# the packaged plugin, unpacked as the cluster test will, loads after this
+# machine's libslurmfull
+plugin_loads "$out" "$tmp" "$src"
 
 # lintian: errors fail, warnings and the rest are shown
 lintian --display-info --display-experimental --pedantic --show-overrides --tag-display-limit 0 "$changes" >"$tmp/lintian.log" 2>&1

@@ -1,6 +1,6 @@
 /* main.c - the plugin layer's suites (srun, srun_pool, srun_join,
  * srun_master, stepd, stepd_wait, guard, election, ports, container, steps,
- * container_alias, handover), or, as
+ * container_alias, handover, ha_etcd, child), or, as
  * `plugin_tests fake-master RPC METADATA METRICS`, the fake master a fake
  * srun runs (fake_master.c). */
 #include <check.h>
@@ -27,6 +27,7 @@ Suite *steps_suite(void);
 Suite *container_alias_suite(void);
 Suite *handover_suite(void);
 Suite *ha_etcd_suite(void);
+Suite *child_suite(void);
 
 int main(int argc, char **argv)
 {
@@ -50,6 +51,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, container_alias_suite());
 	srunner_add_suite(sr, handover_suite());
 	srunner_add_suite(sr, ha_etcd_suite());
+	srunner_add_suite(sr, child_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

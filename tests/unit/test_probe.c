@@ -3,6 +3,7 @@
  * names no host. */
 #include <netinet/in.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
