@@ -7,8 +7,7 @@
 #             API (tests/plugin/)
 #   artifact  the built plugin (exports, undefined symbols, dlopen metadata),
 #             the library (exports = public header, soname, version node),
-#             the layout (no call cycle in lib/ and runtime/, no C file
-#             over 500 lines)
+#             the layout (no call cycle in lib/ and runtime/)
 #   corpus    tests/recipes/: recipes through mooncake-recipe check/render
 #   cluster   integration on a real Slurm cluster whose nodes are network
 #             hosts on this machine (tests/cluster/)
