@@ -57,6 +57,14 @@ int mcp_ha_nodelist(const struct mcri_ha *ha, char *buf, size_t size);
  * failover), NO_ANSWER when none answers; why says what it saw. */
 int mcp_ha_busy_port(const struct mcri_state *st);
 enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, size_t size);
+/* slurmstepd, a master's keeper: what the HA pool's etcd (read from this
+ * node's member p->self, else the first) holds still steers the clients to
+ * the pool's own: every master_view names one of its masters on port
+ * `rpc`, every member's peer URL one of its etcd members (Mooncake cannot
+ * authenticate to etcd: another user who reaches it can write both). 1
+ * sound; 0 not, with what it holds in why; -1 it did not answer. The
+ * first NOSPACE alarm seen (*full) is said on stderr. */
+int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, char *why, size_t size);
 /* SIGTERM the master step's srun (it forwards it), SIGKILL after 10 s.
  * `ours`: our child, reaped. */
 void mcp_stop_step(pid_t pid, bool ours);

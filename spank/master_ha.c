@@ -34,6 +34,8 @@
 #include "child.h"
 #include "master.h"
 
+#define MCP_ETCD_QUOTA "8589934592" /* bytes: 8 GiB, etcd's largest advised */
+
 /* ---- srun: the pool's plan, its step, its readiness ------------------ */
 
 int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
@@ -246,6 +248,75 @@ bad:
 			      MCP_HA_VAR, value);
 }
 
+/* Does `url` (a peer URL etcd lists) name one of the pool's etcd members? */
+static bool own_peer(const struct mcri_ha *ha, const char *url)
+{
+	for (int k = 0; k < ha->etcd_members; k++) {
+		char own[128];
+
+		snprintf(own, sizeof(own), "http://%s:%d", ha->member[k].addr, ha->etcd_peer);
+		if (!strcmp(url, own))
+			return true;
+	}
+	return false;
+}
+
+/* Does `view` (a master_view's value) name one of the pool's masters? */
+static bool own_master(const struct mcri_ha *ha, int rpc, const char *view)
+{
+	for (int k = 0; k < ha->masters; k++) {
+		char own[96];
+
+		snprintf(own, sizeof(own), "%s:%d", ha->member[k].addr, rpc);
+		if (!strcmp(view, own))
+			return true;
+	}
+	return false;
+}
+
+int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, char *why, size_t size)
+{
+	const struct mcri_ha *ha = &p->ha;
+	/* this node's member, else the first */
+	int k = p->self < ha->etcd_members ? p->self : 0;
+	struct mcri_etcd_view *v = calloc(1, sizeof(*v));
+	struct mcr_error err;
+	int rc = 1;
+
+	if (!v)
+		return -1;
+	if (mcri_etcd_read(ha->member[k].addr, ha->etcd_client, MCP_PROBE_TIMEOUT_MS, v, &err) < 0) {
+		/* no answer (etcd down, slow) tells nothing; an answer too large
+		 * to be read whole is not a pool's */
+		if (errno == EMSGSIZE) {
+			snprintf(why, size, "on %s holds more than a pool writes (%.200s)", ha->member[k].node, err.text);
+			rc = 0;
+		} else {
+			rc = -1;
+		}
+		free(v);
+		return rc;
+	}
+	for (int i = 0; rc == 1 && i < v->nviews; i++)
+		if (v->nviews == MCRI_ETCD_LIST_MAX || !own_master(ha, rpc, v->views[i])) {
+			snprintf(why, size, "names %.100s as the leader its clients follow (a master_view key), which is none of the pool's masters",
+				 v->views[i]);
+			rc = 0;
+		}
+	for (int i = 0; rc == 1 && i < v->npeers; i++)
+		if (v->npeers > ha->etcd_members || !own_peer(ha, v->peers[i])) {
+			snprintf(why, size, "has a member at %.100s, which is none of the pool's (%d) etcd members",
+				 v->peers[i], ha->etcd_members);
+			rc = 0;
+		}
+	if (rc == 1 && v->nospace && !*full) {
+		*full = true;
+		fprintf(stderr, "mooncake: the job's HA pool's etcd has reached its backend quota (NOSPACE): its masters' operation log is no longer written, and a standby can no longer take over from the leader\n");
+	}
+	free(v);
+	return rc;
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -283,8 +354,13 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 	char name[16], data[PATH_MAX + 16], lc[128], ac[128], lp[128], ap[128], token[96];
 	char cluster[MCRI_HA_MAX * 96 + 32] = "--initial-cluster=";
 	char *env[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL };
+	/* a backend quota for the operation log of a long job (Mooncake never
+	 * deletes it: about 0.5 KB a key put and removed), and old revisions
+	 * of overwritten keys compacted away */
 	char *argv[] = { p->etcd, "--name", name, data, lc, ac, lp, ap, cluster, token,
-			 "--initial-cluster-state=new", "--log-level=warn", NULL };
+			 "--initial-cluster-state=new", "--log-level=warn",
+			 "--quota-backend-bytes=" MCP_ETCD_QUOTA, "--auto-compaction-mode=revision",
+			 "--auto-compaction-retention=1000", NULL };
 	size_t n = strlen(cluster);
 	pid_t keeper = getpid(), pid;
 

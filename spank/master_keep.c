@@ -190,7 +190,7 @@ static void uncount(struct mcp_guard *g, const struct mcri_proof *before)
 	memcpy(g->proof.restart, before->restart, sizeof(g->proof.restart));
 }
 
-enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST, END_HUNG };
+enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST, END_HUNG, END_STEERED };
 
 #define HANG_PROBE_S 5 /* a running master is asked this often whether it answers */
 
@@ -261,6 +261,61 @@ static void etcd_ended(struct mcp_guard *g)
 			g->ha.self, host, g->ha.restarts, g->proof.restart_limit);
 }
 
+/* what the keeper has seen of its running master */
+struct watch {
+	double probed, silent; /* when it last asked it, since when it answered none */
+	double watched;        /* when it last looked at the HA pool's etcd and ports */
+	bool full;             /* the HA pool's etcd said NOSPACE (said once) */
+};
+
+#define WATCH_S 2 /* an HA pool's etcd and its master's ports are looked at this often */
+
+/* One look at a running master (every 250 ms): END_DIED while all is well;
+ * END_HUNG once it answered no probe for hang_timeout= seconds;
+ * END_STEERED when its HA pool's etcd names a leader or a member that is
+ * none of the pool's (another user wrote it), or when another process
+ * listens on its RPC port (a standby does not until it leads): the master
+ * is killed then, and said why */
+static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
+{
+	char why[600];
+	double now = mcp_now();
+	int sound;
+
+	if (g->hang > 0 && now - w->probed >= (g->hang >= 4 * HANG_PROBE_S ? HANG_PROBE_S : g->hang / 4.0)) {
+		w->probed = now;
+		if (master_answers(g, why, sizeof(why))) {
+			w->silent = 0;
+		} else if (!w->silent) {
+			w->silent = now;
+		} else if (now - w->silent >= g->hang) {
+			/* hung: ended as a crashed master is, and started
+			 * again likewise (restart=) */
+			fprintf(stderr, "mooncake: mooncake_master (pid %ld) has answered none of its master step's probes for %.0f s (hang_timeout=%d; the last: %s): it is hung, and is killed\n",
+				(long)child, now - w->silent, g->hang, why);
+			kill(child, SIGKILL);
+			return END_HUNG;
+		}
+	}
+	if (!g->ha.ha.masters || now - w->watched < WATCH_S)
+		return END_DIED;
+	w->watched = now;
+	if (mcp_guard_look(&g->proof, &g->no_diag) == MCRI_PROOF_FOREIGN) {
+		fprintf(stderr, "mooncake: port %d on this node is another process's (uid %u), not its mooncake_master's: this master of the job's HA pool could not lead; it is stopped, and the others go on\n",
+			g->proof.foreign_port, g->proof.foreign_uid);
+		kill(child, SIGKILL);
+		return END_STEERED;
+	}
+	sound = mcp_ha_etcd_sound(&g->ha, g->proof.ports.rpc, &w->full, why, sizeof(why));
+	if (sound == 0) {
+		fprintf(stderr, "mooncake: the job's HA pool's etcd %s: someone who is not one of the job's masters wrote it (Mooncake's masters and clients cannot authenticate to etcd, so anyone who reaches its port can), and its clients would follow it: the job's pool ends here; run such jobs where only the job's users reach the nodes (spank_mooncake(8), SECURITY)\n",
+			why);
+		kill(child, SIGKILL);
+		return END_STEERED;
+	}
+	return END_DIED;
+}
+
 /* Prove the master `child` ready (its sockets on the ports, guard.c) while
  * waiting for it to end; its wait status into *status, and master_pid 0
  * before it is reaped (no signal goes to a pid given to another process).
@@ -269,21 +324,23 @@ static void etcd_ended(struct mcp_guard *g)
  * (END_FOREIGN). Nothing is proved once Slurm stops the step. */
 static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t child, int *status)
 {
-	double t0 = mcp_now(), deadline = t0 + g->bound, probed = 0, silent = 0;
+	double t0 = mcp_now(), deadline = t0 + g->bound;
+	struct watch w = { 0 };
 	enum end end = END_DIED;
 	bool looking = true;
 
 	for (;;) {
-		/* a proved master is asked whether it answers (hang_timeout=) */
-		bool probing = !looking && !stopping && end == END_DIED && g->hang > 0 &&
-			       g->proof.verdict == MCRI_PROOF_OWN;
+		/* a proved master is watched while it runs: whether it answers
+		 * (hang_timeout=), and an HA pool's etcd and ports */
+		bool watching = !looking && !stopping && end == END_DIED && g->proof.verdict == MCRI_PROOF_OWN &&
+				(g->hang > 0 || g->ha.ha.masters);
 		siginfo_t si;
 		int rc;
 
 		memset(&si, 0, sizeof(si));
 		/* an HA pool's etcd member is the keeper's child too */
 		rc = waitid(g->ha.pid > 0 ? P_ALL : P_PID, (id_t)child, &si,
-			    WEXITED | WNOWAIT | (looking || probing ? WNOHANG : 0));
+			    WEXITED | WNOWAIT | (looking || watching ? WNOHANG : 0));
 		if (rc == 0 && g->ha.pid > 0 && si.si_pid == g->ha.pid) {
 			etcd_ended(g);
 			continue;
@@ -316,25 +373,9 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 			 * to end would leave it to Slurm's SIGKILL) */
 			mcp_ha_etcd_stop(&g->ha, true);
 		}
-		if (probing) {
-			char why[400];
-
-			if (mcp_now() - probed >= HANG_PROBE_S) {
-				probed = mcp_now();
-				if (master_answers(g, why, sizeof(why))) {
-					silent = 0;
-				} else if (!silent) {
-					silent = probed;
-				} else if (probed - silent >= g->hang) {
-					/* hung: ended as a crashed master is, and
-					 * started again likewise (restart=) */
-					fprintf(stderr, "mooncake: mooncake_master (pid %ld) has answered none of its master step's probes for %.0f s (hang_timeout=%d; the last: %s): it is hung, and is killed\n",
-						(long)child, probed - silent, g->hang, why);
-					end = END_HUNG;
-					kill(child, SIGKILL);
-					continue;
-				}
-			}
+		if (watching) {
+			if ((end = watch_running(g, &w, child)) != END_DIED)
+				continue;
 			mcp_sleep_ms(250);
 			continue;
 		}

@@ -80,10 +80,23 @@ void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen
 		m->busy_port = mcp_busy_port(m->st.infra_addr, &m->st.ports);
 		s->lost_ports = m->claim_ports && (strstr(tail, ") on ") && strstr(tail, " is taken: "));
 		s->lost_ports |= m->claim_ports && (m->busy_port || mcp_master_foreign(m));
-		if (s->lost_ports)
-			slurm_info(MCP_NAME ": ports %d, %d, %d are taken on %s%s; trying others",
+		if (s->lost_ports) {
+			/* the claim's own words, which name the job and user that
+			 * reserved a port (the next start empties the log) */
+			char claim[400] = "";
+			const char *taken = strstr(tail, " is taken: "), *from = taken;
+
+			while (from && from > tail && from[-1] != '\n')
+				from--;
+			/* from "port N (what) on NODE is taken: ..." on */
+			if (from && (from = strstr(from, "port ")) && from > taken)
+				from = NULL;
+			if (from)
+				snprintf(claim, sizeof(claim), ": %.*s", (int)strcspn(from, ";\n"), from);
+			slurm_info(MCP_NAME ": ports %d, %d, %d are taken on %s%s%s; trying others",
 				   m->st.ports.rpc, m->st.ports.metadata, m->st.ports.metrics,
-				   m->st.infra_node, m->why_foreign);
+				   m->st.infra_node, m->why_foreign, claim);
+		}
 		return;
 	}
 	s->child = MCP_CHILD_RUNNING;

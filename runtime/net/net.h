@@ -63,6 +63,10 @@ int mcri_http_answer(const char *answer, int *status, const char **body);
  */
 int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
 		  size_t max, int *status, char **body, struct mcr_error *err);
+/* ... any `method` with a `request` body (NULL: none), as mcri_http_get */
+int mcri_http_whole(const char *host, int port, const char *method, const char *path,
+		    const char *request, int timeout_ms, size_t max, int *status, char **body,
+		    struct mcr_error *err);
 
 /* ---- a master's word on itself (health.c) ------------------------- */
 
@@ -84,6 +88,35 @@ int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_m
 		       struct mcr_error *err);
 /* /health's body into *h: 0, or -1 when it is no JSON object. */
 int mcri_master_health_parse(const char *body, struct mcri_master_health *h);
+
+/* ---- an HA pool's etcd, as its keepers check it (etcd.c) ------------ */
+
+#define MCRI_ETCD_LIST_MAX 16   /* views, peer URLs read at most */
+#define MCRI_ETCD_VALUE_MAX 128 /* a view's value or a peer URL, cut */
+/* What etcd holds that steers the pool: the value of every
+ * mooncake-store/<cluster>/master_view (the leader its clients follow,
+ * "ADDR:PORT"), every member's peer URLs ("(none)" for a member added that
+ * never came), and whether its backend quota is reached (the NOSPACE
+ * alarm). */
+struct mcri_etcd_view {
+	char views[MCRI_ETCD_LIST_MAX][MCRI_ETCD_VALUE_MAX];
+	int nviews;
+	char peers[MCRI_ETCD_LIST_MAX][MCRI_ETCD_VALUE_MAX];
+	int npeers;
+	bool nospace;
+};
+/* Read it from the etcd member whose client port is host:port (its JSON
+ * gateway), each request within timeout_ms: 0; 1 when only the members
+ * were read (the keys did not answer); -1 with err (MCR_ESTATE: no answer,
+ * or not etcd's; errno EMSGSIZE: an answer larger than a pool's etcd
+ * gives). */
+int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_view *v,
+		   struct mcr_error *err);
+/* The gateway's answers, parsed (for the tests and the fuzzer): a range's
+ * master_view values, a member list's peer URLs, at most `max`, into the
+ * caller's arrays; 0, or -1 when it is no JSON object. */
+int mcri_etcd_views_parse(const char *json, char (*views)[MCRI_ETCD_VALUE_MAX], int max, int *n);
+int mcri_etcd_members_parse(const char *json, char (*peers)[MCRI_ETCD_VALUE_MAX], int max, int *n);
 
 /* ---- who listens on a port (sockets.c) ---------------------------- */
 

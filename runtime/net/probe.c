@@ -271,14 +271,20 @@ int mcri_http(const char *host, int port, const char *method, const char *path,
 int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
 		  size_t max, int *status, char **body, struct mcr_error *err)
 {
+	return mcri_http_whole(host, port, "GET", path, NULL, timeout_ms, max, status, body, err);
+}
+
+int mcri_http_whole(const char *host, int port, const char *method, const char *path,
+		    const char *request, int timeout_ms, size_t max, int *status, char **body,
+		    struct mcr_error *err)
+{
 	char *answer;
 	const char *start;
 	size_t len;
 
 	*status = 0;
 	*body = NULL;
-	if (exchange(host, port, "GET", path, NULL, timeout_ms, max, false, &answer,
-		     &len, err))
+	if (exchange(host, port, method, path, request, timeout_ms, max, false, &answer, &len, err))
 		return -1;
 	start = parse_answer(answer, status);
 	memmove(answer, start, strlen(start) + 1);

@@ -14,7 +14,12 @@
 #     directory for its own): the job refuses it
 #   - it poisons the ports registry with reservations for the job's ports:
 #     it cannot write root's registry, and the old world-writable one is
-#     not read
+#     not read; a step of its own that sets the master's ports variable
+#     fails, and one shaped as a master step reserves within its share,
+#     named with its job and user when the job's master moves off them
+#   - it takes the master's ports once the master has died (restart=0), or
+#     once its keeper was killed (the master dies with it): the pool's
+#     record says it has ended, and the job's next srun fails
 . "$(dirname "$0")/lib.sh"
 VICTIM=mckvictim
 OTHER=mckother
@@ -158,4 +163,82 @@ wait_job "$jid" 120
 kill "$holder" 2>/dev/null
 check "... and reservations another user planted do not move the job's master off 8700 ($(tr '\n' ' ' <poison.out | head -c 200))" \
 	grep -qx "$MCK_ADDR_n1:8700" poison.out
+
+# --- the ports variable set by another user on a step of their own
+# (issue 34.4): a step the plugin did not launch as a master step fails,
+# and root reserves nothing for it; one shaped as a master step (its guard
+# names the same ports) reserves them, within the user's share, and the
+# job's master, which moves to other ports, names the reserving job and
+# user in its log
+on_node n1 "$OTHER" "cd $W/other && SLURM_MOONCAKE_MASTER_PORTS=8700,8701,8702 srun -N1 -n1 -w n1 true" >unshaped.out 2>&1
+rc=$?
+check "another user's ordinary step that sets the master's ports variable fails, saying it is the plugin's alone (rc=$rc: $(grep -o 'mooncake: .*' unshaped.out | head -1 | head -c 200))" \
+	test "$rc" -ne 0 --and has unshaped.out "is set on a step the plugin did not launch as a job's master step"
+on_node n1 "$OTHER" "cd $W/other && SLURM_MOONCAKE_MASTER_PORTS=8700,8701,8702 SLURM_MOONCAKE_MASTER_GUARD=1,10,0,8700,8701,8702:$W/other srun -N1 -n1 -w n1 sleep 60" >shaped.out 2>&1 &
+IMPOSTORS+=($!)
+await 30 eval 'grep -q " 8700 " <(on_node n1 root "cat /run/spank-mooncake/ports.$ns" 2>/dev/null)' || true
+cat >shaped.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >shaped-job.out 2>&1
+echo "rc=\$?" >>shaped-job.out
+EOS
+chown "$VICTIM:" shaped.sh
+jid=$(as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/shaped.job.out" shaped.sh)
+wait_job "$jid" 120
+kill "${IMPOSTORS[-1]}" 2>/dev/null
+check "... a step of theirs shaped as a master step reserves the ports: the job's master moves off them, and srun names their job and user ($(grep -o 'are taken on n1: [^;]*' shaped-job.out | head -1))" \
+	has shaped-job.out rc=0 --and lacks shaped-job.out "$MCK_ADDR_n1:8700" \
+	--and has_re shaped-job.out "are taken on n1: port 8700 \(RPC\) on n1 is taken: job [0-9]+ of user $OTHER \(uid $ouid\) reserved it"
+
+# --- the master's end (issue 34.2, 34.3): with restart=0 the master is
+# killed, or with the default restart=3 its keeper is; another user's
+# listener takes its ports; the job's next srun is not handed its address
+# (victim_end TAG: a job whose prefill srun starts the pool, then waits for
+# $W/TAG.go before its decode srun)
+victim_end() {
+	cat >"$1.sh" <<EOS
+#!/bin/bash
+. "$MCK_AWAIT"
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >$1-1.out 2>&1
+touch $W/$1.ready
+await 120 test -e $W/$1.go
+srun -N1 -n1 -w n3 --mooncake-recipe=r.yaml --mooncake-role=decode printenv MOONCAKE_MASTER >$1-2.out 2>&1
+echo "rc=\$?" >>$1-2.out
+EOS
+	chown "$VICTIM:" "$1.sh"
+	as "$VICTIM" sbatch --parsable -N3 -w n1,n2,n3 -o "$W/$1.job.out" "$1.sh"
+}
+# the pid the master step's proof in job JID's directory holds: its keeper
+keeper_of() { sed -n 's/^  "pid": \([0-9]*\),$/\1/p' "outputs/$1/logs/mooncake_master.proof.json"; }
+
+with_plugin_args restart=0
+jid=$(victim_end ended)
+await 120 test -e ended.ready
+kill -9 "$(pgrep -P "$(keeper_of "$jid")" -x mooncake_master)"
+await 30 eval 'grep -q "\"ended\": true" "outputs/$jid/logs/mooncake_master.proof.json"'
+impostor ended 8700 8701 8702
+touch ended.go
+wait_job "$jid" 120
+kill "${IMPOSTORS[-1]}" 2>/dev/null
+check "restart=0: after the master died, another user's listener on its ports is not taken for it: the next srun fails, saying the pool has ended ($(grep -o 'mooncake: .*' ended-2.out | head -1 | head -c 250))" \
+	has ended-2.out rc=1 "has stopped" --and not has_line ended-2.out "$MCK_ADDR_n1:8700"
+with_plugin_args ""
+
+jid=$(victim_end keeper)
+await 120 test -e keeper.ready
+keeper=$(keeper_of "$jid")
+master=$(pgrep -P "$keeper" -x mooncake_master)
+kill -9 "$keeper"
+await 30 eval '! kill -0 "$master" 2>/dev/null'
+gone=$?
+await 30 eval 'grep -q "\"ended\": true" "outputs/$jid/logs/mooncake_master.proof.json"'
+recorded=$?
+impostor keeper 8700 8701 8702
+touch keeper.go
+wait_job "$jid" 120
+kill "${IMPOSTORS[-1]}" 2>/dev/null
+check "the keeper killed (kill -9): its master dies with it, and the pool's record says it has ended" \
+	test "$gone" = 0 --and test "$recorded" = 0
+check "... another user's listener on its ports is not taken for the master: the next srun fails ($(grep -o 'mooncake: .*' keeper-2.out | head -1 | head -c 250))" \
+	has keeper-2.out rc=1 "has stopped" --and not has_line keeper-2.out "$MCK_ADDR_n1:8700"
 check "no mooncake_master process is left" test "$(masters_left)" = 0

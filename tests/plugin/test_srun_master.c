@@ -222,7 +222,8 @@ START_TEST(srun_master_that_lost_its_ports_moves_on)
 	script_srun(opt, sizeof(opt), body);
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
-	ck_log_contains("mooncake: ports 8700, 8701, 8702 are taken on n1; trying others");
+	/* the claim's words, which name who reserved the port */
+	ck_log_contains("mooncake: ports 8700, 8701, 8702 are taken on n1: port 8701 (metadata) on n1 is taken: another job's mooncake_master (pid 1) is starting on it; trying others");
 	ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8703, 8704, 8705)");
 	slurm_spank_exit(NULL, 0, NULL);
 	stop_started_master(&st);

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <unistd.h>
 
+#include "net/net.h"
 #include "pool/pool.h"
 #include "testutil.h"
 
@@ -283,6 +284,41 @@ START_TEST(ha_report_failovers)
 }
 END_TEST
 
+/* What an HA pool's keepers read of its etcd's gateway: the value of
+ * every mooncake-store/<cluster>/master_view (base64, decoded; other keys
+ * skipped), every member's peer URLs (one added that never came has
+ * none), at most the caller's count; anything but a JSON object refused */
+START_TEST(ha_etcd_answers_parsed)
+{
+	/* mooncake-store/mooncake_cluster/master_view = 10.0.0.9:9999,
+	 * /oplog/x = junk */
+	static const char range[] =
+		"{\"header\":{},\"kvs\":[{\"key\":\"L29wbG9nL3g=\",\"value\":\"anVuaw==\"},"
+		"{\"key\":\"bW9vbmNha2Utc3RvcmUvbW9vbmNha2VfY2x1c3Rlci9tYXN0ZXJfdmlldw==\","
+		"\"value\":\"MTAuMC4wLjk6OTk5OQ==\"}],\"count\":\"2\"}";
+	static const char members[] =
+		"{\"members\":[{\"name\":\"m0\",\"peerURLs\":[\"http://10.0.0.1:8704\"]},"
+		"{\"peerURLs\":[\"http://10.0.0.14:2380\"]},{\"name\":\"\"}]}";
+	char out[4][MCRI_ETCD_VALUE_MAX];
+	int n;
+
+	ck_assert_int_eq(mcri_etcd_views_parse(range, out, 4, &n), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(out[0], "10.0.0.9:9999");
+	ck_assert_int_eq(mcri_etcd_views_parse("{}", out, 4, &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(mcri_etcd_views_parse("[1]", out, 4, &n), -1);
+	ck_assert_int_eq(mcri_etcd_members_parse(members, out, 4, &n), 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_str_eq(out[0], "http://10.0.0.1:8704");
+	ck_assert_str_eq(out[1], "http://10.0.0.14:2380");
+	ck_assert_str_eq(out[2], "(none)");
+	ck_assert_int_eq(mcri_etcd_members_parse(members, out, 2, &n), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(mcri_etcd_members_parse("not json", out, 4, &n), -1);
+}
+END_TEST
+
 Suite *ha_suite(void)
 {
 	Suite *s = suite_create("ha");
@@ -293,6 +329,7 @@ Suite *ha_suite(void)
 	tcase_add_test(tc, ha_state);
 	tcase_add_test(tc, ha_proofs);
 	tcase_add_test(tc, ha_health);
+	tcase_add_test(tc, ha_etcd_answers_parsed);
 	tcase_add_test(tc, ha_report_failovers);
 	suite_add_tcase(s, tc);
 	return s;
