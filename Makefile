@@ -122,8 +122,12 @@ $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 CLI_SRC := $(wildcard tools/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 $(CLI_OBJ): CFLAGS += -Itools
+# status asks slurmctld for a job's record through libslurm, as the plugin
+# does (tools/slurm_job.c, with the plugin's spank/slurm_compat.h)
+$(B)/tools/slurm_job.o: CFLAGS += -Ispank
+SLURM_LIBS := -lslurm
 $(CLI): $(CLI_OBJ) $(RT_A) $(LIB_A)
-	$(CC) $(LDFLAGS) -pie -o $@ $^ $(LIB_LIBS)
+	$(CC) $(LDFLAGS) -pie -o $@ $^ $(LIB_LIBS) $(SLURM_LIBS)
 
 # The plugin carries the library inside and exports only plugin_* and
 # slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,

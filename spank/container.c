@@ -118,6 +118,7 @@ struct value {
 				    * (where.path is "model.container") */
 	char how[PATH_MAX + 512];  /* how an alias resolved; "" for none */
 	char looked[2048];         /* no alias resolved: the srtslurm.yaml read */
+	char skipped[1024];        /* the srtslurm.yaml the lookup did not trust */
 	const char *why;           /* the container system, and who chose it */
 };
 
@@ -293,7 +294,7 @@ static int in_container(const struct mcri_plugstack *ps, const struct mcp_contai
 	int rc;
 
 	if (mcp_container_alias(ps, val->v, &resolved, how, sizeof(how), val->looked,
-				sizeof(val->looked), err))
+				sizeof(val->looked), val->skipped, sizeof(val->skipped), err))
 		return -1;
 	if (resolved) {
 		val->v = resolved;
@@ -317,10 +318,13 @@ static int in_container(const struct mcri_plugstack *ps, const struct mcp_contai
 		val->why = oci_why;
 		rc = oci_value(val, c, err);
 	}
-	/* srun -v says how the alias resolved */
-	if (rc == 0 && resolved)
-		note_value(c, true, val, "the master step runs in %s (%s)", c->value,
-			   c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis");
+	/* the srun that starts the master says which image, from which file,
+	 * and which srtslurm.yaml it did not trust (master_step.c) */
+	if (rc == 0)
+		note_value(c, false, val, "the master step runs in %s (%s)%s%s%s", c->value,
+			   c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis",
+			   val->skipped[0] ? "; " : "", val->skipped,
+			   val->skipped[0] ? ": a srtslurm.yaml found in the working directory or above is read only when it is yours or root's and no one else can change it (SRTSLURM_CONFIG names one to read as it is)" : "");
 	free(resolved);
 	return rc;
 }

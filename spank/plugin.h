@@ -261,8 +261,8 @@ struct mcp_container_site {
 struct mcp_container {
 	enum mcri_container_mode mode; /* PYXIS, OCI, or NONE: the host */
 	char value[PATH_MAX];         /* the image (pyxis), the bundle's real path (OCI) */
-	char note[MCR_ERROR_MESSAGE_LENGTH]; /* auto without support: the line the
-					      * srun that starts the master prints */
+	char note[MCR_ERROR_MESSAGE_LENGTH]; /* the line the srun that starts the
+					      * master prints: the image, whence */
 	bool note_verbose;            /* container=none: the note is for srun -v */
 };
 /* Look at the cluster: srun= --help, oci.conf next to $SLURM_CONF. */
@@ -281,17 +281,17 @@ int mcp_container_options(const struct mcp_container *c, const char *dir, char *
 
 /* ---- container_alias.c: srtctl's container aliases (srun) ------------ */
 
-/* The recipe's container `value` through the srtslurm.yaml files, in
- * order: srtctl's own (the file SRTSLURM_CONFIG names, else srtslurm.yaml
- * in the working directory, its parent, its grandparent) and the
- * cluster's (srtslurm= in plugstack.conf). When one maps it, *resolved
- * (heap) is what it maps to and `how` says so ("'trtllm' is
- * containers.trtllm of /p/srtslurm.yaml:3:11"); else *resolved is NULL and
- * `looked` lists the files read and where none was. -1 with err (at the
- * file) for a file that cannot be read or is not one srtctl would load. */
+/* The recipe's container `value` through the srtslurm.yaml files, in order:
+ * srtctl's own (SRTSLURM_CONFIG's, else srtslurm.yaml in the working directory,
+ * its parent, its grandparent, if the user's or root's and no one else can
+ * change it) and the cluster's (srtslurm=). When one maps it, *resolved (heap)
+ * is what it maps to, and `how` says so ("'trtllm' is containers.trtllm of
+ * /p/srtslurm.yaml:3:11"); else `looked` lists the files read and where none
+ * was. `skipped`: "skipped F (it belongs to uid 1003 (mallory))", ... or "".
+ * -1 with err (at the file): a file unreadable or not one srtctl loads. */
 int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char **resolved,
 			char *how, size_t how_size, char *looked, size_t looked_size,
-			struct mcr_error *err);
+			char *skipped, size_t skipped_size, struct mcr_error *err);
 
 /* ---- container_task.c: a task's client config (slurmstepd) ----------- */
 

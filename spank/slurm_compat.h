@@ -2,7 +2,8 @@
  * slurm_compat.h - the one place where the plugin meets the differences of
  * the Slurm API between the releases it is built and tested against
  * (22.05, 24.11 and 26.05), keyed on SLURM_VERSION_NUMBER. Only
- * slurm_query.c calls libslurm; it includes this file.
+ * slurm_query.c (the plugin) and tools/slurm_job.c (mooncake-recipe
+ * status) call libslurm; they include this file.
  *
  *   errors    the RPCs report through errno (22.05's slurm_get_errno()
  *             only returned it, and 24.11 removed it)
@@ -97,6 +98,27 @@ static inline int mcp_slurm_get_step(uint32_t job_id, uint32_t step_id,
 	if (rc != 0 && errno == ESLURM_INVALID_JOB_ID)
 		rc = mcp_slurm_get_step_flags(job_id, step_id, resp, SHOW_ALL);
 	return rc;
+}
+
+/* the name squeue shows for a job's state (enum job_states; COMPLETING
+ * for a job that is completing) */
+static inline const char *mcp_job_state_name(uint32_t state)
+{
+	static const char *const names[] = {
+		"PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
+		"TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY",
+	};
+	uint32_t base = state & JOB_STATE_BASE;
+
+	if (state & JOB_COMPLETING)
+		return "COMPLETING";
+	return base < sizeof(names) / sizeof(names[0]) ? names[base] : "?";
+}
+
+/* has a job of that state ended (or is it completing)? */
+static inline bool mcp_job_state_ended(uint32_t state)
+{
+	return (state & JOB_STATE_BASE) >= JOB_COMPLETE || (state & JOB_COMPLETING);
 }
 
 /* Slurm's text for the error of the RPC that just failed */

@@ -18,18 +18,6 @@ bool mcp_srun_other_cluster(void)
 	return working_cluster_rec != NULL;
 }
 
-/* the name squeue shows for a job's base state (enum job_states) */
-static const char *state_name(uint32_t state)
-{
-	static const char *const names[] = {
-		"PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
-		"TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY",
-	};
-	uint32_t base = state & JOB_STATE_BASE;
-
-	return base < sizeof(names) / sizeof(names[0]) ? names[base] : "?";
-}
-
 int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err)
 {
 	job_info_msg_t *msg = NULL;
@@ -50,10 +38,8 @@ int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *er
 
 		if (j->job_id != job_id)
 			continue;
-		f->ended = (j->job_state & JOB_STATE_BASE) >= JOB_COMPLETE ||
-			   (j->job_state & JOB_COMPLETING);
-		snprintf(f->state, sizeof(f->state), "%s",
-			 (j->job_state & JOB_COMPLETING) ? "COMPLETING" : state_name(j->job_state));
+		f->ended = mcp_job_state_ended(j->job_state);
+		snprintf(f->state, sizeof(f->state), "%s", mcp_job_state_name(j->job_state));
 		f->het_leader = j->het_job_id && j->het_job_id != NO_VAL ? j->het_job_id : 0;
 		f->restarts = j->restart_cnt;
 		snprintf(f->work_dir, sizeof(f->work_dir), "%s", j->work_dir ? j->work_dir : "");

@@ -219,6 +219,9 @@ demo: all
 # text, the samples), records (state, proof, lock, worker records),
 # registry (the ports registry), handover (the task's handover
 # variable); seeds tests/fuzz/seeds/<target>/ and tests/unit/fixtures/.
+# The pool's inputs go up to the 16 MiB its reader takes, and then the
+# largest page it takes (written by tests/bench/pool_bench.c) and
+# FUZZ_LARGE_RUNS (default 24) mutations of it run on their own.
 # A finding leaves its input in build-fuzz/<target>-* (crash-, leak-,
 # timeout-, oom-) and fails the target. clang and its runtime:
 # tests/setup.sh.
@@ -230,7 +233,12 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_OPT := -O1 -g -fno-omit-frame-pointer
 FUZZ_READERS := pool records registry handover
 FUZZ_RUN := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-FUZZ_ARGS := -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1
+FUZZ_ARGS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+# each reader's inputs as long as it takes: the pool's answers up to
+# MCRI_METRICS_MAX (runtime/pool/pool.h), the others' 64 KiB
+FUZZ_MAXLEN_pool := 16777216
+FUZZ_MAXLEN := 65536
+FUZZ_LARGE_RUNS ?= 24
 # what each reader's target links besides the runtime and the library
 FUZZ_LINK_registry := $(FUZZ)/spank/ports.o
 FUZZ_LINK_handover := $(FUZZ)/spank/handover.o
@@ -248,11 +256,11 @@ fuzz-bin:
 			registry) echo "$(FUZZ_LINK_registry)";; handover) echo "$(FUZZ_LINK_handover)";; esac) \
 			$(FUZZ)/libmooncake_runtime.a $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS) || exit 1; \
 	done
-fuzz: fuzz-bin
+fuzz: fuzz-bin $(B)/tests/pool_bench
 	@mkdir -p $(FUZZ)/corpus/recipe
 	@for f in examples/*.yaml tests/recipes/*/*.yaml; do \
 		cp -n "$$f" "$(FUZZ)/corpus/recipe/seed-$$(echo "$$f" | tr / _)"; done
-	$(FUZZ_RUN) $(FUZZ)/fuzz_recipe -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
+	$(FUZZ_RUN) $(FUZZ)/fuzz_recipe -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) -max_len=$(FUZZ_MAXLEN) \
 		-dict=tests/fuzz/recipe.dict -artifact_prefix=$(FUZZ)/recipe- $(FUZZ)/corpus/recipe
 	@for f in tests/unit/fixtures/*.txt tests/unit/fixtures/*.json; do \
 		mkdir -p $(FUZZ)/corpus/pool && cp -n "$$f" "$(FUZZ)/corpus/pool/seed-$$(basename "$$f")"; done
@@ -260,14 +268,24 @@ fuzz: fuzz-bin
 	for t in $(FUZZ_READERS); do \
 		mkdir -p $(FUZZ)/corpus/$$t $(FUZZ)/tmp && cp -n tests/fuzz/seeds/$$t/* $(FUZZ)/corpus/$$t/ && \
 		TMPDIR=$(abspath $(FUZZ))/tmp $(FUZZ_RUN) $(FUZZ)/fuzz_$$t -max_total_time=$(FUZZ_READER_SECONDS) \
-			$(FUZZ_ARGS) -artifact_prefix=$(FUZZ)/$$t- $(FUZZ)/corpus/$$t || exit 1; \
+			$(FUZZ_ARGS) -max_len=$$(case $$t in pool) echo $(FUZZ_MAXLEN_pool);; *) echo $(FUZZ_MAXLEN);; esac) \
+			-artifact_prefix=$(FUZZ)/$$t- $(FUZZ)/corpus/$$t || exit 1; \
 	done
-	rm -rf $(FUZZ)/tmp
+	@# the largest page the pool's reader takes and FUZZ_LARGE_RUNS mutations
+	@# of it (a run of its own: at about a second each, they would starve
+	@# the small inputs of the run above), in a corpus of their own, gone after
+	rm -rf $(FUZZ)/large-pool && mkdir -p $(FUZZ)/large-pool && \
+		$(B)/tests/pool_bench tests/unit/fixtures/metrics_0.3.13.post1.txt --write $(FUZZ)/large-pool/largest-page
+	TMPDIR=$(abspath $(FUZZ))/tmp $(FUZZ_RUN) $(FUZZ)/fuzz_pool -runs=$(FUZZ_LARGE_RUNS) $(FUZZ_ARGS) \
+		-max_len=$(FUZZ_MAXLEN_pool) -artifact_prefix=$(FUZZ)/pool- $(FUZZ)/large-pool
+	rm -rf $(FUZZ)/tmp $(FUZZ)/large-pool
 
 # make bench: ratios measured side by side in one run (tests/bench/): the
 # library's (bench-lib: the CLI against /bin/true, time per item at 10x,
 # 100x and 1000x of each shape, the loader against PyYAML's safe_load),
-# then the plugin's (bench-plugin: per task, per node, per joining srun and
+# the pool's metrics reader (bench-pool: time per segment from 64 to 65536
+# segments, the largest page it takes, peak memory of each), then the
+# plugin's (bench-plugin: per task, per node, per joining srun and
 # readiness against the SPANK stub, in a network namespace of its own; as
 # root, on the test cluster: srun with and without a role, srun_bench.sh;
 # the first srun and the first wave of a pool against the floor, and status
@@ -275,16 +293,21 @@ fuzz: fuzz-bin
 # of the master to the first working put+get, keep_bench.sh, and of an HA
 # pool's leader, ha_bench.sh).
 # Needs python3 and python3-yaml (tests/setup.sh).
-BENCH_PARTS := bench-lib bench-plugin
-.PHONY: bench-lib bench-plugin bench-bin
+BENCH_PARTS := bench-lib bench-pool bench-plugin
+.PHONY: bench-lib bench-pool bench-plugin bench-bin
 bench: $(BENCH_PARTS)
 
 # the benchmarks' programs, built (not run) by CI so that they keep building
-bench-bin: $(B)/tests/bench $(B)/tests/plugin_bench
+bench-bin: $(B)/tests/bench $(B)/tests/pool_bench $(B)/tests/plugin_bench
 
 bench-lib: $(B)/tests/bench $(CLI)
 	rm -rf $(B)/bench-work && mkdir -p $(B)/bench-work
 	$(B)/tests/bench $(CURDIR) $(abspath $(CLI)) $(abspath $(B))/bench-work
+
+# the pool's metrics reader (status, the sampler), up to the largest page
+# it takes (runtime/pool/pool.h)
+bench-pool: $(B)/tests/pool_bench
+	$(B)/tests/pool_bench tests/unit/fixtures/metrics_0.3.13.post1.txt
 
 bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
 	$(NETNS_RUN) $(B)/tests/plugin_bench
@@ -299,6 +322,10 @@ $(B)/tests/plugin_bench: $(PLUGIN_BENCH_SRC) $(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A)
 	@echo "  LD      $@"
 	@$(CC) $(TEST_CFLAGS) -Itests/plugin $(LDFLAGS) -Wl,--wrap=gethostname,--wrap=__gethostname_chk -o $@ $(PLUGIN_BENCH_SRC) \
 		$(PLUGIN_TEST_OBJ) $(RT_A) $(LIB_A) $(LIB_LIBS)
+
+$(B)/tests/pool_bench: tests/bench/pool_bench.c $(RT_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(RT_A) $(LIB_A) $(LIB_LIBS)
 
 $(B)/tests/bench: tests/bench/bench.c $(LIB_A)
 	@mkdir -p $(dir $@)

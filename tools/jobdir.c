@@ -3,9 +3,9 @@
  * the job_dir= template of spank_mooncake.so's line in the cluster's
  * plugstack.conf (and the files it includes), else the default
  * <submit dir>/outputs/<job id>/logs, with the job's WorkDir and user from
- * scontrol. A recipe's output.log_dir is not known here (status --dir).
+ * Slurm's job record (slurm_job.c). A recipe's output.log_dir is not known
+ * here (status --dir).
  */
-#include <ctype.h>
 #include <glob.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -17,34 +17,6 @@
 #include "cli.h"
 #include "plugstack/plugstack.h"
 #include "sys/sys.h"
-
-/* the output of a command line (heap; NULL when it could not run) */
-static char *run(const char *cmd, int *status)
-{
-	struct mcri_buf b = { 0 };
-	char buf[4096];
-	size_t n;
-	FILE *p = popen(cmd, "re");
-
-	if (!p)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		mcri_buf_add(&b, buf, n);
-	*status = pclose(p);
-	return mcri_buf_take(&b);
-}
-
-/* the value of `key` (" KEY=value" on scontrol's one line), heap */
-static char *field(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-
-	for (const char *p = text; (p = strstr(p, key)); p += klen) {
-		if ((p == text || isspace((unsigned char)p[-1])) && p[klen] == '=')
-			return strndup(p + klen + 1, strcspn(p + klen + 1, " \n"));
-	}
-	return NULL;
-}
 
 /* job_dir= of spank_mooncake.so's line in a plugstack file (and the files
  * it includes; depth bounds include loops), read by the plugin's own
@@ -132,106 +104,92 @@ static char *plugstack_of_slurm_conf(void)
 	return found;
 }
 
-/* the JobState of scontrol's line: ended or not, its name in state */
-static bool ended_of(const char *out, char *state, size_t size)
+/* a job id as status takes it: digits, at most a uint32_t; 0 otherwise */
+static uint32_t job_number(const char *job_id)
 {
-	char *st = field(out, "JobState");
-	bool ended;
+	unsigned long long v;
 
-	snprintf(state, size, "JobState=%s", st ? st : "?");
-	if (!st)
-		return false;
-	ended = strcmp(st, "RUNNING") && strcmp(st, "PENDING") && strcmp(st, "SUSPENDED") &&
-		strcmp(st, "CONFIGURING") && strcmp(st, "REQUEUED");
-	free(st);
-	return ended;
+	if (!*job_id || strspn(job_id, "0123456789") != strlen(job_id) || strlen(job_id) > 10)
+		return 0;
+	v = strtoull(job_id, NULL, 10);
+	return v > 0 && v < UINT32_MAX ? (uint32_t)v : 0;
 }
 
 bool cli_job_ended(const char *job_id, char *state, size_t size)
 {
-	char cmd[128], *out;
-	int status = 0;
-	bool ended;
+	struct cli_job job;
+	uint32_t id = job_number(job_id);
+	char why[512];
 
 	snprintf(state, size, "no longer known to Slurm");
-	if (!*job_id || strspn(job_id, "0123456789") != strlen(job_id) || strlen(job_id) > 20)
-		return false;
-	snprintf(cmd, sizeof(cmd), "scontrol show job -o %s 2>&1", job_id);
-	out = run(cmd, &status);
-	if (!out)
-		return false; /* no scontrol: nothing is known */
-	ended = status != 0 || ended_of(out, state, size); /* gone from slurmctld: ended */
-	free(out);
-	return ended;
+	if (!id || cli_slurm_job(id, false, &job, why, sizeof(why)) != 0)
+		return false; /* Slurm cannot be asked: nothing is known */
+	if (!job.known)
+		return true; /* gone from slurmctld: ended */
+	snprintf(state, size, "JobState=%s", job.state);
+	return job.ended;
 }
 
 int cli_job_dir(const char *job_id, char **dir, uid_t *job_uid, bool *ended, char *state,
 		size_t size)
 {
-	char cmd[128], tmpl[4096] = MCRI_DEFAULT_JOB_DIR, *out, *workdir, *user, *cfg, *plug;
+	char tmpl[4096] = MCRI_DEFAULT_JOB_DIR, user[256], why[512], *plug;
 	struct mcr_error err = { 0 };
-	unsigned long uid;
-	int status = 0;
+	struct cli_job job;
+	struct passwd *pw;
+	uint32_t id = job_number(job_id);
 
 	*dir = NULL;
-	if (!*job_id || strspn(job_id, "0123456789") != strlen(job_id) || strlen(job_id) > 20) {
+	if (!id) {
 		fprintf(stderr, "mooncake: status --job '%s': a job id is a number, such as 4242\n", job_id);
 		return 2;
 	}
-	snprintf(cmd, sizeof(cmd), "scontrol show job -o %s 2>&1", job_id);
-	out = run(cmd, &status);
-	if (!out || status != 0) {
-		fprintf(stderr,
-			"mooncake: job %s: scontrol show job failed (%s); a job that ended more than MinJobAge ago is gone from Slurm: run mooncake-recipe status --dir <its job directory>\n",
-			job_id, out && *out ? strtok(out, "\n") : "cannot run scontrol");
-		free(out);
-		return 1;
-	}
-	workdir = field(out, "WorkDir");
-	user = field(out, "UserId");
-	*ended = ended_of(out, state, size);
-	free(out);
-	if (!workdir || !user || sscanf(strchr(user, '(') ? strchr(user, '(') + 1 : "", "%lu", &uid) != 1) {
-		fprintf(stderr, "mooncake: job %s: scontrol show job gave no WorkDir or UserId\n", job_id);
-		free(workdir);
-		free(user);
+	/* slurm.conf names the plugstack file; only without one on disk
+	 * (configless Slurm) is slurmctld asked for it */
+	plug = plugstack_of_slurm_conf();
+	if (cli_slurm_job(id, !plug, &job, why, sizeof(why)) != 0) {
+		fprintf(stderr, "mooncake: job %s: cannot ask Slurm about it (%s)\n", job_id, why);
+		free(plug);
 		return 2;
 	}
-	*strchr(user, '(') = '\0';
-	*job_uid = (uid_t)uid;
-	if (uid != (unsigned long)getuid() && getuid() != 0) {
+	if (!job.known) {
+		fprintf(stderr,
+			"mooncake: job %s is not known to Slurm; a job that ended more than MinJobAge ago is gone from it: run mooncake-recipe status --dir <its job directory>\n",
+			job_id);
+		free(plug);
+		return 1;
+	}
+	snprintf(state, size, "JobState=%s", job.state);
+	*ended = job.ended;
+	*job_uid = job.uid;
+	pw = getpwuid(job.uid);
+	if (pw && pw->pw_name)
+		snprintf(user, sizeof(user), "%s", pw->pw_name);
+	else
+		snprintf(user, sizeof(user), "%u", (unsigned)job.uid);
+	if (job.uid != getuid() && getuid() != 0) {
 		fprintf(stderr,
 			"mooncake: job %s is not yours (it belongs to %s); status shows the pools of your own jobs: check the job id (squeue --me)\n",
 			job_id, user);
-		free(workdir);
-		free(user);
+		free(plug);
 		return 1;
 	}
-	/* job_dir= of the plugin's line, as the plugin read it: slurm.conf
-	 * names the plugstack file; only without one on disk (configless
-	 * Slurm) is scontrol asked */
-	if (!(plug = plugstack_of_slurm_conf())) {
-		cfg = run("scontrol show config 2>/dev/null", &status);
-		plug = cfg ? field(cfg, "PlugStackConfig") : NULL;
-		if (!plug && cfg) { /* "PlugStackConfig         = /etc/slurm/plugstack.conf" */
-			char *p = strstr(cfg, "PlugStackConfig");
-
-			if (p && (p = strchr(p, '=')))
-				plug = strndup(p + 2, strcspn(p + 2, "\n"));
-		}
-		free(cfg);
+	if (!job.work_dir[0]) {
+		fprintf(stderr, "mooncake: job %s: Slurm gives no WorkDir for it\n", job_id);
+		free(plug);
+		return 2;
+	}
+	if (!plug && job.plugstack[0] && !(plug = strdup(job.plugstack))) {
+		fprintf(stderr, "mooncake: out of memory\n");
+		return 2;
 	}
 	if (plugstack_job_dir(plug ? plug : "/etc/slurm/plugstack.conf", 0, tmpl, sizeof(tmpl), &err)) {
 		fprintf(stderr, "mooncake: job %s: %s\n", job_id, err.text);
 		free(plug);
-		free(workdir);
-		free(user);
 		return 2;
 	}
 	free(plug);
-	*dir = mcri_expand_dir_template(tmpl, job_id, user, workdir, &err);
-	free(workdir);
-	free(user);
+	*dir = mcri_expand_dir_template(tmpl, job_id, user, job.work_dir, &err);
 	if (!*dir) {
 		char msg[MCR_ERROR_MESSAGE_LENGTH];
 

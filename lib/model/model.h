@@ -118,4 +118,13 @@ int mcri_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode,
 int mcri_vllm_payload(const struct mcr_recipe *r, const char *master_address,
 		      struct mcri_payload *out, struct mcr_error *err);
 
+/* ---- srtctl's container aliases (srtslurm.c) ----------------------- */
+
+/* mcr_srtslurm_container of the file open at `fd` (read from it, not
+ * closed; fd -1: it could not be opened, errno says why), named `name` in
+ * messages: the plugin reads a srtslurm.yaml it found by itself through
+ * the descriptor it checked (runtime/jobdir: mcri_trusted_open). */
+int mcri_srtslurm_container_fd(int fd, const char *name, const char *alias, char **value,
+			       struct mcr_position *where, struct mcr_error *err);
+
 #endif /* MCRI_MODEL_H_ */

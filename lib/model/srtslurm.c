@@ -18,28 +18,27 @@
 /* a cluster config is a small YAML file */
 #define MAX_SRTSLURM_BYTES (1u << 20)
 
-int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias,
-			   char **value, struct mcr_position *where, struct mcr_error *err)
+/* err for a file that could not be read (errno-like e) */
+static int unreadable(const char *name, int e, struct mcr_error *err)
 {
-	const char *name = display_name ? display_name : path;
-	const struct mcri_node *containers, *v;
-	struct mcri_doc *doc = NULL;
-	char *text = NULL, *repr;
-	size_t len;
-	int e, rc = 0;
-
-	*value = NULL;
-	if (where)
-		memset(where, 0, sizeof(*where));
-	e = mcri_read_file(path, MAX_SRTSLURM_BYTES, &text, &len);
 	if (e == ENOMEM)
 		return mcri_error_nomem(err);
-	if (e)
-		return mcri_error_set(err, MCR_EIO,
-				      "cannot read srtctl's cluster config %s: %s; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it",
-				      name,
-				      e == EISDIR ? "it is not a regular file" :
-				      e == EFBIG  ? "it is larger than 1 MiB" : strerror(e));
+	return mcri_error_set(err, MCR_EIO,
+			      "cannot read srtctl's cluster config %s: %s; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it",
+			      name,
+			      e == EISDIR ? "it is not a regular file" :
+			      e == EFBIG  ? "it is larger than 1 MiB" : strerror(e));
+}
+
+/* the mapping of `text` (heap, consumed) */
+static int from_text(char *text, size_t len, const char *name, const char *alias, char **value,
+		     struct mcr_position *where, struct mcr_error *err)
+{
+	const struct mcri_node *containers, *v;
+	struct mcri_doc *doc = NULL;
+	char *repr;
+	int e, rc = 0;
+
 	e = mcri_doc_parse(text, len, name, &doc, err);
 	free(text);
 	if (e)
@@ -83,4 +82,35 @@ int mcr_srtslurm_container(const char *path, const char *display_name, const cha
 out:
 	mcri_doc_free(doc);
 	return rc;
+}
+
+int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias,
+			   char **value, struct mcr_position *where, struct mcr_error *err)
+{
+	const char *name = display_name ? display_name : path;
+	char *text = NULL;
+	size_t len;
+	int e;
+
+	*value = NULL;
+	if (where)
+		memset(where, 0, sizeof(*where));
+	if ((e = mcri_read_file(path, MAX_SRTSLURM_BYTES, &text, &len)))
+		return unreadable(name, e, err);
+	return from_text(text, len, name, alias, value, where, err);
+}
+
+int mcri_srtslurm_container_fd(int fd, const char *name, const char *alias, char **value,
+			       struct mcr_position *where, struct mcr_error *err)
+{
+	char *text = NULL;
+	size_t len;
+	int e = fd < 0 ? errno : 0;
+
+	*value = NULL;
+	if (where)
+		memset(where, 0, sizeof(*where));
+	if (e || (e = mcri_read_fd(fd, MAX_SRTSLURM_BYTES, &text, &len)))
+		return unreadable(name, e, err);
+	return from_text(text, len, name, alias, value, where, err);
 }

@@ -11,27 +11,19 @@
 
 #include "sys/sys.h"
 
-int mcri_read_file(const char *path, size_t max, char **text, size_t *len)
+int mcri_read_fd(int fd, size_t max, char **text, size_t *len)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
-	int fd, rc = 0;
+	int rc = 0;
 
 	*text = NULL;
 	*len = 0;
-	/* O_NONBLOCK: a FIFO does not hang the open (it is refused below) */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return EISDIR;
-	}
-	if ((unsigned long long)st.st_size > max) {
-		close(fd);
+	if ((unsigned long long)st.st_size > max)
 		return EFBIG;
-	}
 	for (;;) {
 		ssize_t got;
 
@@ -62,7 +54,6 @@ int mcri_read_file(const char *path, size_t max, char **text, size_t *len)
 			break;
 		n += (size_t)got;
 	}
-	close(fd);
 	if (rc == 0 && n > max)
 		rc = EFBIG;
 	if (rc) {
@@ -73,4 +64,19 @@ int mcri_read_file(const char *path, size_t max, char **text, size_t *len)
 	*text = buf;
 	*len = n;
 	return 0;
+}
+
+int mcri_read_file(const char *path, size_t max, char **text, size_t *len)
+{
+	int fd, rc;
+
+	*text = NULL;
+	*len = 0;
+	/* O_NONBLOCK: a FIFO does not hang the open (it is refused below) */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return errno;
+	rc = mcri_read_fd(fd, max, text, len);
+	close(fd);
+	return rc;
 }

@@ -38,6 +38,9 @@ int mcri_mkdir_p(const char *path, unsigned mode, struct mcr_error *err);
  * open's or the read's, EISDIR for something that is not a regular file
  * (a directory, a FIFO), EFBIG when it is larger than `max`, ENOMEM. */
 int mcri_read_file(const char *path, size_t max, char **text, size_t *len);
+/* The same from the descriptor fd, open for reading (not closed here):
+ * a file checked through the descriptor it is read from. */
+int mcri_read_fd(int fd, size_t max, char **text, size_t *len);
 
 /* ---- the job directory (jobdir.c) ---------------------------------- */
 

@@ -5,8 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,43 +16,6 @@
 #include "sys/sys.h"
 
 #define FILE_MODE 0600
-
-/* "uid 1001 (alice)" */
-static void who(uid_t uid, char *buf, size_t size)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	if (pw && pw->pw_name)
-		snprintf(buf, size, "uid %u (%s)", (unsigned)uid, pw->pw_name);
-	else
-		snprintf(buf, size, "uid %u", (unsigned)uid);
-}
-
-/* gid is the user's own private group (a user private group, as Debian's
- * adduser makes with umask 002): the user's primary group, of the user's
- * name, without other members. Its write bit lets nobody else in. */
-static bool private_group(gid_t gid, uid_t uid)
-{
-	struct passwd *pw = getpwuid(uid);
-	struct group *gr;
-	char name[256];
-
-	if (!pw || !pw->pw_name || pw->pw_gid != gid ||
-	    snprintf(name, sizeof(name), "%s", pw->pw_name) >= (int)sizeof(name) || !(gr = getgrgid(gid)) ||
-	    !gr->gr_name || strcmp(gr->gr_name, name) != 0)
-		return false;
-	for (char **m = gr->gr_mem; m && *m; m++)
-		if (strcmp(*m, name) != 0)
-			return false;
-	return true;
-}
-
-/* others than the owner (and root) may write the directory of stat st */
-static bool others_write(const struct stat *st, uid_t uid)
-{
-	return (st->st_mode & S_IWOTH) ||
-	       ((st->st_mode & S_IWGRP) && !(st->st_uid == uid && private_group(st->st_gid, uid)));
-}
 
 /* the directory open at fd is the job's: owned by uid, written by nobody else */
 static int check_dir(int fd, const char *path, uid_t uid, struct mcr_error *err)
@@ -69,13 +30,13 @@ static int check_dir(int fd, const char *path, uid_t uid, struct mcr_error *err)
 		return mcri_error_set(err, MCR_ESTATE, "%s is not a directory; remove it or choose another job directory",
 				      path);
 	if (st.st_uid != uid) {
-		who(st.st_uid, owner, sizeof(owner));
-		who(uid, user, sizeof(user));
+		mcri_who(st.st_uid, owner, sizeof(owner));
+		mcri_who(uid, user, sizeof(user));
 		return mcri_error_set(err, MCR_ESTATE,
 				      "the job's directory %s belongs to %s, not to the job's user, %s: another user could plant or change the pool's files there; use a directory of your own (output.log_dir in the recipe, or job_dir= with {user} in plugstack.conf)",
 				      path, owner, user);
 	}
-	if (others_write(&st, uid))
+	if (mcri_others_write(&st, uid))
 		return mcri_error_set(err, MCR_ESTATE,
 				      "the job's directory %s may be written by %s (mode %04o): another user could plant or change the pool's files there; run chmod go-w %s, or use a directory of your own",
 				      path, (st.st_mode & S_IWOTH) ? "every user" : "its group",
@@ -114,12 +75,12 @@ static int check_parent(int fd, const char *name, const char *path, uid_t uid,
 		return mcri_error_set(err, MCR_EIO, "cannot use %s, a parent of the job's directory %s: %s",
 				      name, path, strerror(errno));
 	if (st.st_uid != 0 && st.st_uid != uid) {
-		who(st.st_uid, owner, sizeof(owner));
+		mcri_who(st.st_uid, owner, sizeof(owner));
 		return mcri_error_set(err, MCR_ESTATE,
 				      "the job's directory %s is inside %s, which belongs to %s: that user could move it and put a directory of theirs in its place; use a directory whose every parent only you and root can change (output.log_dir in the recipe, or job_dir= in plugstack.conf)",
 				      path, name, owner);
 	}
-	if (others_write(&st, uid) && !(st.st_mode & S_ISVTX)) {
+	if (!mcri_parent_trusted(&st, uid)) {
 		char fix[PATH_MAX + 64];
 
 		/* only its owner can change its mode */
@@ -135,40 +96,39 @@ static int check_parent(int fd, const char *name, const char *path, uid_t uid,
 	return 0;
 }
 
+/* check_parent for the walk: the job's directory's parents */
+struct walk {
+	const char *real;
+	uid_t uid;
+	struct mcr_error *err;
+};
+
+static int walk_check(int fd, const char *dir, void *arg)
+{
+	const struct walk *w = arg;
+
+	return check_parent(fd, dir, w->real, w->uid, w->err);
+}
+
 /* Open `real` (an absolute path without links, "." or "..") from / one
  * level at a time, refusing links and every parent check_parent refuses,
  * then the directory itself as open_checked does. */
 static int open_walked(const char *real, uid_t uid, struct mcri_jobdir *d, struct mcr_error *err)
 {
-	char prefix[PATH_MAX] = "/";
-	const char *p = real + 1, *slash;
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), rc;
+	struct walk w = { real, uid, err };
+	char at[PATH_MAX];
+	const char *leaf;
+	int fd = mcri_walk(real, walk_check, &w, at, sizeof(at), &leaf), rc;
 
-	if (fd < 0)
+	if (fd == -1 && strcmp(at, "/") == 0)
 		return mcri_error_set(err, MCR_EIO, "cannot open /: %s", strerror(errno));
-	while ((slash = strchr(p, '/'))) {
-		char name[NAME_MAX + 1];
-		size_t n = (size_t)(slash - p);
-		int next;
-
-		if (check_parent(fd, prefix, real, uid, err)) {
-			close(fd);
-			return -1;
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)(n < NAME_MAX ? n : NAME_MAX), p);
-		snprintf(prefix, sizeof(prefix), "%.*s", (int)(slash - real), real);
-		next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		if (next < 0)
-			return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
-					      "cannot open %s, a parent of the job's directory %s: %s%s", prefix,
-					      real, strerror(errno), errno == ELOOP ? " (it changed into a link)" : "");
-		fd = next;
-		p = slash + 1;
-	}
-	rc = check_parent(fd, prefix, real, uid, err);
-	if (rc == 0)
-		rc = open_checked(fd, p, real, uid, d, err);
+	if (fd == -1)
+		return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
+				      "cannot open %s, a parent of the job's directory %s: %s%s", at,
+				      real, strerror(errno), errno == ELOOP ? " (it changed into a link)" : "");
+	if (fd < 0)
+		return -1;
+	rc = open_checked(fd, leaf, real, uid, d, err);
 	close(fd);
 	return rc;
 }

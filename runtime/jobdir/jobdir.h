@@ -137,6 +137,46 @@ bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char 
 /* Is `name` there (anything but a dangling name)? */
 bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name);
 
+/* ---- who may change a path (trust.c) --------------------------------- */
+
+/* The rule the job's directory and the files the plugin finds by itself
+ * (srtctl's srtslurm.yaml in the working directory and above) share: what
+ * is `uid`'s belongs to uid and no one else may write it (a group write
+ * bit counts only for a group of others: uid's own private group, as
+ * Debian's adduser makes with umask 002, is uid's); each directory above
+ * it belongs to root or uid, and others may write it only with the sticky
+ * bit (as /tmp: there no one but an entry's owner can move the entry). */
+
+/* "uid 1001 (alice)" (or "uid 1001" without a name) into buf */
+void mcri_who(uid_t uid, char *buf, size_t size);
+/* May others than its owner (and root) write what st describes? uid's
+ * own private group is no one else. */
+bool mcri_others_write(const struct stat *st, uid_t uid);
+/* May the directory st describes stand above a path of uid's? */
+bool mcri_parent_trusted(const struct stat *st, uid_t uid);
+/* Walk the absolute path `real` (no "." or "..": realpath's or getcwd's)
+ * from / down to the directory that holds its last part, each opened
+ * O_PATH without following a link, calling check(fd, name, arg) on each
+ * (nonzero stops the walk). That directory's descriptor (O_PATH, the
+ * caller closes it) and *leaf, the last part of real; -1 with errno when
+ * a directory cannot be opened (`at` names it); -2 when check stopped. */
+int mcri_walk(const char *real, int (*check)(int fd, const char *dir, void *arg), void *arg,
+	      char *at, size_t at_size, const char **leaf);
+/* The file `path` (absolute, as getcwd gives its directory) that the
+ * plugin found by itself, opened once for reading (O_NOFOLLOW,
+ * O_NONBLOCK: no link followed, no FIFO waited on) and used only if uid
+ * may trust it: checked through the descriptors that it belongs to uid or
+ * root and no one else may write it, and that each directory above it
+ * passes the rule above. The descriptor (>= 0, the caller reads it as a
+ * regular file or refuses it, and closes it); -1 with errno when it
+ * cannot be opened (ENOENT: there is none, or a directory above it cannot
+ * be opened); -2 with err MCR_ESTATE when
+ * it is not to be trusted, its text saying why, of the file: "it belongs
+ * to uid 1003 (mallory)", "every user may write it (mode 0666)", "it is in
+ * /x, which belongs to ...", "it is a link (of ...), which this lookup
+ * does not follow". */
+int mcri_trusted_open(const char *path, uid_t uid, struct mcr_error *err);
+
 /* ---- a change in it (watch.c) --------------------------------------- */
 
 /* Waiting for another process's write of the state file or a lock file

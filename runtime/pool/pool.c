@@ -13,34 +13,60 @@
 #include "net/net.h"
 #include "pool/pool.h"
 
-#define METRICS_MAX (16u << 20) /* /metrics grows with the segments */
-
 static long long count(double v)
 {
 	return isfinite(v) && v > 0 ? (long long)llround(v) : 0;
 }
 
-static struct mcri_segment *segment(struct mcri_pool *pool, const char *name,
-				    struct mcr_error *err)
+/* pool->seg by name: an index of its positions under a random key, so
+ * that no set of names a client registers makes the lookups collide */
+struct seg_lookup {
+	struct mcri_pool *pool;
+	const char *name;
+};
+
+static bool seg_named(const void *ctx, size_t pos)
 {
+	const struct seg_lookup *l = ctx;
+
+	return strcmp(l->pool->seg[pos].name, l->name) == 0;
+}
+
+/* the segment `name` of pool (a new one at the end, seg grown by
+ * doubling from *cap); NULL with err set */
+static struct mcri_segment *segment(struct mcri_pool *pool, size_t *cap, struct mcri_index *ix,
+				    const char *name, struct mcr_error *err)
+{
+	struct seg_lookup l = { pool, name };
+	uint64_t h = mcri_hash(ix->key, name, strlen(name));
+	size_t at = mcri_index_find(ix, h, seg_named, &l);
 	struct mcri_segment *s;
 	const char *colon;
 
-	for (size_t i = 0; i < pool->nseg; i++)
-		if (strcmp(pool->seg[i].name, name) == 0)
-			return &pool->seg[i];
-	s = realloc(pool->seg, (pool->nseg + 1) * sizeof(*s));
-	if (!s) {
-		mcri_error_nomem(err);
+	if (at != MCRI_NOT_FOUND)
+		return &pool->seg[at];
+	if (pool->nseg >= MCRI_POOL_SEGMENTS_MAX) {
+		mcri_error_set(err, MCR_EINVAL,
+			       "the master's /metrics names more than %u segments: it is read no further; is what answers on the job's metrics port its mooncake_master?",
+			       MCRI_POOL_SEGMENTS_MAX);
 		return NULL;
 	}
-	pool->seg = s;
+	if (pool->nseg == *cap) {
+		size_t grown = *cap ? 2 * *cap : 64;
+
+		if (!(s = realloc(pool->seg, grown * sizeof(*s)))) {
+			mcri_error_nomem(err);
+			return NULL;
+		}
+		pool->seg = s;
+		*cap = grown;
+	}
 	s = &pool->seg[pool->nseg];
 	memset(s, 0, sizeof(*s));
 	colon = strrchr(name, ':');
 	s->name = strdup(name);
 	s->address = strndup(name, colon ? (size_t)(colon - name) : strlen(name));
-	if (!s->name || !s->address) {
+	if (!s->name || !s->address || mcri_index_add(ix, h, pool->nseg)) {
 		free(s->name);
 		free(s->address);
 		mcri_error_nomem(err);
@@ -53,7 +79,11 @@ static struct mcri_segment *segment(struct mcri_pool *pool, const char *name,
 int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
 			struct mcr_error *err)
 {
+	struct mcri_hashkey key;
+	struct mcri_index ix = { .key = &key };
+	size_t cap = pool->nseg;
 	double v;
+	int rc = 0;
 
 	if (!mcri_prom_value(p, "master_total_capacity_bytes", &v))
 		return mcri_error_set(err, MCR_EINVAL,
@@ -62,22 +92,29 @@ int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
 	pool->allocated = mcri_prom_value(p, "master_allocated_bytes", &v) ? count(v) : 0;
 	pool->keys = mcri_prom_value(p, "master_key_count", &v) ? count(v) : 0;
 	pool->clients = mcri_prom_value(p, "master_active_clients", &v) ? count(v) : 0;
-	for (size_t i = 0; i < p->n; i++) {
+	mcri_hashkey_init(&key);
+	for (size_t i = 0; rc == 0 && i < pool->nseg; i++)
+		if (mcri_index_add(&ix, mcri_hash(&key, pool->seg[i].name, strlen(pool->seg[i].name)), i))
+			rc = mcri_error_nomem(err);
+	for (size_t i = 0; rc == 0 && i < p->n; i++) {
 		const struct mcri_prom_sample *s = &p->s[i];
-		bool cap = strcmp(s->name, "segment_total_capacity_bytes") == 0;
-		const char *name = mcri_prom_label(s, "segment");
+		bool capacity = strcmp(s->name, "segment_total_capacity_bytes") == 0;
+		const char *name;
 		struct mcri_segment *seg;
 
-		if (!name || (!cap && strcmp(s->name, "segment_allocated_bytes") != 0))
+		if (!capacity && strcmp(s->name, "segment_allocated_bytes") != 0)
 			continue;
-		if (!(seg = segment(pool, name, err)))
-			return -1;
-		if (cap)
+		if (!(name = mcri_prom_label(s, "segment")))
+			continue;
+		if (!(seg = segment(pool, &cap, &ix, name, err)))
+			rc = -1;
+		else if (capacity)
 			seg->capacity = count(s->value);
 		else
 			seg->allocated = count(s->value);
 	}
-	return 0;
+	mcri_index_free(&ix);
+	return rc;
 }
 
 int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
@@ -92,7 +129,7 @@ int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
 	end = strchr(p, '|');
 	if (!end)
 		end = p + strlen(p);
-	while (p < end) {
+	while (p < end && pool->nrates < MCRI_POOL_RATES_MAX) {
 		char name[64];
 		double ok, total;
 		int used = 0;
@@ -137,26 +174,93 @@ static int add_role(char **roles, const char *role)
 
 #define MAX_WORKERS 65536 /* records read: a node per step of the job */
 
+/* what the worker records say of one address: the node of the first,
+ * the roles of all ("prefill+decode") */
+struct place {
+	const char *address, *node;
+	char *roles;
+};
+struct place_lookup {
+	const struct place *places;
+	const char *address;
+};
+
+static bool place_at(const void *ctx, size_t pos)
+{
+	const struct place_lookup *l = ctx;
+
+	return strcmp(l->places[pos].address, l->address) == 0;
+}
+
+/* each role of the "+"-joined `roles` added to *to */
+static int add_roles(char **to, const char *roles)
+{
+	char role[sizeof(((struct mcri_worker *)0)->role)];
+
+	if (!*to)
+		return (*to = strdup(roles)) ? 0 : -1;
+	for (const char *p = roles; *p; p += *p == '+') {
+		size_t n = strcspn(p, "+");
+
+		snprintf(role, sizeof(role), "%.*s", (int)n, p);
+		if (add_role(to, role))
+			return -1;
+		p += n;
+	}
+	return 0;
+}
+
 int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir,
 			   struct mcr_error *err)
 {
+	struct mcri_hashkey key;
+	struct mcri_index ix = { .key = &key };
+	struct place *places = NULL;
 	struct mcri_worker *w;
-	size_t n;
+	size_t n, nplaces = 0;
 	int rc = 0;
 
 	if (mcri_workers_read(dir, MAX_WORKERS, &w, &n, err))
 		return -1;
-	for (size_t k = 0; rc == 0 && k < n; k++)
-		for (size_t i = 0; rc == 0 && i < pool->nseg; i++) {
-			struct mcri_segment *s = &pool->seg[i];
+	mcri_hashkey_init(&key);
+	/* the records by address (many tasks and steps share one), then
+	 * each segment looked up once: linear in records and segments */
+	if (n && !(places = calloc(n, sizeof(*places))))
+		rc = mcri_error_nomem(err);
+	for (size_t k = 0; rc == 0 && k < n; k++) {
+		struct place_lookup l = { places, w[k].address };
+		uint64_t h = mcri_hash(&key, w[k].address, strlen(w[k].address));
+		size_t at = mcri_index_find(&ix, h, place_at, &l);
 
-			if (strcmp(s->address, w[k].address) != 0)
-				continue;
-			if (!s->node && !(s->node = strdup(w[k].node)))
+		if (at == MCRI_NOT_FOUND) {
+			if (mcri_index_add(&ix, h, nplaces)) {
 				rc = mcri_error_nomem(err);
-			if (rc == 0 && add_role(&s->role, w[k].role))
-				rc = mcri_error_nomem(err);
+				break;
+			}
+			at = nplaces++;
+			places[at].address = w[k].address;
+			places[at].node = w[k].node;
 		}
+		if (add_role(&places[at].roles, w[k].role))
+			rc = mcri_error_nomem(err);
+	}
+	for (size_t i = 0; rc == 0 && i < pool->nseg; i++) {
+		struct mcri_segment *s = &pool->seg[i];
+		struct place_lookup l = { places, s->address };
+		size_t at = mcri_index_find(&ix, mcri_hash(&key, s->address, strlen(s->address)),
+					    place_at, &l);
+
+		if (at == MCRI_NOT_FOUND)
+			continue;
+		if (!s->node && !(s->node = strdup(places[at].node)))
+			rc = mcri_error_nomem(err);
+		if (rc == 0 && add_roles(&s->role, places[at].roles))
+			rc = mcri_error_nomem(err);
+	}
+	for (size_t k = 0; k < nplaces; k++)
+		free(places[k].roles);
+	free(places);
+	mcri_index_free(&ix);
 	free(w);
 	return rc;
 }
@@ -179,7 +283,7 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 					      m->infra_node, m->ha.masters - 1);
 		addr = m->ha.member[pool->leader].addr;
 	}
-	if (mcri_http_get(addr, m->ports.metrics, "/metrics", timeout_ms, METRICS_MAX,
+	if (mcri_http_get(addr, m->ports.metrics, "/metrics", timeout_ms, MCRI_METRICS_MAX,
 			  &status, &body, err)) {
 		char why[512];
 
@@ -202,7 +306,7 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 		return -1;
 	/* the rates are a bonus: a master without them is still the pool */
 	if (mcri_http_get(addr, m->ports.metrics, "/metrics/summary", timeout_ms,
-			  METRICS_MAX, &status, &body, err) == 0) {
+			  MCRI_METRICS_MAX, &status, &body, err) == 0) {
 		rc = status == 200 ? mcri_pool_rates(body, pool, err) : 0;
 		free(body);
 	}

@@ -17,21 +17,47 @@
 
 /* ---- Prometheus text format 0.0.4 (prom.c) ------------------------- */
 
+/* What the pool's readers take of what answers on the master's metrics
+ * port (the master, or whoever listens there after it ended): time and
+ * memory stay linear in it, and bounded.
+ *   MCRI_METRICS_MAX        bytes of one answer (/metrics, /metrics/summary)
+ *   MCRI_PROM_SAMPLES_MAX   samples of one /metrics page
+ *   MCRI_PROM_LABELS_MAX    labels (name="value" pairs) of all its samples
+ *   MCRI_POOL_SEGMENTS_MAX  distinct segments of one page, and of the
+ *                           report (every segment seen during the job)
+ *   MCRI_POOL_RATES_MAX     request rates of one /metrics/summary
+ * A master's page holds about 150 samples and two more (one label each)
+ * per segment: 65536 segments fit, in about 8 MiB. */
+#define MCRI_METRICS_MAX (16u << 20)
+#define MCRI_PROM_SAMPLES_MAX 262144u
+#define MCRI_PROM_LABELS_MAX 524288u
+#define MCRI_POOL_SEGMENTS_MAX 65536u
+#define MCRI_POOL_RATES_MAX 64u
+
 struct mcri_prom_sample {
 	char *name;     /* metric name, e.g. "segment_allocated_bytes" */
 	char **labels;  /* name, value, name, value, ..., NULL */
+	size_t nlabels; /* pairs in labels */
 	double value;   /* +Inf, -Inf and NaN as C's */
 };
+/* A page: its names and labels point into `text`, its copy. */
 struct mcri_prom {
 	struct mcri_prom_sample *s;
 	size_t n, cap;
+	char *text;          /* the page, each name and label cut out in place */
+	char **label;        /* every sample's labels, one list after another */
+	size_t nlabel, label_cap; /* entries of label (pairs and NULLs), room */
+	size_t nlabels;      /* label pairs of all samples */
 };
 
 /* Every sample line of `text` (comments, blank lines and timestamps
  * skipped; so is a sample with a label value that is not UTF-8 or holds a
  * control character, which any client may register as a segment's name).
  * MCR_EINVAL naming the line (its control characters as '?') for a line
- * that is not a sample, MCR_EIO for memory; `out` is empty on failure. */
+ * that is not a sample, and for a page of more than MCRI_PROM_SAMPLES_MAX
+ * samples or MCRI_PROM_LABELS_MAX labels; MCR_EIO for memory; `out` is
+ * empty on failure. Time and memory linear in the text's length (about
+ * twice it, and 32 bytes a sample). */
 int mcri_prom_parse(const char *text, struct mcri_prom *out,
 		    struct mcr_error *err);
 void mcri_prom_free(struct mcri_prom *p);
@@ -110,7 +136,10 @@ struct mcri_report {
 	char job_id[32];
 	struct mcri_pool last;          /* the pool at its last sample */
 	struct mcri_segment *seg;       /* every segment seen, with its peak */
-	size_t nseg;
+	size_t nseg, seg_cap;           /* at most MCRI_POOL_SEGMENTS_MAX */
+	size_t seg_unkept;              /* segments seen once seg was full */
+	struct mcri_hashkey seg_key;    /* seg by name (set at the first segment) */
+	struct mcri_index seg_index;
 	struct mcri_sample *samples;
 	size_t nsamples, cap;
 	double ended_at;
@@ -138,7 +167,9 @@ int mcri_samples_parse(const char *text, struct mcri_report *r,
 int mcri_report_add_sample(struct mcri_report *r, const struct mcri_sample *s,
 			   struct mcr_error *err);
 /* Remember the segments of `pool` (peaks) and keep it as r->last; an HA
- * pool's leader, and a change of it as a failover at r's last sample. */
+ * pool's leader, and a change of it as a failover at r's last sample.
+ * Of MCRI_POOL_SEGMENTS_MAX segments and more, the report keeps the first
+ * and counts the others (seg_unkept). Time linear in pool's segments. */
 int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
 			  struct mcr_error *err);
 /* mooncake_pool_report.json (heap). */

@@ -124,13 +124,11 @@ static bool ha_fields(json_t *o, const struct mcri_pool *pool, const struct mcri
 /* the fields status --json and the report share (each container is
  * attached to `o` before it is filled: `o` owns everything); `r`: the
  * report's, NULL for status */
-static bool pool_fields(json_t *o, const struct mcri_pool *pool,
-			const struct mcri_segment *seg, size_t nseg, const struct mcri_report *r,
+static bool pool_fields(json_t *o, const struct mcri_pool *pool, const struct mcri_report *r,
 			double now)
 {
-	bool peak = r != NULL;
 	const struct mcri_state *m = &pool->master;
-	json_t *master = json_object(), *segs, *rates;
+	json_t *master = json_object(), *rates;
 	json_int_t up = (json_int_t)mcri_pool_uptime(pool, now);
 
 	if (!set(o, "master", master) || !set(master, "node", json_string(m->infra_node)) ||
@@ -152,15 +150,8 @@ static bool pool_fields(json_t *o, const struct mcri_pool *pool,
 	for (size_t i = 0; i < pool->nrates; i++)
 		if (!set(rates, pool->rates[i].name, json_real(pool->rates[i].per_s)))
 			return false;
-	if (!set(o, "segments", segs = json_array()))
-		return false;
-	for (size_t i = 0; i < nseg; i++) {
-		json_t *s = segment_json(&seg[i], peak);
-
-		if (!s || json_array_append_new(segs, s) != 0)
-			return false;
-	}
-	return true;
+	/* the segments go in as dump_pool writes the text */
+	return set(o, "segments", json_array());
 }
 
 static char *dump(json_t *o, size_t flags)
@@ -171,16 +162,52 @@ static char *dump(json_t *o, size_t flags)
 	return text;
 }
 
+/* o as text (DUMP_FLAGS), its empty "segments" filled with seg: each
+ * segment made and written in turn, as jansson would have written the
+ * whole array, so that 65536 segments cost their text and not a tree of
+ * 65536 objects (about 1 KiB each). o is consumed. */
+static char *dump_pool(json_t *o, const struct mcri_segment *seg, size_t nseg, bool peak)
+{
+	static const char slot[] = "\n  \"segments\": []";
+	char *text = dump(o, DUMP_FLAGS), *at, *item;
+	struct mcri_buf b = { 0 };
+
+	/* a string holds no line break: only the key of o itself matches */
+	if (!text || !nseg || !(at = strstr(text, slot)))
+		return text;
+	at += sizeof(slot) - 3;
+	mcri_buf_add(&b, text, (size_t)(at - text));
+	mcri_buf_puts(&b, "[\n    ");
+	for (size_t i = 0; i < nseg; i++) {
+		if (!(item = dump(segment_json(&seg[i], peak), DUMP_FLAGS))) {
+			b.oom = true;
+			break;
+		}
+		for (const char *p = item, *nl; *p; p = nl + 1) {
+			if (!(nl = strchr(p, '\n'))) {
+				mcri_buf_puts(&b, p);
+				break;
+			}
+			mcri_buf_add(&b, p, (size_t)(nl - p));
+			mcri_buf_puts(&b, "\n    ");
+		}
+		free(item);
+		mcri_buf_puts(&b, i + 1 < nseg ? ",\n    " : "\n  ]");
+	}
+	mcri_buf_puts(&b, at + 2);
+	free(text);
+	return mcri_buf_take(&b); /* NULL when memory ran out */
+}
+
 char *mcri_pool_json(const struct mcri_pool *pool, const char *job_id, double now)
 {
 	json_t *o = json_object();
 
-	if (!o || !set(o, "job_id", str_or_null(job_id)) ||
-	    !pool_fields(o, pool, pool->seg, pool->nseg, NULL, now)) {
+	if (!o || !set(o, "job_id", str_or_null(job_id)) || !pool_fields(o, pool, NULL, now)) {
 		json_decref(o);
 		return NULL;
 	}
-	return dump(o, DUMP_FLAGS);
+	return dump_pool(o, pool->seg, pool->nseg, false);
 }
 
 static json_t *sample_json(const struct mcri_sample *s)
@@ -329,26 +356,73 @@ static void note_leader(struct mcri_report *r, const struct mcri_pool *pool)
 	r->view = view;
 }
 
+/* r->seg by name */
+struct seg_lookup {
+	const struct mcri_report *r;
+	const char *name;
+};
+
+static bool seg_named(const void *ctx, size_t pos)
+{
+	const struct seg_lookup *l = ctx;
+
+	return strcmp(l->r->seg[pos].name, l->name) == 0;
+}
+
+/* the report's segment `name`: a new one (zero) at the end, NULL when
+ * the report holds MCRI_POOL_SEGMENTS_MAX (*full) or memory ran out */
+static struct mcri_segment *report_segment(struct mcri_report *r, const char *name, bool *full)
+{
+	struct seg_lookup l = { r, name };
+	uint64_t h;
+	size_t at;
+	char *copy;
+
+	if (!r->seg_index.key) {
+		mcri_hashkey_init(&r->seg_key);
+		r->seg_index.key = &r->seg_key;
+	}
+	h = mcri_hash(r->seg_index.key, name, strlen(name));
+	if ((at = mcri_index_find(&r->seg_index, h, seg_named, &l)) != MCRI_NOT_FOUND)
+		return &r->seg[at];
+	if (r->nseg >= MCRI_POOL_SEGMENTS_MAX) {
+		*full = true;
+		return NULL;
+	}
+	if (r->nseg == r->seg_cap) {
+		size_t cap = r->seg_cap ? 2 * r->seg_cap : 64;
+		struct mcri_segment *grown = realloc(r->seg, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		r->seg = grown;
+		r->seg_cap = cap;
+	}
+	if (!(copy = strdup(name)))
+		return NULL;
+	if (mcri_index_add(&r->seg_index, h, r->nseg)) {
+		free(copy);
+		return NULL;
+	}
+	memset(&r->seg[r->nseg], 0, sizeof(r->seg[0]));
+	r->seg[r->nseg].name = copy;
+	return &r->seg[r->nseg++];
+}
+
 int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
 			  struct mcr_error *err)
 {
 	note_leader(r, pool);
 	for (size_t i = 0; i < pool->nseg; i++) {
 		const struct mcri_segment *s = &pool->seg[i];
-		struct mcri_segment *d = NULL;
+		bool full = false;
+		struct mcri_segment *d = report_segment(r, s->name, &full);
 
-		for (size_t j = 0; j < r->nseg && !d; j++)
-			if (strcmp(r->seg[j].name, s->name) == 0)
-				d = &r->seg[j];
-		if (!d) {
-			d = realloc(r->seg, (r->nseg + 1) * sizeof(*d));
-			if (!d)
-				return mcri_error_nomem(err);
-			r->seg = d;
-			d = &r->seg[r->nseg++];
-			memset(d, 0, sizeof(*d));
+		if (!d && full) {
+			r->seg_unkept++;
+			continue;
 		}
-		if (dup_into(&d->name, s->name) || dup_into(&d->address, s->address) ||
+		if (!d || dup_into(&d->address, s->address) ||
 		    (s->node && dup_into(&d->node, s->node)) ||
 		    (s->role && dup_into(&d->role, s->role)))
 			return mcri_error_nomem(err);
@@ -377,10 +451,11 @@ char *mcri_report_json(const struct mcri_report *r)
 		interval = (r->samples[r->nsamples - 1].t - r->samples[0].t) /
 			   (double)(r->nsamples - 1);
 	if (!o || !set(o, "job_id", json_string(r->job_id)) ||
-	    !pool_fields(o, &r->last, r->seg, r->nseg, r, r->ended_at) ||
+	    !pool_fields(o, &r->last, r, r->ended_at) ||
 	    !set(o, "peak_allocated_bytes", json_integer(peak)) ||
 	    !set(o, "peak_keys", json_integer(peak_keys)) ||
 	    !set(o, "peak_clients", json_integer(peak_clients)) ||
+	    !set(o, "segments_not_kept", json_integer((json_int_t)r->seg_unkept)) ||
 	    !set(o, "interval_seconds", json_real(round(interval * 1000) / 1000)) ||
 	    !set(o, "ended_at", json_real(round(r->ended_at * 1000) / 1000)) ||
 	    !set(o, "ended_by", json_string(r->ended_by)) ||
@@ -392,7 +467,7 @@ char *mcri_report_json(const struct mcri_report *r)
 		if (!s || json_array_append_new(samples, s) != 0)
 			goto fail;
 	}
-	return dump(o, DUMP_FLAGS);
+	return dump_pool(o, r->seg, r->nseg, true);
 fail:
 	json_decref(o);
 	return NULL;
@@ -401,6 +476,7 @@ fail:
 void mcri_report_free(struct mcri_report *r)
 {
 	mcri_segments_free(r->seg, r->nseg);
+	mcri_index_free(&r->seg_index);
 	free(r->samples);
 	mcri_pool_free(&r->last);
 	memset(r, 0, sizeof(*r));

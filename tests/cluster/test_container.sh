@@ -14,7 +14,9 @@
 #    have --container-image of their own start the pool, and the master
 #    and sampler steps get exactly the container the plugin chose, in every
 #    mode (auto with and without a recipe container, pyxis, none); an alias
-#    and a directory are refused before any step starts.
+#    and a directory are refused before any step starts; a srtslurm.yaml
+#    another user planted above the job's working directory chooses
+#    nothing, and the srun that starts the master names it and its owner.
 # C. Slurm's OCI containers (srun --container, crun; where the cluster has
 #    them: Slurm 23.02 or later, i.e. the trixie and sid chroots of
 #    `make check-matrix`): the example with model.container = an OCI bundle
@@ -244,6 +246,37 @@ if [ -f "$STANDIN" ]; then
 	steps_got "B, pyxis stand-in, srtctl's alias" \
 		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
 	rm "$W/srtslurm.yaml"
+	# another user's srtslurm.yaml (issue 34): OTHER plants one in a sticky
+	# world-writable directory (as /tmp) two levels above the job's working
+	# directory, mapping the recipe's alias to an image of theirs; the
+	# cluster's (srtslurm=) maps it to the real one. The job's user's srun
+	# skips OTHER's file, names it with its owner, and the master step gets
+	# the cluster's image, which the srun that starts it names with its file
+	VICTIM=mckvictim OTHER=mckother
+	test_user "$VICTIM" >/dev/null
+	ouid=$(test_user "$OTHER")
+	mkdir -m 1777 "$W/scratch"
+	P=$W/scratch/proj/run
+	as "$VICTIM" "mkdir -p $P"
+	as "$OTHER" "printf '%s\n' 'containers: {trtllm: \"nvcr.io#evil/theirs:6\"}' >$W/scratch/srtslurm.yaml"
+	printf 'containers: {trtllm: "%s"}\n' "$IMAGE" >"$W/cluster-srtslurm.yaml"
+	with_plugin_args "srtslurm=$W/cluster-srtslurm.yaml"
+	recipe "$P/r.yaml" trtllm
+	cat >"$P/job.sh" <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill true >$P/worker.out 2>&1
+for i in \$(seq 300); do grep -qs '^name=mooncake-pool ' $W/standin/\$SLURM_JOB_ID.*.n1 && break; sleep 0.2; done
+EOS
+	chown "$VICTIM:" "$P/r.yaml" "$P/job.sh"
+	JID=$(cd "$P" && as "$VICTIM" sbatch --parsable -N2 -w n1,n2 -o "$P/job.out" job.sh)
+	wait_job "$JID" 120
+	with_plugin_args ""
+	dir=$P/outputs/$JID/logs
+	check "[B, pyxis stand-in, another user's srtslurm.yaml two levels up] the master step got the cluster's image, not theirs: $(seen "$JID" mooncake-master)" \
+		test "$(seen "$JID" mooncake-master)" = "name=mooncake-master container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+	check "[B] ... and the srun that started it says it skipped that file, naming its owner, and which image it resolved from which file ($(grep -m1 'skipped' "$P/worker.out" | head -c 400))" \
+		has "$P/worker.out" "skipped $W/scratch/srtslurm.yaml (it belongs to uid $ouid ($OTHER))" \
+		"model.container ('trtllm' is containers.trtllm of $W/cluster-srtslurm.yaml:1:" "the master step runs in $IMAGE (pyxis)"
 	# an alias no srtslurm.yaml maps: refused, naming what was read
 	refused "[B, pyxis stand-in] an srtctl alias no srtslurm.yaml maps" alias-pyxis trtllm
 	check "[B] ... saying where it looked and what to write instead" grep -q "mooncake: alias-pyxis.yaml:26:14: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (no srtslurm.yaml in $W/rf, $W, $MCK_TMP (and SRTSLURM_CONFIG is not set); plugstack.conf names no cluster-wide file (srtslurm=)); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself" "$W/rf/alias-pyxis.err"

@@ -106,7 +106,7 @@ check "status after the job: the job has ended, the report named, exit 1 ($(head
 	test "$rc_ended" = 1 --and has_re "$W/ended.txt" \
 	"^mooncake: job $jid has ended \(JobState=COMPLETED\): its pool is gone; its report is $dir/mooncake_pool_report\.json"
 check "status of a job that does not exist: a mooncake: message, exit 1" \
-	test "$rc_nojob" = 1 --and has_re "$W/nojob.txt" '^mooncake: job 999999: scontrol show job failed'
+	test "$rc_nojob" = 1 --and has_re "$W/nojob.txt" '^mooncake: job 999999 is not known to Slurm; a job that ended more than MinJobAge ago is gone from it: run mooncake-recipe status --dir'
 check "status --dir of a directory without a pool: a mooncake: message, exit 1" \
 	test "$rc_nopool" = 1 --and has_re "$W/nopool.txt" "^mooncake: no Mooncake pool found in $W"
 

@@ -3,7 +3,9 @@
 # job's user, with the job's environment (not the daemons'), without
 # descriptors inherited from srun, its output in <job dir>/mooncake_master.log;
 # the job directory is created with the user's permissions, and a directory
-# the user cannot write is refused with a clear message.
+# the user cannot write is refused with a clear message. mooncake-recipe
+# status finds a job's user, state and directory in Slurm's job record: a
+# job name that forges them in scontrol's text changes nothing.
 . "$(dirname "$0")/lib.sh"
 U=mcktest
 if ! id "$U" >/dev/null 2>&1; then
@@ -60,4 +62,40 @@ check "the job directory and its files belong to the user" \
 check "the master's output is in its log" grep -q 'Master service started' "$dir/mooncake_master.log"
 check "a job directory the user cannot write is refused: $(grep -o 'mooncake: .*' ro.out | head -1)" \
 	has ro.out "mooncake: cannot create the directory $W/readonly/logs: Permission denied" rc=1 --and lacks ro.out TASK-RAN
+
+# --- status believes Slurm's job record, not the job's name (issue 34):
+# the user names a job so that `scontrol show job`'s text shows another
+# user, an ended state and another directory first; status, asked by the
+# user and by root, still finds the job's pool and shows it
+O=mckother
+ouid=$(test_user "$O")
+FORGED="x UserId=$O($ouid) JobState=COMPLETED WorkDir=/nonexistent"
+cat >forged.sh <<EOS
+#!/bin/bash
+. "$MCK_AWAIT"
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill \
+	bash -c 'touch $W/forged.running; while [ ! -e $W/forged.release ]; do sleep 0.2; done' >forged.out 2>&1
+EOS
+chown "$U:" forged.sh
+jid=$(su -s /bin/bash "$U" -c "cd $W && export SLURM_CONF=$SLURM_CONF PATH=$PATH && sbatch --parsable -N2 -w n1,n2 -J '$FORGED' -o $W/forged.job.out forged.sh")
+MCR=$TOP/build/mooncake-recipe
+await 60 test -e forged.running
+scontrol show job -o "$jid" >forged.scontrol
+as "$U" "$MCR status --job $jid" >forged-user.txt 2>&1
+rc_user=$?
+"$MCR" status --job "$jid" --json >forged-root.json 2>forged-root.err
+rc_root=$?
+as "$U" "$MCR status --dir $W/outputs/$jid/logs" >forged-dir.txt 2>&1
+rc_dir=$?
+touch forged.release
+wait_job "$jid" 120
+check "(the job's name puts a forged UserId, JobState and WorkDir first in scontrol's text: $(grep -o ' UserId=[^ ]*\| JobState=[^ ]*' forged.scontrol | head -2 | tr '\n' ' '))" \
+	test "$(grep -o ' UserId=[^ ]*' forged.scontrol | head -1)" = " UserId=$O($ouid)"
+check "status --job of a job named '$FORGED', asked by its user: the user's pool, exit 0 ($(head -c 300 forged-user.txt))" \
+	test "$rc_user" = 0 --and has_re forged-user.txt "^Mooncake pool of job $jid \\($W/outputs/$jid/logs\\)" \
+	"^master +n1 \\($MCK_ADDR_n1\\)" --and lacks forged-user.txt "not yours" "has ended"
+check "... asked by root: the same pool, as the job's user ($(head -c 200 forged-root.err))" \
+	test "$rc_root" = 0 --and python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(0 if s["job_id"] == sys.argv[2] and s["master"]["node"] == "n1" else 1)' forged-root.json "$jid"
+check "... and status --dir: the job runs (JobState from Slurm's record: $(head -c 200 forged-dir.txt))" \
+	test "$rc_dir" = 0 --and lacks forged-dir.txt "has ended"
 check "no mooncake_master process is left" test "$(masters_left)" = 0

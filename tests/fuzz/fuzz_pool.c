@@ -4,10 +4,13 @@
  * as an HTTP answer (mcri_http_answer), its body as the Prometheus text
  * of /metrics (mcri_prom_parse, then the pool from it and status --json),
  * as /metrics/summary (mcri_pool_rates), and as the sampler's samples file
- * (mcri_samples_parse, then the report and its picture). Besides the
+ * (mcri_samples_parse, then the report and its picture), of any length
+ * the reader takes (make fuzz: -max_len=MCRI_METRICS_MAX, with the
+ * largest page it takes among the seeds). Besides the
  * sanitizers' findings it aborts when a promise breaks:
  *  - a status is 0 or 100-999 and a body lies within the answer;
- *  - every sample has a name and labels in pairs;
+ *  - every sample has a name and labels in pairs, and the reader keeps
+ *    to its caps (samples, labels, segments, rates: pool.h);
  *  - a failure leaves nothing behind; every message starts "mooncake: "
  *    and quotes no control character (a terminal's escape) it was sent;
  *  - status --json, the report and the picture are made of whatever
@@ -57,18 +60,33 @@ static void metrics(const char *text)
 			FAIL("sample %zu has no name\n", i);
 		while (p.s[i].labels && p.s[i].labels[k])
 			k++;
-		if (k % 2)
+		if (k % 2 || k != 2 * p.s[i].nlabels)
 			FAIL("sample %zu has %zu label strings\n", i, k);
 	}
+	if (p.n > MCRI_PROM_SAMPLES_MAX || p.nlabels > MCRI_PROM_LABELS_MAX)
+		FAIL("%zu samples and %zu labels kept\n", p.n, p.nlabels);
 	if (mcri_pool_from_prom(&p, &pool, &err) == 0) {
+		if (pool.nseg > MCRI_POOL_SEGMENTS_MAX)
+			FAIL("%zu segments kept\n", pool.nseg);
+		struct mcri_report r = { 0 };
+
 		if ((json = mcri_pool_json(&pool, "1", 0)) == NULL)
 			FAIL("status --json of a pool gave nothing\n");
 		free(json);
+		/* the sampler notes each sample's pool in its report */
+		if (mcri_report_note_pool(&r, &pool, &err) || mcri_report_note_pool(&r, &pool, &err))
+			FAIL("the report of a pool failed: %s\n", err.text);
+		if (r.nseg != pool.nseg || (json = mcri_report_json(&r)) == NULL)
+			FAIL("a report of %zu segments kept %zu\n", pool.nseg, r.nseg);
+		free(json);
+		mcri_report_free(&r);
 	} else {
 		check_message(&err);
 	}
 	if (mcri_pool_rates(text, &pool, &err))
 		check_message(&err);
+	if (pool.nrates > MCRI_POOL_RATES_MAX)
+		FAIL("%zu rates kept\n", pool.nrates);
 	mcri_pool_free(&pool);
 	mcri_prom_free(&p);
 }
