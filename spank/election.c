@@ -220,6 +220,9 @@ static enum mcp_el_action on_wait(struct mcp_election *el, const struct mcp_seen
 
 static enum mcp_el_action on_join(struct mcp_election *el, const struct mcp_seen *s)
 {
+	/* the pool is another job's that got this job's id: a new attempt */
+	if (s->other_run)
+		return next_attempt(el, el->attempt);
 	switch (s->probe) {
 	case MCP_PROBE_READY:
 		return end(el, MCP_EL_DONE, MCP_V_READY);

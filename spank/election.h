@@ -110,7 +110,8 @@ struct mcp_seen {
 				     * the lock, or this srun saw it touch it */
 	bool other_recipe;          /* it is about another recipe's pool */
 	bool other_job;             /* ... the pool of another job, which still runs */
-	bool other_run;             /* it is about an earlier run of the job (a requeue) */
+	bool other_run;             /* it is about an earlier run of the job (a requeue),
+				     * or another job that got its id (READ, PROBE) */
 	bool joinable;              /* a master that is starting may be joined (the
 				     * caller's tasks wait for it; never an HA pool) */
 	bool adopt_won;             /* ADOPT */

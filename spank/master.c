@@ -106,6 +106,42 @@ static void record_failure(struct master *m, const struct mcr_error *err)
 	mcri_state_write(m->job->dir, &m->st, &ignored);
 }
 
+/* Which job of its id this pool is (the state's cluster and job_start):
+ * what srun knows, else slurmctld's word (the starter asks anyway) */
+static void identify(struct master *m, struct mcri_state *st)
+{
+	struct mcp_job_facts f;
+	struct mcr_error ignored;
+
+	snprintf(st->cluster, sizeof(st->cluster), "%s", m->job->cluster ? m->job->cluster : "");
+	st->job_start = m->job->start;
+	if ((!st->job_start || !st->cluster[0]) && mcp_job_facts((uint32_t)m->job_num, &f, &ignored) == 0) {
+		if (!st->job_start)
+			st->job_start = f.start_time;
+		if (!st->cluster[0])
+			snprintf(st->cluster, sizeof(st->cluster), "%s", f.cluster);
+	}
+}
+
+/* The pool in the job's directory was another job's of this id (m->st):
+ * its master's log and the pool's record are kept as <name>.job<ID>-<START>
+ * before this job's pool writes its own there */
+static void keep_earlier(struct master *m)
+{
+	static const char *const KEPT[] = { MCRI_MASTER_LOG, MCRI_POOL_LOG, MCRI_SAMPLES_FILE,
+					    MCRI_REPORT_FILE, MCRI_PICTURE_FILE };
+	char suffix[64];
+
+	snprintf(suffix, sizeof(suffix), "job%s-%lld", m->st.job_id, m->st.job_start);
+	for (size_t i = 0; i < sizeof(KEPT) / sizeof(KEPT[0]); i++)
+		mcri_jobdir_keep(m->job->dir, KEPT[i], suffix);
+	slurm_info(MCP_NAME ": %s held the pool of another job %s (%s%s%s, started at %lld), which has ended: this job's pool starts afresh there; that job's logs are kept as %s.%s",
+		   m->job->dir->path, m->st.job_id, m->st.cluster[0] ? "cluster " : "",
+		   m->st.cluster, m->st.cluster[0] ? "" : "its cluster unknown", m->st.job_start, MCRI_MASTER_LOG,
+		   suffix);
+	m->stale = false;
+}
+
 static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
 	struct mcri_state *st = &m->st;
@@ -116,6 +152,10 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	int rc, got = 0;
 
 	if (el->candidate == 0) {
+		/* over the pool of another job that got this job's id: its
+		 * logs are kept, under names of their own */
+		if (m->stale)
+			keep_earlier(m);
 		/* a new attempt of ours: where the master runs (the recipe's
 		 * container, if the cluster can run it), the infra node */
 		memset(st, 0, sizeof(*st));
@@ -139,6 +179,8 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 			return MCP_SPAWN_ERROR;
 		mcp_master_heartbeat(m);
 		snprintf(st->recipe, sizeof(st->recipe), "%s", m->job->recipe);
+		identify(m, st);
+		mcp_master_heartbeat(m);
 		snprintf(st->starter_host, sizeof(st->starter_host), "%s", m->host);
 		st->starter_pid = (long)getpid();
 		st->starter_start = mcri_pid_start(getpid());
@@ -251,6 +293,8 @@ static void announce(struct master *m, enum mcp_el_state before,
 		    strcmp(m->st.job_id, m->job->job_id) != 0)
 			slurm_info(MCP_NAME ": the pool in %s was of job %s, which has ended; starting job %s's there",
 				   m->job->dir->path, m->st.job_id, m->job->job_id);
+		else if (s->other_run && s->phase != MCRI_PHASE_NONE && m->stale)
+			; /* another job's of this id: its starter says so (keep_earlier) */
 		else if (s->other_run && s->phase != MCRI_PHASE_NONE)
 			slurm_info(MCP_NAME ": job %s was requeued (run %d): the pool of its earlier run (%d) in %s is not reused; starting a new one there",
 				   m->job->job_id, m->job->run, m->st.run, m->job->dir->path);
@@ -471,6 +515,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 			break;
 		case MCP_DO_PROBE:
 			seen.probe = mcp_master_join_probe(&m);
+			seen.other_run = m.stale;
 			break;
 		case MCP_DO_SLEEP:
 			pause_for(&m, &el);

@@ -153,20 +153,11 @@ void mcp_master_failure(struct master *m, const struct mcp_election *el, struct 
 			       st->infra_node, st->infra_addr, m->host, bound, m->why, m->host,
 			       st->infra_node);
 		break;
-	case MCP_V_STOPPED: {
-		/* the master step's own last word on why (its keeper's) */
-		char *said;
-
-		mcp_log_tail(m->log, tail, sizeof(tail));
-		said = strstr(tail, MCP_NAME ": ");
-		for (char *next = said; next; next = strstr(next + 1, "\n    " MCP_NAME ": "))
-			said = next[0] == '\n' ? next + 5 : next;
+	case MCP_V_STOPPED:
 		mcri_error_set(err, MCR_ESTATE,
-			       "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. No srun starts a new one behind running workers (their segments and keys are gone with it); see %s and resubmit the job%s%.*s",
-			       st->infra_node, st->infra_addr, m->why, m->log, said ? ". It says: " : "",
-			       said ? (int)strcspn(said, "\n") : 0, said ? said : "");
+			       "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. No srun starts a new one behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
+			       st->infra_node, st->infra_addr, m->why, m->log);
 		break;
-	}
 	case MCP_V_RESTART_TIMEOUT:
 		mcri_error_set(err, MCR_ESTATE,
 			       "the job's mooncake_master on %s (%s) was ready and ended; its master step is starting it again, but it has not answered within %d s (%s). See %s for why it ended and why it does not come back",

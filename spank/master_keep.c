@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,19 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 		_exit(128 + sig);
 	}
 	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+/* The keeper ends the pool (or its master, in an HA pool) for a cause it
+ * found: said in the master's log, and kept in its proof (ended_why), so
+ * that the job's sruns say why */
+__attribute__((format(printf, 2, 3))) static void end_why(struct mcp_guard *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(g->proof.ended_why, sizeof(g->proof.ended_why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "mooncake: %s\n", g->proof.ended_why);
 }
 
 /* what a master's end for good means for the pool */
@@ -301,14 +315,14 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 		return END_DIED;
 	w->watched = now;
 	if (mcp_guard_look(&g->proof, &g->no_diag) == MCRI_PROOF_FOREIGN) {
-		fprintf(stderr, "mooncake: port %d on this node is another process's (uid %u), not its mooncake_master's: this master of the job's HA pool could not lead; it is stopped, and the others go on\n",
+		end_why(g, "port %d on this node is another process's (uid %u), not its mooncake_master's: this master of the job's HA pool could not lead; it is stopped, and the others go on",
 			g->proof.foreign_port, g->proof.foreign_uid);
 		kill(child, SIGKILL);
 		return END_STEERED;
 	}
 	sound = mcp_ha_etcd_sound(&g->ha, g->proof.ports.rpc, &w->full, why, sizeof(why));
 	if (sound == 0) {
-		fprintf(stderr, "mooncake: the job's HA pool's etcd %s: someone who is not one of the job's masters wrote it (Mooncake's masters and clients cannot authenticate to etcd, so anyone who reaches its port can), and its clients would follow it: the job's pool ends here; run such jobs where only the job's users reach the nodes (spank_mooncake(8), SECURITY)\n",
+		end_why(g, "the job's HA pool's etcd %.250s: someone who is not one of the job's masters wrote it (Mooncake's masters and clients cannot authenticate to etcd), and its clients would follow it: the pool ends; see spank_mooncake(8), SECURITY",
 			why);
 		kill(child, SIGKILL);
 		return END_STEERED;
@@ -468,7 +482,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 					      host, strerror(errno));
 		}
 		if (child < 0) {
-			fprintf(stderr, "mooncake: the master step on %s cannot start mooncake_master again (fork: %s): %s; check the user's process limit (ulimit -u) and the memory there\n",
+			end_why(g, "the master step on %s cannot start mooncake_master again (fork: %s): %s; check the user's process limit (ulimit -u) and the memory there",
 				host, strerror(errno), ended(g));
 			master_gone(g, &s, 1 << 8, false, host);
 		}
@@ -480,10 +494,10 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		else
 			mcp_describe_status(status, cause, sizeof(cause));
 		if (end == END_FOREIGN)
-			fprintf(stderr, "mooncake: port %d on %s is another process's (uid %u), not the restarted mooncake_master's; it was stopped, and %s: find the process with ss -ltnp on %s, then resubmit the job\n",
+			end_why(g, "port %d on %s is another process's (uid %u), not the restarted mooncake_master's; it was stopped, and %s: find the process with ss -ltnp on %s, then resubmit the job",
 				g->proof.foreign_port, host, g->proof.foreign_uid, ended(g), host);
 		else if (end == END_NEVER_READY)
-			fprintf(stderr, "mooncake: the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and %s: see the lines above\n",
+			end_why(g, "the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and %s: see the lines above",
 				g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, g->bound, ended(g));
 		/* the keeper stopped it: the pool ends, the task fails (a hung
 		 * one is started again as a crashed one is) */
@@ -496,7 +510,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		    (WIFEXITED(status) && !WEXITSTATUS(status)))
 			master_gone(g, &s, status, true, host);
 		if (g->proof.restarts >= g->proof.restart_limit) {
-			fprintf(stderr, "mooncake: mooncake_master ended with %s after %.0f s, and it was started again %d times already (restart=%d): %s; see the lines above, and raise restart= in plugstack.conf if the master should outlive more ends\n",
+			end_why(g, "mooncake_master ended with %s after %.0f s, and it was started again %d times already (restart=%d): %s; see the lines above, and raise restart= in plugstack.conf if the master should outlive more ends",
 				cause, ran, g->proof.restarts, g->proof.restart_limit, ended(g));
 			master_gone(g, &s, status, true, host);
 		}
@@ -519,7 +533,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		if (!stopping && port_taken(g)) {
 			uncount(g, &before);
 			mcp_guard_record(g);
-			fprintf(stderr, "mooncake: port %d on %s is another process's now (uid %u): mooncake_master is not started again, and %s: find the process with ss -ltnp on %s, then resubmit the job\n",
+			end_why(g, "port %d on %s is another process's now (uid %u): mooncake_master is not started again, and %s: find the process with ss -ltnp on %s, then resubmit the job",
 				g->proof.foreign_port, host, g->proof.foreign_uid, ended(g), host);
 			master_gone(g, &s, 1 << 8, false, host);
 		}

@@ -190,8 +190,12 @@ static enum mcp_probe restarting(struct master *m, bool has_proof, enum mcp_prob
 		return p;
 	if (pr->ended) {
 		/* whatever answers there now, the keeper has ended the pool */
-		snprintf(m->why, sizeof(m->why), "its master step has ended the pool (%s tells why)%s",
-			 MCRI_MASTER_LOG, p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
+		if (pr->ended_why[0])
+			snprintf(m->why, sizeof(m->why), "its master step has ended the pool: %.300s%s", pr->ended_why,
+				 p == MCP_PROBE_READY ? "; and another process answers on its port now" : "");
+		else
+			snprintf(m->why, sizeof(m->why), "its master step has ended the pool (%s tells why)%s",
+				 MCRI_MASTER_LOG, p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
 		return MCP_PROBE_REFUSED;
 	}
 	if (pr->restarting)
@@ -224,6 +228,27 @@ static bool keeper_runs(const struct master *m, bool has_proof)
 	       (long)pr->step == m->st.master_step;
 }
 
+/* Every master of the HA pool m->st is about has ended for good, its
+ * keeper says: m->why says why (the first keeper's word) */
+static bool ha_pool_ended(struct master *m)
+{
+	struct mcri_proof p;
+	const char *why = NULL;
+	char first[sizeof(p.ended_why)] = "";
+
+	for (int k = 0; k < m->st.ha.masters; k++) {
+		if (mcri_proof_of_member(m->job->dir, m->st.attempt, k, &p) != 0 || !p.ended)
+			return false;
+		if (!why && p.ended_why[0]) {
+			snprintf(first, sizeof(first), "%s", p.ended_why);
+			why = first;
+		}
+	}
+	snprintf(m->why, sizeof(m->why), "its master steps have ended the pool: %.300s",
+		 why ? why : "see " MCRI_MASTER_LOG);
+	return true;
+}
+
 /* A joining srun: the recorded master accepts on its RPC port, and its
  * step still runs (slurmctld; a process that took the port after the
  * master ended answers too, but the step is gone) */
@@ -240,8 +265,11 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	if (p == MCP_PROBE_NO_ANSWER)
 		return p;
 	/* an HA pool whose masters answer, and none leads yet: they are
-	 * choosing a leader (a failover), unless slurmctld says the step
-	 * ended (asked again every few seconds, not at each probe) */
+	 * choosing a leader (a failover), unless every master's keeper has
+	 * ended the pool, or slurmctld says the step ended (asked again every
+	 * few seconds, not at each probe) */
+	if (m->st.ha.masters && p == MCP_PROBE_REFUSED && ha_pool_ended(m))
+		return p;
 	if (m->st.ha.masters && p == MCP_PROBE_REFUSED && m->st.master_step >= 0) {
 		if (mcp_now() - m->step_asked >= STEP_ASK_S) {
 			m->step_asked = mcp_now();
@@ -267,8 +295,13 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	    mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) != 0 || !f.ended) {
 		p = restarting(m, has_proof, p);
 		m->restarting = p == MCP_PROBE_RESTARTING;
+		/* a pool that has ended may be another job's of this id, which
+		 * srun could not tell without asking (Slurm before 23.02) */
+		if (p == MCP_PROBE_REFUSED)
+			m->stale = mcp_master_other_job_of_this_id(m, true);
 		return p;
 	}
+	m->stale = mcp_master_other_job_of_this_id(m, true);
 	snprintf(m->why, sizeof(m->why), "its step %s.%ld has ended%s", m->job->job_id,
 		 m->st.master_step,
 		 p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
@@ -306,6 +339,25 @@ bool mcp_master_own_pool(struct master *m, char *recipe, size_t rsize, char *dir
 	return ok;
 }
 
+bool mcp_master_other_job_of_this_id(struct master *m, bool ask)
+{
+	const struct mcri_state *st = &m->st;
+	const char *cluster = m->job->cluster;
+	long long start = m->job->start;
+	struct mcp_job_facts f;
+	struct mcr_error ignored;
+
+	if (strcmp(st->job_id, m->job->job_id) != 0 || (m->job->run >= 0 && st->run != m->job->run))
+		return false; /* another id, or a requeued run: as such */
+	if (ask && !start && st->job_start && mcp_job_facts((uint32_t)m->job_num, &f, &ignored) == 0) {
+		start = f.start_time;
+		if (!cluster || !*cluster)
+			cluster = f.cluster;
+	}
+	return (st->cluster[0] && cluster && *cluster && strcmp(st->cluster, cluster) != 0) ||
+	       (st->job_start && start && st->job_start != start);
+}
+
 void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 {
 	struct mcr_error ignored;
@@ -334,8 +386,12 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 		s->other_job = m->other_job_runs;
 		s->other_run = !m->other_job_runs;
 	} else {
-		/* this job's state: of an earlier run after a requeue */
-		s->other_run = m->job->run >= 0 && m->st.run != m->job->run;
+		/* this job's state: of an earlier run after a requeue, or of
+		 * another job that got this job's id (slurmctld asked only
+		 * when the pool is another recipe's, which would refuse this
+		 * srun) */
+		m->stale = mcp_master_other_job_of_this_id(m, s->other_recipe);
+		s->other_run = (m->job->run >= 0 && m->st.run != m->job->run) || m->stale;
 	}
 	if (m->st.attempt == attempt && m->st.starter_host[0]) {
 		s->starter_on_this_host = strcmp(m->st.starter_host, m->host) == 0;

@@ -44,6 +44,10 @@ struct master {
 	 * master step has ended, and its answer */
 	double step_asked;
 	bool step_gone;
+	/* the state read last is of another job of this id (its cluster or
+	 * its start differ from this job's): an earlier job's pool, which
+	 * this job starts afresh over, its logs kept */
+	bool stale;
 	/* the state file names another job: whether it still runs (asked once) */
 	char other_job[32];
 	bool other_job_runs;
@@ -67,6 +71,10 @@ enum mcp_probe mcp_master_join_probe(struct master *m);
 /* the busy port is this job's own master of another pool: its recipe and
  * directory, each cut to its buffer */
 bool mcp_master_own_pool(struct master *m, char *recipe, size_t rsize, char *dir, size_t dsize);
+/* m->st is of another job that got this job's id (its cluster or its
+ * start, where both are known, differ); with `ask`, slurmctld is asked
+ * for this job's start when srun does not know it */
+bool mcp_master_other_job_of_this_id(struct master *m, bool ask);
 /* MCP_DO_READ: the state file and the lock of `attempt`, into s */
 void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s);
 /* the job has ended while this srun waits (slurmctld, every few seconds):

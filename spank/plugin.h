@@ -404,6 +404,11 @@ struct mcp_job {
 	 * ready yet (*st then says starting): its tasks wait for ready
 	 * (mcp_handover.starting). Never an HA pool. */
 	bool join_starting;
+	/* which job of its id this is, where srun knows it without asking
+	 * slurmctld (SLURM_CLUSTER_NAME; SLURM_JOB_START_TIME, Slurm 23.02
+	 * on; an srun from outside the allocation asked): "" and 0 unknown */
+	const char *cluster;
+	long long start;
 };
 /* The longest master address a pool's clients get (an HA pool's etcd://
  * address of three members; mcri_state_master) */
@@ -459,6 +464,8 @@ struct mcp_job_facts {
 	uint32_t het_leader;
 	int restarts;            /* its restart count (a requeue is a new run) */
 	char work_dir[PATH_MAX]; /* where it was submitted ("" unknown) */
+	long long start_time;    /* when it started, Unix seconds (0 unknown) */
+	char cluster[64];        /* the cluster it runs on ("" unknown) */
 };
 int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err);
 /* ... and of one of its steps: whether it has ended (slurmctld no longer

@@ -43,6 +43,8 @@ int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *er
 		f->het_leader = j->het_job_id && j->het_job_id != NO_VAL ? j->het_job_id : 0;
 		f->restarts = j->restart_cnt;
 		snprintf(f->work_dir, sizeof(f->work_dir), "%s", j->work_dir ? j->work_dir : "");
+		f->start_time = (long long)j->start_time;
+		snprintf(f->cluster, sizeof(f->cluster), "%s", j->cluster ? j->cluster : "");
 		rc = 0;
 		break;
 	}

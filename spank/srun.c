@@ -43,6 +43,8 @@ static struct {
 	bool outside;
 	int outside_run;            /* its restart count, -1 unknown */
 	char outside_dir[PATH_MAX]; /* its submit directory, "" unknown */
+	long long outside_start;    /* its start, Unix seconds (0 unknown) */
+	char outside_cluster[64];   /* its cluster ("" unknown) */
 } ctx;
 
 /* A line for `srun -v`. srun applies -v only after init_post_opt, so the
@@ -222,6 +224,8 @@ static int user_init(spank_t sp)
 		if (mcp_job_facts(job_id, &f, &ignored) == 0) {
 			ctx.outside_run = f.restarts;
 			snprintf(ctx.outside_dir, sizeof(ctx.outside_dir), "%s", f.work_dir);
+			ctx.outside_start = f.start_time;
+			snprintf(ctx.outside_cluster, sizeof(ctx.outside_cluster), "%s", f.cluster);
 			if (f.het_leader && f.het_leader != job_id) {
 				note(MCP_NAME ": job %u is a component of heterogeneous job %u: its pool", job_id,
 				     f.het_leader);
@@ -336,7 +340,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	bool starts = mcr_recipe_has_master(ctx.recipe) &&
 		      !mcr_recipe_external_master(ctx.recipe);
 	const struct mcp_container *container = NULL;
-	const char *restarts;
+	const char *restarts, *start;
 	struct mcp_job job;
 	int rv = -1, rc;
 
@@ -362,11 +366,23 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	if (!opened && mcri_jobdir_open(&jd, dir, uid, true, err))
 		goto fail;
 	/* the job's run: a requeued job's sruns see its restart count, an
-	 * srun from outside the allocation asks slurmctld */
+	 * srun from outside the allocation asks slurmctld; which job of its
+	 * id it is, where the environment says (Slurm 23.02 on) */
 	restarts = getenv("SLURM_RESTART_COUNT");
-	job = (struct mcp_job){ job_id_s, ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
-				ctx.het_outside, &jd, ctx.recipe_path, find_nodes, &job_id, container,
-				starter_configs, &jd, true };
+	start = getenv("SLURM_JOB_START_TIME");
+	job = (struct mcp_job){ .job_id = job_id_s,
+				.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
+				.het = ctx.het_outside,
+				.dir = &jd,
+				.recipe = ctx.recipe_path,
+				.find_nodes = find_nodes,
+				.find_nodes_arg = &job_id,
+				.container = container,
+				.configs = starter_configs,
+				.configs_arg = &jd,
+				.join_starting = true,
+				.cluster = ctx.outside ? ctx.outside_cluster : getenv("SLURM_CLUSTER_NAME"),
+				.start = ctx.outside ? ctx.outside_start : start ? strtoll(start, NULL, 10) : 0 };
 	if (starts && !(master = malloc(MCP_MASTER_ADDRESS_MAX))) {
 		mcri_error_nomem(err);
 		goto fail;

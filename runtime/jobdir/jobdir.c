@@ -486,6 +486,15 @@ int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *
 	return 0;
 }
 
+int mcri_jobdir_keep(const struct mcri_jobdir *d, const char *name, const char *suffix)
+{
+	char kept[NAME_MAX + 1];
+
+	if (snprintf(kept, sizeof(kept), "%s.%s", name, suffix) >= (int)sizeof(kept) || strchr(suffix, '/'))
+		return -1;
+	return renameat(d->fd, name, d->fd, kept) == 0 || errno == ENOENT ? 0 : -1;
+}
+
 bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char *text)
 {
 	struct mcr_error ignored;

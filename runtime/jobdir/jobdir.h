@@ -134,6 +134,9 @@ int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool trunc
 		       struct mcr_error *err);
 /* Does the regular file `name` hold exactly `text`? (bounded, no link) */
 bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char *text);
+/* Keep `name` as `name`.`suffix` (a rename in the directory; nothing
+ * when there is none): 0, or -1. */
+int mcri_jobdir_keep(const struct mcri_jobdir *d, const char *name, const char *suffix);
 /* Is `name` there (anything but a dangling name)? */
 bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name);
 
@@ -265,6 +268,13 @@ struct mcri_state {
 	int attempt;              /* the election attempt it is about */
 	int run;                  /* the job's run (SLURM_RESTART_COUNT) it belongs to */
 	char job_id[32];          /* the job whose pool it is */
+	/* which job of that id: its cluster and its start (Unix seconds), as
+	 * slurmctld had them when the pool started ("", 0: unknown); another
+	 * job that got the same id (a new slurmctld state, another cluster on
+	 * the same file system) differs in one of them, a requeued run in
+	 * `run` */
+	char cluster[64];
+	long long job_start;
 	char infra_node[256];
 	char infra_addr[64];
 	struct mcr_ports ports;   /* 8700-8702 unless the file says (each 1-65535) */
@@ -318,6 +328,7 @@ struct mcri_proof {
 	int restarts;                /* how often it has */
 	bool restarting;             /* the master ended, and is being started again */
 	bool ended;                  /* the keeper has left: the pool has ended */
+	char ended_why[400];         /* ... why, when the keeper ended it ("" else) */
 	double proved_at;            /* when the running master was proved (Unix s), 0 unknown */
 	struct mcri_restart {
 		double at;           /* when the master ended, Unix seconds */

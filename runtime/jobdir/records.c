@@ -44,6 +44,8 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 	st->attempt = (int)mcri_json_int(obj, "attempt");
 	st->run = (int)mcri_json_int(obj, "run");
 	mcri_json_str(st->job_id, sizeof(st->job_id), obj, "job_id");
+	mcri_json_str(st->cluster, sizeof(st->cluster), obj, "cluster");
+	st->job_start = mcri_json_int(obj, "job_start");
 	mcri_json_str(st->infra_node, sizeof(st->infra_node), obj, "infra_node");
 	mcri_json_str(st->infra_addr, sizeof(st->infra_addr), obj, "infra_addr");
 	/* a file of a release before per-job ports has none: srtctl's */
@@ -84,6 +86,12 @@ int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 				"started_at", (json_int_t)st->started_at,
 				"ready_at", (json_int_t)st->ready_at);
 
+	/* which job of its id it is, where known */
+	if (obj && (json_object_set_new(obj, "cluster", json_string(st->cluster)) ||
+		    json_object_set_new(obj, "job_start", json_integer(st->job_start)))) {
+		json_decref(obj);
+		obj = NULL;
+	}
 	/* an HA pool's masters and etcd, after what every pool has */
 	if (obj && st->ha.masters >= 2 && json_object_set_new(obj, "ha", mcri_ha_pack(&st->ha))) {
 		json_decref(obj);

@@ -6,8 +6,9 @@
 # leader's node loses its cable for good: each time a key put before is
 # read after, within a bound the test prints, by a role srun started
 # during the failover; status shows leader and standbys. Then a two-node
-# job (one etcd member) and the refusals. Nothing is left after a job:
-# no master, no etcd, no etcd data.
+# job (one etcd member), another user's attacks on a pool's etcd and a
+# standby's port (issue 35), and the refusals. Nothing is left after a
+# job: no master, no etcd, no etcd data.
 #
 # The sruns run on the login host (srun --jobid into an allocation of
 # salloc --no-shell --no-kill), as a user attached to a running job does:
@@ -134,6 +135,61 @@ srun --jobid="$J" --overlap -N1 -n1 -w n3 --mooncake-recipe="$W/r.yaml" --moonca
 check "a job of one node: one master, its address as without ha=etcd" \
 	has_line one.out "n3 MOONCAKE_MASTER=$MCK_ADDR_n3:8700"
 scancel "$J"
+
+# --- another user on another node steers the pool through its etcd
+# (issue 35). Mooncake's masters and clients cannot authenticate to etcd,
+# so its keepers watch it: a master_view rewritten to a listener of the
+# other user's, or an etcd member added that never comes, ends the pool,
+# and the job's next srun fails naming what was written; a standby's RPC
+# port taken by the other user stops that master, and the pool goes on.
+OTHER=mckother
+test_user "$OTHER" >/dev/null
+# etcd_port DIR: the client port of the pool's etcd, from its state file
+etcd_port() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ha"]["etcd_client_port"])' "$1/mooncake_master.json"; }
+b64() { printf %s "$1" | base64 -w0; }
+# steered TAG PATH BODY: a two-node HA pool whose etcd OTHER posts BODY
+# to PATH of from n3; then an srun of the job's
+steered() {
+	local tag=$1 J d
+	J=$(alloc n1,n2 -N2) || { fail "$tag: salloc gave no allocation"; return; }
+	d=$W/outputs/$J/logs
+	srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
+		python3 "$CLIENT" env >"$tag-1.out" 2>&1
+	on_node n3 "$OTHER" "curl -s -m 5 -X POST http://$MCK_ADDR_n1:$(etcd_port "$d")$2 -d '$3'" >"$tag-attack.out" 2>&1
+	await 30 has "$d/mooncake_master.log" "the job's HA pool's etcd " || true
+	srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=decode \
+		printenv MOONCAKE_MASTER >"$tag-2.out" 2>&1
+	echo "rc=$?" >>"$tag-2.out"
+	scancel "$J"
+}
+steered view /v3/kv/put "{\"key\": \"$(b64 mooncake-store/mooncake_cluster/master_view)\", \"value\": \"$(b64 "$MCK_ADDR_n4:9999")\"}"
+check "another user who rewrites the pool's master_view in its etcd ends the pool: the job's next srun fails, naming the address written ($(grep -o 'has ended the pool: .*' view-2.out | head -c 250))" \
+	has view-1.out "MOONCAKE_MASTER=etcd://" --and has view-2.out rc=1 "names $MCK_ADDR_n4:9999 as the leader its clients follow"
+steered member /v3/cluster/member/add "{\"peerURLs\": [\"http://$MCK_ADDR_n4:2380\"]}"
+check "another user who adds an etcd member ends the pool: the job's next srun fails, naming the member's peer URL ($(grep -o 'has ended the pool: .*' member-2.out | head -c 250))" \
+	has member-2.out rc=1 "has a member at http://$MCK_ADDR_n4:2380"
+# a standby's RPC port, taken: that master is stopped, the pool goes on
+J=$(alloc n1,n2 -N2)
+srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
+	python3 "$CLIENT" env >standby-1.out 2>&1
+"$MCR" status --dir "$W/outputs/$J/logs" >standby-status.out 2>&1
+S=$(sed -n 's/^master   \(n[0-9]*\) (.*), standby.*/\1/p' standby-status.out | head -1)
+mkdir -m 1777 -p "$W/other"
+on_node "${S:-n2}" "$OTHER" "python3 -c 'import os,socket,time; s=socket.socket(); s.bind((\"0.0.0.0\", 8700)); s.listen(); open(\"$W/other/squatter.pid\", \"w\").write(str(os.getpid())); time.sleep(60)'" >/dev/null 2>&1 &
+await 10 test -s "$W/other/squatter.pid" || true
+squatter=$(cat "$W/other/squatter.pid" 2>/dev/null)
+MCK_EXIT_HOOKS+=("kill $squatter 2>/dev/null")
+await 30 has "$W/outputs/$J/logs/mooncake_master.log" "port 8700 on this node is another process's" || true
+srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=decode \
+	printenv MOONCAKE_MASTER >standby-2.out 2>&1
+echo "rc=$?" >>standby-2.out
+kill "$squatter" 2>/dev/null
+await 10 eval '! kill -0 "$squatter" 2>/dev/null' || true
+scancel "$J"
+check "a standby whose RPC port another user takes is stopped, saying so, and the pool goes on (standby ${S:-none}: $(grep -o 'port 8700 on this node is another.*could not lead' "$W/outputs/$J/logs/mooncake_master.log" | head -1))" \
+	test -n "$S" --and has "$W/outputs/$J/logs/mooncake_master.log" "port 8700 on this node is another process's" \
+	--and has standby-2.out rc=0 "etcd://"
+await 30 test "$(masters_left)" = 0 || true
 
 # --- what an HA pool's clients cannot use is refused before any step
 vllm_test_recipe own-md.yaml "        metadata_server: http://$MCK_ADDR_n1:8080/metadata"

@@ -31,9 +31,13 @@ int __wrap___gethostname_chk(char *name, size_t len, size_t size)
 
 void stub_reset(spank_context_t context)
 {
+	/* what slurmctld says of the job's start stays as the test set it */
+	long long start_time = stub.start_time;
+
 	for (int i = 0; stub.env[i]; i++)
 		free(stub.env[i]);
 	memset(&stub, 0, sizeof(stub));
+	stub.start_time = start_time;
 	stub.context = context;
 	stub.job_id = 4301;
 	stub.step_id = 0;
@@ -235,6 +239,9 @@ int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *er
 	f->het_leader = stub.het_leader;
 	f->restarts = stub.restarts;
 	snprintf(f->work_dir, sizeof(f->work_dir), "%s", stub.work_dir ? stub.work_dir : "");
+	f->start_time = stub.start_time;
+	snprintf(f->cluster, sizeof(f->cluster), "%s", stub.cluster ? stub.cluster : "");
+	stub.facts_asked++;
 	return 0;
 }
 

@@ -26,6 +26,10 @@ struct stub {
 	uint32_t het_leader;
 	int restarts;           /* mcp_job_facts */
 	const char *work_dir;
+	long long start_time;     /* mcp_job_facts: the job's start (kept by
+				   * stub_reset: a test sets it, and clears it) */
+	const char *cluster;
+	int facts_asked;          /* mcp_job_facts calls */
 	bool step_ended;          /* what slurmctld says of the master step */
 	int step_asked;           /* mcp_step_facts calls */
 };

@@ -134,6 +134,66 @@ START_TEST(srun_starts_the_master_on_free_ports)
 }
 END_TEST
 
+/* The job's directory holds the pool of another job that got this job's
+ * id (a new slurmctld state, another cluster on the same file system):
+ * its state says ready, another start (and here another cluster). The
+ * srun tells it from this job's own pool without asking slurmctld when
+ * the environment says when this job started (Slurm 23.02 on), and by
+ * asking once the old pool does not answer (22.05); either way it starts
+ * this job's pool afresh over it, keeps the old job's log, and says so
+ * (issue 33.4) */
+START_TEST(srun_starts_afresh_over_another_job_of_its_id)
+{
+	char opt[400], path[600];
+	char *av[] = { opt, NULL };
+	struct mcri_state st;
+
+	for (int release = 0; release < 2; release++) {
+		const char *logdir;
+
+		in_tmpdir();
+		fake_srun(opt, sizeof(opt));
+		memset(&st, 0, sizeof(st));
+		st.phase = MCRI_PHASE_READY;
+		st.master_step = 0;
+		st.job_start = 1000;
+		snprintf(st.cluster, sizeof(st.cluster), "old");
+		snprintf(st.job_id, sizeof(st.job_id), "4301");
+		snprintf(st.recipe, sizeof(st.recipe), "/elsewhere/r.yaml");
+		logdir = record_state(&st);
+		snprintf(path, sizeof(path), "%s/mooncake_master.log", logdir);
+		write_file(path, "the earlier job's master log\n");
+		setenv("SLURM_JOB_ID", "4301", 1);
+		setenv("SLURM_CLUSTER_NAME", "old", 1); /* the same cluster, its ids begun again */
+		if (release == 0) { /* 23.02 on: srun knows when its job started */
+			setenv("SLURM_JOB_START_TIME", "2000", 1);
+		} else { /* 22.05: slurmctld, asked once the old pool is found dead */
+			unsetenv("SLURM_JOB_START_TIME");
+			stub.step_ended = true;
+		}
+		stub.start_time = 2000;
+		ck_assert_msg(srun_post_opt(av, TRT, "prefill") == 0, "%s", stub.log);
+		ck_log_contains("/outputs/4301/logs held the pool of another job 4301 (cluster old, started at 1000), which has ended: this job's pool starts afresh there; that job's logs are kept as mooncake_master.log.job4301-1000");
+		ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8700, 8701, 8702)");
+		ck_assert_ptr_null(strstr(stub.log, "has stopped"));
+		ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
+		ck_assert_int_eq(stub.facts_asked, release == 0 ? 0 : 2); /* 22.05: the probe's, the starter's */
+		slurm_spank_exit(NULL, 0, NULL);
+		stop_started_master(&st);
+		ck_assert_int_eq(st.phase, MCRI_PHASE_READY);
+		ck_assert_int_eq(st.attempt, 2);
+		ck_assert_int_eq(st.job_start, 2000);
+		snprintf(path, sizeof(path), "%s/mooncake_master.log.job4301-1000", logdir);
+		ck_assert(exists("%s", path));
+		unsetenv("SLURM_JOB_START_TIME");
+		unsetenv("SLURM_CLUSTER_NAME");
+		stub.start_time = 0;
+		unsetenv(MCP_TASK_VAR);
+		remove_tmpdir();
+	}
+}
+END_TEST
+
 /* ports=fixed: today's refusal, with its message */
 /* ports=auto with every triple it may try taken: refused, naming how many
  * it tried and the fix; no master step is started */
@@ -452,6 +512,7 @@ Suite *srun_master_suite(void)
 	tcase_add_test(srun, srun_never_takes_a_foreign_listener_for_the_master);
 	tcase_add_test(srun, sampler_step_argv_and_env);
 	tcase_add_test(srun, srun_starts_the_master_on_srtctls_ports);
+	tcase_add_test(srun, srun_starts_afresh_over_another_job_of_its_id);
 	tcase_add_test(srun, srun_starts_the_master_on_free_ports);
 	tcase_add_test(srun, srun_fixed_ports_taken_is_refused);
 	tcase_add_test(srun, srun_no_free_ports_is_refused);
