@@ -290,8 +290,9 @@ fuzz: fuzz-bin $(B)/tests/pool_bench
 # root, on the test cluster: srun with and without a role, srun_bench.sh;
 # the first srun and the first wave of a pool against the floor, and status
 # against fetching the metrics by hand, wave_bench.sh; the time from kill -9
-# of the master to the first working put+get, keep_bench.sh, and of an HA
-# pool's leader, ha_bench.sh).
+# of the master, and from a hung master, to the first working put+get,
+# keep_bench.sh; what a starter that died costs the next srun,
+# takeover_bench.sh; and kill -9 of an HA pool's leader, ha_bench.sh).
 # Needs python3 and python3-yaml (tests/setup.sh).
 BENCH_PARTS := bench-lib bench-pool bench-plugin
 .PHONY: bench-lib bench-pool bench-plugin bench-bin
@@ -314,6 +315,7 @@ bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
 	tests/bench/srun_bench.sh
 	tests/bench/wave_bench.sh
 	tests/bench/keep_bench.sh
+	tests/bench/takeover_bench.sh
 	tests/bench/ha_bench.sh
 
 PLUGIN_BENCH_SRC := tests/bench/plugin_bench.c tests/plugin/stub.c tests/plugin/fake_master.c

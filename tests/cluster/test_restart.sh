@@ -2,7 +2,8 @@
 # Jobs restart, disks fill (issue 17): a requeued job (scontrol requeue,
 # as after a node failure) gets a new pool in the same directory, never
 # the first run's; a srun that failed on a full file system leaves nothing
-# that makes the next one wait once space is freed.
+# that makes the next one wait once space is freed; a directory left by
+# another job of the same id does not block a new job (issue 33.4).
 . "$(dirname "$0")/lib.sh"
 W=$(workdir)
 cd "$W" || exit 1
@@ -62,4 +63,30 @@ check "on a full file system the srun fails with a mooncake: message ($(grep -o 
 check "... and once space is freed the next srun starts the pool, without waiting for the first one's lock ($(tail -1 full-2.out))" \
 	has_re full-2.out "^$MCK_ADDR_n1:[0-9]*\$" --and has full-2.out rc=0 \
 	--and test "$(sed -n 's/.*took=//p' full-2.out)" -lt 30 --and lacks full-2.out 'waiting for'
+
+# --- a directory left by another job of the same id (issue 33.4): a
+# cluster whose job ids began again, and the same submit directory. Job B
+# finds, in its directory, the ready pool of an earlier job A that got B's
+# id (A's directory, its state made to name B's id): B starts its own
+# pool there, keeps A's log, and says so
+cat >first.sh <<'EOS'
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >first.out 2>&1
+EOS
+ja=$(run_job first -N3 -w n1,n2,n3)
+cat >again.sh <<'EOS'
+#!/bin/bash
+srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >again.out 2>&1
+echo "rc=$?" >>again.out
+EOS
+jb=$(sbatch --parsable --hold -N3 -w n1,n2,n3 -o "$W/again.job.out" again.sh)
+mkdir -p "outputs/$jb" && cp -a "outputs/$ja/logs" "outputs/$jb/logs"
+sed -i "s/\"job_id\": \"$ja\"/\"job_id\": \"$jb\"/" "outputs/$jb/logs/mooncake_master.json"
+astart=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["job_start"])' "outputs/$jb/logs/mooncake_master.json")
+scontrol release "$jb"
+wait_job "$jb" 120
+check "a directory holding the pool of another job of the same id: the new job starts its own pool there and says so, keeping the old job's log ($(grep -o 'mooncake: .*held the pool of another job.*' again.out | head -c 250))" \
+	has again.out rc=0 "held the pool of another job $jb (cluster " "which has ended: this job's pool starts afresh there" \
+	--and has_line again.out "$MCK_ADDR_n1:8700" --and lacks again.out "has stopped" \
+	--and test -s "outputs/$jb/logs/mooncake_master.log.job$jb-$astart"
 check "no mooncake_master process is left" test "$(masters_left)" = 0
