@@ -34,7 +34,6 @@
 #include "child.h"
 #include "master.h"
 
-#define MCP_ETCD_QUOTA "8589934592" /* bytes: 8 GiB, etcd's largest advised */
 
 /* ---- srun: the pool's plan, its step, its readiness ------------------ */
 
@@ -351,7 +350,7 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 {
 	const struct mcri_ha *ha = &p->ha;
 	const char *addr = ha->member[p->self].addr;
-	char name[16], data[PATH_MAX + 16], lc[128], ac[128], lp[128], ap[128], token[96];
+	char name[16], data[PATH_MAX + 16], lc[128], ac[128], lp[128], ap[128], token[96], quota[64];
 	char cluster[MCRI_HA_MAX * 96 + 32] = "--initial-cluster=";
 	char *env[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL };
 	/* a backend quota for the operation log of a long job (Mooncake never
@@ -359,7 +358,7 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 	 * of overwritten keys compacted away */
 	char *argv[] = { p->etcd, "--name", name, data, lc, ac, lp, ap, cluster, token,
 			 "--initial-cluster-state=new", "--log-level=warn",
-			 "--quota-backend-bytes=" MCP_ETCD_QUOTA, "--auto-compaction-mode=revision",
+			 quota, "--auto-compaction-mode=revision",
 			 "--auto-compaction-retention=1000", NULL };
 	size_t n = strlen(cluster);
 	pid_t keeper = getpid(), pid;
@@ -371,6 +370,7 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 	snprintf(lp, sizeof(lp), "--listen-peer-urls=http://%s:%d", addr, ha->etcd_peer);
 	snprintf(ap, sizeof(ap), "--initial-advertise-peer-urls=http://%s:%d", addr, ha->etcd_peer);
 	snprintf(token, sizeof(token), "--initial-cluster-token=%s", p->token);
+	snprintf(quota, sizeof(quota), "--quota-backend-bytes=%lld", p->quota > 0 ? p->quota : 8LL << 30);
 	if (!mcri_ha_join(ha, ha->etcd_members, ",", peer_url, cluster + n, sizeof(cluster) - n))
 		return mcri_error_set(err, MCR_EINVAL, "the HA pool's etcd members do not fit in one argument");
 	if ((pid = fork()) < 0)

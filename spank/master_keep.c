@@ -185,7 +185,10 @@ static void master_gone(struct mcp_guard *g, const struct signals *s, int status
 	if (g->ha.pid > 0 && !stopping) {
 		fprintf(stderr, "mooncake: mooncake_master on %s is not started again; this node's etcd member of the job's HA pool stays until the job ends\n",
 			host);
+		/* this node's master has ended for good: said now, while the
+		 * keeper stays with the etcd member */
 		g->proof.restarting = false;
+		g->proof.ended = true;
 		mcp_guard_record(g);
 		while (!stopping && waitpid(g->ha.pid, &st, WNOHANG) == 0)
 			mcp_sleep_ms(250);
@@ -284,6 +287,24 @@ struct watch {
 
 #define WATCH_S 2 /* an HA pool's etcd and its master's ports are looked at this often */
 
+/* Another master of this HA pool ended it because its etcd was steered:
+ * its word into why */
+static bool sibling_steered(const struct mcp_guard *g, char *why, size_t size)
+{
+	struct mcri_jobdir jd;
+	struct mcri_proof p;
+	struct mcr_error err;
+	bool steered = false;
+
+	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err))
+		return false;
+	for (int k = 0; k < g->ha.ha.masters && !steered; k++)
+		if (k != g->ha.self && mcri_proof_of_member(&jd, g->proof.attempt, k, &p) == 0 && p.steered)
+			steered = snprintf(why, size, "%s", p.ended_why) >= 0;
+	mcri_jobdir_close(&jd);
+	return steered;
+}
+
 /* One look at a running master (every 250 ms): END_DIED while all is well;
  * END_HUNG once it answered no probe for hang_timeout= seconds;
  * END_STEERED when its HA pool's etcd names a leader or a member that is
@@ -320,8 +341,17 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 		kill(child, SIGKILL);
 		return END_STEERED;
 	}
+	/* another master of the pool found its etcd steered: this one ends
+	 * too (the whole pool ends, whichever keeper saw it first) */
+	if (sibling_steered(g, why, sizeof(why))) {
+		g->proof.steered = true;
+		end_why(g, "%s", why);
+		kill(child, SIGKILL);
+		return END_STEERED;
+	}
 	sound = mcp_ha_etcd_sound(&g->ha, g->proof.ports.rpc, &w->full, why, sizeof(why));
 	if (sound == 0) {
+		g->proof.steered = true;
 		end_why(g, "the job's HA pool's etcd %.250s: someone who is not one of the job's masters wrote it (Mooncake's masters and clients cannot authenticate to etcd), and its clients would follow it: the pool ends; see spank_mooncake(8), SECURITY",
 			why);
 		kill(child, SIGKILL);

@@ -228,22 +228,29 @@ static bool keeper_runs(const struct master *m, bool has_proof)
 	       (long)pr->step == m->st.master_step;
 }
 
-/* Every master of the HA pool m->st is about has ended for good, its
- * keeper says: m->why says why (the first keeper's word) */
+/* The HA pool m->st is about has ended for good: every master's keeper
+ * says its master has, or one ended the whole pool (its etcd was
+ * steered); m->why says why (the first keeper's word) */
 static bool ha_pool_ended(struct master *m)
 {
 	struct mcri_proof p;
 	const char *why = NULL;
 	char first[sizeof(p.ended_why)] = "";
+	int ended = 0;
+	bool steered = false;
 
 	for (int k = 0; k < m->st.ha.masters; k++) {
 		if (mcri_proof_of_member(m->job->dir, m->st.attempt, k, &p) != 0 || !p.ended)
-			return false;
-		if (!why && p.ended_why[0]) {
+			continue;
+		ended++;
+		steered |= p.steered;
+		if ((!why || p.steered) && p.ended_why[0]) {
 			snprintf(first, sizeof(first), "%s", p.ended_why);
 			why = first;
 		}
 	}
+	if (!steered && ended < m->st.ha.masters)
+		return false;
 	snprintf(m->why, sizeof(m->why), "its master steps have ended the pool: %.300s",
 		 why ? why : "see " MCRI_MASTER_LOG);
 	return true;

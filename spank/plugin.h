@@ -98,6 +98,7 @@ struct mcp_ha_part {
 	char token[64];           /* the etcd cluster's: mooncake-<job>-<attempt> */
 	char etcd[PATH_MAX];      /* the etcd binary (etcd= of plugstack.conf) */
 	char data_dir[PATH_MAX];  /* the member's data, on the node's local disk ("" none) */
+	long long quota;          /* the most it may keep, bytes (etcd_quota=) */
 	pid_t pid;                /* the running etcd member (0 none) */
 	int restarts;             /* how often it was started again (restart= at most) */
 };

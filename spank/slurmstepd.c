@@ -393,6 +393,7 @@ static int ha_part(spank_t sp, const char *value, struct mcp_guard *g, struct mc
 		gethostname(node, sizeof(node) - 1);
 	if (mcp_ha_parse(value, node, &g->ha, err))
 		return -1;
+	g->ha.quota = ctx.ps.etcd_quota;
 	g->proof.member = g->ha.self;
 	g->proof.ha = true;
 	if (set_var(sp, "FLAGS_rpc_address", g->ha.ha.member[g->ha.self].addr))

@@ -329,6 +329,8 @@ struct mcri_proof {
 	bool restarting;             /* the master ended, and is being started again */
 	bool ended;                  /* the keeper has left: the pool has ended */
 	char ended_why[400];         /* ... why, when the keeper ended it ("" else) */
+	bool steered;                /* ... because an HA pool's etcd named a leader or
+				      * member not its own: the whole pool ends */
 	double proved_at;            /* when the running master was proved (Unix s), 0 unknown */
 	struct mcri_restart {
 		double at;           /* when the master ended, Unix seconds */

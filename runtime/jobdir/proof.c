@@ -61,6 +61,7 @@ int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_
 	p->restarting = json_is_true(json_object_get(obj, "restarting"));
 	p->ended = json_is_true(json_object_get(obj, "ended"));
 	mcri_json_str(p->ended_why, sizeof(p->ended_why), obj, "ended_why");
+	p->steered = json_is_true(json_object_get(obj, "steered"));
 	p->proved_at = mcri_json_seconds(json_object_get(obj, "proved_at"));
 	json_array_foreach(json_object_get(obj, "restart"), i, event) {
 		struct mcri_restart *r = &p->restart[n];
@@ -131,7 +132,7 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		}
 	/* "o" takes the array's reference, and a NULL fails the whole */
 	return mcri_json_write(d, name,
-			       json_pack("{s:i, s:b, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:b, s:s, s:f, s:o}",
+			       json_pack("{s:i, s:b, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:b, s:s, s:b, s:f, s:o}",
 					 "attempt", p->attempt, "ha", (int)p->ha,
 					 "verdict", VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0],
 					 "rpc_port", p->ports.rpc, "metadata_port", p->ports.metadata,
@@ -140,7 +141,7 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 					 "foreign_port", p->foreign_port, "foreign_uid", (json_int_t)p->foreign_uid,
 					 "restart_limit", p->restart_limit, "restarts", p->restarts,
 					 "restarting", (int)p->restarting, "ended", (int)p->ended,
-					 "ended_why", p->ended_why,
+					 "ended_why", p->ended_why, "steered", (int)p->steered,
 					 "proved_at", round(p->proved_at * 1000) / 1000, "restart", events),
 			       err);
 }

@@ -40,7 +40,7 @@ static int name_index(const char *value, const char *const *names, size_t n)
 }
 
 enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE, ARG_CONTAINER, ARG_RESTART,
-		ARG_HA, ARG_HANG };
+		ARG_HA, ARG_HANG, ARG_QUOTA };
 
 static const struct plugstack_arg {
 	const char *key;
@@ -63,11 +63,12 @@ static const struct plugstack_arg {
 	{ "hang_timeout", ARG_HANG, 0, 0, NULL },
 	{ "ha", ARG_HA, 0, 0, NULL },
 	{ "etcd", ARG_PATH, offsetof(struct mcri_plugstack, etcd), PATH_MAX, NULL },
+	{ "etcd_quota", ARG_QUOTA, 0, 0, NULL },
 	{ "srtslurm", ARG_ABSPATH, offsetof(struct mcri_plugstack, srtslurm), PATH_MAX,
 	  "the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml" },
 };
 #define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
-#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart=, hang_timeout=, ha=, etcd= and srtslurm="
+#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart=, hang_timeout=, ha=, etcd=, etcd_quota= and srtslurm="
 
 static int parse_long(const char *text, long lo, long hi, long *out)
 {
@@ -119,6 +120,18 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 					      value, MCRI_HANG_MIN);
 		ps->hang_timeout = (int)lo;
 		return 0;
+	case ARG_QUOTA: {
+		struct mcr_error ignored;
+		long long bytes;
+
+		if (mcr_parse_size_text("etcd_quota", value, &bytes, &ignored) || bytes < MCRI_ETCD_QUOTA_MIN ||
+		    bytes > MCRI_ETCD_QUOTA_MAX)
+			return mcri_error_set(err, MCR_EINVAL,
+					      "plugstack.conf: etcd_quota=%s must be the most an HA pool's etcd member may keep, bytes or a binary unit (KiB, MiB, GiB), 16MiB to 64GiB (e.g. etcd_quota=8GiB)",
+					      value);
+		ps->etcd_quota = bytes;
+		return 0;
+	}
 	case ARG_HA:
 		if ((n = name_index(value, HA_NAMES, MCRI_ARRAY_LEN(HA_NAMES))) >= 0) {
 			ps->ha = (enum mcri_ha_mode)n;
@@ -186,6 +199,7 @@ int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
 	ps->restart = 3;
 	ps->hang_timeout = 60;
 	snprintf(ps->etcd, sizeof(ps->etcd), "etcd");
+	ps->etcd_quota = 8LL << 30;
 	for (int i = 0; i < ac; i++) {
 		const char *eq = strchr(av[i], '=');
 		size_t klen = eq ? (size_t)(eq - av[i]) : strlen(av[i]);

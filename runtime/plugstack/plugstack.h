@@ -22,6 +22,8 @@ enum mcri_container_mode {
 
 #define MCRI_RESTART_MAX 100 /* restart= at most */
 #define MCRI_HANG_MIN 10     /* hang_timeout= at least (0: off) */
+#define MCRI_ETCD_QUOTA_MIN (16LL << 20) /* etcd_quota= at least, bytes */
+#define MCRI_ETCD_QUOTA_MAX (64LL << 30) /* ... at most */
 
 /* ha=: the job's pool on one master, or on masters in Mooncake's HA mode
  * with an etcd of the job's own (spank/master_ha.c) */
@@ -48,6 +50,7 @@ struct mcri_plugstack {
 	int hang_timeout;        /* hang_timeout= seconds a running master may answer no probe, 0: never */
 	enum mcri_ha_mode ha;    /* ha=none|etcd */
 	char etcd[PATH_MAX];     /* etcd=        the etcd binary an HA pool's members run */
+	long long etcd_quota;    /* etcd_quota=  bytes an HA pool's etcd member may keep (8 GiB) */
 };
 
 /* Parse the plugin's arguments av[0..ac-1] ("key=value", as Slurm hands

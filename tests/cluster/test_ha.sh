@@ -163,11 +163,25 @@ steered() {
 	scancel "$J"
 }
 steered view /v3/kv/put "{\"key\": \"$(b64 mooncake-store/mooncake_cluster/master_view)\", \"value\": \"$(b64 "$MCK_ADDR_n4:9999")\"}"
-check "another user who rewrites the pool's master_view in its etcd ends the pool: the job's next srun fails, naming the address written ($(grep -o 'has ended the pool: .*' view-2.out | head -c 250))" \
+check "another user who rewrites the pool's master_view in its etcd ends the pool: the job's next srun fails, naming the address written ($(grep -o 'ended the pool: .*' view-2.out | head -c 250))" \
 	has view-1.out "MOONCAKE_MASTER=etcd://" --and has view-2.out rc=1 "names $MCK_ADDR_n4:9999 as the leader its clients follow"
 steered member /v3/cluster/member/add "{\"peerURLs\": [\"http://$MCK_ADDR_n4:2380\"]}"
-check "another user who adds an etcd member ends the pool: the job's next srun fails, naming the member's peer URL ($(grep -o 'has ended the pool: .*' member-2.out | head -c 250))" \
+check "another user who adds an etcd member ends the pool: the job's next srun fails, naming the member's peer URL ($(grep -o 'ended the pool: .*' member-2.out | head -c 250))" \
 	has member-2.out rc=1 "has a member at http://$MCK_ADDR_n4:2380"
+# the pool's etcd filled by the other user: its backend quota
+# (etcd_quota=, 32 MiB here) bounds what they make it keep; beyond it etcd
+# refuses every write, and the keepers say so
+with_plugin_args "ha=etcd etcd_quota=32MiB"
+J=$(alloc n1,n2 -N2)
+srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \
+	python3 "$CLIENT" env >fill-1.out 2>&1
+on_node n3 "$OTHER" "for i in \$(seq 60); do printf '{\"key\": \"%s\", \"value\": \"%s\"}' \$(printf junk\$i | base64 -w0) \$(head -c 786432 /dev/urandom | base64 -w0) >$W/other/put.json; curl -s -m 10 -X POST http://$MCK_ADDR_n1:$(etcd_port "$W/outputs/$J/logs")/v3/kv/put -d @$W/other/put.json; echo; done" >fill-attack.out 2>&1
+await 30 has "$W/outputs/$J/logs/mooncake_master.log" "has reached its backend quota (NOSPACE)" || true
+scancel "$J"
+check "another user who fills the pool's etcd is stopped at its quota: etcd refuses their writes past it, and the keepers say so ($(grep -c '"revision"' fill-attack.out) of 60 puts of 768 KiB taken)" \
+	has fill-attack.out "database space exceeded" \
+	--and has "$W/outputs/$J/logs/mooncake_master.log" "has reached its backend quota (NOSPACE)"
+with_plugin_args ha=etcd
 # a standby's RPC port, taken: that master is stopped, the pool goes on
 J=$(alloc n1,n2 -N2)
 srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --mooncake-role=prefill \

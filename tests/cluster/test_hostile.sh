@@ -176,7 +176,8 @@ check "another user's ordinary step that sets the master's ports variable fails,
 	test "$rc" -ne 0 --and has unshaped.out "is set on a step the plugin did not launch as a job's master step"
 on_node n1 "$OTHER" "cd $W/other && SLURM_MOONCAKE_MASTER_PORTS=8700,8701,8702 SLURM_MOONCAKE_MASTER_GUARD=1,10,0,8700,8701,8702:$W/other srun -N1 -n1 -w n1 sleep 60" >shaped.out 2>&1 &
 IMPOSTORS+=($!)
-await 30 eval 'grep -q " 8700 " <(on_node n1 root "cat /run/spank-mooncake/ports.$ns" 2>/dev/null)' || true
+reserved() { grep -q '^8700 ' "/run/spank-mooncake/ports.$ns" 2>/dev/null; }
+await 30 reserved || true
 cat >shaped.sh <<EOS
 #!/bin/bash
 srun -N1 -n1 -w n2 --mooncake-recipe=r.yaml --mooncake-role=prefill printenv MOONCAKE_MASTER >shaped-job.out 2>&1

@@ -78,8 +78,10 @@ host_ca() {
 	done
 }
 
-# what runs in the chroot of SUITE, in the source tree
+# what runs in the chroot of SUITE, in the source tree (MCK_MATRIX_RUN, a
+# shell command, runs instead when set: e.g. one cluster test, many rounds)
 suite_run() {
+	[ -z "${MCK_MATRIX_RUN:-}" ] || { echo "$MCK_MATRIX_RUN"; return; }
 	case $1 in
 	bullseye)
 		echo 'tests/setup.sh build && make -j2 all && make check-unit check-plugin check-glibc' ;;
@@ -121,7 +123,7 @@ run_suite() {
 		mount -t tmpfs -o mode=755 tmpfs "$r/run" &&
 		exec chroot "$r" "$@"' bash "$r" \
 		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-		LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive TMPDIR=/tmp \
+		LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive TMPDIR=/tmp MCK_RACE_ROUNDS=${MCK_RACE_ROUNDS:-1} \
 		${ca:+PIP_CERT=/etc/mck-host-ca.crt} PIP_DEFAULT_TIMEOUT=60 \
 		bash -c "cd /src/spank-mooncake && $(suite_run "$suite")" \
 		>"$r.log" 2>&1

@@ -294,6 +294,37 @@ START_TEST(plugstack_restart_argument)
 }
 END_TEST
 
+/* hang_timeout=: 60 s by default, 0 (never) or 10 to 86400; etcd_quota=:
+ * 8 GiB by default, bytes or a binary unit from 16 MiB to 64 GiB; a clear
+ * refusal otherwise */
+START_TEST(plugstack_hang_and_quota_arguments)
+{
+	char *off[] = { "hang_timeout=0", "etcd_quota=16MiB", NULL };
+	char *most[] = { "hang_timeout=86400", "etcd_quota=64GiB", NULL };
+	char *short_hang[] = { "hang_timeout=5", NULL };
+	char *units[] = { "etcd_quota=8GB", NULL };
+	char *small[] = { "etcd_quota=1048576", NULL };
+	struct mcri_plugstack ps;
+	struct mcr_error err;
+
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 0, NULL, &err), 0);
+	ck_assert_int_eq(ps.hang_timeout, 60);
+	ck_assert_int_eq(ps.etcd_quota, 8LL << 30);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 2, off, &err), 0);
+	ck_assert_int_eq(ps.hang_timeout, 0);
+	ck_assert_int_eq(ps.etcd_quota, 16LL << 20);
+	ck_assert_int_eq(mcri_plugstack_parse(&ps, 2, most, &err), 0);
+	ck_assert_int_eq(ps.hang_timeout, 86400);
+	ck_assert_int_eq(ps.etcd_quota, 64LL << 30);
+	ck_assert_int_eq(init(S_CTX_LOCAL, short_hang), -1);
+	ck_log_contains("mooncake: plugstack.conf: hang_timeout=5 must be how many seconds a running mooncake_master may answer none of its master step's probes before it is ended and started again as a crashed one is, 10 to 86400 (0: never)");
+	ck_assert_int_eq(init(S_CTX_LOCAL, units), -1);
+	ck_log_contains("mooncake: plugstack.conf: etcd_quota=8GB must be the most an HA pool's etcd member may keep, bytes or a binary unit (KiB, MiB, GiB), 16MiB to 64GiB (e.g. etcd_quota=8GiB)");
+	ck_assert_int_eq(init(S_CTX_LOCAL, small), -1);
+	ck_log_contains("etcd_quota=1048576 must be");
+}
+END_TEST
+
 /* addresses: a node's, this host's toward the master, a NIC's */
 START_TEST(net_addresses)
 {
@@ -378,6 +409,7 @@ Suite *srun_suite(void)
 	tcase_add_test(srun, net_addresses);
 	tcase_add_test(srun, plugstack_pool_arguments);
 	tcase_add_test(srun, plugstack_restart_argument);
+	tcase_add_test(srun, plugstack_hang_and_quota_arguments);
 	tcase_add_test(alloc, alloc_refuses_bad_recipe);
 	tcase_add_test(alloc, alloc_accepts_recipe_without_role);
 	suite_add_tcase(s, srun);
