@@ -144,6 +144,7 @@ scancel "$J"
 # port taken by the other user stops that master, and the pool goes on.
 OTHER=mckother
 test_user "$OTHER" >/dev/null
+mkdir -m 1777 -p "$W/other" # the other user's files
 # etcd_port DIR: the client port of the pool's etcd, from its state file
 etcd_port() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ha"]["etcd_client_port"])' "$1/mooncake_master.json"; }
 b64() { printf %s "$1" | base64 -w0; }
@@ -188,7 +189,6 @@ srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --moonca
 	python3 "$CLIENT" env >standby-1.out 2>&1
 "$MCR" status --dir "$W/outputs/$J/logs" >standby-status.out 2>&1
 S=$(sed -n 's/^master   \(n[0-9]*\) (.*), standby.*/\1/p' standby-status.out | head -1)
-mkdir -m 1777 -p "$W/other"
 on_node "${S:-n2}" "$OTHER" "python3 -c 'import os,socket,time; s=socket.socket(); s.bind((\"0.0.0.0\", 8700)); s.listen(); open(\"$W/other/squatter.pid\", \"w\").write(str(os.getpid())); time.sleep(60)'" >/dev/null 2>&1 &
 await 10 test -s "$W/other/squatter.pid" || true
 squatter=$(cat "$W/other/squatter.pid" 2>/dev/null)
