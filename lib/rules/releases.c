@@ -8,7 +8,8 @@
  *     device_name_per_gpu, which 0.34.0 reads; vLLM's sleep mode, which
  *     0.33.0's MooncakeStoreConnector never allows and 0.34.0 allows only
  *     with some configs; variables that need another Mooncake release
- *     (VLLM_MOONCAKE_STORE_SELECTIVE_LEASE, MOONCAKE_STORE_BACKEND)
+ *     (VLLM_MOONCAKE_STORE_SELECTIVE_LEASE, MOONCAKE_STORE_BACKEND, the
+ *     master's --client_active_ttl_sec)
  *   - an engine overrides the file: TRT-LLM's connector runs with
  *     stage_through_host true whatever the file says
  *
@@ -116,6 +117,37 @@ static void mooncake_vars_rule(struct mcri_check *v)
 	}
 	mooncake_vars(v, mcri_map_get(r->root, "environment"), "environment");
 	mooncake_vars(v, r->kv_env, "engine.mooncake_kv_store.env");
+}
+
+/* ---- the master's flags of another Mooncake release --------------------- */
+
+/* mooncake_master's flags that 0.3.14 has and 0.3.13.post1 does not: with
+ * an unknown flag the older master does not start (gflags) */
+static const struct {
+	const char *flag, *instead;
+} NEXT_FLAGS[] = {
+	{ "client_active_ttl_sec", "--client_ttl (which 0.3.14 still takes, as a deprecated alias)" },
+};
+
+static void master_flags_rule(struct mcri_check *v)
+{
+	const struct mcri_node *args = v->r->master_args;
+
+	for (size_t i = 0; mcri_is_seq(args) && i < args->n; i++) {
+		const char *a = mcri_is_str(args->items[i]) ? args->items[i]->s : NULL;
+
+		while (a && *a == '-')
+			a++;
+		for (size_t k = 0; a && k < MCRI_ARRAY_LEN(NEXT_FLAGS); k++) {
+			size_t len = strlen(NEXT_FLAGS[k].flag);
+
+			if (!strncmp(a, NEXT_FLAGS[k].flag, len) && (a[len] == '=' || !a[len]))
+				mcri_warn(v, args->items[i],
+					  "%s: '%s' is a flag of " MCRI_MOONCAKE_NEXT "'s mooncake_master; " MCRI_MOONCAKE "'s does not know it and does not start; write %s",
+					  v->r->kv_block ? "engine.mooncake_kv_store.master_extra_args" : "mooncake-master args",
+					  args->items[i]->s, NEXT_FLAGS[k].instead);
+		}
+	}
 }
 
 /* ---- vLLM: device_name_per_gpu, sleep mode ----------------------------- */
@@ -226,6 +258,7 @@ void mcri_rules_releases(struct mcri_check *v)
 	mooncake_vars_rule(v);
 	if (!r->has_master)
 		return;
+	master_flags_rule(v);
 	if (r->engine == MCR_ENGINE_VLLM) {
 		per_gpu_rule(v);
 		sleep_rule(v);

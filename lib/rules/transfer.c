@@ -13,9 +13,15 @@
  *                    ('p2phandshake' is taken for an etcd endpoint, and
  *                    setup() waits for an etcd that is not there)
  *
+ *   global_segment_size  0 (the client lends nothing) or at least 16 MiB,
+ *                    as the engine reads it: a segment of 1 byte to 16 MiB
+ *                    less one makes setup() return -600 (INVALID_PARAMS;
+ *                    the master's allocator works in slabs of 16 MiB)
+ *
  * for the client config vLLM and TRT-LLM read (the master's store_config,
- * TRT-LLM's per-role layers) and SGLang's MOONCAKE_PROTOCOL. SGLang's
- * metadata server is the plugin's (MOONCAKE_TE_META_DATA_SERVER).
+ * TRT-LLM's per-role layers) and SGLang's MOONCAKE_PROTOCOL and
+ * MOONCAKE_GLOBAL_SEGMENT_SIZE. SGLang's metadata server is the plugin's
+ * (MOONCAKE_TE_META_DATA_SERVER).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -24,6 +30,7 @@
 #include <strings.h>
 
 #include "rules/check.h"
+#include "rules/engines.h"
 #include "rules/releases.h"
 
 /* Mooncake's client (Client::InitTransferEngine, client_service.cpp): the
@@ -60,6 +67,21 @@ static int protocol_rule(struct mcri_check *v, const struct mcri_node *at,
 				 where, text, fix);
 	return mcri_fail(v, at, "%s: '%s' is not a protocol " SETUP " knows (it returns -1, unsupported_protocol); it knows " PROTOCOL_LIST " (tcp works on any network, rdma needs InfiniBand or RoCE)",
 			 where, text);
+}
+
+#define MIN_SEGMENT (16LL << 20)
+
+/* a segment as the engine reads it (the size rules before this one took
+ * it) is 0 or at least MIN_SEGMENT */
+static int segment_rule(struct mcri_check *v, const struct mcri_node *at, const struct mcri_node *n,
+			const char *text, const char *where, const char *per_rank)
+{
+	long long bytes;
+
+	if (mcri_engine_size(v->r, n, text, &bytes) || bytes <= 0 || bytes >= MIN_SEGMENT)
+		return 0;
+	return mcri_fail(v, at, "%s: %s is %lld bytes%s, and " SETUP " refuses a segment of 1 byte to 16 MiB less one (it returns -600, INVALID_PARAMS: the master hands out memory in slabs of 16 MiB); give 0 (the worker lends nothing) or at least 16 MiB",
+			 where, mcri_show(v, at), bytes, per_rank);
 }
 
 /* one etcd endpoint of a list: host:port, the port a number 1-65535 */
@@ -142,10 +164,12 @@ static int config_value(struct mcri_check *v, const struct mcri_node *n, const c
 {
 	const char *where;
 
-	if (!mcri_is_str(n))
+	if (!n || (!mcri_is_str(n) && strcmp(key, "global_segment_size")))
 		return 0; /* the engine's reader refuses another type (V3, C11) */
 	if (!(where = mcri_keepf(v, "%s.%s", src ? src : "store_config", key)))
 		return -1;
+	if (!strcmp(key, "global_segment_size"))
+		return segment_rule(v, n, n, NULL, where, "");
 	if (!strcmp(key, "protocol"))
 		return protocol_rule(v, n, where, n->s);
 	/* TRT-LLM takes an empty metadata_server for P2PHANDSHAKE; vLLM's
@@ -155,7 +179,7 @@ static int config_value(struct mcri_check *v, const struct mcri_node *n, const c
 
 static int trtllm_rule(struct mcri_check *v)
 {
-	static const char *const KEYS[] = { "protocol", "metadata_server" };
+	static const char *const KEYS[] = { "protocol", "metadata_server", "global_segment_size" };
 
 	for (int role = 0; role < MCR_ROLE_COUNT; role++) {
 		struct mcri_payload p;
@@ -194,6 +218,13 @@ static int sglang_rule(struct mcri_check *v)
 		if (mcri_is_str(n) && (!(where = mcri_keepf(v, "%s.MOONCAKE_PROTOCOL", where)) ||
 				       protocol_rule(v, n, where, n->s)))
 			return -1;
+		/* SGLang divides it among the tensor- and pipeline-parallel
+		 * ranks of a worker: each rank's share is smaller still */
+		n = mcri_role_env(v->r, (enum mcr_role)role, "MOONCAKE_GLOBAL_SEGMENT_SIZE", &where, role_where);
+		if (mcri_is_str(n) &&
+		    (!(where = mcri_keepf(v, "%s.MOONCAKE_GLOBAL_SEGMENT_SIZE", where)) ||
+		     segment_rule(v, n, NULL, n->s, where, " in all (SGLang gives each of a worker's ranks its share)")))
+			return -1;
 	}
 	return 0;
 }
@@ -207,7 +238,9 @@ int mcri_rules_transfer(struct mcri_check *v)
 	switch (r->engine) {
 	case MCR_ENGINE_VLLM:
 		if (config_value(v, mcri_map_get(r->store_config, "protocol"), r->store_config_where,
-				 "protocol"))
+				 "protocol") ||
+		    config_value(v, mcri_map_get(r->store_config, "global_segment_size"),
+				 r->store_config_where, "global_segment_size"))
 			return -1;
 		return config_value(v, mcri_map_get(r->store_config, "metadata_server"),
 				    r->store_config_where, "metadata_server");

@@ -487,16 +487,16 @@ valid("trtllm_no_master_no_connector",
       {})
 
 valid("trtllm_yaml_typing",
-      "YAML 1.1 typing feeding the rules (§1): '123' quoted string model_key, yes/off bools, 0x10 -> 16, "
+      "YAML 1.1 typing feeding the rules (§1): '123' quoted string model_key, yes/off bools, 0x1000000 -> 16777216, "
       "1_000 -> 1000, 010 -> 8, 1.0e+9 float (rendered 1000000000.0); all valid, types kept in the file.",
       trt("yaml-typing",
           store={"model_key": R('"123"', "123"), "stage_through_host": R("yes", True),
-                 "global_segment_size": R("0x10", 16), "local_buffer_size": R("1_000", 1000),
+                 "global_segment_size": R("0x1000000", 16777216), "local_buffer_size": R("1_000", 1000),
                  "transfer_batch_size": R("010", 8), "protocol": R('"tcp"', "tcp")},
           decode=trt_role(msc={"global_segment_size": R("1.0e+9", 1e9),
                                "stage_through_host": R("off", False)})),
       {PF: pay(("role", "both"), ("model_key", "123"), ("stage_through_host", True),
-               ("global_segment_size", 16), ("local_buffer_size", 1000), ("transfer_batch_size", 8),
+               ("global_segment_size", 16777216), ("local_buffer_size", 1000), ("transfer_batch_size", 8),
                ("protocol", "tcp"), ("master_server_address", MSA)),
        DF: pay(("role", "capacity"), ("model_key", "123"), ("stage_through_host", False),
                ("global_segment_size", 1e9), ("local_buffer_size", 1000), ("transfer_batch_size", 8),
@@ -523,11 +523,11 @@ valid("trtllm_sizes_accepted_a",
                ("local_buffer_size", "16B"), ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_b",
-      "§9 accepted: '16' (string byte count), 4kib, int 0, float 1.9 (truncated to 1 >= 1, rendered 1.9).",
-      trt("sizes-b", store={"global_segment_size": "16", "local_buffer_size": R("1.9", 1.9)},
+      "§9 accepted: '16777216' (string byte count), 4kib, int 0, float 1.9 (truncated to 1 >= 1, rendered 1.9).",
+      trt("sizes-b", store={"global_segment_size": "16777216", "local_buffer_size": R("1.9", 1.9)},
           prefill=trt_role(msc={"local_buffer_size": "4kib"}),
           decode=trt_role(msc={"global_segment_size": 0})),
-      {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "16"),
+      {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "16777216"),
                ("local_buffer_size", "4kib"), ("master_server_address", MSA)),
        DF: pay(("role", "capacity"), ("model_key", QWEN), ("global_segment_size", 0),
                ("local_buffer_size", 1.9), ("master_server_address", MSA))})
@@ -543,11 +543,11 @@ valid("trtllm_sizes_accepted_c",
                ("local_buffer_size", "8b"), ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_d",
-      "§9 accepted: '0' (string), 2TiB, '10 mib', '1 KiB'.",
+      "§9 accepted: '0' (string), 2TiB, '16 mib', '1 KiB'.",
       trt("sizes-d", store={"global_segment_size": "0", "local_buffer_size": "2TiB"},
-          prefill=trt_role(msc={"global_segment_size": "10 mib"}),
+          prefill=trt_role(msc={"global_segment_size": "16 mib"}),
           decode=trt_role(msc={"local_buffer_size": "1 KiB"})),
-      {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "10 mib"),
+      {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "16 mib"),
                ("local_buffer_size", "2TiB"), ("master_server_address", MSA)),
        DF: pay(("role", "capacity"), ("model_key", QWEN), ("global_segment_size", "0"),
                ("local_buffer_size", "1 KiB"), ("master_server_address", MSA))})
@@ -1608,6 +1608,20 @@ invalid("t1_vllm_metadata_unknown_scheme", ["metadata_server: 'consul://10.0.0.9
 invalid("t1_vllm_metadata_bare_host", ["metadata_server: 'metadata-host' is no metadata server", "each <host>:<port>"],
         "T1: without '://' the text is a list of etcd endpoints, each host:port.",
         vllm("t1-bare", store={"protocol": "tcp", "metadata_server": "metadata-host"}))
+invalid("t1_trtllm_segment_below_a_slab",
+        ["roles.prefill.mooncake_store_config.global_segment_size: '10 mib' is 10485760 bytes",
+         "refuses a segment of 1 byte to 16 MiB less one", "give 0 (the worker lends nothing) or at least 16 MiB"],
+        "T1: Mooncake 0.3.13.post1's setup() returns -600 for a segment of 1 byte to 16 MiB - 1 (the live "
+        "layer found it); TRT-LLM's reader takes it.",
+        trt("t1-seg", prefill=trt_role(msc={"global_segment_size": "10 mib"})))
+invalid("t1_vllm_segment_below_a_slab",
+        ["store_config.global_segment_size: '1MB' is 1048576 bytes", "refuses a segment of 1 byte to 16 MiB less one"],
+        "T1: the same for vLLM's embedded mode (which takes anything above 0).",
+        vllm("t1-seg-vllm", store={"protocol": "tcp", "global_segment_size": "1MB"}))
+invalid("t1_sglang_segment_below_a_slab",
+        ["roles.decode.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '4096' is 4096 bytes in all", "each of a worker's ranks its share"],
+        "T1: the same for SGLang, whose ranks each take their share of it.",
+        sgl("t1-seg-sgl", decode=sgl_role(env={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "4096"})))
 valid("vllm_metadata_forms_mooncake_takes",
       "T1: etcd endpoints as host:port, separated by ',' (Mooncake's etcd form): taken, with the warning "
       "that the clients read this metadata server, not the job's (§11).",
@@ -1725,6 +1739,14 @@ valid("trtllm_segment_past_any_node",
                ("master_server_address", MSA)),
        DF: pay(("role", "capacity"), ("model_key", QWEN), ("protocol", "tcp"), ("global_segment_size", "4096TiB"),
                ("master_server_address", MSA))})
+
+valid("vllm_master_flag_of_mooncake_0314",
+      "Mooncake 0.3.14's master calls --client_ttl a deprecated alias of --client_active_ttl_sec, which "
+      "0.3.13.post1's master does not know (it does not start): a warning; --client_ttl works with both.",
+      vllm("next-flag", store={"protocol": "tcp"},
+           services=[dict(master({"protocol": "tcp"}), args=["--client_active_ttl_sec=30", "--client_ttl=30"])]),
+      {VF: pay(("protocol", "tcp"), ("master_server_address", MSA))},
+      warns=["mooncake-master args: '--client_active_ttl_sec=30' is a flag of Mooncake 0.3.14's mooncake_master"])
 
 # warnings the corpus already carried (§11)
 NO_POOL = "no role's workers join the Mooncake pool"
