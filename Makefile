@@ -4,9 +4,13 @@
 #   make            build everything into build/
 #   make check      unit tests (Check), plugin tests (stub SPANK), artifact
 #                   checks, recipe corpus, the engines' own readers on it
-#                   (vLLM and SGLang wheels), then integration tests on a Slurm
-#                   cluster of network hosts on this machine (tests/cluster/);
-#                   needs root for the cluster
+#                   (the pinned vLLM and SGLang wheels), what they derive
+#                   given to a real Mooncake client and master (check-live),
+#                   then integration tests on a Slurm cluster of network
+#                   hosts on this machine (tests/cluster/); needs root for
+#                   the live layer and the cluster
+#   make engines-latest  one line: a vLLM or SGLang on PyPI newer than the
+#                   pinned ones, and the contract on it (a report, never fails)
 #   make check-matrix  the same on Slurm 24.11 and 26.05, in Debian chroots
 #   make check-oldest  the floor: build, unit and plugin tests on Debian 11
 #                   (glibc 2.31, gcc 10, Slurm 20.11), no glibc symbol past 2.28

@@ -86,6 +86,8 @@ enum mcr_error_code {
 	MCR_E_V1, MCR_E_V2, MCR_E_V3, MCR_E_S1, MCR_E_M1,
 	MCR_E_E1, MCR_E_E2, MCR_E_E3,
 	MCR_E_H1,          /* §10.13: what an HA pool's clients cannot use (0.5) */
+	MCR_E_T1,          /* §10.11: a value Mooncake's setup() refuses (0.5) */
+	MCR_E_E4,          /* §8: a blank address variable (0.5) */
 };
 
 /* The code's name as doc/recipe-reference.md writes it ("C5", "YAML",

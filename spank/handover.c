@@ -60,6 +60,9 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 		ok = json_object_set_new(o, "node", json_pack("{s:s, s:s, s:s}", "dir", h->node_dir,
 							      "name", h->node_name, "template",
 							      h->node_template)) == 0;
+	if (ok && h->lend > 0)
+		ok = json_object_set_new(o, "lend", json_pack("{s:I, s:s}", "bytes", (json_int_t)h->lend,
+							      "set", h->lend_set ? h->lend_set : "")) == 0;
 	if (ok && h->starting)
 		ok = json_object_set_new(o, "starting",
 					 json_pack("{s:s, s:s, s:i}", "master", h->starting, "metadata",
@@ -83,7 +86,7 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 			struct mcr_error *err)
 {
 	json_error_t jerr;
-	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node, *starting;
+	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node, *starting, *lend;
 	const char *peer, *mark;
 	json_int_t version, within;
 	size_t n;
@@ -154,6 +157,12 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 		    h->gpu_dir)
 			goto bad;
 	}
+	if ((lend = json_object_get(o, "lend"))) {
+		h->lend = json_integer_value(json_object_get(lend, "bytes"));
+		h->lend_set = dup_string(json_object_get(lend, "set"));
+		if (h->lend <= 0 || !h->lend_set)
+			goto bad;
+	}
 	if ((starting = json_object_get(o, "starting"))) {
 		h->starting = dup_string(json_object_get(starting, "master"));
 		h->starting_metadata = dup_string(json_object_get(starting, "metadata"));
@@ -190,6 +199,7 @@ void mcp_handover_free(struct mcp_handover *h)
 	free(h->node_template);
 	free(h->starting);
 	free(h->starting_metadata);
+	free(h->lend_set);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -352,7 +352,15 @@ struct mcp_handover {
 	 * master was ready */
 	char *starting, *starting_metadata;
 	int starting_within;
+	/* the bytes each task lends to the pool, and where the recipe sets
+	 * them (mcri_role_lends); 0/NULL: nothing */
+	long long lend;
+	char *lend_set;
 };
+/* task_init of a role step (lend.c): the segment each of the step's tasks
+ * on this node lends (h->lend) fits in the node's memory; -1 with the
+ * numbers and the setting to lower. */
+int mcp_task_lend_check(spank_t sp, const struct mcp_handover *h, struct mcr_error *err);
 #define MCP_DEVICE_PLACEHOLDER "\x01" "device" "\x01"
 /* A new random mark for the node's address (h->mark). */
 int mcp_handover_mark(struct mcp_handover *h, struct mcr_error *err);

@@ -290,6 +290,9 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 
 	if (mcp_handover_decode(text, &h, err))
 		return -1;
+	/* a segment no node of this size can lend fails here, not in the engine */
+	if (mcp_task_lend_check(sp, &h, err))
+		goto out;
 	/* the job's directory, checked as srun checked it (runtime/jobdir) */
 	dir = h.dir ? h.dir : h.gpu_dir ? h.gpu_dir : h.node_dir;
 	if (dir && mcri_jobdir_open(&jd, dir, getuid(), false, err))

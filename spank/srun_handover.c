@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plugin.h"
+#include "render/render.h"
 
 /* For vLLM's device_names_by_gpu: the per-GPU file as a template (the
  * file of GPU 0, its device_name a placeholder) and each GPU's HCA name as
@@ -97,6 +98,17 @@ int mcp_srun_hand_over(const struct mcr_recipe *recipe, enum mcr_role role, cons
 		}
 		if (!h.role || !h.dir || (starting_within && (!h.starting || !h.starting_metadata))) {
 			mcri_error_nomem(err);
+			goto out;
+		}
+	}
+	/* what each task lends: its node's memory is checked in task_init */
+	{
+		char set[320];
+
+		if (mcri_role_lends(recipe, role, &h.lend, set, sizeof(set), err) ||
+		    (h.lend > 0 && !(h.lend_set = strdup(set)))) {
+			if (h.lend > 0 && !h.lend_set)
+				mcri_error_nomem(err);
 			goto out;
 		}
 	}

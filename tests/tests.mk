@@ -107,15 +107,41 @@ check-corpus: $(CLI)
 # from PyPI (downloaded once, cached in MCK_ENGINES, by default
 # /var/cache/spank-mooncake/engines), TRT-LLM's contract
 # (doc/engine-contracts.md), on every valid recipe of the corpus and every
-# example, and on spellings of each size check accepts or refuses. Another
-# release: make check-contract MCK_VLLM_VERSION=X MCK_SGLANG_VERSION=Y
+# example, and on spellings of each size check accepts or refuses; once per
+# pair of the pinned releases (the n-th vLLM with the n-th SGLang), the
+# releases users run. Others: make check-contract MCK_VLLM_VERSIONS=X
+# MCK_SGLANG_VERSIONS=Y
 MOONCAKE_VENV ?= /opt/spank-mooncake/venv
-MCK_VLLM_VERSION ?= 0.33.0
-MCK_SGLANG_VERSION ?= 0.5.23
-export MCK_VLLM_VERSION MCK_SGLANG_VERSION
+MCK_VLLM_VERSIONS ?= 0.34.0 0.33.0
+MCK_SGLANG_VERSIONS ?= 0.5.23 0.5.22
+export MCK_VLLM_VERSIONS MCK_SGLANG_VERSIONS
+CONTRACT_SETUPS := $(B)/contract-setups.jsonl
 check-contract: $(CLI)
 	tests/contract/fetch.sh
-	$(MOONCAKE_VENV)/bin/python tests/contract/run.py $(CLI) tests/recipes/valid/*.yaml examples/*.yaml
+	@rm -f $(CONTRACT_SETUPS)
+	set -e; set -- $(MCK_SGLANG_VERSIONS); for v in $(MCK_VLLM_VERSIONS); do \
+		MCK_VLLM_VERSION=$$v MCK_SGLANG_VERSION=$$1 $(MOONCAKE_VENV)/bin/python tests/contract/run.py \
+			--setups $(CONTRACT_SETUPS) $(CLI) tests/recipes/valid/*.yaml examples/*.yaml; \
+		if [ $$# -gt 1 ]; then shift; fi; \
+	done
+
+# The live layer (tests/contract/live.py): what each release's reader
+# derived in check-contract goes to a real setup() of the wheel's Mooncake
+# client against real masters (and an etcd) in a network namespace that
+# holds every address the readers name; a put and a get must work. On the
+# host's Slurm release only (check-matrix runs make check CHECK_LIVE=).
+check-live: check-contract
+	$(NETNS_RUN) $(MOONCAKE_VENV)/bin/python tests/contract/live.py $(CONTRACT_SETUPS)
+CHECK_LIVE ?= check-live
+
+# A report, not a test: whether PyPI has a release of vLLM or SGLang newer
+# than the pinned ones, and the contract on it (one line, at most
+# ENGINES_LATEST_SECONDS; it downloads only such a release). Never fails.
+ENGINES_LATEST_SECONDS ?= 600
+.PHONY: engines-latest check-live
+engines-latest: $(CLI)
+	@ENGINES_LATEST_SECONDS=$(ENGINES_LATEST_SECONDS) MOONCAKE_VENV=$(MOONCAKE_VENV) \
+		tests/contract/latest.sh $(CLI) || true
 
 # A stand-in for pyxis on the test cluster (tests/cluster/pyxis_standin.c):
 # pyxis's options, recorded per step; no container runs.
@@ -163,7 +189,7 @@ check-glibc: $(PLUGIN) $(CLI) $(LIB_SO)
 check-oldest:
 	tests/matrix/run.sh bullseye
 
-check: all check-unit check-plugin check-artifact check-corpus check-contract check-cluster
+check: all check-unit check-plugin check-artifact check-corpus check-contract $(CHECK_LIVE) check-cluster
 
 # The unit suite, the plugin tests and the corpus under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in a build tree of their own.

@@ -73,6 +73,26 @@ bool mcri_env_name_valid(const char *name);
  * control character", "more bytes than execve() passes"), static. */
 const char *mcri_env_value_problem(const char *name, const char *value);
 
+/* ---- the plugin's variables in a role's tasks (taskvars.c; §8) ------- */
+
+/* When the plugin sets a variable: in every task of a role of a recipe with
+ * a pool (MCRI_TASK_VAR_POOL), in those of vLLM's roles
+ * (MCRI_TASK_VAR_VLLM), in those of the roles that read a client config
+ * (MCRI_TASK_VAR_FILE, mcr_recipe_role_reads_config). */
+enum mcri_task_var_when { MCRI_TASK_VAR_POOL = 1, MCRI_TASK_VAR_VLLM, MCRI_TASK_VAR_FILE };
+struct mcri_task_var {
+	const char *name;
+	enum mcri_task_var_when when;
+	const char *value; /* what the plugin sets it to, for messages */
+};
+/* Every variable the plugin sets in the tasks of a role; its value always
+ * wins over the recipe's (render/env.c sets them last), an image's or an
+ * inherited one. Ends with a NULL name. */
+extern const struct mcri_task_var MCRI_TASK_VARS[];
+/* The entry of `name` in MCRI_TASK_VARS, or NULL when the plugin does not
+ * set it. */
+const struct mcri_task_var *mcri_task_var(const char *name);
+
 /* ---- strings (str.c) ----------------------------------------------- */
 
 /* The text fmt makes, in a new string the caller frees; NULL when out of

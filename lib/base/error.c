@@ -132,7 +132,7 @@ static const char *const CODE_NAMES[] = {
 	"none", "invalid", "io", "nomem", "state", "advice", "YAML", "field",
 	"schema", "log_dir", "shape",
 	"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11",
-	"V1", "V2", "V3", "S1", "M1", "E1", "E2", "E3", "H1",
+	"V1", "V2", "V3", "S1", "M1", "E1", "E2", "E3", "H1", "T1", "E4",
 };
 
 const char *mcr_error_code_name(enum mcr_error_code code)

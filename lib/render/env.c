@@ -231,27 +231,21 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 	if (!master)
 		return mcri_error_set(err, MCR_EINVAL,
 				      "no master address for the worker environment");
-	/* 3. MOONCAKE_LOCAL_HOSTNAME (vLLM: and MOONCAKE_REQUESTER_LOCAL_HOSTNAME)
-	 * unless 1 or 2 set it, 4. the engine
-	 * block's env, 5. MOONCAKE_MASTER, 6. MOONCAKE_TE_META_DATA_SERVER */
-	b->layer = MCRI_LAYER_NODE;
-	b->where = NULL;
-	if (!mcr_env_get(b->env, "MOONCAKE_LOCAL_HOSTNAME") && in->local_hostname &&
-	    env_set(b, "MOONCAKE_LOCAL_HOSTNAME", in->local_hostname, NULL, err))
-		return -1;
-	/* vLLM's store worker reads its own variable, else get_ip()
-	 * (VLLM_HOST_IP, else the default route's address): the address of
-	 * MOONCAKE_LOCAL_HOSTNAME, the recipe's own when it sets one; a recipe
-	 * that names the address for vLLM itself keeps it */
-	if (r->engine == MCR_ENGINE_VLLM && in->local_hostname &&
-	    !mcr_env_get(b->env, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME") &&
-	    !mcr_env_get(b->env, "VLLM_HOST_IP") &&
-	    env_set(b, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME",
-		    mcr_env_get(b->env, "MOONCAKE_LOCAL_HOSTNAME"), NULL, err))
-		return -1;
+	/* 3. the engine block's env; then the plugin's own variables
+	 * (base/taskvars.c), after every layer of the recipe: their values
+	 * always win. 4. MOONCAKE_LOCAL_HOSTNAME (vLLM: and
+	 * MOONCAKE_REQUESTER_LOCAL_HOSTNAME, which its store worker reads
+	 * instead), 5. MOONCAKE_MASTER, 6. MOONCAKE_TE_META_DATA_SERVER */
 	b->layer = MCRI_LAYER_ENGINE_ENV;
 	b->where = "engine.mooncake_kv_store.env";
 	if (env_merge(b, r->kv_env, err))
+		return -1;
+	b->layer = MCRI_LAYER_NODE;
+	b->where = NULL;
+	if (in->local_hostname &&
+	    (env_set(b, "MOONCAKE_LOCAL_HOSTNAME", in->local_hostname, NULL, err) ||
+	     (r->engine == MCR_ENGINE_VLLM &&
+	      env_set(b, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME", in->local_hostname, NULL, err))))
 		return -1;
 	b->layer = MCRI_LAYER_MASTER;
 	b->where = NULL;

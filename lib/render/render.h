@@ -44,6 +44,16 @@ char *mcri_value_json(const struct mcri_node *n, const char *text);
 const char *mcri_effective_master(const struct mcr_recipe *r,
 				  const char *master_address);
 
+/* The bytes each task of `role` lends to the job's pool (lend.c): its
+ * global segment as the role's engine reads it, the engine's default when
+ * the recipe sets none, 0 for a role whose workers run no Mooncake client
+ * or lend nothing; `where` (size bytes) names the setting, for messages
+ * ("services[mooncake-master].options.store_config.global_segment_size").
+ * -1 only when out of memory. The plugin refuses, when a task starts, a
+ * segment its node cannot lend (spank/lend.c). */
+int mcri_role_lends(const struct mcr_recipe *r, enum mcr_role role, long long *bytes,
+		    char *where, size_t size, struct mcr_error *err);
+
 /* Where a variable of the worker environment was set (explain). */
 struct mcri_env_origin {
 	enum mcri_layer layer;

@@ -41,6 +41,31 @@ int mcri_fail(struct mcri_check *v, const struct mcri_node *at,
 	return mcri_error_code(v->err, v->rule);
 }
 
+void mcri_warn(struct mcri_check *v, const struct mcri_node *at, const char *fmt, ...)
+{
+	struct mcr_recipe *r = v->r;
+	struct mcr_error *w;
+	char *line;
+	size_t len;
+	va_list ap;
+
+	if (r->nwarnings == MCRI_ARRAY_LEN(r->warnings))
+		return;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	va_start(ap, fmt);
+	mcri_verr_at(w, MCR_WARNING, r->doc, at, fmt, ap);
+	va_end(ap);
+	/* a warning is advice: one that finds no memory is dropped */
+	len = mcr_error_format(w, NULL, 0);
+	if ((line = malloc(len + 1))) {
+		mcr_error_format(w, line, len + 1);
+		r->warnings[r->nwarnings++] = line;
+	}
+	free(w);
+}
+
 /* keep heap string s until mcri_check_done(); NULL (s freed) when out of
  * memory */
 static const char *keep(struct mcri_check *v, char *s)
@@ -125,6 +150,13 @@ const char *const MCRI_PLUGIN_VARS[] = {
 	NULL,
 };
 
+/* E4: the variables that carry an address to a Mooncake client (the
+ * master's, the metadata server's, the node's own) */
+static const char *const ADDRESS_VARS[] = {
+	"MOONCAKE_MASTER", "MOONCAKE_TE_META_DATA_SERVER", "MOONCAKE_LOCAL_HOSTNAME",
+	"MOONCAKE_REQUESTER_LOCAL_HOSTNAME", "VLLM_HOST_IP", "LOCAL_HOSTNAME", NULL
+};
+
 static int env_rules(struct mcri_check *v, const struct mcri_node *k,
 		     const struct mcri_node *val, const char *path)
 {
@@ -146,6 +178,20 @@ static int env_rules(struct mcri_check *v, const struct mcri_node *k,
 				  path, k->s, *own);
 			return mcri_error_code(v->err, MCR_E_E3);
 		}
+	/* E4: a blank address: an engine takes it for none and guesses one */
+	if (mcri_in_list(k->s, ADDRESS_VARS)) {
+		const char *p = val->s;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p) {
+			mcri_fail(v, val,
+				  "%s.%s: %s is blank (rule E4): an engine takes a blank address for none and guesses one (vLLM's store worker the default route's address, SGLang's 'localhost'), or its setup() gets an empty one; remove it%s, or give the address",
+				  path, k->s, mcri_show(v, val),
+				  mcri_task_var(k->s) ? " (the plugin gives every task of a role its own value)" : "");
+			return mcri_error_code(v->err, MCR_E_E4);
+		}
+	}
 	problem = mcri_env_value_problem(k->s, val->s);
 	len = strlen(k->s) + 1 + strlen(val->s);
 	if (problem && len > MCRI_ENV_STRING_MAX && strncmp(problem, "more", 4) == 0)
@@ -322,4 +368,21 @@ bool mcri_sglang_joins_pool(const struct mcri_node *args)
 	/* srtctl passes `true` as the flag; the string "true" reads the same */
 	return (on && on->type == MCRI_T_BOOL ? on->b : mcri_is_str(on) && !strcasecmp(on->s, "true")) &&
 	       mcri_str_eq(mcri_arg(args, "hicache-storage-backend"), "mooncake");
+}
+
+const struct mcri_node *mcri_role_env(const struct mcr_recipe *r, enum mcr_role role,
+				      const char *name, const char **where, const char *role_where)
+{
+	const struct mcri_node *n;
+
+	if ((n = mcri_map_get(r->kv_env, name))) {
+		*where = "engine.mooncake_kv_store.env";
+		return n;
+	}
+	if ((n = mcri_map_get(mcri_map_get(r->root, "environment"), name))) {
+		*where = "environment";
+		return n;
+	}
+	*where = role_where;
+	return mcri_map_get(mcri_map_get(r->role_node[role], "env"), name);
 }

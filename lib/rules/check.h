@@ -73,6 +73,13 @@ const struct mcri_node *mcri_arg(const struct mcri_node *args, const char *dashe
  * master.) */
 bool mcri_sglang_joins_pool(const struct mcri_node *args);
 
+/* The value of the variable `name` a role's workers get from the recipe
+ * (the layer that wins, reference §8: engine.mooncake_kv_store.env, else
+ * environment, else the role's env), or NULL; *where is its layer's key
+ * path (`role_where` for the role's env). */
+const struct mcri_node *mcri_role_env(const struct mcr_recipe *r, enum mcr_role role,
+				      const char *name, const char **where, const char *role_where);
+
 /* The name of a services entry for messages ("?" without a string name). */
 const char *mcri_entry_name(const struct mcri_node *entry);
 
@@ -99,10 +106,21 @@ int mcri_rules_master_ports(struct mcri_check *v);
 /* readers.c: V3 vLLM's client config, S1 SGLang's environment, as the
  * engines' own readers take them (§10.11) */
 int mcri_rules_engine_readers(struct mcri_check *v);
+/* transfer.c: T1, the values the engines pass on to Mooncake's setup()
+ * are ones Mooncake takes (§10.11) */
+int mcri_rules_transfer(struct mcri_check *v);
 /* payload.c: C11 (§10.10), the rendered client config of each connector
  * role */
 int mcri_rules_c11(struct mcri_check *v);
 /* lint.c: §11, warnings on a valid recipe (never refuses) */
 void mcri_rules_lint(struct mcri_check *v);
+/* A warning at `at` into the recipe's warnings (check.c; dropped when they
+ * are full or memory ran out: a warning is advice). */
+void mcri_warn(struct mcri_check *v, const struct mcri_node *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* releases.c: §11, where the workers run with other values than the
+ * recipe's: the plugin's variables, the releases that disagree, what an
+ * engine overrides */
+void mcri_rules_releases(struct mcri_check *v);
 
 #endif /* MCRI_RULES_CHECK_H_ */

@@ -10,34 +10,6 @@
 
 #include "rules/check.h"
 
-static void warn(struct mcri_check *v, const struct mcri_node *at, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void warn(struct mcri_check *v, const struct mcri_node *at, const char *fmt, ...)
-{
-	struct mcr_recipe *r = v->r;
-	struct mcr_error *w;
-	char *line;
-	size_t len;
-	va_list ap;
-
-	if (r->nwarnings == MCRI_ARRAY_LEN(r->warnings))
-		return;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return;
-	va_start(ap, fmt);
-	mcri_verr_at(w, MCR_WARNING, r->doc, at, fmt, ap);
-	va_end(ap);
-	/* a warning is advice: one that finds no memory is dropped */
-	len = mcr_error_format(w, NULL, 0);
-	if ((line = malloc(len + 1))) {
-		mcr_error_format(w, line, len + 1);
-		r->warnings[r->nwarnings++] = line;
-	}
-	free(w);
-}
-
 /* keys the client-config readers know (reference §7.1, §7.2) */
 static const char *const TRTLLM_CLIENT_KEYS[] = {
 	"protocol", "device_name", "global_segment_size", "local_buffer_size",
@@ -47,7 +19,8 @@ static const char *const TRTLLM_CLIENT_KEYS[] = {
 };
 static const char *const VLLM_CLIENT_KEYS[] = {
 	"metadata_server", "master_server_address", "protocol", "device_name", "mode",
-	"global_segment_size", "local_buffer_size", "enable_offload", "tenant_id", NULL
+	"global_segment_size", "local_buffer_size", "enable_offload", "tenant_id",
+	"device_name_per_gpu", NULL
 };
 /* top-level keys of an srtctl recipe (schema 2) */
 static const char *const TOP_KEYS[] = {
@@ -68,7 +41,7 @@ static void lint_client_keys(struct mcri_check *v, const struct mcri_node *map,
 		if (k->type != MCRI_T_STR || mcri_in_list(k->s, known))
 			continue;
 		if ((near = mcri_did_you_mean(k->s, known)))
-			warn(v, k,
+			mcri_warn(v, k,
 			     "%s.%s is not a key %s reads (did you mean %s?); it is written to the client config unchanged and ignored there",
 			     where, k->s, reader, near);
 	}
@@ -91,7 +64,7 @@ static void lint_against_plugin(struct mcri_check *v, const struct mcri_node *ma
 	if (r->external)
 		return; /* the pool is not the job's: no metadata server of its own */
 	if (!role_map && mcri_is_str(md) && md->s[0] && strcmp(md->s, "P2PHANDSHAKE") != 0)
-		warn(v, md,
+		mcri_warn(v, md,
 		     "%s.metadata_server: '%s' is not this job's metadata server: the job's master serves http://<infra node>:%d/metadata and the tasks get that as MOONCAKE_TE_META_DATA_SERVER, but the Mooncake clients read this file's URL (a dead one makes each client retry 20 times, then fail); %s",
 		     where, md->s, MCR_METADATA_PORT,
 		     r->engine == MCR_ENGINE_TRTLLM ?
@@ -100,7 +73,7 @@ static void lint_against_plugin(struct mcri_check *v, const struct mcri_node *ma
 	if (r->engine == MCR_ENGINE_TRTLLM && lh && lh->type != MCRI_T_NULL) {
 		char *val = mcri_pystr(lh);
 
-		warn(v, lh,
+		mcri_warn(v, lh,
 		     "%s.local_hostname: '%s' is one address for every rank of %s on every node, while each task gets its own node's address as MOONCAKE_LOCAL_HOSTNAME; TRT-LLM reads the file's, so its segments would be announced at this address; remove local_hostname (each rank then finds its own)",
 		     where, val ? val : "?", role_map ? "the role" : "every role");
 		free(val);
@@ -126,7 +99,7 @@ static void lint_trtllm_role(struct mcri_check *v, enum mcr_role role)
 			    where, true);
 	if (!(r->connector_modes & MCRI_ROLE_BIT(role)) && mcri_is_str(conn) &&
 	    mcri_did_you_mean(conn->s, CONNECTOR))
-		warn(v, conn,
+		mcri_warn(v, conn,
 		     "roles.%s.args.kv_connector_config.connector: '%s' is not mooncake-store (did you mean mooncake-store?), so this role reads no Mooncake client config",
 		     mcr_role_name(role), conn->s);
 	for (size_t j = 0; mcri_is_map(args) && j < args->n; j++) {
@@ -134,7 +107,7 @@ static void lint_trtllm_role(struct mcri_check *v, enum mcr_role role)
 
 		if (ak->type == MCRI_T_STR && strcmp(ak->s, "kv_connector_config") &&
 		    mcri_did_you_mean(ak->s, CONNECTOR_CONFIG))
-			warn(v, ak,
+			mcri_warn(v, ak,
 			     "roles.%s.args.%s: did you mean kv_connector_config? Without it this role does not use the Mooncake Store connector",
 			     mcr_role_name(role), ak->s);
 	}
@@ -147,7 +120,7 @@ static void lint_sglang_pool(struct mcri_check *v)
 	for (int role = 0; role < MCR_ROLE_COUNT; role++)
 		if (mcri_sglang_joins_pool(mcri_map_get(r->role_node[role], "args")))
 			return;
-	warn(v, r->service ? r->service : r->kv_block,
+	mcri_warn(v, r->service ? r->service : r->kv_block,
 	     "no role's workers join the Mooncake pool: SGLang starts a Mooncake Store client only for HiCache storage (enable-hierarchical-cache: true with hicache-storage-backend: mooncake in a role's args); disaggregation-transfer-backend: mooncake is SGLang's own transfer engine and never talks to the master, so the job's master would serve no worker. Add both to the args of the roles that should share the pool");
 }
 
@@ -169,7 +142,7 @@ static void lint_env_names(struct mcri_check *v, const struct mcri_node *map, co
 			what = "what Slurm and the sruns started inside the task do";
 		else
 			continue;
-		warn(v, k, "%s.%s: sets %s, which changes %s, not only its Mooncake client; set it in the job script or the srun line unless the recipe must carry it",
+		mcri_warn(v, k, "%s.%s: sets %s, which changes %s, not only its Mooncake client; set it in the job script or the srun line unless the recipe must carry it",
 		     where, k->s, k->s, what);
 	}
 }
@@ -186,7 +159,7 @@ void mcri_rules_lint(struct mcri_check *v)
 
 		if (k->type == MCRI_T_STR && !mcri_in_list(k->s, TOP_KEYS) &&
 		    (near = mcri_did_you_mean(k->s, TOP_KEYS)))
-			warn(v, k, "%s: is not a recipe key (did you mean %s?)", k->s, near);
+			mcri_warn(v, k, "%s: is not a recipe key (did you mean %s?)", k->s, near);
 	}
 	/* the variables every task of a role gets */
 	for (int role = 0; role < MCR_ROLE_COUNT; role++) {
@@ -195,6 +168,8 @@ void mcri_rules_lint(struct mcri_check *v)
 	}
 	lint_env_names(v, mcri_map_get(r->root, "environment"), "environment");
 	lint_env_names(v, r->kv_env, "engine.mooncake_kv_store.env");
+	/* what the plugin, the engines and the releases make of the recipe */
+	mcri_rules_releases(v);
 	if (!r->has_master)
 		return;
 	/* the master's store_config, then role by role */

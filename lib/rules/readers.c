@@ -19,6 +19,7 @@
 
 #include "rules/check.h"
 #include "rules/engines.h"
+#include "rules/releases.h"
 #include "rules/size.h"
 
 #define VLLM_READER "vLLM's Mooncake reader (MooncakeStoreConfig in vllm/distributed/mooncake_store.py)"
@@ -106,6 +107,44 @@ static int vllm_strings_rule(struct mcri_check *v)
 	return 0;
 }
 
+/* device_name_per_gpu: read by vLLM 0.34.0 (MooncakeStoreConfig and
+ * _device_name_for_current_gpu), not by 0.33.0 (lint.c says so) */
+static int vllm_per_gpu_rule(struct mcri_check *v)
+{
+	const struct mcr_recipe *r = v->r;
+	const struct mcri_node *sc = r->store_config, *names = mcri_map_get(sc, "device_name_per_gpu");
+	const struct mcri_node *dev = mcri_map_get(sc, "device_name"), *gpn;
+	const char *where = r->store_config_where;
+
+	if (!names || names->type == MCRI_T_NULL)
+		return 0; /* vLLM takes null for absent */
+	if (names->type != MCRI_T_SEQ || names->n == 0)
+		return mcri_fail(v, names, "%s.device_name_per_gpu: %s is not a list of device names, one per physical GPU of a node: " MCRI_VLLM_NEW " refuses it (device_name_per_gpu must be a non-empty list of device names); write e.g. [mlx5_0, mlx5_1, ...]",
+				 where, mcri_show(v, names));
+	for (size_t i = 0; i < names->n; i++) {
+		const struct mcri_node *it = names->items[i];
+		const char *p = mcri_is_str(it) ? it->s : NULL;
+
+		while (p && mcri_py_space(*p))
+			p++;
+		if (!p || !*p)
+			return mcri_fail(v, it, "%s.device_name_per_gpu[%zu]: %s is not a device name: " MCRI_VLLM_NEW " refuses the list (device_name_per_gpu must be a non-empty list of device names); give GPU %zu's HCA, e.g. mlx5_%zu",
+					 where, i, mcri_show(v, it), i, i);
+	}
+	/* vLLM refuses a non-empty device_name beside it (a bool, a number) */
+	if (dev && mcri_truthy(dev))
+		return mcri_fail(v, dev, "%s: device_name (%s) and device_name_per_gpu are both set: " MCRI_VLLM_NEW " refuses that (set device_name or device_name_per_gpu, not both); remove device_name",
+				 where, mcri_show(v, dev));
+	if (mcri_is_seq(r->device_names_by_gpu) && r->device_names_by_gpu->n)
+		return mcri_fail(v, names, "%s.device_name_per_gpu and mooncake device_names_by_gpu are both set: the plugin writes each GPU's device_name into its per-GPU file, which would then carry device_name_per_gpu too, and " MCRI_VLLM_NEW " refuses both at once; keep device_names_by_gpu (both vLLM releases read it) and remove device_name_per_gpu",
+				 where);
+	gpn = mcri_map_get(mcri_map_get(r->root, "resources"), "gpus_per_node");
+	if (gpn && gpn->type == MCRI_T_INT && gpn->i > 0 && names->n < (size_t)gpn->i)
+		return mcri_fail(v, names, "%s.device_name_per_gpu has %zu entr%s, and resources.gpus_per_node is %lld: " MCRI_VLLM_NEW "'s worker on physical GPU %zu fails (device_name_per_gpu has no entry for physical GPU %zu); give one device name per GPU of a node",
+				 where, names->n, names->n == 1 ? "y" : "ies", (long long)gpn->i, names->n, names->n);
+	return 0;
+}
+
 static int vllm_reader_rule(struct mcri_check *v)
 {
 	const struct mcri_node *sc = v->r->store_config, *mode, *gss_node;
@@ -132,6 +171,8 @@ static int vllm_reader_rule(struct mcri_check *v)
 		return mcri_fail(v, gss_node ? gss_node : mode,
 				 "%s.global_segment_size: %s, but mode: standalone-store needs 0 (" VLLM_READER " refuses any other): set global_segment_size: 0",
 				 where, gss_node ? mcri_show(v, gss_node) : "not set (vLLM's default is 4 GiB)");
+	if (vllm_per_gpu_rule(v))
+		return -1;
 	return vllm_strings_rule(v);
 }
 
@@ -192,26 +233,6 @@ static int sglang_value_rule(struct mcri_check *v, const char *where, const char
 	return 0;
 }
 
-/* The value of `name` the role's workers get, and its layer's name: the
- * engine block's env wins over the top-level environment, which wins
- * over the role's env (reference §8). */
-static const struct mcri_node *winner(const struct mcr_recipe *r, enum mcr_role role,
-				      const char *name, const char **where, const char *role_where)
-{
-	const struct mcri_node *n;
-
-	if ((n = mcri_map_get(r->kv_env, name))) {
-		*where = "engine.mooncake_kv_store.env";
-		return n;
-	}
-	if ((n = mcri_map_get(mcri_map_get(r->root, "environment"), name))) {
-		*where = "environment";
-		return n;
-	}
-	*where = role_where;
-	return mcri_map_get(mcri_map_get(r->role_node[role], "env"), name);
-}
-
 /* every name of the three env layers, each checked once per role at its winning value */
 static int sglang_role_rule(struct mcri_check *v, enum mcr_role role)
 {
@@ -227,7 +248,7 @@ static int sglang_role_rule(struct mcri_check *v, enum mcr_role role)
 			const struct mcri_node *k = maps[m]->keys[i], *val;
 			const char *where;
 
-			if (!mcri_is_str(k) || !(val = winner(r, role, k->s, &where, role_where)) ||
+			if (!mcri_is_str(k) || !(val = mcri_role_env(r, role, k->s, &where, role_where)) ||
 			    val != maps[m]->items[i] || !mcri_is_str(val))
 				continue; /* another layer wins: that one is checked */
 			if (sglang_value_rule(v, where, k->s, val))
@@ -301,7 +322,7 @@ int mcr_recipe_ha_check(const struct mcr_recipe *recipe, struct mcr_error *err)
 				rc = -1;
 				break;
 			}
-			n = winner(r, (enum mcr_role)role, "MOONCAKE_CHECK_SERVER", &where, role_where);
+			n = mcri_role_env(r, (enum mcr_role)role, "MOONCAKE_CHECK_SERVER", &where, role_where);
 			if (mcri_is_str(n) && sglang_word(n->s, SGLANG_TRUE))
 				rc = mcri_fail(&v, n, "%s.MOONCAKE_CHECK_SERVER: %s, but the job's pool is an HA pool (ha=etcd in plugstack.conf): SGLang's check takes the host of MOONCAKE_MASTER before its first ':', and an HA pool's address is etcd://..., so the worker would fail its check; set it false, or remove it",
 					       where, mcri_show(&v, n));

@@ -25,6 +25,7 @@ static const struct {
 	{ mcri_rules_c11, MCR_E_C11 },                 /* C11 (§10.10) payload.c */
 	{ mcri_rules_vllm_sglang, MCR_E_V1 },          /* V1, V2 (§10.11) mooncake.c */
 	{ mcri_rules_engine_readers, MCR_E_V3 },       /* V3, S1 (§10.11) engines.c */
+	{ mcri_rules_transfer, MCR_E_T1 },             /* T1 (§10.11) transfer.c */
 	{ mcri_rules_master_ports, MCR_E_M1 },         /* M1 (§10.12) mooncake.c */
 };
 

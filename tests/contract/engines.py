@@ -11,7 +11,12 @@ as the engine runs it.
 
   vllm_read(path)        vLLM: MooncakeStoreConfig.from_file(path), and the
                          local hostname its worker passes to setup()
-                         (rdma_utils.get_requester_local_hostname(get_ip()))
+                         (rdma_utils.get_requester_local_hostname(get_ip()));
+                         from 0.34.0 on, the device of physical GPU 0
+                         (_device_name_for_current_gpu)
+  vllm_sleep(path, env)  whether vLLM's MooncakeStoreConnector allows
+                         --enable-sleep-mode (its supports_sleep_mode(), taken
+                         from the wheel's connector.py and run on its own)
   sglang_read(env)       SGLang: what MooncakeStore reads its config with
                          (MooncakeBaseStore._load_config: a config file
                          when SGLANG_HICACHE_MOONCAKE_CONFIG_PATH is set,
@@ -19,13 +24,19 @@ as the engine runs it.
                          the environment `env`
   trtllm_read(path)      TRT-LLM's mooncake-store connector, as
                          doc/engine-contracts.md states it (no released
-                         wheel has it yet): the values from_file() takes
+                         wheel has it yet): the values from_file() takes,
+                         and stage_through_host as its __post_init__ leaves
+                         it (always true)
 
 Each returns a dict: master, metadata, protocol, device, segment, buffer
 (bytes), local_hostname, role (TRT-LLM), and `setup`: the arguments the
 engine passes to MooncakeDistributedStore.setup(), in order. A file or
 environment the engine refuses raises what the engine raises.
+
+The release of each engine is MCK_VLLM_VERSION and MCK_SGLANG_VERSION
+(tests/tests.mk pins them); one process reads with one release of each.
 """
+import ast
 import importlib.util
 import json
 import os
@@ -35,7 +46,7 @@ import sys
 import types
 
 VERSIONS = {
-    "vllm": os.environ.get("MCK_VLLM_VERSION", "0.33.0"),
+    "vllm": os.environ.get("MCK_VLLM_VERSION", "0.34.0"),
     "sglang": os.environ.get("MCK_SGLANG_VERSION", "0.5.23"),
 }
 # the modules each reader needs, as paths inside the wheel (fetch.sh unpacks these)
@@ -45,6 +56,8 @@ MODULES = {
         "vllm/distributed/mooncake_store.py",
         "vllm/utils/network_utils.py",
         "vllm/distributed/kv_transfer/kv_connector/v1/mooncake/rdma_utils.py",
+        # read for one function only (vllm_sleep), never imported
+        "vllm/distributed/kv_transfer/kv_connector/v1/mooncake/store/connector.py",
     ],
     "sglang": [
         "sglang/srt/environ.py",
@@ -126,6 +139,12 @@ def vllm():
     _stub("zmq.asyncio", Socket=_Anything, Context=_Anything)
     sys.modules["zmq"].asyncio = sys.modules["zmq.asyncio"]
     _stub("urllib3.util", parse_url=lambda u: u)
+    # 0.34.0's _device_name_for_current_gpu asks torch for the current
+    # device and vLLM's platform for its physical id: GPU 0 here
+    torch = sys.modules.get("torch") or _stub("torch")
+    torch.accelerator = types.SimpleNamespace(current_device_index=lambda: 0)
+    _stub("vllm.platforms", current_platform=types.SimpleNamespace(
+        visible_device_id_to_physical_device_id=lambda i: i))
     envs = _load("vllm", MODULES["vllm"][0])
     sys.modules["vllm"].envs = envs
     store = _load("vllm", MODULES["vllm"][1])
@@ -140,7 +159,8 @@ def sglang():
     MooncakeStoreConfig and DEFAULT_LOCAL_BUFFER_SIZE)."""
     if "sglang" in _loaded:
         return _loaded["sglang"]
-    _stub("torch", Tensor=_Anything, dtype=_Anything, uint8=None)
+    torch = sys.modules.get("torch") or _stub("torch")  # vllm() may have made it
+    torch.__dict__.update(Tensor=_Anything, dtype=_Anything, uint8=None)
     _stub("requests")
     _stub("sglang.srt.mem_cache.hicache_storage", HiCacheStorage=_Anything,
           HiCacheStorageConfig=_Anything, HiCacheStorageExtraInfo=_Anything,
@@ -161,19 +181,52 @@ def vllm_read(path):
     store, net, rdma = vllm()
     cfg = store.MooncakeStoreConfig.from_file(path)
     local = rdma.get_requester_local_hostname(net.get_ip())
+    # what setup() gets as the device: 0.34.0 on, GPU 0's entry of
+    # device_name_per_gpu when that is set
+    per_gpu = getattr(store, "_device_name_for_current_gpu", None)
+    device = per_gpu(cfg) if per_gpu else cfg.device_name
     return {
         "master": cfg.master_server_address,
         "metadata": cfg.metadata_server,
         "protocol": cfg.protocol,
-        "device": cfg.device_name,
+        "device": device,
         "segment": cfg.global_segment_size,
         "buffer": cfg.local_buffer_size,
         "local_hostname": local,
         "role": "",
         "setup": [local, cfg.metadata_server, cfg.global_segment_size,
-                  cfg.local_buffer_size, cfg.protocol, cfg.device_name,
+                  cfg.local_buffer_size, cfg.protocol, device,
                   cfg.master_server_address],
     }
+
+
+def vllm_sleep(path, env):
+    """None when the release's MooncakeStoreConnector allows
+    --enable-sleep-mode with the client config at `path` under the
+    environment `env`, else why not: its supports_sleep_mode(), the function
+    alone, taken from the wheel's connector.py and run with the wheel's
+    MooncakeStoreConfig (the rest of that module is never imported)."""
+    store, _, _ = vllm()
+    rel = MODULES["vllm"][4]
+    with open(os.path.join(engine_dir("vllm"), rel)) as f:
+        tree = ast.parse(f.read())
+    fn = next(f for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c.name == "MooncakeStoreConnector"
+              for f in c.body if isinstance(f, ast.FunctionDef) and f.name == "supports_sleep_mode")
+    fn.decorator_list = []
+    fn.args.args[1].annotation = None
+    fn.returns = None
+    scope = {"MooncakeStoreConfig": store.MooncakeStoreConfig, "os": os}
+    exec(compile(ast.Module(body=[fn], type_ignores=[]), rel, "exec"), scope)
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env, MOONCAKE_CONFIG_PATH=path)
+    try:
+        return None if scope["supports_sleep_mode"](None, None) else "it does not support sleep mode"
+    except ValueError as e:
+        return str(e)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def sglang_read(env):
@@ -251,7 +304,7 @@ def trtllm_read(path, guess=own_name_resolved):
         raise ValueError(f"{path}: local_buffer_size must be > 0")
     role = str(cfg.get("role", "both")).strip().lower()
     if role not in _TRT_ROLES:
-        raise ValueError(f"{path}: role {role!r} is not one of {sorted(_TRT_ROLES)}")
+        raise ValueError(f"role={role!r} in {path} is not one of: {', '.join(sorted(_TRT_ROLES))}")
     int_batch = int(cfg.get("transfer_batch_size", 64))
     if int_batch <= 0:
         raise ValueError(f"{path}: transfer_batch_size must be > 0")
@@ -264,6 +317,9 @@ def trtllm_read(path, guess=own_name_resolved):
         local = guess()
     protocol = cfg.get("protocol", "rdma")
     device = cfg.get("device_name", "")
+    # bool() of the file's value, then raised back to True by
+    # __post_init__ (with a warning in the log for a role that transfers)
+    staging_asked = bool(cfg.get("stage_through_host", True))
     return {
         "master": master,
         "metadata": metadata,
@@ -273,6 +329,8 @@ def trtllm_read(path, guess=own_name_resolved):
         "buffer": buffer,
         "local_hostname": local,
         "role": role,
+        "stage_through_host": True,
+        "stage_through_host_asked": staging_asked,
         "setup": [local, metadata, segment, buffer, protocol, device, master],
     }
 

@@ -2,7 +2,7 @@
 """Contract tests: what `mooncake-recipe check` accepts, each engine's own
 reader reads, with the values the plugin means.
 
-  run.py MOONCAKE_RECIPE RECIPE...
+  run.py [--setups FILE] MOONCAKE_RECIPE RECIPE...
 
 For every recipe `check` accepts that has a pool, and for each of its roles,
 this renders what the plugin hands a task on a node (the client configs with
@@ -22,14 +22,29 @@ error and reads:
              sizes (what the plugin says each engine will read)
   role       TRT-LLM: the connector role of the file
 
+and where the release reads the recipe otherwise than the other releases
+or than the file says, `check` warns (lib/rules/releases.c): vLLM's
+sleep-mode gate (MooncakeStoreConnector.supports_sleep_mode, run from the
+wheel), a device_name_per_gpu the release ignores, TRT-LLM's
+stage_through_host raised to true.
+
+The releases are MCK_VLLM_VERSION and MCK_SGLANG_VERSION (one process
+reads with one release of each; tests/tests.mk runs it once per pinned
+pair). --setups FILE appends, one JSON line per recipe, role and engine,
+the arguments the engine's reader passes to Mooncake's setup() there
+(tests/contract/live.py gives them to a real setup()).
+
 Prints a PASS/FAIL line per recipe and role and a summary in Check's format.
 """
 import os
 import re
+import json
 import subprocess
 import sys
 import tempfile
 import warnings
+
+import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import engines  # noqa: E402
@@ -53,7 +68,54 @@ def env_of(text):
     return env
 
 
-def check_role(path, engine, role, pool, out):
+def role_args(path, role):
+    """The role's args in the recipe, as srtctl reads them."""
+    try:
+        with open(path) as f:
+            doc = yaml.safe_load(f)
+        args = doc["roles"][role].get("args") or {}
+        return args if isinstance(args, dict) else {}
+    except Exception:
+        return {}
+
+
+def arg(args, dashed):
+    return args.get(dashed, args.get(dashed.replace("-", "_")))
+
+
+def release_problems(path, engine, role, config, env, seen, warned):
+    """What this release reads otherwise than the other releases or than the
+    file says must be what check warned of (lib/rules/releases.c)."""
+    problems = []
+    release = f"{'vLLM' if engine == 'vllm' else engine} {engine_version(engine)}"
+    if engine == "vllm":
+        args = role_args(path, role)
+        sleep = arg(args, "enable-sleep-mode")
+        kt = arg(args, "kv-transfer-config")
+        if (sleep is True or str(sleep).lower() == "true") and "MooncakeStoreConnector" in str(kt):
+            why = engines.vllm_sleep(config, env)
+            said = [w for w in warned if f"roles.{role}.args: enable-sleep-mode" in w]
+            if why and not any(release in w and ("never" in w or "fail at start with both" in w) for w in said):
+                problems.append(f"{release} refuses sleep mode ({why}), and check did not say so")
+            if not why and not any(f"{release} allows it" in w for w in said):
+                problems.append(f"{release} allows sleep mode with this config, and check did not say so")
+        with open(config) as f:
+            per_gpu = json.load(f).get("device_name_per_gpu")
+        if isinstance(per_gpu, list) and per_gpu and seen["device"] != per_gpu[0] and \
+                not any(f"{release} ignores the key" in w for w in warned):
+            problems.append(f"{release} gives GPU 0's store client device {seen['device']!r}, not "
+                            f"device_name_per_gpu's {per_gpu[0]!r}, and check did not say so")
+    if engine == "trtllm" and not seen["stage_through_host_asked"] and seen["role"] != "capacity" and \
+            not any("stage_through_host" in w and "runs with stage_through_host true" in w for w in warned):
+        problems.append("TRT-LLM runs with stage_through_host true, the file says false, and check did not say so")
+    return problems
+
+
+def engine_version(engine):
+    return engines.VERSIONS.get(engine, "main")
+
+
+def check_role(path, engine, role, pool, out, warned=(), setups=None):
     """[] when the engine reads the role's task as meant, else the problems."""
     rc, text, errs = cli("env", path, "--role", role, "--infra-addr", INFRA,
                          "--config-dir", out, "--local-hostname", NODE)
@@ -98,6 +160,12 @@ def check_role(path, engine, role, pool, out):
         problems.append(f"TRT-LLM role {seen['role']!r}")
     if not all(isinstance(a, (str, int)) and not isinstance(a, bool) for a in seen["setup"]):
         problems.append(f"setup() would get {seen['setup']!r}")
+    problems += release_problems(path, engine, role, config, env, seen, warned)
+    if setups is not None and not problems:
+        setups.write(json.dumps({"recipe": path, "role": role, "engine": engine,
+                                 "release": engine_version(engine), "infra": INFRA, "node": NODE,
+                                 "metadata": env.get("MOONCAKE_TE_META_DATA_SERVER", ""),
+                                 "setup": seen["setup"]}) + "\n")
     return problems
 
 
@@ -131,9 +199,12 @@ services:
 # reader must refuse too, unless the case says why the plugin is stricter.
 DIFF_CASES = [
     ("vllm", "global_segment_size", v, None) for v in (
-        "16GB", "16gb", "'16 GB'", "1.5GB", "16MB", "16kb", "16b", "'16'", "16", "1.5", "0x10",
-        "'.5gb'", "'1.gb'", "16GiB", "16G", "16TB", "16TiB", "1.2.3gb", "''", "lots", "1e9",
-        "'-1'", "'1_000'", "null", "[1]", ".inf", "'1.'", "' 16\\tgb '", "'0.5kb'")] + [
+        "16GB", "16gb", "'16 GB'", "1.5GB", "16MB", "'.5gb'", "'1.gb'", "16GiB", "16G", "16TB",
+        "16TiB", "1.2.3gb", "''", "lots", "1e9", "'-1'", "null", "[1]", ".inf", "' 16\\tgb '",
+        "0x1000000", "'16777216'", "16777216")] + [
+    # sizes vLLM reads, of 1 byte to 16 MiB - 1: Mooncake's setup() refuses them
+    ("vllm", "global_segment_size", v, "Mooncake's setup() refuses a segment below 16 MiB")
+    for v in ("16kb", "16b", "'16'", "16", "1.5", "0x10", "'1_000'", "'1.'", "'0.5kb'", "'16777215'")] + [
     ("vllm", "global_segment_size", "0", "vLLM's embedded mode refuses 0 (__post_init__)"),
     ("vllm", "global_segment_size", "-1", "a negative segment: Mooncake's setup() takes an unsigned size"),
     ("vllm", "global_segment_size", "true", "vLLM takes a bool as 1 byte; the plugin refuses it"),
@@ -149,12 +220,33 @@ DIFF_CASES = [
     ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", v, None) for v in (
         "'16gb'", "'16GB'", "' 16 gb '", "'+16gb'", "'1_6gb'", "'17179869184'", "'0'",
         "'16GiB'", "'1.5gb'", "'16mb'", "'gb'", "'16 G'", "''", "'1e9'")] + [
+    ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'16777215'", "Mooncake's setup() refuses a segment below 16 MiB")] + [
     ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'99999999999999999999gb'", "past 2^63 bytes: no node's memory"),
     ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'-1gb'", "a negative segment: Mooncake's setup() takes an unsigned size"),
     ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'18446744073709551616'", "past 2^63 bytes: no node's memory"),
     ("sglang", "MOONCAKE_GLOBAL_SEGMENT_SIZE", "'-18446744073709551616'", "a negative segment"),
     ("sglang", "MOONCAKE_CHECK_SERVER", "'ture'", "SGLang would warn and use its default"),
     ("sglang", "MOONCAKE_CHECK_SERVER", "'Yes'", None),
+] + [
+    # vLLM 0.34.0's device_name_per_gpu (0.33.0 ignores the key: check
+    # refuses what either release refuses)
+    ("vllm", "device_name_per_gpu", v, None if ok else "vLLM 0.34.0 refuses it; 0.33.0 ignores the key")
+    for v, ok in (("[mlx5_0]", True), ("[mlx5_0, mlx5_1]", True), ("null", True), ("mlx5_0", False),
+                  ("[]", False), ("['']", False), ("[mlx5_0, ' ']", False), ("[1]", False), ("{a: b}", False))
+] + [
+    # what Mooncake's setup() takes (T1): the readers pass these through
+    ("vllm", "protocol", v, None if ok else "Mooncake's setup() refuses it; vLLM passes it through")
+    for v, ok in (("tcp", True), ("rdma", True), ("TCP", False), ("Tcp", False), ("RDMA", False),
+                  ("ib", False), ("''", False))
+] + [
+    ("vllm", "metadata_server", v, None if ok else "Mooncake's setup() cannot use it; vLLM passes it through")
+    for v, ok in (("P2PHANDSHAKE", True), ("'http://10.0.0.9:8701/metadata'", True),
+                  ("'etcd://10.0.0.9:2379'", True), ("'10.0.0.9:2379;10.0.0.10:2379'", True),
+                  ("p2phandshake", False), ("' P2PHANDSHAKE'", False), ("'HTTP://10.0.0.9:8701/metadata'", False),
+                  ("'ftp://x'", False), ("metadata-host", False), ("'h:99999'", False))
+] + [
+    ("sglang", "MOONCAKE_PROTOCOL", v, None if ok else "Mooncake's setup() refuses it; SGLang passes it through")
+    for v, ok in (("tcp", True), ("TCP", False), ("Rdma", False))
 ]
 
 
@@ -189,8 +281,12 @@ def differential():
                 reader = None
             except Exception as e:
                 reader = f"{type(e).__name__}: {e}"
-            if rc == 0:
-                problems = check_role(path, engine, "prefill", "the plugin starts mooncake-master", out) \
+            if rc == 0 and stricter:
+                problems = [f"check accepts it, but {stricter}"]
+                verdict = "accepted by check"
+            elif rc == 0:
+                warned = [l for l in errs.splitlines() if l.startswith("mooncake: warning: ")]
+                problems = check_role(path, engine, "prefill", "the plugin starts mooncake-master", out, warned) \
                     if cli("render", path, "--infra-addr", INFRA, "--out", out)[0] == 0 else ["render failed"]
                 verdict = "accepted by check"
             elif rc == 1 and "mooncake: " in errs:
@@ -213,10 +309,18 @@ def differential():
 def main():
     global CLI
     warnings.simplefilter("ignore")  # SGLang warns where it falls back to a default
-    CLI = os.path.abspath(sys.argv[1])
+    argv = sys.argv[1:]
+    setups = None
+    if argv[:1] == ["--setups"]:
+        setups = open(argv[1], "a")
+        argv = argv[2:]
+    CLI = os.path.abspath(argv[0])
+    print(f"releases: vLLM {engine_version('vllm')}, SGLang {engine_version('sglang')}, "
+          "TRT-LLM's contract (doc/engine-contracts.md)")
     checks, failures = differential()
-    for path in sys.argv[2:]:
+    for path in argv[1:]:
         rc, text, errs = cli("check", path)
+        warned = [l for l in errs.splitlines() if l.startswith("mooncake: warning: ")]
         if rc != 0:
             continue  # refused: nothing reaches an engine
         m = OK_LINE.search(text + errs)
@@ -237,8 +341,8 @@ def main():
                 continue
             for role in roles:
                 checks += 1
-                problems = check_role(path, engine, role, pool, out)
-                name = f"{os.path.basename(path)} {role} ({engine})"
+                problems = check_role(path, engine, role, pool, out, warned, setups)
+                name = f"{os.path.basename(path)} {role} ({engine} {engine_version(engine)})"
                 if problems:
                     failures += 1
                     print(f"FAIL {name}")

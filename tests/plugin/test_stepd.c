@@ -3,6 +3,7 @@
  * slurmstepd (remote context): what each task gets.
  */
 #include <stdlib.h>
+#include <sys/sysinfo.h>
 
 #include <slurm/slurm.h>
 
@@ -385,6 +386,58 @@ START_TEST(stepd_vllm_per_gpu_file)
 }
 END_TEST
 
+/* a segment its node cannot lend fails the task when it starts, with the
+ * numbers: the node's memory (sysinfo) against the step's tasks on it
+ * times the segment srun handed over (what TRT-LLM reads: 4096 TiB passes
+ * check); a segment that fits passes, and so does a role that lends
+ * nothing */
+static const char HUGE[] =
+	"schema: 2\n"
+	"engine: {type: trtllm, served_model_name: Qwen/Qwen3-0.6B}\n"
+	"frontend: {type: trtllm_serve}\n"
+	"roles:\n"
+	"  prefill: {args: {kv_connector_config: {connector: mooncake-store}}, mooncake_store_config: {global_segment_size: 4096TiB}}\n"
+	"  decode: {args: {kv_connector_config: {connector: mooncake-store}}, mooncake_store_config: {global_segment_size: 0}}\n"
+	"  agg: {args: {kv_connector_config: {connector: mooncake-store}}, mooncake_store_config: {global_segment_size: 16MiB}}\n"
+	"services:\n"
+	"  - {name: mooncake-master, type: mooncake-master, options: {store_config: {protocol: tcp}}}\n";
+
+START_TEST(stepd_segment_the_node_cannot_lend)
+{
+	struct sysinfo si;
+	char *h;
+
+	ck_assert_int_eq(sysinfo(&si), 0);
+	in_tmpdir();
+	write_file("huge.yaml", HUGE);
+	h = handover_of("huge.yaml", "prefill");
+	remote_step(1, "huge.yaml", "prefill", h, NULL);
+	stub.hostname = "10.0.0.7";
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: each task of this step lends a segment of 4503599627370496 bytes (4194304.0 GiB, roles.prefill.mooncake_store_config.global_segment_size) to the job's pool, and its 1 task on ");
+	ck_log_contains(" would lend 4194304.0 GiB in all, more than the node's memory, ");
+	ck_log_contains("no node lends more than it has; give each task a share of its node's memory there");
+	ck_assert_ptr_null(stub_getenv("MOONCAKE_CONFIG_PATH")); /* nothing set */
+	slurm_spank_exit(NULL, 0, NULL);
+	free(h);
+	/* 16 MiB fits a node, 3 tasks of it too; 0 is nothing */
+	h = handover_of("huge.yaml", "agg");
+	remote_step(1, "huge.yaml", "agg", h, NULL);
+	stub.hostname = "10.0.0.7";
+	stub.local_tasks = 3;
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	free(h);
+	h = handover_of("huge.yaml", "decode");
+	remote_step(1, "huge.yaml", "decode", h, NULL);
+	stub.hostname = "10.0.0.7";
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	slurm_spank_exit(NULL, 0, NULL);
+	free(h);
+}
+END_TEST
+
 Suite *stepd_suite(void)
 {
 	Suite *s = suite_create("plugin-stepd");
@@ -392,6 +445,7 @@ Suite *stepd_suite(void)
 
 	tcase_add_checked_fixture(stepd, NULL, remove_tmpdir);
 	tcase_add_test(stepd, stepd_task_gets_role_env);
+	tcase_add_test(stepd, stepd_segment_the_node_cannot_lend);
 	tcase_add_test(stepd, stepd_trtllm_node_file);
 	tcase_add_test(stepd, stepd_reads_no_recipe);
 	tcase_add_test(stepd, stepd_batch_step_gets_nothing);

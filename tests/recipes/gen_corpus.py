@@ -228,13 +228,13 @@ VALID = []    # (name, description, data-or-text, {file: payload})
 INVALID = []  # (name, [expected substrings], description, data-or-text)
 
 
-def valid(name, desc, data, files):
+def valid(name, desc, data, files, warns=()):
     # §7.2: vLLM's reader defaults metadata_server to "", with which
     # Mooncake's setup() fails; the plugin writes P2PHANDSHAKE, after
     # master_server_address, when store_config has none
     if VF in files and "metadata_server" not in files[VF]:
         files[VF] = dict(files[VF], metadata_server="P2PHANDSHAKE")
-    VALID.append((name, desc, data, files))
+    VALID.append((name, desc, data, files, list(warns)))
 
 
 def invalid(name, expects, desc, data):
@@ -487,16 +487,16 @@ valid("trtllm_no_master_no_connector",
       {})
 
 valid("trtllm_yaml_typing",
-      "YAML 1.1 typing feeding the rules (§1): '123' quoted string model_key, yes/off bools, 0x10 -> 16, "
+      "YAML 1.1 typing feeding the rules (§1): '123' quoted string model_key, yes/off bools, 0x1000000 -> 16777216, "
       "1_000 -> 1000, 010 -> 8, 1.0e+9 float (rendered 1000000000.0); all valid, types kept in the file.",
       trt("yaml-typing",
           store={"model_key": R('"123"', "123"), "stage_through_host": R("yes", True),
-                 "global_segment_size": R("0x10", 16), "local_buffer_size": R("1_000", 1000),
+                 "global_segment_size": R("0x1000000", 16777216), "local_buffer_size": R("1_000", 1000),
                  "transfer_batch_size": R("010", 8), "protocol": R('"tcp"', "tcp")},
           decode=trt_role(msc={"global_segment_size": R("1.0e+9", 1e9),
                                "stage_through_host": R("off", False)})),
       {PF: pay(("role", "both"), ("model_key", "123"), ("stage_through_host", True),
-               ("global_segment_size", 16), ("local_buffer_size", 1000), ("transfer_batch_size", 8),
+               ("global_segment_size", 16777216), ("local_buffer_size", 1000), ("transfer_batch_size", 8),
                ("protocol", "tcp"), ("master_server_address", MSA)),
        DF: pay(("role", "capacity"), ("model_key", "123"), ("stage_through_host", False),
                ("global_segment_size", 1e9), ("local_buffer_size", 1000), ("transfer_batch_size", 8),
@@ -523,11 +523,11 @@ valid("trtllm_sizes_accepted_a",
                ("local_buffer_size", "16B"), ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_b",
-      "§9 accepted: '16' (string byte count), 4kib, int 0, float 1.9 (truncated to 1 >= 1, rendered 1.9).",
-      trt("sizes-b", store={"global_segment_size": "16", "local_buffer_size": R("1.9", 1.9)},
+      "§9 accepted: '16777216' (string byte count), 4kib, int 0, float 1.9 (truncated to 1 >= 1, rendered 1.9).",
+      trt("sizes-b", store={"global_segment_size": "16777216", "local_buffer_size": R("1.9", 1.9)},
           prefill=trt_role(msc={"local_buffer_size": "4kib"}),
           decode=trt_role(msc={"global_segment_size": 0})),
-      {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "16"),
+      {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "16777216"),
                ("local_buffer_size", "4kib"), ("master_server_address", MSA)),
        DF: pay(("role", "capacity"), ("model_key", QWEN), ("global_segment_size", 0),
                ("local_buffer_size", 1.9), ("master_server_address", MSA))})
@@ -543,11 +543,11 @@ valid("trtllm_sizes_accepted_c",
                ("local_buffer_size", "8b"), ("master_server_address", MSA))})
 
 valid("trtllm_sizes_accepted_d",
-      "§9 accepted: '0' (string), 2TiB, '10 mib', '1 KiB'.",
+      "§9 accepted: '0' (string), 2TiB, '16 mib', '1 KiB'.",
       trt("sizes-d", store={"global_segment_size": "0", "local_buffer_size": "2TiB"},
-          prefill=trt_role(msc={"global_segment_size": "10 mib"}),
+          prefill=trt_role(msc={"global_segment_size": "16 mib"}),
           decode=trt_role(msc={"local_buffer_size": "1 KiB"})),
-      {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "10 mib"),
+      {PF: pay(("role", "both"), ("model_key", QWEN), ("global_segment_size", "16 mib"),
                ("local_buffer_size", "2TiB"), ("master_server_address", MSA)),
        DF: pay(("role", "capacity"), ("model_key", QWEN), ("global_segment_size", "0"),
                ("local_buffer_size", "1 KiB"), ("master_server_address", MSA))})
@@ -1515,6 +1515,257 @@ valid("sglang_hicache_without_mooncake_transfer",
       {})
 
 # ======================================================================
+# The releases users run (issue 37): vLLM 0.34.0 and 0.33.0, SGLang
+# 0.5.23 and 0.5.22, TensorRT-LLM's connector on main, and what
+# Mooncake's own setup() takes (doc/engine-contracts.md)
+# ======================================================================
+
+def vrole(env=None, **args):
+    """A vLLM role of the store connector, with `env` and more args."""
+    r = vllm_role()
+    r["args"].update(args)
+    if env:
+        r["env"] = env
+    return r
+
+
+SLEEP = {"enable-sleep-mode": True}
+KIND_WARN = "not a key vLLM's Mooncake client reads"
+
+# vLLM 0.34.0's device_name_per_gpu: what 0.34.0 refuses is refused (V3),
+# what it takes is taken with a warning (0.33.0 ignores the key)
+invalid("v3_vllm_per_gpu_string",
+        ["store_config.device_name_per_gpu: 'mlx5_0' is not a list of device names", "vLLM 0.34.0 refuses it"],
+        "V3: vLLM 0.34.0's __post_init__ refuses a device_name_per_gpu that is not a non-empty list of "
+        "non-blank strings.",
+        vllm("v3-pergpu-str", store={"protocol": "rdma", "device_name_per_gpu": "mlx5_0"}))
+invalid("v3_vllm_per_gpu_empty",
+        ["store_config.device_name_per_gpu: [] is not a list of device names", "vLLM 0.34.0 refuses it"],
+        "V3: an empty list is refused by vLLM 0.34.0 (a non-empty list).",
+        vllm("v3-pergpu-empty", store={"protocol": "rdma", "device_name_per_gpu": []}))
+invalid("v3_vllm_per_gpu_blank_entry",
+        ["store_config.device_name_per_gpu[1]: ' ' is not a device name", "vLLM 0.34.0 refuses the list"],
+        "V3: every entry must be a string with something but blanks (name.strip()).",
+        vllm("v3-pergpu-blank", store={"protocol": "rdma", "device_name_per_gpu": ["mlx5_0", " ", "mlx5_2", "mlx5_3"]}))
+invalid("v3_vllm_per_gpu_with_device_name",
+        ["device_name ('mlx5_0') and device_name_per_gpu are both set", "set device_name or device_name_per_gpu, not both"],
+        "V3: vLLM 0.34.0 refuses a non-empty device_name beside device_name_per_gpu.",
+        vllm("v3-pergpu-both", store={"protocol": "rdma", "device_name": "mlx5_0",
+                                      "device_name_per_gpu": ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]}))
+invalid("v3_vllm_per_gpu_with_device_names_by_gpu",
+        "device_name_per_gpu and mooncake device_names_by_gpu are both set",
+        "V3: each per-GPU file the plugin writes has device_name and would carry device_name_per_gpu "
+        "too, which vLLM 0.34.0 refuses.",
+        vllm("v3-pergpu-bygpu", store={"protocol": "rdma", "device_name_per_gpu": ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]},
+             options={"device_names_by_gpu": ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]}))
+invalid("v3_vllm_per_gpu_short",
+        ["device_name_per_gpu has 2 entries, and resources.gpus_per_node is 4",
+         "has no entry for physical GPU 2"],
+        "V3: vLLM 0.34.0 raises at setup() for a physical GPU past the list.",
+        vllm("v3-pergpu-short", store={"protocol": "rdma", "device_name_per_gpu": ["mlx5_0", "mlx5_1"]}))
+PER_GPU = ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"]
+valid("vllm_device_name_per_gpu",
+      "vLLM 0.34.0's device_name_per_gpu, one entry per GPU, device_name empty: taken and copied into the "
+      "shared file; a warning says vLLM 0.33.0 ignores the key.",
+      vllm("vllm-pergpu", store={"protocol": "rdma", "device_name": "", "device_name_per_gpu": list(PER_GPU)}),
+      {VF: pay(("protocol", "rdma"), ("device_name", ""), ("device_name_per_gpu", list(PER_GPU)),
+               ("master_server_address", MSA))},
+      warns=["device_name_per_gpu: vLLM 0.34.0 gives each GPU's store client its entry, but vLLM 0.33.0 ignores the key"])
+valid("vllm_device_name_per_gpu_null",
+      "device_name_per_gpu: null is absent to vLLM 0.34.0 (config.get() gives None): no refusal, no warning.",
+      vllm("vllm-pergpu-null", store={"protocol": "tcp", "device_name_per_gpu": None}),
+      {VF: pay(("protocol", "tcp"), ("device_name_per_gpu", None), ("master_server_address", MSA))})
+
+# T1: Mooncake's setup() compares protocol names and the metadata server's
+# forms byte for byte (client_service.cpp, transfer_metadata_plugin.cpp)
+invalid("t1_vllm_protocol_upper", ["store_config.protocol: 'TCP' is not a protocol Mooncake 0.3.13.post1", "write tcp"],
+        "T1: setup() returns -1 (unsupported_protocol) for 'TCP'; vLLM passes it through.",
+        vllm("t1-tcp", store={"protocol": "TCP"}))
+invalid("t1_vllm_protocol_mixed", ["store_config.protocol: 'Tcp' is not a protocol", "write tcp"],
+        "T1: the same for 'Tcp'.",
+        vllm("t1-tcp2", store={"protocol": "Tcp"}))
+invalid("t1_trtllm_protocol_upper", ["store_config.protocol: 'RDMA' is not a protocol", "write rdma"],
+        "T1: TRT-LLM's connector passes protocol to setup() as written.",
+        trt("t1-trt", store=dict(STORE, protocol="RDMA")))
+invalid("t1_sglang_protocol_upper", ["roles.prefill.env.MOONCAKE_PROTOCOL: 'TCP' is not a protocol", "write tcp"],
+        "T1: SGLang passes MOONCAKE_PROTOCOL to setup() as written.",
+        sgl("t1-sgl", prefill=sgl_role(env={"MOONCAKE_PROTOCOL": "TCP"})))
+invalid("t1_vllm_protocol_unknown", ["store_config.protocol: 'ib' is not a protocol", "it knows rdma, tcp"],
+        "T1: a name Mooncake has no transport for.",
+        vllm("t1-ib", store={"protocol": "ib"}))
+invalid("t1_vllm_metadata_lower", ["metadata_server: 'p2phandshake' is not P2PHANDSHAKE", "write P2PHANDSHAKE"],
+        "T1: setup() takes 'p2phandshake' for an etcd endpoint and waits for it.",
+        vllm("t1-p2p", store={"protocol": "tcp", "metadata_server": "p2phandshake"}))
+invalid("t1_trtllm_metadata_lower", ["metadata_server: 'p2phandshake' is not P2PHANDSHAKE", "write P2PHANDSHAKE"],
+        "T1: the same for TRT-LLM's file.",
+        trt("t1-trt-p2p", store=dict(STORE, metadata_server="p2phandshake")))
+invalid("t1_vllm_metadata_scheme_case", ["metadata_server: 'HTTP://10.0.0.9:8701/metadata'", "write http://10.0.0.9:8701/metadata"],
+        "T1: Mooncake knows the scheme only as http://; another spelling aborts the process.",
+        vllm("t1-http", store={"protocol": "tcp", "metadata_server": "HTTP://10.0.0.9:8701/metadata"}))
+invalid("t1_vllm_metadata_unknown_scheme", ["metadata_server: 'consul://10.0.0.9:8500' has a scheme", "no metadata plugin for"],
+        "T1: Mooncake has metadata plugins for etcd, http(s) and redis only.",
+        vllm("t1-consul", store={"protocol": "tcp", "metadata_server": "consul://10.0.0.9:8500"}))
+invalid("t1_vllm_metadata_bare_host", ["metadata_server: 'metadata-host' is no metadata server", "each <host>:<port>"],
+        "T1: without '://' the text is a list of etcd endpoints, each host:port.",
+        vllm("t1-bare", store={"protocol": "tcp", "metadata_server": "metadata-host"}))
+invalid("t1_trtllm_segment_below_a_slab",
+        ["roles.prefill.mooncake_store_config.global_segment_size: '10 mib' is 10485760 bytes",
+         "refuses a segment of 1 byte to 16 MiB less one", "give 0 (the worker lends nothing) or at least 16 MiB"],
+        "T1: Mooncake 0.3.13.post1's setup() returns -600 for a segment of 1 byte to 16 MiB - 1 (the live "
+        "layer found it); TRT-LLM's reader takes it.",
+        trt("t1-seg", prefill=trt_role(msc={"global_segment_size": "10 mib"})))
+invalid("t1_vllm_segment_below_a_slab",
+        ["store_config.global_segment_size: '1MB' is 1048576 bytes", "refuses a segment of 1 byte to 16 MiB less one"],
+        "T1: the same for vLLM's embedded mode (which takes anything above 0).",
+        vllm("t1-seg-vllm", store={"protocol": "tcp", "global_segment_size": "1MB"}))
+invalid("t1_sglang_segment_below_a_slab",
+        ["roles.decode.env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '4096' is 4096 bytes in all", "each of a worker's ranks its share"],
+        "T1: the same for SGLang, whose ranks each take their share of it.",
+        sgl("t1-seg-sgl", decode=sgl_role(env={"MOONCAKE_GLOBAL_SEGMENT_SIZE": "4096"})))
+valid("vllm_metadata_forms_mooncake_takes",
+      "T1: etcd endpoints as host:port, separated by ',' (Mooncake's etcd form): taken, with the warning "
+      "that the clients read this metadata server, not the job's (§11).",
+      vllm("t1-etcd", store={"protocol": "tcp", "metadata_server": "10.0.0.9:2379,10.0.0.10:2379"}),
+      {VF: pay(("protocol", "tcp"), ("metadata_server", "10.0.0.9:2379,10.0.0.10:2379"), ("master_server_address", MSA))},
+      warns=["metadata_server: '10.0.0.9:2379,10.0.0.10:2379' is not this job's metadata server"])
+valid("trtllm_metadata_etcd_url",
+      "T1: etcd://host:port is Mooncake's etcd form; TRT-LLM passes it through (with the warning of §11).",
+      trt("t1-trt-etcd", store=dict(STORE, metadata_server="etcd://10.0.0.9:2379")),
+      {PF: pay(("role", "both"), ("model_key", QWEN), ("protocol", "rdma"), ("global_segment_size", "8GiB"),
+               ("stage_through_host", True), ("metadata_server", "etcd://10.0.0.9:2379"), ("master_server_address", MSA)),
+       DF: pay(("role", "capacity"), ("model_key", QWEN), ("protocol", "rdma"), ("global_segment_size", "8GiB"),
+               ("stage_through_host", True), ("metadata_server", "etcd://10.0.0.9:2379"), ("master_server_address", MSA))},
+      warns=["metadata_server: 'etcd://10.0.0.9:2379' is not this job's metadata server"])
+
+# E4: a blank address variable is an engine's cue to guess one
+invalid("e4_requester_hostname_blank",
+        ["roles.prefill.env.MOONCAKE_REQUESTER_LOCAL_HOSTNAME: '' is blank (rule E4)", "remove it"],
+        "E4: vLLM's store worker takes a blank MOONCAKE_REQUESTER_LOCAL_HOSTNAME for none and guesses "
+        "the default route's address.",
+        vllm("e4-req", prefill=vrole(env={"MOONCAKE_REQUESTER_LOCAL_HOSTNAME": ""})))
+invalid("e4_local_hostname_blank", "environment.MOONCAKE_LOCAL_HOSTNAME: ' ' is blank (rule E4)",
+        "E4: SGLang passes a blank MOONCAKE_LOCAL_HOSTNAME to setup().",
+        recipe("e4-local", None, {"prefill": sgl_role(), "decode": sgl_role()}, [master()],
+               mdl=model(container="sglang.sqsh"), top={"environment": {"MOONCAKE_LOCAL_HOSTNAME": " "}}))
+invalid("e4_vllm_host_ip_blank", "roles.decode.env.VLLM_HOST_IP: '' is blank (rule E4)",
+        "E4: a blank VLLM_HOST_IP is no address either.",
+        vllm("e4-hostip", decode=vrole(env={"VLLM_HOST_IP": ""})))
+
+# The plugin's own variables (lib/base/taskvars.c): the recipe's value is
+# replaced, and check says so
+valid("sglang_plugin_variables_in_env",
+      "SGLang: MOONCAKE_MASTER and MOONCAKE_TE_META_DATA_SERVER in a role's env are replaced by the "
+      "plugin's (§8): one warning each, besides SGLang's own (no HiCache).",
+      sgl("pv-sgl", prefill=sgl_role(env={"MOONCAKE_MASTER": "10.0.0.9:50051",
+                                          "MOONCAKE_TE_META_DATA_SERVER": "P2PHANDSHAKE"})),
+      {},
+      warns=["roles.prefill.env.MOONCAKE_MASTER: the plugin sets MOONCAKE_MASTER itself",
+             "roles.prefill.env.MOONCAKE_TE_META_DATA_SERVER: the plugin sets MOONCAKE_TE_META_DATA_SERVER itself",
+             "no role's workers join the Mooncake pool"])
+valid("vllm_plugin_variables_in_environment",
+      "vLLM: MOONCAKE_CONFIG_PATH and MOONCAKE_REQUESTER_LOCAL_HOSTNAME in the top-level environment are "
+      "replaced by the plugin's in every role (§8).",
+      recipe("pv-vllm", {"type": "vllm"}, {"prefill": vllm_role(), "decode": vllm_role()},
+             [master({"protocol": "tcp"})], mdl=model(container="vllm.sqsh"), res=resources(4),
+             top={"environment": {"MOONCAKE_CONFIG_PATH": "/etc/mooncake.json",
+                                  "MOONCAKE_REQUESTER_LOCAL_HOSTNAME": "10.0.0.7"}}),
+      {VF: pay(("protocol", "tcp"), ("master_server_address", MSA))},
+      warns=["environment.MOONCAKE_CONFIG_PATH: the plugin sets MOONCAKE_CONFIG_PATH itself in every task of each role",
+             "environment.MOONCAKE_REQUESTER_LOCAL_HOSTNAME: the plugin sets MOONCAKE_REQUESTER_LOCAL_HOSTNAME itself"])
+valid("trtllm_plugin_variable_in_engine_env",
+      "TRT-LLM engine block: MOONCAKE_LOCAL_HOSTNAME in its env is replaced by the node's address (§8).",
+      recipe("pv-trt", {"type": "trtllm", "served_model_name": QWEN,
+                        "mooncake_kv_store": {"store_config": {"protocol": "tcp"},
+                                              "env": {"MOONCAKE_LOCAL_HOSTNAME": "10.0.0.5"}}},
+             {"prefill": trt_role()}, None, {"type": "trtllm_serve"}),
+      {PF: pay(("role", "both"), ("model_key", QWEN), ("protocol", "tcp"), ("master_server_address", MSA))},
+      warns=["engine.mooncake_kv_store.env.MOONCAKE_LOCAL_HOSTNAME: the plugin sets MOONCAKE_LOCAL_HOSTNAME itself"])
+valid("sglang_requester_hostname_is_the_recipes",
+      "MOONCAKE_REQUESTER_LOCAL_HOSTNAME is the plugin's only for vLLM: in an SGLang role it is the "
+      "recipe's, without a word (but SGLang's own).",
+      sgl("pv-sgl-req", prefill=sgl_role(env={"MOONCAKE_REQUESTER_LOCAL_HOSTNAME": "10.0.0.7"})),
+      {},
+      warns=["no role's workers join the Mooncake pool"])
+
+# what the releases disagree on, and what an engine overrides
+valid("vllm_sleep_mode_tcp",
+      "vLLM 0.34.0 allows sleep mode with MooncakeStoreConnector only over rdma with a device; 0.33.0 "
+      "never: a warning names both.",
+      vllm("sleep-tcp", store={"protocol": "tcp"}, prefill=vrole(**SLEEP)),
+      {VF: pay(("protocol", "tcp"), ("master_server_address", MSA))},
+      warns=["the role's workers fail at start with both vLLM releases (MooncakeStoreConnector does not support sleep mode): vLLM 0.33.0 never allows it, vLLM 0.34.0 only with protocol 'rdma', a device named (device_name or device_name_per_gpu), MC_MS_AUTO_DISC unset or 0 and neither MC_USE_TENT nor MC_USE_TEV1 set, and here the protocol is 'tcp', not 'rdma'"])
+valid("vllm_sleep_mode_auto_discovery",
+      "rdma and a device, but the role's env sets MC_MS_AUTO_DISC=1, which vLLM 0.34.0's gate refuses.",
+      vllm("sleep-disc", store={"protocol": "rdma", "device_name": "mlx5_0"},
+           prefill=vrole(env={"MC_MS_AUTO_DISC": "1"}, **SLEEP)),
+      {VF: pay(("protocol", "rdma"), ("device_name", "mlx5_0"), ("master_server_address", MSA))},
+      warns=["roles.prefill.env.MC_MS_AUTO_DISC is '1', not 0"])
+valid("vllm_sleep_mode_rdma_device",
+      "rdma with a device: vLLM 0.34.0 allows sleep mode, 0.33.0 does not: a warning names 0.33.0.",
+      vllm("sleep-ok", store={"protocol": "rdma", "device_name": "mlx5_0"}, decode=vrole(**SLEEP)),
+      {VF: pay(("protocol", "rdma"), ("device_name", "mlx5_0"), ("master_server_address", MSA))},
+      warns=["roles.decode.args: enable-sleep-mode with MooncakeStoreConnector: vLLM 0.34.0 allows it with this config, but vLLM 0.33.0 never does"])
+valid("vllm_selective_lease",
+      "VLLM_MOONCAKE_STORE_SELECTIVE_LEASE on needs Mooncake 0.3.14's batch_probe_key; off is nothing.",
+      vllm("lease", store={"protocol": "tcp"}, prefill=vrole(env={"VLLM_MOONCAKE_STORE_SELECTIVE_LEASE": "True"}),
+           decode=vrole(env={"VLLM_MOONCAKE_STORE_SELECTIVE_LEASE": "0"})),
+      {VF: pay(("protocol", "tcp"), ("master_server_address", MSA))},
+      warns=["roles.prefill.env.VLLM_MOONCAKE_STORE_SELECTIVE_LEASE: 'True' needs Mooncake 0.3.14 or later"])
+valid("sglang_store_backend",
+      "MOONCAKE_STORE_BACKEND: read by Mooncake 0.3.14 only; 'rs' needs a wheel built with Store-RS, "
+      "'fast' is refused at import (ValueError).",
+      sgl("backend", prefill=sgl_role(env={"MOONCAKE_STORE_BACKEND": "rs"}),
+          decode=sgl_role(env={"MOONCAKE_STORE_BACKEND": "fast"})),
+      {},
+      warns=["roles.prefill.env.MOONCAKE_STORE_BACKEND: 'rs' needs Mooncake 0.3.14 or later built with Store-RS",
+             "roles.decode.env.MOONCAKE_STORE_BACKEND: 'fast' makes importing mooncake.store fail with Mooncake 0.3.14",
+             "no role's workers join the Mooncake pool"])
+valid("trtllm_stage_through_host_false",
+      "TRT-LLM's connector raises stage_through_host false back to true for a role that transfers (prefill, "
+      "both): a warning; the capacity role's false is set true without a word.",
+      trt("staging", store={"protocol": "rdma", "global_segment_size": "8GiB"},
+          prefill=trt_role(msc={"stage_through_host": False}),
+          decode=trt_role(msc={"stage_through_host": False})),
+      {PF: pay(("role", "both"), ("model_key", QWEN), ("protocol", "rdma"), ("global_segment_size", "8GiB"),
+               ("stage_through_host", False), ("master_server_address", MSA)),
+       DF: pay(("role", "capacity"), ("model_key", QWEN), ("protocol", "rdma"), ("global_segment_size", "8GiB"),
+               ("stage_through_host", False), ("master_server_address", MSA))},
+      warns=["roles.prefill.mooncake_store_config.stage_through_host: False, but TensorRT-LLM's mooncake-store connector (main) runs with stage_through_host true"])
+valid("trtllm_segment_past_any_node",
+      "A segment of 4096 TiB per rank passes check (TRT-LLM reads it, under 8 EiB); no node lends that "
+      "much, which the plugin refuses at task_init with the node's memory (spank_mooncake(8)).",
+      trt("huge", store={"protocol": "tcp", "global_segment_size": "4096TiB"}),
+      {PF: pay(("role", "both"), ("model_key", QWEN), ("protocol", "tcp"), ("global_segment_size", "4096TiB"),
+               ("master_server_address", MSA)),
+       DF: pay(("role", "capacity"), ("model_key", QWEN), ("protocol", "tcp"), ("global_segment_size", "4096TiB"),
+               ("master_server_address", MSA))})
+
+valid("vllm_master_flag_of_mooncake_0314",
+      "Mooncake 0.3.14's master calls --client_ttl a deprecated alias of --client_active_ttl_sec, which "
+      "0.3.13.post1's master does not know (it does not start): a warning; --client_ttl works with both.",
+      vllm("next-flag", store={"protocol": "tcp"},
+           services=[dict(master({"protocol": "tcp"}), args=["--client_active_ttl_sec=30", "--client_ttl=30"])]),
+      {VF: pay(("protocol", "tcp"), ("master_server_address", MSA))},
+      warns=["mooncake-master args: '--client_active_ttl_sec=30' is a flag of Mooncake 0.3.14's mooncake_master"])
+
+# warnings the corpus already carried (§11)
+NO_POOL = "no role's workers join the Mooncake pool"
+WARNS = {
+    "sglang_agg_without_transfer_backend": [NO_POOL],
+    "sglang_empty_role_store_config": [NO_POOL],
+    "sglang_engine_block_decode_only_backend": [NO_POOL],
+    "sglang_env_layer_wins": [NO_POOL],
+    "sglang_external_master": [NO_POOL],
+    "sglang_service_default_engine": [NO_POOL],
+    "sglang_string_engine": [NO_POOL],
+    "sglang_with_etcd_nats_services": [NO_POOL],
+    "trtllm_connector_module_other": ["roles.decode.args.kv_connector_config.connector: 'mooncake-store' is"],
+    # TRT-LLM reads stage_through_host with bool(): null is False, which
+    # its connector raises back to True (for the transferring prefill)
+    "trtllm_rule_edge_values": ["store_config.stage_through_host: None, but TensorRT-LLM's mooncake-store connector (main) runs with stage_through_host true"],
+}
+
+# ======================================================================
 # write
 # ======================================================================
 
@@ -1545,11 +1796,13 @@ def main():
         shutil.rmtree(os.path.join(OUT, sub), ignore_errors=True)
         os.makedirs(os.path.join(OUT, sub))
     names = set()
-    for name, desc, data, files in VALID:
+    for name, desc, data, files, warns in VALID:
         assert name not in names, name
         names.add(name)
         path = os.path.join(OUT, "valid", name + ".yaml")
+        warns = warns + WARNS.get(name, [])
         with open(path, "w", encoding="utf-8") as f:
+            f.write("".join("# warn: %s\n" % w for w in warns))
             f.write(header(["valid: " + l if i == 0 else l for i, l in enumerate(wrap(desc))]))
             f.write(text_of(data))
         exp = os.path.join(OUT, "valid", name + ".expected")

@@ -6,7 +6,10 @@
 # FILTER (optional) is a bash glob matched against the case name
 # ("valid/trtllm_agg_only", "invalid/c5_external_trtllm", "usage/...").
 #
-# valid/NAME.yaml      `check` exits 0, and `render NAME.yaml --infra-addr
+# valid/NAME.yaml      may start with `# warn: SUBSTRING` lines; `check` exits 0,
+#                      prints one warning ("mooncake: warning: ...") per such
+#                      line, each containing its SUBSTRING, and no other
+#                      warning; and `render NAME.yaml --infra-addr
 #                      10.1.1.1 --out DIR` exits 0 and writes exactly the files of
 #                      valid/NAME.expected/ (same set of names, byte for byte; an
 #                      .expected dir with no files, apart from dotfiles such as
@@ -131,9 +134,27 @@ for recipe in "$HERE"/valid/*.yaml; do
 		finish "$name"
 		continue
 	fi
+	warns=()
+	while IFS= read -r line; do
+		case $line in
+		"# warn: "*) warns+=("${line#"# warn: "}") ;;
+		*) break ;;
+		esac
+	done <"$recipe"
 	run "$dir/check.out" "$dir/check.err" check "$recipe"
 	if [ $rc -ne 0 ]; then
 		fail "check exited $rc, expected 0: $(first_line "$dir/check.err")"
+	else
+		grep '^mooncake: warning: ' "$dir/check.err" >"$dir/warnings"
+		got=$(wc -l <"$dir/warnings")
+		if [ "$got" -ne ${#warns[@]} ]; then
+			fail "check printed $got warnings, expected ${#warns[@]}: $(cut -c 1-300 "$dir/warnings")"
+		fi
+		for w in "${warns[@]}"; do
+			if ! grep -qF -- "$w" "$dir/warnings"; then
+				fail "check warned no \"$w\": $(cut -c 1-300 "$dir/warnings")"
+			fi
+		done
 	fi
 	run "$dir/render.out" "$dir/render.err" render "$recipe" --infra-addr "$INFRA" --out "$out"
 	if [ $rc -ne 0 ]; then

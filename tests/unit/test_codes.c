@@ -35,11 +35,13 @@ START_TEST(test_code_names)
 	ck_assert_str_eq(mcr_error_code_name(MCR_E_M1), "M1");
 	ck_assert_str_eq(mcr_error_code_name(MCR_E_E3), "E3");
 	ck_assert_str_eq(mcr_error_code_name(MCR_E_H1), "H1");
-	ck_assert_str_eq(mcr_error_code_name((enum mcr_error_code)(MCR_E_H1 + 1)), "?");
+	ck_assert_str_eq(mcr_error_code_name(MCR_E_T1), "T1");
+	ck_assert_str_eq(mcr_error_code_name(MCR_E_E4), "E4");
+	ck_assert_str_eq(mcr_error_code_name((enum mcr_error_code)(MCR_E_E4 + 1)), "?");
 	ck_assert_str_eq(mcr_error_code_name((enum mcr_error_code)-1), "?");
 	/* one name each */
-	for (int a = MCR_E_NONE; a <= MCR_E_H1; a++)
-		for (int b = a + 1; b <= MCR_E_H1; b++)
+	for (int a = MCR_E_NONE; a <= MCR_E_E4; a++)
+		for (int b = a + 1; b <= MCR_E_E4; b++)
 			ck_assert_str_ne(mcr_error_code_name((enum mcr_error_code)a),
 					 mcr_error_code_name((enum mcr_error_code)b));
 }
@@ -93,6 +95,7 @@ static enum mcr_error_code named_rule(const char *file)
 		{ "c8_", MCR_E_C8 },   { "c9_", MCR_E_C9 },
 		{ "v1_", MCR_E_SCHEMA }, /* srtctl's v1 keys (§10.2), not rule V1 */
 		{ "v3_", MCR_E_V3 },   { "s1_", MCR_E_S1 },   { "e3_", MCR_E_E3 },
+		{ "t1_", MCR_E_T1 },   { "e4_", MCR_E_E4 },
 	};
 
 	for (size_t i = 0; i < sizeof(RULE_FILES) / sizeof(RULE_FILES[0]); i++)

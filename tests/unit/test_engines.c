@@ -125,17 +125,20 @@ START_TEST(test_node_address_per_engine)
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME"), "10.2.2.2");
 	mcr_env_free(&env);
 	mcr_recipe_free(r);
-	/* the recipe's own address for the node is vLLM's too; a VLLM_HOST_IP
-	 * of the recipe's is what vLLM's get_ip() then reads */
+	/* the plugin's address for the node wins over the recipe's, and over
+	 * a VLLM_HOST_IP of the recipe's (which vLLM reads only without
+	 * MOONCAKE_REQUESTER_LOCAL_HOSTNAME) */
 	r = load_ok("schema: 2\nengine: vllm\nroles:\n"
 		    "  prefill: {env: {MOONCAKE_LOCAL_HOSTNAME: 10.7.7.7}, args: {kv-transfer-config: MooncakeStoreConnector}}\n"
 		    "  decode: {env: {VLLM_HOST_IP: 10.8.8.8}, args: {kv-transfer-config: MooncakeStoreConnector}}\n"
 		    "services: [{name: mooncake-master, type: mooncake-master}]\n");
 	ck_assert_int_eq(mcr_worker_env(r, MCR_ROLE_PREFILL, &in, &env, &err), 0);
-	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME"), "10.7.7.7");
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"), "10.2.2.2");
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME"), "10.2.2.2");
 	mcr_env_free(&env);
 	ck_assert_int_eq(mcr_worker_env(r, MCR_ROLE_DECODE, &in, &env, &err), 0);
-	ck_assert_ptr_null(mcr_env_get(&env, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME"));
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME"), "10.2.2.2");
+	ck_assert_str_eq(mcr_env_get(&env, "VLLM_HOST_IP"), "10.8.8.8");
 	mcr_env_free(&env);
 	mcr_recipe_free(r);
 	r = load_ok("schema: 2\nengine: sglang\nroles:\n"

@@ -139,10 +139,11 @@ START_TEST(engine_block_layers)
 			 "protocol \"tcp\" engine.mooncake_kv_store.store_config r.yaml:6:30");
 	ck_assert_str_eq(line_of(t, "master_server_address"),
 			 "master_server_address \"<infra node>:8700\" the job's master (the plugin: the infra node's address)");
-	/* the engine block's env replaces the node's address */
+	/* the plugin's node address replaces the engine block's (its
+	 * variables always win) */
 	ck_assert_str_eq(line_of(t, "MOONCAKE_LOCAL_HOSTNAME"),
-			 "MOONCAKE_LOCAL_HOSTNAME 10.9.9.9 engine.mooncake_kv_store.env r.yaml:7:36");
-	ck_assert_contains(t, "(replaces <node address> from the node's address)");
+			 "MOONCAKE_LOCAL_HOSTNAME <node address> the node's address (the plugin: interface=, else the route toward the master)");
+	ck_assert_contains(t, "(replaces 10.9.9.9 from engine.mooncake_kv_store.env at r.yaml:7:36)");
 	ck_assert_str_eq(line_of(t, "MC_X"), "MC_X 1 engine.mooncake_kv_store.env r.yaml:7:52");
 	ck_assert_str_eq(line_of(t, "MOONCAKE_CONFIG_PATH"),
 			 "MOONCAKE_CONFIG_PATH <job dir>/mooncake_store_config_prefill.json the job's directory (the plugin: the role's file in the job's directory)");

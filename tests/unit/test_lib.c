@@ -305,8 +305,8 @@ START_TEST(test_worker_env_layering)
 	ck_assert_str_eq(mcr_env_get(&env, "SHARED"), "top"); /* top-level environment wins */
 	ck_assert_str_eq(mcr_env_get(&env, "ROLE_ONLY"), "p");
 	ck_assert_str_eq(mcr_env_get(&env, "MC_TE_METRIC"), "1");
-	/* the engine block's env overrides the node address */
-	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"), "from-kv-env");
+	/* the plugin's node address wins over the engine block's env */
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"), "10.2.2.2");
 	/* the plugin's master wins over a user value */
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_MASTER"), "10.1.1.1:8700");
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"),
