@@ -297,17 +297,25 @@ int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, char *wh
 		return rc;
 	}
 	for (int i = 0; rc == 1 && i < v->nviews; i++)
-		if (v->nviews == MCRI_ETCD_LIST_MAX || !own_master(ha, rpc, v->views[i])) {
+		if (!own_master(ha, rpc, v->views[i])) {
 			snprintf(why, size, "names %.100s as the leader its clients follow (a master_view key), which is none of the pool's masters",
 				 v->views[i]);
 			rc = 0;
 		}
+	if (rc == 1 && v->nviews == MCRI_ETCD_LIST_MAX) {
+		snprintf(why, size, "holds %d or more master_view keys, where a pool writes one", v->nviews);
+		rc = 0;
+	}
 	for (int i = 0; rc == 1 && i < v->npeers; i++)
-		if (v->npeers > ha->etcd_members || !own_peer(ha, v->peers[i])) {
+		if (!own_peer(ha, v->peers[i])) {
 			snprintf(why, size, "has a member at %.100s, which is none of the pool's (%d) etcd members",
 				 v->peers[i], ha->etcd_members);
 			rc = 0;
 		}
+	if (rc == 1 && v->npeers > ha->etcd_members) {
+		snprintf(why, size, "has %d members, where the pool has %d", v->npeers, ha->etcd_members);
+		rc = 0;
+	}
 	if (rc == 1 && v->nospace && !*full) {
 		*full = true;
 		fprintf(stderr, "mooncake: the job's HA pool's etcd has reached its backend quota (NOSPACE): its masters' operation log is no longer written, and a standby can no longer take over from the leader\n");
