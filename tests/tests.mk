@@ -80,8 +80,9 @@ $(B)/tests/public_api: tests/artifact/public_api.c $(LIB_SO)
 	@mkdir -p $(dir $@)
 	@$(CC) $(CFLAGS) -o $@ $< -L$(B) -lmooncake_recipe
 
-check-artifact: $(PLUGIN) $(B)/tests/dlopen_plugin $(LIB_SO) $(B)/tests/public_api $(LIB_OBJ) $(RT_OBJ)
+check-artifact: $(PLUGIN) $(CLI) $(B)/tests/dlopen_plugin $(LIB_SO) $(B)/tests/public_api $(LIB_OBJ) $(RT_OBJ)
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
+	tests/artifact/arguments.sh $(CLI) doc/spank_mooncake.8
 	CC="$(CC)" tests/artifact/library.sh $(LIB_SO) include/mooncake_recipe.h $(LIB_MAP) \
 		$(B)/tests/public_api
 	tests/artifact/layout.sh $(LIB_OBJ) $(RT_OBJ)

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "mooncake_recipe.h"
 #include "jobdir/jobdir.h" /* private, as below: the tool links the static libraries */
+#include "plugstack/plugstack.h"
 #include "render/explain.h"
 #include "sys/sys.h"        /* private: mcri_mkdir_p, mcri_env_value_problem */
 
@@ -32,6 +33,7 @@ static void usage(FILE *f)
 		"                           --config-dir DIR] [--local-hostname ADDR]\n"
 		"       mooncake-recipe status [--job JOBID | --dir DIR] [--json]\n"
 		"       mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n"
+		"       mooncake-recipe plugstack [KEY=VALUE...]\n"
 		"       (render, env and master-argv: [--ports RPC,METADATA,METRICS])\n"
 		"       mooncake-recipe --version\n"
 		"\n"
@@ -45,6 +47,8 @@ static void usage(FILE *f)
 		"status       the pool of a running job: segments, bytes, keys, clients\n"
 		"             (inside an allocation: its job)\n"
 		"sample       the pool sampler the plugin runs as the job's mooncake-pool step\n"
+		"plugstack    check the plugin's arguments (its plugstack.conf line after\n"
+		"             the path) as the plugin does, and print every argument's value\n"
 		"\n"
 		"Exit status: 0 ok, 1 the recipe is invalid, 2 usage or I/O error.\n");
 }
@@ -88,6 +92,14 @@ int main(int argc, char **argv)
 		return cli_status(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "sample") == 0)
 		return cli_sample(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "plugstack") == 0) {
+		struct mcri_plugstack ps;
+
+		if (mcri_plugstack_parse(&ps, argc - 2, argv + 2, &err))
+			return fail(&err);
+		mcri_plugstack_print(&ps, stdout);
+		return 0;
+	}
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':

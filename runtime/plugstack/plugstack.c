@@ -217,3 +217,59 @@ int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
 	}
 	return 0;
 }
+
+/* one argument's value in ps, as plugstack.conf writes it */
+static void print_value(const struct mcri_plugstack *ps, const struct plugstack_arg *a, FILE *f)
+{
+	switch (a->kind) {
+	case ARG_PATH:
+	case ARG_ABSPATH:
+		fprintf(f, "%s", (const char *)ps + a->offset);
+		break;
+	case ARG_SECONDS:
+		fprintf(f, "%d", ps->ready_timeout);
+		break;
+	case ARG_INTERVAL:
+		fprintf(f, "%d", ps->pool_interval);
+		break;
+	case ARG_PORTS:
+		fprintf(f, "%s\tauto|fixed", ps->fixed_ports ? "fixed" : "auto");
+		break;
+	case ARG_RANGE:
+		fprintf(f, "%d-%d", ps->port_lo, ps->port_hi);
+		break;
+	case ARG_CONTAINER:
+		fprintf(f, "%s\t", mcri_container_mode_name(ps->container));
+		for (size_t i = 0; i < MCRI_ARRAY_LEN(CONTAINER_NAMES); i++)
+			fprintf(f, "%s%s", i ? "|" : "", CONTAINER_NAMES[i]);
+		break;
+	case ARG_RESTART:
+		fprintf(f, "%d", ps->restart);
+		break;
+	case ARG_HANG:
+		fprintf(f, "%d", ps->hang_timeout);
+		break;
+	case ARG_QUOTA:
+		if (ps->etcd_quota % (1LL << 30) == 0)
+			fprintf(f, "%lldGiB", ps->etcd_quota >> 30);
+		else if (ps->etcd_quota % (1LL << 20) == 0)
+			fprintf(f, "%lldMiB", ps->etcd_quota >> 20);
+		else
+			fprintf(f, "%lld", ps->etcd_quota);
+		break;
+	case ARG_HA:
+		fprintf(f, "%s\t", mcri_ha_mode_name(ps->ha));
+		for (size_t i = 0; i < MCRI_ARRAY_LEN(HA_NAMES); i++)
+			fprintf(f, "%s%s", i ? "|" : "", HA_NAMES[i]);
+		break;
+	}
+}
+
+void mcri_plugstack_print(const struct mcri_plugstack *ps, FILE *f)
+{
+	for (size_t k = 0; k < N_ARGS; k++) {
+		fprintf(f, "%s=", ARGS[k].key);
+		print_value(ps, &ARGS[k], f);
+		fputc('\n', f);
+	}
+}

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "mooncake_recipe.h"
 
@@ -59,6 +60,11 @@ struct mcri_plugstack {
  * its fix) for an unknown key or a bad value; ps is then partly set. */
 int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
 			struct mcr_error *err);
+/* Every argument, in the parser's table's order, as "key=value" lines of
+ * ps's values (an empty value: none), and for one of a few names a tab and
+ * the names, "auto|fixed": `mooncake-recipe plugstack`, and the test that
+ * holds spank_mooncake(8) to the parser (tests/artifact/arguments.sh) */
+void mcri_plugstack_print(const struct mcri_plugstack *ps, FILE *f);
 /* "none", "etcd"; "?" for another value */
 const char *mcri_ha_mode_name(enum mcri_ha_mode mode);
 /* "auto", "pyxis", "oci", "none"; "?" for another value */
