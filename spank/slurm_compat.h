@@ -38,6 +38,17 @@ static inline int mcp_slurm_load_job_flags(job_info_msg_t **msg, uint32_t job_id
 #endif
 }
 
+/* slurm_load_ctl_conf()'s answer freed, on every release (26.05 renamed
+ * slurm_free_ctl_conf slurm_free_conf) */
+static inline void mcp_slurm_free_conf(slurm_conf_t *conf)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+	slurm_free_conf(conf);
+#else
+	slurm_free_ctl_conf(conf);
+#endif
+}
+
 /* slurm_get_job_steps() of one step, on every release */
 static inline int mcp_slurm_get_step_flags(uint32_t job_id, uint32_t step_id,
 					   job_step_info_response_msg_t **resp, uint16_t flags)

@@ -66,7 +66,7 @@ static void ask(uint32_t job_id, bool plugstack, int fd)
 	}
 	if (a.rc == 0 && plugstack && slurm_load_ctl_conf((time_t)0, &conf) == 0 && conf) {
 		snprintf(a.job.plugstack, sizeof(a.job.plugstack), "%s", conf->plugstack ? conf->plugstack : "");
-		slurm_free_ctl_conf(conf);
+		mcp_slurm_free_conf(conf);
 	}
 	if (write(fd, &a, sizeof(a)) != (ssize_t)sizeof(a))
 		_exit(3);
