@@ -1,5 +1,6 @@
-# spank-mooncake: libmooncake_recipe, the mooncake-recipe tool and the
-# spank_mooncake.so SPANK plugin.
+# spank-mooncake: the spank_mooncake.so SPANK plugin and the mooncake-recipe
+# tool, over the recipe library of lib/ (a static archive of the build, not
+# installed: doc/libmooncake_recipe.md).
 #
 #   make            build everything into build/
 #   make check      unit tests (Check), plugin tests (stub SPANK), artifact
@@ -21,7 +22,8 @@
 #   make bench      ratios: the CLI vs /bin/true, time per item at 10x/100x/1000x,
 #                   the loader vs PyYAML safe_load (then the plugin's costs)
 #   make fuzz       libFuzzer over load, validation and renders (FUZZ_SECONDS=60)
-#   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR))
+#   make install    PREFIX=/usr/local DESTDIR= (plugin in $(SLURM_PLUGINDIR)):
+#                   the plugin, the tool, the man pages, the plugstack snippet
 #   make uninstall  the same variables: removes what install wrote
 #   make deb        Debian packages of HEAD from a clean clone, checked by lintian
 #   make dist       build/spank-mooncake-VERSION.tar.gz of HEAD, with the spec
@@ -32,14 +34,11 @@
 #                   make rpm)
 #   make -s slurm-plugindir  where the installed Slurm loads plugins from
 
-# The library's version and soname (doc/libmooncake_recipe.md): the soname
-# carries the major number, the real name the whole version.
-VERSION := 0.5.0
-SOVERSION := $(firstword $(subst ., ,$(VERSION)))
+# The release (debian/changelog and spank-mooncake.spec carry the same)
+VERSION := 0.6.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share
 SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
@@ -53,11 +52,10 @@ B := build
 # /usr/include). SLURM_CFLAGS=-I/opt/slurm/include for a Slurm elsewhere.
 pc_cflags = $(shell pkg-config --cflags $(1) 2>/dev/null)
 pc_libs = $(shell pkg-config --libs $(1) 2>/dev/null || echo $(2))
-PKGS := yaml-0.1 jansson
 PKG_CFLAGS := $(call pc_cflags,yaml-0.1) $(call pc_cflags,jansson)
 PKG_LIBS := $(call pc_libs,yaml-0.1,-lyaml) $(call pc_libs,jansson,-ljansson)
 SLURM_CFLAGS ?= $(call pc_cflags,slurm)
-# what the library needs at link time: libyaml, jansson, libm (ceil and
+# what the recipe library needs at link time: libyaml, jansson, libm (ceil and
 # trunc are calls, not builtins, at -O0)
 LIB_LIBS := $(PKG_LIBS) -lm
 CHECK_CFLAGS := $(call pc_cflags,check)
@@ -78,7 +76,7 @@ CFLAGS ?=
 HARDEN := -fstack-protector-strong -fPIC \
 	$(if $(findstring _FORTIFY_SOURCE,$(CFLAGS) $(OPT)),,-D_FORTIFY_SOURCE=2)
 CFLAGS += -std=gnu11 $(OPT) $(WARN) $(HARDEN) -D_GNU_SOURCE \
-	-DMCR_VERSION='"$(VERSION)"' -Iinclude -Ilib -Iruntime $(PKG_CFLAGS) $(SLURM_CFLAGS) -MMD -MP
+	-DMCR_VERSION='"$(VERSION)"' -Ilib -Iruntime $(PKG_CFLAGS) $(SLURM_CFLAGS) -MMD -MP
 LDHARDEN := -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack -Wl,--as-needed
 LDFLAGS ?=
 LDFLAGS += $(LDHARDEN)
@@ -86,23 +84,22 @@ LDFLAGS += $(LDHARDEN)
 LIB_SRC := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 # the runtime (runtime/README.md): what runs with a job, private, linked
-# into the plugin and mooncake-recipe, never into libmooncake_recipe.so
+# into the plugin and mooncake-recipe
 RT_SRC := $(wildcard runtime/*/*.c)
 RT_OBJ := $(RT_SRC:%.c=$(B)/%.o)
 RT_A := $(B)/libmooncake_runtime.a
 SPANK_SRC := $(wildcard spank/*.c)
 SPANK_OBJ := $(SPANK_SRC:%.c=$(B)/%.o)
 
+# the recipe library (lib/, its interface lib/mooncake_recipe.h): a static
+# archive that the plugin, the tool and the tests link; not installed
 LIB_A := $(B)/libmooncake_recipe.a
-LIB_SONAME := libmooncake_recipe.so.$(SOVERSION)
-LIB_SO := $(B)/libmooncake_recipe.so.$(VERSION)
-LIB_MAP := lib/libmooncake_recipe.map
 CLI := $(B)/mooncake-recipe
 PLUGIN := $(B)/spank_mooncake.so
 
 .PHONY: all check check-unit check-plugin check-artifact check-corpus check-contract \
 	check-cluster check-package check-matrix check-o0 sanitize coverage demo bench install clean
-all: $(LIB_A) $(RT_A) $(LIB_SO) $(CLI) $(PLUGIN)
+all: $(LIB_A) $(RT_A) $(CLI) $(PLUGIN)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -114,14 +111,6 @@ $(LIB_A): $(LIB_OBJ)
 
 $(RT_A): $(RT_OBJ)
 	rm -f $@ && ar rcs $@ $^
-
-# Only the public API is exported ($(LIB_MAP)); build/ also gets the soname
-# and development links, as make install makes them.
-$(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
-	$(CC) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=$(LIB_MAP) \
-		$(LDFLAGS) -o $@ $(LIB_OBJ) $(LIB_LIBS)
-	ln -sf $(notdir $@) $(B)/$(LIB_SONAME)
-	ln -sf $(LIB_SONAME) $(B)/libmooncake_recipe.so
 
 CLI_SRC := $(wildcard tools/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -154,18 +143,17 @@ $(PLUGIN): $(SPANK_OBJ) $(RT_A) $(LIB_A) spank/spank_mooncake.lds
 
 include tests/tests.mk
 
-# ---- install, uninstall, pkg-config, Debian packages ----------------------
-# `make install` writes only what `make uninstall` removes (INSTALLED_FILES,
-# plus the library's soname file); neither depends on the list of sources.
-# Uninstall also removes the directories that are left empty, within DESTDIR
-# (without DESTDIR only share/spank-mooncake, which is ours alone).
-PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-PC := mooncake_recipe.pc
-INSTALL_DIRS = $(BINDIR) $(LIBDIR) $(PKGCONFIGDIR) $(INCLUDEDIR) \
-	$(SLURM_PLUGINDIR) $(MANDIR)/man1 $(MANDIR)/man8 $(DATADIR)/spank-mooncake
-INSTALLED_FILES = $(BINDIR)/mooncake-recipe $(LIBDIR)/libmooncake_recipe.a \
-	$(LIBDIR)/libmooncake_recipe.so $(PKGCONFIGDIR)/$(PC) \
-	$(INCLUDEDIR)/mooncake_recipe.h $(SLURM_PLUGINDIR)/spank_mooncake.so \
+# ---- install, uninstall, Debian packages, RPMs ----------------------------
+# `make install` writes the plugin, the tool, the man pages and the
+# plugstack snippet (INSTALLED_FILES), and `make uninstall` removes exactly
+# those; neither depends on the list of sources. The recipe library is
+# inside both binaries: no library, header or pkg-config file is installed
+# (doc/libmooncake_recipe.md). Uninstall also removes the directories that
+# are left empty, within DESTDIR (without DESTDIR only share/spank-mooncake,
+# which is ours alone).
+INSTALL_DIRS = $(BINDIR) $(SLURM_PLUGINDIR) $(MANDIR)/man1 $(MANDIR)/man8 \
+	$(DATADIR)/spank-mooncake
+INSTALLED_FILES = $(BINDIR)/mooncake-recipe $(SLURM_PLUGINDIR)/spank_mooncake.so \
 	$(MANDIR)/man1/mooncake-recipe.1 $(MANDIR)/man8/spank_mooncake.8 \
 	$(DATADIR)/spank-mooncake/mooncake.conf
 
@@ -173,28 +161,14 @@ INSTALLED_FILES = $(BINDIR)/mooncake-recipe $(LIBDIR)/libmooncake_recipe.a \
 install: all
 	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
 	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/mooncake-recipe
-	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libmooncake_recipe.a
-	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
-	ln -sfn $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
-	ln -sfn $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libmooncake_recipe.so
-	install -m 0644 include/mooncake_recipe.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_mooncake.so
 	install -m 0644 doc/mooncake-recipe.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 doc/spank_mooncake.8 $(DESTDIR)$(MANDIR)/man8/
 	sed 's|^required spank_mooncake\.so|required $(SLURM_PLUGINDIR)/spank_mooncake.so|' \
 		etc/plugstack.conf.d/mooncake.conf >$(DESTDIR)$(DATADIR)/spank-mooncake/mooncake.conf
-	printf '%s\n' 'prefix=$(PREFIX)' \
-		'libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))' \
-		'includedir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))' '' \
-		'Name: mooncake_recipe' \
-		'Description: srtctl recipes (schema 2) to Mooncake client configs and environments' \
-		'Version: $(VERSION)' 'Requires.private: $(PKGS)' \
-		'Libs: -L$${libdir} -lmooncake_recipe' 'Cflags: -I$${includedir}' \
-		>$(DESTDIR)$(PKGCONFIGDIR)/$(PC)
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES)) \
-		$(DESTDIR)$(LIBDIR)/libmooncake_recipe.so.*
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))
 	@rmdir $(DESTDIR)$(DATADIR)/spank-mooncake 2>/dev/null || true
 	@if [ -n "$(DESTDIR)" ]; then cd "$(DESTDIR)" && \
 		for d in $(patsubst /%,%,$(INSTALL_DIRS)); do \

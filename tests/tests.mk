@@ -6,8 +6,9 @@
 #   plugin    Check suites driving the plugin's callbacks against a stub SPANK
 #             API (tests/plugin/)
 #   artifact  the built plugin (exports, undefined symbols, dlopen metadata),
-#             the library (exports = public header, soname, version node),
-#             the layout (no call cycle in lib/ and runtime/)
+#             the layout (no call cycle in lib/ and runtime/), make install
+#             and make uninstall (exactly the plugin, the tool, the man
+#             pages and the plugstack snippet)
 #   corpus    tests/recipes/: recipes through mooncake-recipe check/render
 #   cluster   integration on a real Slurm cluster whose nodes are network
 #             hosts on this machine (tests/cluster/)
@@ -75,27 +76,20 @@ IT := $(abspath $(B))/install-test
 DEB_LIBDIR := /usr/lib/$(shell $(CC) -print-multiarch)
 DEB_LAYOUT := PREFIX=/usr LIBDIR=$(DEB_LIBDIR) SLURM_PLUGINDIR=$(DEB_LIBDIR)/slurm-wlm
 
-# a user of the shared library: the public header only, linked to the .so
-$(B)/tests/public_api: tests/artifact/public_api.c $(LIB_SO)
-	@mkdir -p $(dir $@)
-	@$(CC) $(CFLAGS) -o $@ $< -L$(B) -lmooncake_recipe
-
-check-artifact: $(PLUGIN) $(CLI) $(B)/tests/dlopen_plugin $(LIB_SO) $(B)/tests/public_api $(LIB_OBJ) $(RT_OBJ)
+check-artifact: $(PLUGIN) $(CLI) $(B)/tests/dlopen_plugin $(LIB_OBJ) $(RT_OBJ)
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
 	tests/artifact/arguments.sh $(CLI) doc/spank_mooncake.8
-	CC="$(CC)" tests/artifact/library.sh $(LIB_SO) include/mooncake_recipe.h $(LIB_MAP) \
-		$(B)/tests/public_api
 	tests/artifact/layout.sh $(LIB_OBJ) $(RT_OBJ)
 	@# install + uninstall, in Debian's layout (DESTDIR empty before) and
 	@# in the default one (over a file that must survive)
 	rm -rf $(IT) && mkdir -p $(IT)
 	$(MAKE) -s install DESTDIR=$(IT) $(DEB_LAYOUT) >/dev/null
-	tests/artifact/installed.sh $(IT) /usr $(DEB_LIBDIR) $(DEB_LIBDIR)/slurm-wlm
+	tests/artifact/installed.sh $(IT) /usr $(DEB_LIBDIR)/slurm-wlm
 	$(MAKE) -s uninstall DESTDIR=$(IT) $(DEB_LAYOUT) >/dev/null
 	tests/artifact/uninstalled.sh $(IT)
 	mkdir -p $(IT)/usr/local/share/man/man1 && echo keep >$(IT)/usr/local/share/man/man1/other.1
 	$(MAKE) -s install DESTDIR=$(IT) >/dev/null
-	tests/artifact/installed.sh $(IT) /usr/local /usr/local/lib /usr/local/lib/slurm
+	tests/artifact/installed.sh $(IT) /usr/local /usr/local/lib/slurm usr/local/share/man/man1/other.1
 	$(MAKE) -s uninstall DESTDIR=$(IT) >/dev/null
 	tests/artifact/uninstalled.sh $(IT) usr/local/share/man/man1/other.1
 
@@ -181,8 +175,8 @@ check-matrix:
 # build's glibc is old enough not to version old calls anew (2.31 of Debian
 # 11: check-oldest runs it there).
 GLIBC_FLOOR := 2.28
-check-glibc: $(PLUGIN) $(CLI) $(LIB_SO)
-	tests/artifact/glibc.sh $(GLIBC_FLOOR) $(PLUGIN) $(CLI) $(LIB_SO)
+check-glibc: $(PLUGIN) $(CLI)
+	tests/artifact/glibc.sh $(GLIBC_FLOOR) $(PLUGIN) $(CLI)
 
 # Root only: the floor, in a Debian 11 (bullseye) chroot of tests/matrix/
 # (cached, as check-matrix's): glibc 2.31, gcc 10, Slurm 20.11's headers;
@@ -275,10 +269,10 @@ fuzz-bin:
 	$(MAKE) -s B=$(FUZZ) CC=$(FUZZ_CC) OPT="$(FUZZ_OPT) -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 		$(FUZZ)/libmooncake_recipe.a $(FUZZ)/libmooncake_runtime.a \
 		$(FUZZ)/spank/ports.o $(FUZZ)/spank/handover.o
-	$(FUZZ_CC) $(FUZZ_OPT) -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude \
+	$(FUZZ_CC) $(FUZZ_OPT) -fsanitize=fuzzer $(FUZZ_SAN) -Ilib \
 		-o $(FUZZ)/fuzz_recipe tests/fuzz/fuzz_recipe.c $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS)
 	for t in $(FUZZ_READERS); do \
-		$(FUZZ_CC) $(FUZZ_OPT) -fsanitize=fuzzer $(FUZZ_SAN) -Iinclude -Ilib -Iruntime -Ispank \
+		$(FUZZ_CC) $(FUZZ_OPT) -fsanitize=fuzzer $(FUZZ_SAN) -Ilib -Iruntime -Ispank \
 			-o $(FUZZ)/fuzz_$$t tests/fuzz/fuzz_$$t.c $$(case $$t in \
 			registry) echo "$(FUZZ_LINK_registry)";; handover) echo "$(FUZZ_LINK_handover)";; esac) \
 			$(FUZZ)/libmooncake_runtime.a $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS) || exit 1; \

@@ -1,7 +1,7 @@
 /*
  * base.h - what every stage of the library uses: errors, growable strings,
- * small macros. Private (prefix mcri_): nothing here is exported from
- * libmooncake_recipe.so (doc/libmooncake_recipe.md).
+ * small macros. Private (prefix mcri_), within lib/ and for the plugin and
+ * the command-line tool (doc/libmooncake_recipe.md).
  *
  * Conventions of the library's private functions, as of its public ones:
  *  - a function that can fail returns int, 0 on success, -1 with `err` set

@@ -2,7 +2,7 @@
  * model.h - the recipe model: what the library needs to know of a recipe
  * (its engine, its roles, the pool and its master), read from the node tree
  * (stage 2, see lib/README.md), and the layering of each client config
- * (reference §7). Private: struct mcr_recipe is opaque to the public API.
+ * (reference §7). Private: struct mcr_recipe is opaque to mooncake_recipe.h.
  */
 #ifndef MCRI_MODEL_H_
 #define MCRI_MODEL_H_

@@ -1,5 +1,5 @@
 /*
- * query.c - what the public API tells of a loaded recipe: its engine,
+ * query.c - what mooncake_recipe.h tells of a loaded recipe: its engine,
  * roles, master, and the role of an srun step.
  */
 #include <math.h>

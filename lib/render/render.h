@@ -1,6 +1,6 @@
 /*
  * render.h - what the files of the render stage share (stage 4, see
- * lib/README.md): the public functions they implement are declared in
+ * lib/README.md): the mcr_* functions they implement are declared in
  * mooncake_recipe.h.
  */
 #ifndef MCRI_RENDER_H_

@@ -1,17 +1,16 @@
 /*
  * sys.h - the system helpers of the recipe library: atomic files and
- * directories, the job directory's name, host:port. Private (not exported
- * from libmooncake_recipe.so); the plugin and the command-line tool link
- * the static library and may include this header. What only runs with a
- * job (probes, host lists, the job directory's files, the pool) is the
- * runtime's, runtime/.
+ * directories, the job directory's name, host:port. Private (prefix
+ * mcri_); the plugin and the command-line tool link the static library and
+ * may include this header. What only runs with a job (probes, host lists,
+ * the job directory's files, the pool) is the runtime's, runtime/.
  */
 #ifndef MCRI_SYS_H_
 #define MCRI_SYS_H_
 
 #include "base/base.h"
 
-/* ---- directories (files.c; the atomic writes are public) ----------- */
+/* ---- directories (files.c; the atomic writes are mcr_*) ----------- */
 
 /* mcr_write_file_atomic, and without its fsync when not `durable` (a
  * reader still never sees half of the file; a crash may lose it). */

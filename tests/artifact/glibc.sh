@@ -1,6 +1,6 @@
 #!/bin/bash
 # glibc.sh FLOOR FILE... - the glibc floor of what is shipped (README,
-# "Requirements"): no FILE (the plugin, the tool, the shared library) imports
+# "Requirements"): no FILE (the plugin, the tool) imports
 # a glibc symbol of a version newer than FLOOR (e.g. 2.28, RHEL 8's). Read
 # from the dynamic symbol table (objdump -T), so it holds for objects built
 # against the glibc of the machine: on a newer glibc, binaries import newer

@@ -46,10 +46,8 @@ version=$(cd "$src" && dpkg-parsechangelog -SVersion)
 declare -A want=(
 	[spank-mooncake]="usr/lib/$multiarch/slurm-wlm/spank_mooncake.so usr/share/spank-mooncake/mooncake.conf usr/share/man/man8/spank_mooncake.8.gz"
 	[mooncake-recipe]="usr/bin/mooncake-recipe usr/share/man/man1/mooncake-recipe.1.gz"
-	[libmooncake-recipe0]="usr/lib/$multiarch/libmooncake_recipe.so.0"
-	[libmooncake-recipe-dev]="usr/include/mooncake_recipe.h usr/lib/$multiarch/libmooncake_recipe.a usr/lib/$multiarch/libmooncake_recipe.so usr/lib/$multiarch/pkgconfig/mooncake_recipe.pc"
 )
-for p in spank-mooncake mooncake-recipe libmooncake-recipe0 libmooncake-recipe-dev; do
+for p in spank-mooncake mooncake-recipe; do
 	deb=$out/${p}_${version}_$arch.deb
 	if [ ! -f "$deb" ]; then ko "no $(basename "$deb")"; continue; fi
 	files=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./||')
@@ -59,6 +57,11 @@ for p in spank-mooncake mooncake-recipe libmooncake-recipe0 libmooncake-recipe-d
 		ko "$(basename "$deb") lacks$missing"
 	echo "      Depends: $(dpkg-deb -f "$deb" Depends)"
 done
+# the two packages and nothing else: no library package (the recipe
+# library is inside the plugin and the tool, doc/libmooncake_recipe.md)
+built=$(cd "$out" && ls *.deb | grep -v -- '-dbgsym_' | sed 's/_.*//' | sort | xargs)
+[ "$built" = "mooncake-recipe spank-mooncake" ] && ok "the packages are spank-mooncake and mooncake-recipe, no library package" ||
+	ko "the packages built are '$built', not spank-mooncake and mooncake-recipe"
 # nothing in the plugin package enables the plugin behind the admin's back
 if dpkg-deb -c "$out/spank-mooncake_${version}_$arch.deb" 2>/dev/null | grep -q '\./etc/slurm/'; then
 	ko "spank-mooncake ships a file under /etc/slurm (that would enable the plugin on install)"

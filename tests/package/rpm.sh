@@ -43,13 +43,10 @@ cp "$tmp"/rpmbuild/RPMS/*/*.rpm "$tmp"/rpmbuild/SRPMS/*.src.rpm "$out"/
 # the packages and what they hold
 version=$(sed -n 's/^Version:[[:space:]]*//p' "$src/spank-mooncake.spec")
 plugindir=$(make -s -C "$src" slurm-plugindir)
-libdir=$(rpm --eval '%{_libdir}')
 # (man pages compressed as the system's rpm does it, or not: Debian's does not)
 declare -A want=(
 	[spank-mooncake]="$plugindir/spank_mooncake.so /usr/share/spank-mooncake/mooncake.conf /usr/share/man/man8/spank_mooncake.8"
 	[mooncake-recipe]="/usr/bin/mooncake-recipe /usr/share/man/man1/mooncake-recipe.1"
-	[libmooncake-recipe0]="$libdir/libmooncake_recipe.so.0"
-	[libmooncake-recipe-devel]="/usr/include/mooncake_recipe.h $libdir/libmooncake_recipe.so $libdir/pkgconfig/mooncake_recipe.pc"
 )
 # binary_rpm NAME: the binary package NAME in OUTDIR
 binary_rpm() {
@@ -58,7 +55,7 @@ binary_rpm() {
 		case $f in *.src.rpm) ;; *) [ -f "$f" ] && echo "$f" && return ;; esac
 	done
 }
-for p in spank-mooncake mooncake-recipe libmooncake-recipe0 libmooncake-recipe-devel; do
+for p in spank-mooncake mooncake-recipe; do
 	f=$(binary_rpm "$p")
 	if [ -z "$f" ]; then ko "no $p-$version-*.rpm"; continue; fi
 	files=$(rpm -qlp "$f")
@@ -70,7 +67,19 @@ for p in spank-mooncake mooncake-recipe libmooncake-recipe0 libmooncake-recipe-d
 		ko "$(basename "$f") lacks$missing (it holds: $(echo $files))"
 	echo "      Requires: $(rpm -qp --requires "$f" | grep -v '^rpmlib(' | sort -u | paste -sd, | sed 's/,/, /g')"
 done
+# the two packages and nothing else: no library package (the recipe
+# library is inside the plugin and the tool, doc/libmooncake_recipe.md)
+built=$(for f in "$out"/*.rpm; do
+	case $f in *.src.rpm | *-debuginfo-* | *-debugsource-*) ;; *) rpm -qp --qf '%{NAME}\n' "$f" ;; esac
+done | sort | xargs)
+[ "$built" = "mooncake-recipe spank-mooncake" ] && ok "the packages are spank-mooncake and mooncake-recipe, no library package" ||
+	ko "the packages built are '$built', not spank-mooncake and mooncake-recipe"
 plugin_rpm=$(binary_rpm spank-mooncake)
+# an upgrade from 0.5 removes the library packages of then
+obsoletes=$(rpm -qp --obsoletes "$plugin_rpm" | sort | xargs)
+[ "$obsoletes" = "libmooncake-recipe-devel < 0.6.0 libmooncake-recipe0 < 0.6.0" ] &&
+	ok "spank-mooncake obsoletes the library packages of 0.5 and before: $obsoletes" ||
+	ko "spank-mooncake obsoletes '$obsoletes', not libmooncake-recipe0 < 0.6.0 and libmooncake-recipe-devel < 0.6.0"
 # nothing in the plugin package enables the plugin behind the admin's back
 if rpm -qlp "$plugin_rpm" 2>/dev/null | grep -q '^/etc/slurm/'; then
 	ko "spank-mooncake ships a file under /etc/slurm (that would enable the plugin on install)"

@@ -1,15 +1,19 @@
 /*
- * mooncake_recipe.h - public interface of libmooncake_recipe.
+ * mooncake_recipe.h - the interface of the recipe library (lib/), internal
+ * to this repository.
  *
  * The library reads an srtctl-style recipe (YAML, schema 2), validates what
  * Mooncake needs from it, layers the Mooncake Store client config of each
  * role, and computes the master's command line and each role's worker
  * environment. It is the single code path shared by the SPANK plugin
- * (spank_mooncake.so), the command-line tool (mooncake-recipe) and the tests.
+ * (spank_mooncake.so), the command-line tool (mooncake-recipe) and the tests,
+ * which link it as the static archive libmooncake_recipe.a of the build.
  *
- * libmooncake_recipe.so exports exactly the functions declared here
- * (lib/libmooncake_recipe.map); its soname is libmooncake_recipe.so.MAJOR
- * and doc/libmooncake_recipe.md says when which number changes.
+ * Internal: nothing is installed and no ABI is promised; a declaration here
+ * changes whenever the plugin or the tool needs it to, together with its
+ * callers. No shared library is built until a program outside this
+ * repository needs one (doc/libmooncake_recipe.md says why, and what its
+ * interface would be).
  *
  * Section numbers (§) and rule ids (C1-C11, V1, V2, M1, E1, E2) are those of
  * doc/recipe-reference.md, the contract: every rule the library enforces
