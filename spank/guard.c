@@ -86,7 +86,14 @@ int mcp_guard_record(const struct mcp_guard *g)
 	int rc = -1;
 
 	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err) == 0) {
-		rc = mcri_proof_write(&jd, &g->proof, &err);
+		struct mcri_proof now;
+
+		/* a newer attempt's master step owns the file now: this one's
+		 * word (a late end) is no longer the pool's */
+		if (mcri_proof_read_member(&jd, g->proof.member, &now, &err) == 0 && now.attempt > g->proof.attempt)
+			rc = 0;
+		else
+			rc = mcri_proof_write(&jd, &g->proof, &err);
 		mcri_jobdir_close(&jd);
 	}
 	if (rc)

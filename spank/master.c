@@ -106,8 +106,10 @@ static void record_failure(struct master *m, const struct mcr_error *err)
 	mcri_state_write(m->job->dir, &m->st, &ignored);
 }
 
-/* Which job of its id this pool is (the state's cluster and job_start):
- * what srun knows, else slurmctld's word (the starter asks anyway) */
+/* Which job of its id this pool is (the state's cluster and job_start),
+ * as slurmctld has them (one question per pool start: an srun's
+ * environment may be inherited from another job's step), else as srun's
+ * environment says */
 static void identify(struct master *m, struct mcri_state *st)
 {
 	struct mcp_job_facts f;
@@ -115,10 +117,10 @@ static void identify(struct master *m, struct mcri_state *st)
 
 	snprintf(st->cluster, sizeof(st->cluster), "%s", m->job->cluster ? m->job->cluster : "");
 	st->job_start = m->job->start;
-	if ((!st->job_start || !st->cluster[0]) && mcp_job_facts((uint32_t)m->job_num, &f, &ignored) == 0) {
-		if (!st->job_start)
+	if (mcp_job_facts((uint32_t)m->job_num, &f, &ignored) == 0) {
+		if (f.start_time)
 			st->job_start = f.start_time;
-		if (!st->cluster[0])
+		if (f.cluster[0])
 			snprintf(st->cluster, sizeof(st->cluster), "%s", f.cluster);
 	}
 }

@@ -61,10 +61,13 @@ enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, 
  * node's member p->self, else the first) holds still steers the clients to
  * the pool's own: every master_view names one of its masters on port
  * `rpc`, every member's peer URL one of its etcd members (Mooncake cannot
- * authenticate to etcd: another user who reaches it can write both). 1
- * sound; 0 not, with what it holds in why; -1 it did not answer. The
- * first NOSPACE alarm seen (*full) is said on stderr. */
-int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, char *why, size_t size);
+ * authenticate to etcd: another user who reaches it can write both), and
+ * no answer is larger than a pool's etcd gives. 1 sound; 0 not, with what
+ * it holds in why; -1 it did not answer. *names_self: a view names this
+ * node's master (which must then lead: the keeper checks). The first
+ * NOSPACE alarm seen (*full) is said on stderr. */
+int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *names_self, char *why,
+		      size_t size);
 /* SIGTERM the master step's srun (it forwards it), SIGKILL after 10 s.
  * `ours`: our child, reaped. */
 void mcp_stop_step(pid_t pid, bool ours);

@@ -247,13 +247,19 @@ bad:
 			      MCP_HA_VAR, value);
 }
 
+/* member k's etcd peer URL, "http://ADDR:PEER" (snprintf's return) */
+static int peer_of(char *out, size_t size, const struct mcri_ha *ha, int k)
+{
+	return snprintf(out, size, "http://%s:%d", ha->member[k].addr, ha->etcd_peer);
+}
+
 /* Does `url` (a peer URL etcd lists) name one of the pool's etcd members? */
 static bool own_peer(const struct mcri_ha *ha, const char *url)
 {
 	for (int k = 0; k < ha->etcd_members; k++) {
 		char own[128];
 
-		snprintf(own, sizeof(own), "http://%s:%d", ha->member[k].addr, ha->etcd_peer);
+		peer_of(own, sizeof(own), ha, k);
 		if (!strcmp(url, own))
 			return true;
 	}
@@ -273,8 +279,10 @@ static bool own_master(const struct mcri_ha *ha, int rpc, const char *view)
 	return false;
 }
 
-int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, char *why, size_t size)
+int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *names_self, char *why,
+		      size_t size)
 {
+	char self[96];
 	const struct mcri_ha *ha = &p->ha;
 	/* this node's member, else the first */
 	int k = p->self < ha->etcd_members ? p->self : 0;
@@ -282,6 +290,8 @@ int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, char *wh
 	struct mcr_error err;
 	int rc = 1;
 
+	*names_self = false;
+	snprintf(self, sizeof(self), "%s:%d", ha->member[p->self].addr, rpc);
 	if (!v)
 		return -1;
 	if (mcri_etcd_read(ha->member[k].addr, ha->etcd_client, MCP_PROBE_TIMEOUT_MS, v, &err) < 0) {
@@ -296,6 +306,8 @@ int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, char *wh
 		free(v);
 		return rc;
 	}
+	for (int i = 0; rc == 1 && i < v->nviews; i++)
+		*names_self |= !strcmp(v->views[i], self);
 	for (int i = 0; rc == 1 && i < v->nviews; i++)
 		if (!own_master(ha, rpc, v->views[i])) {
 			snprintf(why, size, "names %.100s as the leader its clients follow (a master_view key), which is none of the pool's masters",
@@ -345,7 +357,9 @@ static void remove_data(struct mcp_ha_part *p)
 /* an etcd member's name and peer URL, "mK=http://ADDR:PEER" */
 static int peer_url(char *out, size_t size, const struct mcri_ha *ha, int k)
 {
-	return snprintf(out, size, "m%d=http://%s:%d", k, ha->member[k].addr, ha->etcd_peer);
+	int n = snprintf(out, size, "m%d=", k);
+
+	return n < 0 || (size_t)n >= size ? n : n + peer_of(out + n, size - (size_t)n, ha, k);
 }
 
 /* Run etcd as this node's member, its output appended to `fd`: forked by
@@ -358,7 +372,7 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 {
 	const struct mcri_ha *ha = &p->ha;
 	const char *addr = ha->member[p->self].addr;
-	char name[16], data[PATH_MAX + 16], lc[128], ac[128], lp[128], ap[128], token[96], quota[64];
+	char name[16], data[PATH_MAX + 16], lc[128], ac[128], lp[160], ap[160], token[96], quota[64], url[100];
 	char cluster[MCRI_HA_MAX * 96 + 32] = "--initial-cluster=";
 	char *env[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL };
 	/* a backend quota for the operation log of a long job (Mooncake never
@@ -375,8 +389,9 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 	snprintf(data, sizeof(data), "--data-dir=%s/data", p->data_dir);
 	snprintf(lc, sizeof(lc), "--listen-client-urls=http://%s:%d", addr, ha->etcd_client);
 	snprintf(ac, sizeof(ac), "--advertise-client-urls=http://%s:%d", addr, ha->etcd_client);
-	snprintf(lp, sizeof(lp), "--listen-peer-urls=http://%s:%d", addr, ha->etcd_peer);
-	snprintf(ap, sizeof(ap), "--initial-advertise-peer-urls=http://%s:%d", addr, ha->etcd_peer);
+	peer_of(url, sizeof(url), ha, p->self);
+	snprintf(lp, sizeof(lp), "--listen-peer-urls=%s", url);
+	snprintf(ap, sizeof(ap), "--initial-advertise-peer-urls=%s", url);
 	snprintf(token, sizeof(token), "--initial-cluster-token=%s", p->token);
 	snprintf(quota, sizeof(quota), "--quota-backend-bytes=%lld", p->quota > 0 ? p->quota : 8LL << 30);
 	if (!mcri_ha_join(ha, ha->etcd_members, ",", peer_url, cluster + n, sizeof(cluster) - n))

@@ -214,7 +214,7 @@ enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST, END_HUNG, END_STEER
 /* One look at a running master as its clients see it: GET /health on its
  * metrics port answers 200, and an HA pool's leader says it serves
  * (service_ready). What it did not do goes to why. */
-static bool master_answers(const struct mcp_guard *g, char *why, size_t size)
+static bool master_answers(const struct mcp_guard *g, enum mcri_master_role *role, char *why, size_t size)
 {
 	const char *addr = g->ha.ha.masters ? g->ha.ha.member[g->ha.self].addr : "127.0.0.1";
 	struct mcri_master_health h;
@@ -223,20 +223,19 @@ static bool master_answers(const struct mcp_guard *g, char *why, size_t size)
 	int status = 0;
 	bool ok;
 
+	*role = MCRI_MASTER_UNKNOWN;
 	if (mcri_http_get(addr, g->proof.ports.metrics, "/health", MCP_PROBE_TIMEOUT_MS, 4096, &status,
 			  &body, &e)) {
 		snprintf(why, size, "GET /health on port %d: %.200s", g->proof.ports.metrics, e.text);
 		return false;
 	}
+	/* an answer is life: a leader that says it does not serve yet (one
+	 * that replays a long operation log) is not hung */
 	ok = status == 200;
-	if (!ok) {
+	if (!ok)
 		snprintf(why, size, "GET /health on port %d answered %d", g->proof.ports.metrics, status);
-	} else if (g->ha.ha.masters && mcri_master_health_parse(body, &h) == 0 &&
-		   h.role == MCRI_MASTER_LEADER && !h.service_ready) {
-		snprintf(why, size, "it leads the HA pool but says service_ready false on port %d",
-			 g->proof.ports.metrics);
-		ok = false;
-	}
+	else if (g->ha.ha.masters && mcri_master_health_parse(body, &h) == 0)
+		*role = h.role;
 	free(body);
 	return ok;
 }
@@ -281,9 +280,17 @@ static void etcd_ended(struct mcp_guard *g)
 /* what the keeper has seen of its running master */
 struct watch {
 	double probed, silent; /* when it last asked it, since when it answered none */
+	enum mcri_master_role role; /* what it last said it is (an HA pool's) */
 	double watched;        /* when it last looked at the HA pool's etcd and ports */
+	double alive;          /* when it last said in its proof that it runs */
 	bool full;             /* the HA pool's etcd said NOSPACE (said once) */
+	bool named;            /* the etcd names this node's master the leader */
+	int not_leading;       /* ... looks in a row in which it did not lead */
 };
+
+/* a master the pool's etcd names its leader must lead within so many looks
+ * (a new leader writes its view as it takes over) */
+#define NAMED_LOOKS 3
 
 #define WATCH_S 2 /* an HA pool's etcd and its master's ports are looked at this often */
 
@@ -291,18 +298,17 @@ struct watch {
  * its word into why */
 static bool sibling_steered(const struct mcp_guard *g, char *why, size_t size)
 {
+	struct mcri_pool_end end;
 	struct mcri_jobdir jd;
-	struct mcri_proof p;
 	struct mcr_error err;
-	bool steered = false;
 
 	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err))
 		return false;
-	for (int k = 0; k < g->ha.ha.masters && !steered; k++)
-		if (k != g->ha.self && mcri_proof_of_member(&jd, g->proof.attempt, k, &p) == 0 && p.steered)
-			steered = snprintf(why, size, "%s", p.ended_why) >= 0;
+	mcri_pool_end(&jd, g->proof.attempt, g->ha.ha.masters, g->ha.self, &end);
 	mcri_jobdir_close(&jd);
-	return steered;
+	if (end.steered)
+		snprintf(why, size, "%s", end.why);
+	return end.steered;
 }
 
 /* One look at a running master (every 250 ms): END_DIED while all is well;
@@ -317,9 +323,15 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 	double now = mcp_now();
 	int sound;
 
+	/* its word that it runs, which a joining srun trusts only while fresh */
+	if (now - w->alive >= MCRI_PROOF_ALIVE_S) {
+		w->alive = now;
+		g->proof.alive_at = wall_now();
+		mcp_guard_record(g);
+	}
 	if (g->hang > 0 && now - w->probed >= (g->hang >= 4 * HANG_PROBE_S ? HANG_PROBE_S : g->hang / 4.0)) {
 		w->probed = now;
-		if (master_answers(g, why, sizeof(why))) {
+		if (master_answers(g, &w->role, why, sizeof(why))) {
 			w->silent = 0;
 		} else if (!w->silent) {
 			w->silent = now;
@@ -336,8 +348,13 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 		return END_DIED;
 	w->watched = now;
 	if (mcp_guard_look(&g->proof, &g->no_diag) == MCRI_PROOF_FOREIGN) {
-		end_why(g, "port %d on this node is another process's (uid %u), not its mooncake_master's: this master of the job's HA pool could not lead; it is stopped, and the others go on",
-			g->proof.foreign_port, g->proof.foreign_uid);
+		/* the pool's etcd names this master its leader: its clients go
+		 * to that process, and the whole pool ends */
+		g->proof.steered = w->named;
+		end_why(g, "port %d on this node is another process's (uid %u), not its mooncake_master's: %s",
+			g->proof.foreign_port, g->proof.foreign_uid,
+			w->named ? "the job's HA pool's etcd names this node's master its leader, so its clients would go to that process: the pool ends" :
+				   "this master of the job's HA pool could not lead; it is stopped, and the others go on");
 		kill(child, SIGKILL);
 		return END_STEERED;
 	}
@@ -349,7 +366,25 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 		kill(child, SIGKILL);
 		return END_STEERED;
 	}
-	sound = mcp_ha_etcd_sound(&g->ha, g->proof.ports.rpc, &w->full, why, sizeof(why));
+	sound = mcp_ha_etcd_sound(&g->ha, g->proof.ports.rpc, &w->full, &w->named, why, sizeof(why));
+	/* a view that names this node's master while it does not lead (it
+	 * stands by, or answers nothing): written by someone else */
+	if (sound == 1 && w->named) {
+		enum mcri_master_role role;
+		char unused[64];
+
+		if (!master_answers(g, &role, unused, sizeof(unused)) || role != MCRI_MASTER_LEADER)
+			w->not_leading++;
+		else
+			w->not_leading = 0;
+		if (w->not_leading >= NAMED_LOOKS) {
+			snprintf(why, sizeof(why), "names this node's master (%s:%d) as the leader its clients follow, and it does not lead",
+				 g->ha.ha.member[g->ha.self].addr, g->proof.ports.rpc);
+			sound = 0;
+		}
+	} else {
+		w->not_leading = 0;
+	}
 	if (sound == 0) {
 		g->proof.steered = true;
 		end_why(g, "the job's HA pool's etcd %.250s: someone who is not one of the job's masters wrote it (Mooncake's masters and clients cannot authenticate to etcd), and its clients would follow it: the pool ends; see spank_mooncake(8), SECURITY",
@@ -376,8 +411,7 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 	for (;;) {
 		/* a proved master is watched while it runs: whether it answers
 		 * (hang_timeout=), and an HA pool's etcd and ports */
-		bool watching = !looking && !stopping && end == END_DIED && g->proof.verdict == MCRI_PROOF_OWN &&
-				(g->hang > 0 || g->ha.ha.masters);
+		bool watching = !looking && !stopping && end == END_DIED && g->proof.verdict == MCRI_PROOF_OWN;
 		siginfo_t si;
 		int rc;
 
@@ -428,7 +462,7 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 		if ((g->proof.verdict = mcp_guard_look(&g->proof, &g->no_diag)) != MCRI_PROOF_NONE) {
 			looking = false;
 			g->proof.restarting = false;
-			g->proof.proved_at = wall_now();
+			g->proof.proved_at = g->proof.alive_at = wall_now();
 			mcp_guard_record(g);
 			if (g->proof.verdict == MCRI_PROOF_FOREIGN && g->proof.restarts) {
 				end = END_FOREIGN;

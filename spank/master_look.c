@@ -5,10 +5,12 @@
  * on the master step. Each look fills the election's struct mcp_seen (or
  * answers one question); master.c acts on what election.c decides.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "master_run.h"
@@ -224,8 +226,14 @@ static bool keeper_runs(const struct master *m, bool has_proof)
 {
 	const struct mcri_proof *pr = &m->proof;
 
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* and said so lately: a keeper that can no longer say it (its node
+	 * lost, slurmstepd killed before it recorded the end) proves nothing */
 	return has_proof && !pr->ended && !pr->restarting && pr->verdict == MCRI_PROOF_OWN &&
-	       (long)pr->step == m->st.master_step;
+	       (long)pr->step == m->st.master_step && pr->alive_at > 0 &&
+	       fabs((double)ts.tv_sec - pr->alive_at) < MCRI_PROOF_STALE_S;
 }
 
 /* The HA pool m->st is about has ended for good: every master's keeper
@@ -233,26 +241,13 @@ static bool keeper_runs(const struct master *m, bool has_proof)
  * steered); m->why says why (the first keeper's word) */
 static bool ha_pool_ended(struct master *m)
 {
-	struct mcri_proof p;
-	const char *why = NULL;
-	char first[sizeof(p.ended_why)] = "";
-	int ended = 0;
-	bool steered = false;
+	struct mcri_pool_end end;
 
-	for (int k = 0; k < m->st.ha.masters; k++) {
-		if (mcri_proof_of_member(m->job->dir, m->st.attempt, k, &p) != 0 || !p.ended)
-			continue;
-		ended++;
-		steered |= p.steered;
-		if ((!why || p.steered) && p.ended_why[0]) {
-			snprintf(first, sizeof(first), "%s", p.ended_why);
-			why = first;
-		}
-	}
-	if (!steered && ended < m->st.ha.masters)
+	mcri_pool_end(m->job->dir, m->st.attempt, m->st.ha.masters, -1, &end);
+	if (!end.steered && end.ended < m->st.ha.masters)
 		return false;
 	snprintf(m->why, sizeof(m->why), "its master steps have ended the pool: %.300s",
-		 why ? why : "see " MCRI_MASTER_LOG);
+		 end.why[0] ? end.why : "see " MCRI_MASTER_LOG);
 	return true;
 }
 
@@ -346,23 +341,35 @@ bool mcp_master_own_pool(struct master *m, char *recipe, size_t rsize, char *dir
 	return ok;
 }
 
+/* st's cluster and start differ from `cluster` and `start`, where both
+ * sides know them */
+static bool differs(const struct mcri_state *st, const char *cluster, long long start)
+{
+	return (st->cluster[0] && cluster && *cluster && strcmp(st->cluster, cluster) != 0) ||
+	       (st->job_start && start && st->job_start != start);
+}
+
 bool mcp_master_other_job_of_this_id(struct master *m, bool ask)
 {
 	const struct mcri_state *st = &m->st;
-	const char *cluster = m->job->cluster;
-	long long start = m->job->start;
 	struct mcp_job_facts f;
 	struct mcr_error ignored;
+	bool env_differs = differs(st, m->job->cluster, m->job->start);
 
 	if (strcmp(st->job_id, m->job->job_id) != 0 || (m->job->run >= 0 && st->run != m->job->run))
 		return false; /* another id, or a requeued run: as such */
-	if (ask && !start && st->job_start && mcp_job_facts((uint32_t)m->job_num, &f, &ignored) == 0) {
-		start = f.start_time;
-		if (!cluster || !*cluster)
-			cluster = f.cluster;
-	}
-	return (st->cluster[0] && cluster && *cluster && strcmp(st->cluster, cluster) != 0) ||
-	       (st->job_start && start && st->job_start != start);
+	/* srun's environment says this job started when the pool's did: its
+	 * own pool, nothing asked. It says otherwise: slurmctld confirms (the
+	 * starter recorded slurmctld's word; an environment may be inherited
+	 * from another job's step, e.g. salloc run inside one). It does not
+	 * say (Slurm before 23.02): slurmctld is asked only when it matters */
+	if (!env_differs && m->job->start && st->job_start)
+		return false;
+	if (!env_differs && !ask)
+		return false;
+	if (!st->job_start && !st->cluster[0])
+		return false; /* a state that says nothing of which job */
+	return mcp_job_facts((uint32_t)m->job_num, &f, &ignored) == 0 && differs(st, f.cluster, f.start_time);
 }
 
 void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
@@ -413,7 +420,7 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 	 * system's word) and that went untouched for a few seconds of this
 	 * srun's clock has died; where the file system cannot tell, one
 	 * untouched for MCRI_LOCK_STALE_S (runtime/jobdir) */
-	mcri_lock_seen_update(&m->lock_seen, attempt, &lock, mcp_now());
+	mcri_lock_seen_update(&m->lock_seen, m->job->dir, attempt, &lock, mcp_now());
 	s->lock_stale = mcri_lock_seen_gone(&m->lock_seen, &lock, mcp_now(), 0);
 	/* its holder is known to work on: it holds the lock, or touched it */
 	s->lock_touched = lock.held == 1 || m->lock_seen.touched;

@@ -20,7 +20,6 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,17 +317,14 @@ static bool master_port(const struct mcri_plugstack *ps, int port)
 	       (!ps->fixed_ports && port >= ps->port_lo && port <= ps->port_hi);
 }
 
-/* "job 42 of user alice (uid 1001)" */
+/* "job 42 of uid 1001 (alice)" */
 static void holder(const struct mcp_reservation *r, char *buf, size_t size)
 {
-	struct passwd *pw = r->uid >= 0 ? getpwuid((uid_t)r->uid) : NULL;
+	char who[96] = "";
 
-	if (pw && pw->pw_name)
-		snprintf(buf, size, "job %lu of user %.64s (uid %ld)", r->job, pw->pw_name, r->uid);
-	else if (r->uid >= 0)
-		snprintf(buf, size, "job %lu of uid %ld", r->job, r->uid);
-	else
-		snprintf(buf, size, "job %lu", r->job);
+	if (r->uid >= 0)
+		mcri_who((uid_t)r->uid, who, sizeof(who));
+	snprintf(buf, size, "job %lu%s%s", r->job, who[0] ? " of " : "", who);
 }
 
 int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps,

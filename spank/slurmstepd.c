@@ -205,7 +205,7 @@ static bool starter_gone(const struct mcri_jobdir *jd, const struct mcri_state *
 		return false;
 	*looked = now;
 	mcri_lock_read(jd, st->attempt, &lock);
-	mcri_lock_seen_update(seen, st->attempt, &lock, now);
+	mcri_lock_seen_update(seen, jd, st->attempt, &lock, now);
 	if (!mcri_lock_seen_gone(seen, &lock, now, GONE_AFTER_S))
 		return false;
 	mcri_lock_read(jd, st->attempt + 1, &lock);
@@ -436,15 +436,21 @@ static int etcd_member(spank_t sp, struct mcp_guard *g, struct mcr_error *err)
 
 /* The master step's task, still root: it claims its ports in root's
  * registry of the node (ports.c), where no user can plant a reservation. */
+/* The task is of a step the job's user started with srun (its id into
+ * *step_id): not the batch, extern or interactive step */
+static bool job_step(spank_t sp, uint32_t *step_id)
+{
+	return spank_get_item(sp, S_JOB_STEPID, step_id) == ESPANK_SUCCESS && *step_id != SLURM_BATCH_SCRIPT &&
+	       *step_id != SLURM_EXTERN_CONT && *step_id != SLURM_INTERACTIVE_STEP;
+}
+
 int mcp_stepd_task_init_privileged(spank_t sp)
 {
 	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 	char value[64];
 	uint32_t step_id;
 
-	if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
-	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
-	    step_id == SLURM_INTERACTIVE_STEP || !stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
+	if (!job_step(sp, &step_id) || !stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
 		return 0;
 	spank_unsetenv(sp, MCP_PORTS_VAR);
 	if (master_task(sp, value, err) == 0)
@@ -468,12 +474,17 @@ static int record_end(const char *guard, const char *ha, const char *node, uint3
 	g.proof.member = g.ha.self;
 	if (mcri_jobdir_open(&jd, g.dir, getuid(), false, &err) == 0) {
 		/* what the keeper last said, or, when it said nothing yet, the
-		 * attempt's bare proof */
-		if (mcri_proof_of_member(&jd, g.proof.attempt, g.proof.member, &p) != 0)
+		 * attempt's bare proof; never over another attempt's or another
+		 * step's (a master step that ends late, after a newer one) */
+		if (mcri_proof_read_member(&jd, g.proof.member, &p, &err) != 0)
 			p = g.proof;
-		p.restarting = false;
-		p.ended = true;
-		rc = mcri_proof_write(&jd, &p, &err);
+		if (p.attempt == g.proof.attempt && p.step == step_id) {
+			p.restarting = false;
+			p.ended = true;
+			rc = mcri_proof_write(&jd, &p, &err);
+		} else {
+			rc = 0;
+		}
 	}
 	mcri_jobdir_close(&jd);
 	return rc;
@@ -492,9 +503,7 @@ int mcp_stepd_task_exit(spank_t sp)
 
 	/* every task of every step ends here: only the master step's does more */
 	if (spank_getenv(sp, MCP_GUARD_VAR, probe, sizeof(probe)) == ESPANK_ENV_NOEXIST ||
-	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
-	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
-	    step_id == SLURM_INTERACTIVE_STEP || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    !job_step(sp, &step_id) || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
 	    !(guard = malloc(ENV_VALUE_MAX)) || !(ha = malloc(ENV_VALUE_MAX)) ||
 	    !stepd_getenv(sp, MCP_GUARD_VAR, guard, ENV_VALUE_MAX))
@@ -514,13 +523,15 @@ int mcp_stepd_task_exit(spank_t sp)
 			_exit(1);
 		_exit(record_end(guard, ha, node, step_id) ? 1 : 0);
 	}
-	for (int i = 0; i < RECORD_END_S * 10; i++) {
+	/* bounded (a child stuck on a file server is left behind, killed,
+	 * rather than stall slurmstepd) */
+	for (int i = 0; i < (RECORD_END_S + 1) * 10; i++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return 0;
+		if (i == RECORD_END_S * 10)
+			kill(pid, SIGKILL);
 		mcp_sleep_ms(100);
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
 	return 0;
 }
 
@@ -537,9 +548,7 @@ int mcp_stepd_task_init(spank_t sp)
 		mcp_error(err);
 		return -1;
 	}
-	if (spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
-	    step_id == SLURM_BATCH_SCRIPT || step_id == SLURM_EXTERN_CONT ||
-	    step_id == SLURM_INTERACTIVE_STEP)
+	if (!job_step(sp, &step_id))
 		return 0;
 	/* the master step: its guard, (when task_init_privileged did not
 	 * run) its ports, an HA pool's part of this node, then its keeper

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,6 +289,65 @@ static bool no_locks(int e)
 	return e == EINVAL || e == ENOLCK || e == EOPNOTSUPP || e == ENOSYS || e == EBADF;
 }
 
+/* the mount options of the file system of device `dev` (major:minor, as
+ * /proc/self/mountinfo lists it), its per-mount and its super options
+ * joined by a comma, into buf; false when it is not listed */
+static bool mount_options(dev_t dev, char *buf, size_t size)
+{
+	char line[4096], want[32];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	bool found = false;
+
+	if (!f)
+		return false;
+	snprintf(want, sizeof(want), " %u:%u ", major(dev), minor(dev));
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, want), *opts, *sep, *super;
+
+		if (!p || !(opts = strchr(p + strlen(want), ' ')) || !(opts = strchr(opts + 1, ' ')))
+			continue;
+		/* "... MOUNT_POINT OPTIONS [TAGS...] - TYPE SOURCE SUPER_OPTIONS" */
+		opts++;
+		sep = strstr(opts, " - ");
+		super = sep ? strrchr(sep, ' ') : NULL;
+		snprintf(buf, size, "%.*s,%s", (int)strcspn(opts, " "), opts, super ? super + 1 : "");
+		buf[strcspn(buf, "\n")] = '\0';
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+bool mcri_jobdir_locks_shared(const struct mcri_jobdir *d)
+{
+	struct statfs fs;
+	struct stat st;
+	char opts[2048];
+
+	if (fstatfs(d->fd, &fs) != 0 || fstat(d->fd, &st) != 0)
+		return false;
+	switch ((unsigned long)fs.f_type) {
+	case 0xEF53:     /* ext2, ext3, ext4 */
+	case 0x58465342: /* XFS */
+	case 0x9123683E: /* btrfs */
+	case 0x01021994: /* tmpfs */
+	case 0x794c7630: /* overlayfs */
+	case 0x2FC12FC1: /* ZFS */
+		return true; /* one host's: its kernel sees every lock */
+	case 0x6969:     /* NFS: the server's locks, unless mounted to keep them local */
+		if (!mount_options(st.st_dev, opts, sizeof(opts)))
+			return false;
+		for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
+			if (!strcmp(o, "nolock") || !strcmp(o, "local_lock=posix") || !strcmp(o, "local_lock=all"))
+				return false;
+		return true;
+	default:
+		/* Lustre (flock, localflock), GPFS, FUSE and the rest: whether
+		 * another host sees a lock is not told here */
+		return false;
+	}
+}
+
 int mcri_jobdir_holder(int fd)
 {
 	struct flock l = whole_file(F_WRLCK);
@@ -395,6 +456,7 @@ int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const
 	struct flock lock = whole_file(F_WRLCK);
 	char host[256] = "", *tmp;
 	size_t len = strlen(text);
+	bool locked = false;
 	int rc = -1, fd;
 
 	if (held)
@@ -410,7 +472,7 @@ int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const
 	fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
 	/* held: locked before it has its name, so that the file is never seen
 	 * without its holder's lock while the holder lives */
-	if (fd >= 0 && held && fcntl(fd, F_OFD_SETLK, &lock) != 0 && !no_locks(errno)) {
+	if (fd >= 0 && held && !(locked = fcntl(fd, F_OFD_SETLK, &lock) == 0) && !no_locks(errno)) {
 		mcri_error_set(err, MCR_EIO, "cannot lock %s/%s: %s", d->path, tmp, strerror(errno));
 	} else if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0) {
 		mcri_error_set(err, MCR_EIO, "cannot create %s/%s: %s; the job's directory must be writable by you (and its file system not full)",
@@ -422,7 +484,7 @@ int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const
 	} else {
 		mcri_error_set(err, MCR_EIO, "cannot create %s/%s: %s", d->path, name, strerror(errno));
 	}
-	if (rc == 1 && held && mcri_jobdir_holder(fd) >= 0) {
+	if (rc == 1 && locked) {
 		*held = fd; /* the caller's, and with it the lock */
 		fd = -1;
 	}

@@ -91,8 +91,15 @@ int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t 
 int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
 			  size_t *len, struct stat *opened, int *holder, struct mcr_error *err);
 /* Whether another open file description than fd's holds a lock on fd's
- * file: 1, 0, or -1 (the file system cannot tell). */
+ * file: 1, 0, or -1 (the file system cannot tell). A 0 is another host's
+ * truth only where mcri_jobdir_locks_shared says so. */
 int mcri_jobdir_holder(int fd);
+/* Does every host that shares d see the locks another host holds on its
+ * files? A file system of one host (ext4, XFS, btrfs, tmpfs, overlayfs,
+ * ZFS), and NFS unless mounted nolock or local_lock=posix|all: true;
+ * every other file system (Lustre, GPFS, FUSE...): false, as it cannot be
+ * told here. */
+bool mcri_jobdir_locks_shared(const struct mcri_jobdir *d);
 /* Hold `name` (an open file description lock on the whole file, which
  * lasts until the returned descriptor is closed, or the process ends):
  * the descriptor, or -1 when it is missing, not a regular file, held by
@@ -332,11 +339,18 @@ struct mcri_proof {
 	bool steered;                /* ... because an HA pool's etcd named a leader or
 				      * member not its own: the whole pool ends */
 	double proved_at;            /* when the running master was proved (Unix s), 0 unknown */
+	double alive_at;             /* when the keeper last said it runs (Unix s, every
+				      * MCRI_PROOF_ALIVE_S), 0 unknown */
 	struct mcri_restart {
 		double at;           /* when the master ended, Unix seconds */
 		char cause[64];      /* how: "signal 9 (Killed)", "exit status 1" */
 	} restart[MCRI_RESTARTS_KEPT]; /* the last ones, oldest first */
 };
+/* The keeper says it runs this often; a proof older than MCRI_PROOF_STALE_S
+ * (its keeper's clock against the reader's) proves nothing: a joining srun
+ * asks slurmctld then */
+#define MCRI_PROOF_ALIVE_S 30
+#define MCRI_PROOF_STALE_S 120
 /* Each master has a proof of its own: mooncake_master.proof.json is the
  * first's (the only one of a pool of one), mooncake_master.proof.<k>.json
  * an HA pool's k-th (p->member). mcri_proof_read reads the first's. */
@@ -348,6 +362,17 @@ int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_
  * another attempt: a master step that has not proved its master yet). */
 int mcri_proof_of_attempt(const struct mcri_jobdir *d, int attempt, struct mcri_proof *p);
 int mcri_proof_of_member(const struct mcri_jobdir *d, int attempt, int member, struct mcri_proof *p);
+/* What the proofs of an HA pool's `masters` masters (attempt `attempt`)
+ * say of its end, member `skip` aside (-1: none): how many have ended,
+ * whether one ended the whole pool (steered), and why (the steered one's
+ * word, else the first that has one; "" none). */
+struct mcri_pool_end {
+	int ended;
+	bool steered;
+	char why[400];
+};
+void mcri_pool_end(const struct mcri_jobdir *d, int attempt, int masters, int skip,
+		   struct mcri_pool_end *out);
 /* How many of p->restart hold a restart (the last MCRI_RESTARTS_KEPT). */
 size_t mcri_proof_kept(const struct mcri_proof *p);
 /* One more restart: the master ended at `at` (Unix seconds) of `cause`. */
@@ -388,22 +413,25 @@ struct mcri_lock_seen {
 	double mtime;       /* its mtime as last read (-1: none read) */
 	double changed;     /* when it was first read or last changed */
 	bool touched;       /* it changed since this reader first read it */
+	bool free_told;     /* a lock no process holds is told so here: its
+			     * holder is on this host, or the file system shows
+			     * every host's locks (mcri_jobdir_locks_shared) */
 };
 /* A lock whose holder the file system says is gone, untouched for so
- * long: gone (a file system mounted without locks, NFS's `nolock`, tells
- * each host only of its own: a holder stopped so long looks gone there) */
+ * long: gone */
 #define MCRI_LOCK_QUIET_S 3
 /* ... whose file system cannot tell: untouched for so long, longer than
  * the longest call between two heartbeats (a slurmctld RPC that retries,
  * up to 2 x MessageTimeout, 10 s by default) */
 #define MCRI_LOCK_STALE_S 30
-/* What `l`, read at `now`, adds to what s saw of `attempt`'s lock. */
-void mcri_lock_seen_update(struct mcri_lock_seen *s, int attempt, const struct mcri_lock *l,
-			   double now);
+/* What `l`, read at `now` in d, adds to what s saw of `attempt`'s lock. */
+void mcri_lock_seen_update(struct mcri_lock_seen *s, const struct mcri_jobdir *d, int attempt,
+			   const struct mcri_lock *l, double now);
 /* The holder of the lock s saw last (l) is gone at `now`: no live process
- * holds it and it was untouched for MCRI_LOCK_QUIET_S + `extra` seconds,
- * or, where the file system cannot tell, for MCRI_LOCK_STALE_S + `extra`
- * (a lock that was never read counts as untouched). A held lock never is. */
+ * holds it (where that is told: s->free_told) and it was untouched for
+ * MCRI_LOCK_QUIET_S + `extra` seconds, or, where it is not told, for
+ * MCRI_LOCK_STALE_S + `extra` (a lock that was never read counts as
+ * untouched). A held lock never is. */
 bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock *l, double now,
 			 double extra);
 /* The holder is alive: its lock's age starts again (a heartbeat, so that

@@ -63,6 +63,7 @@ int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_
 	mcri_json_str(p->ended_why, sizeof(p->ended_why), obj, "ended_why");
 	p->steered = json_is_true(json_object_get(obj, "steered"));
 	p->proved_at = mcri_json_seconds(json_object_get(obj, "proved_at"));
+	p->alive_at = mcri_json_seconds(json_object_get(obj, "alive_at"));
 	json_array_foreach(json_object_get(obj, "restart"), i, event) {
 		struct mcri_restart *r = &p->restart[n];
 
@@ -132,7 +133,7 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		}
 	/* "o" takes the array's reference, and a NULL fails the whole */
 	return mcri_json_write(d, name,
-			       json_pack("{s:i, s:b, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:b, s:s, s:b, s:f, s:o}",
+			       json_pack("{s:i, s:b, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:b, s:s, s:b, s:f, s:f, s:o}",
 					 "attempt", p->attempt, "ha", (int)p->ha,
 					 "verdict", VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0],
 					 "rpc_port", p->ports.rpc, "metadata_port", p->ports.metadata,
@@ -142,6 +143,23 @@ int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 					 "restart_limit", p->restart_limit, "restarts", p->restarts,
 					 "restarting", (int)p->restarting, "ended", (int)p->ended,
 					 "ended_why", p->ended_why, "steered", (int)p->steered,
-					 "proved_at", round(p->proved_at * 1000) / 1000, "restart", events),
+					 "proved_at", round(p->proved_at * 1000) / 1000,
+					 "alive_at", round(p->alive_at * 1000) / 1000, "restart", events),
 			       err);
+}
+
+void mcri_pool_end(const struct mcri_jobdir *d, int attempt, int masters, int skip,
+		   struct mcri_pool_end *out)
+{
+	struct mcri_proof p;
+
+	memset(out, 0, sizeof(*out));
+	for (int k = 0; k < masters && k < MCRI_HA_MAX; k++) {
+		if (k == skip || mcri_proof_of_member(d, attempt, k, &p) != 0 || !p.ended)
+			continue;
+		out->ended++;
+		if (p.ended_why[0] && (!out->why[0] || (p.steered && !out->steered)))
+			snprintf(out->why, sizeof(out->why), "%s", p.ended_why);
+		out->steered |= p.steered;
+	}
 }

@@ -147,9 +147,18 @@ int mcri_lock_hold(const struct mcri_jobdir *d, int attempt)
 	return mcri_jobdir_hold(d, name);
 }
 
-void mcri_lock_seen_update(struct mcri_lock_seen *s, int attempt, const struct mcri_lock *l,
-			   double now)
+void mcri_lock_seen_update(struct mcri_lock_seen *s, const struct mcri_jobdir *d, int attempt,
+			   const struct mcri_lock *l, double now)
 {
+	char host[256] = "";
+
+	if (attempt != s->attempt) {
+		/* another host's "no one holds it" is believed only where the
+		 * file system shows every host's locks (NFS mounted nolock
+		 * tells each host only of its own) */
+		gethostname(host, sizeof(host) - 1);
+		s->free_told = mcri_jobdir_locks_shared(d) || (l->host[0] && !strcmp(l->host, host));
+	}
 	if (attempt != s->attempt) {
 		s->attempt = attempt;
 		s->mtime = l->mtime;
@@ -171,7 +180,7 @@ bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock 
 
 	if (l->held == 1)
 		return false;
-	return quiet > (l->held == 0 ? MCRI_LOCK_QUIET_S : MCRI_LOCK_STALE_S) + extra;
+	return quiet > (l->held == 0 && s->free_told ? MCRI_LOCK_QUIET_S : MCRI_LOCK_STALE_S) + extra;
 }
 
 void mcri_lock_touch(const struct mcri_jobdir *d, int attempt)

@@ -80,13 +80,40 @@ static char *ask(const char *host, int port, const char *path, const char *body,
 	int status;
 
 	if (mcri_http_whole(host, port, "POST", path, body, timeout_ms, ANSWER_MAX, &status, &text, err))
-		return NULL; /* errno as mcri_http_whole left it */
+		return NULL; /* errno as mcri_http_whole left it (EMSGSIZE: too large) */
 	if (status == 200)
 		return text;
 	mcri_error_set(err, MCR_ESTATE, "etcd on %s:%d answered %d to %s", host, port, status, path);
 	free(text);
 	errno = EPROTO;
 	return NULL;
+}
+
+/* The master_view keys of a keys-only range answer, decoded, at most
+ * `max` (one more than a pool writes is said by the caller): 0, or -1 */
+static int view_keys(const char *json, char (*keys)[512], int max, int *n)
+{
+	json_t *o = json_loads(json ? json : "", 0, NULL), *kv;
+	size_t i;
+
+	*n = 0;
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -1;
+	}
+	json_array_foreach(json_object_get(o, "kvs"), i, kv) {
+		const char *k = json_string_value(json_object_get(kv, "key"));
+		size_t kl;
+
+		if (*n == max)
+			break;
+		if (!k || b64_decode(k, keys[*n], sizeof(keys[0])) || (kl = strlen(keys[*n])) < strlen(VIEW_SUFFIX) ||
+		    strcmp(keys[*n] + kl - strlen(VIEW_SUFFIX), VIEW_SUFFIX) != 0)
+			continue;
+		(*n)++;
+	}
+	json_decref(o);
+	return 0;
 }
 
 int mcri_etcd_views_parse(const char *json, char (*views)[MCRI_ETCD_VALUE_MAX], int max, int *n)
@@ -150,6 +177,7 @@ int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_
 		   struct mcr_error *err)
 {
 	char from[64], to[64], body[240], *text;
+	char keys[MCRI_ETCD_LIST_MAX][512];
 	json_t *o, *a;
 	size_t i;
 	int rc;
@@ -164,17 +192,32 @@ int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_
 	if (rc)
 		return mcri_error_set(err, MCR_ESTATE, "etcd on %s:%d: its members did not read", host, port);
 	/* the views as this member holds them (serializable: no quorum
-	 * needed, so an etcd without one is read all the same) */
+	 * needed, so an etcd without one is read all the same): the keys
+	 * under mooncake-store/ first, without their values (another key's
+	 * large value cannot blind the look), then each master_view's value */
 	b64_encode(VIEW_PREFIX, from);
 	b64_encode("mooncake-store0", to); /* the prefix's end: '/' + 1 */
-	snprintf(body, sizeof(body), "{\"key\": \"%s\", \"range_end\": \"%s\", \"serializable\": true}", from,
-		 to);
+	snprintf(body, sizeof(body),
+		 "{\"key\": \"%s\", \"range_end\": \"%s\", \"serializable\": true, \"keys_only\": true}", from, to);
 	if (!(text = ask(host, port, "/v3/kv/range", body, timeout_ms, err)))
-		return 1;
-	rc = mcri_etcd_views_parse(text, v->views, MCRI_ETCD_LIST_MAX, &v->nviews);
+		return -1; /* errno says why: EMSGSIZE, more than a pool writes */
+	rc = view_keys(text, keys, MCRI_ETCD_LIST_MAX, &v->nviews);
 	free(text);
 	if (rc)
 		return mcri_error_set(err, MCR_ESTATE, "etcd on %s:%d: its keys did not read", host, port);
+	for (int k = 0; k < v->nviews; k++) {
+		char key[sizeof(keys[0]) * 4 / 3 + 8], b[sizeof(key) + 64];
+		int n;
+
+		b64_encode(keys[k], key);
+		snprintf(b, sizeof(b), "{\"key\": \"%s\", \"serializable\": true}", key);
+		if (!(text = ask(host, port, "/v3/kv/range", b, timeout_ms, err)))
+			return -1;
+		rc = mcri_etcd_views_parse(text, &v->views[k], 1, &n);
+		free(text);
+		if (rc || n != 1) /* gone meanwhile: a view of none */
+			snprintf(v->views[k], sizeof(v->views[k]), "(none)");
+	}
 	/* the alarms: NOSPACE, the backend quota reached */
 	if ((text = ask(host, port, "/v3/maintenance/alarm", "{\"action\": \"GET\"}", timeout_ms, err))) {
 		o = json_loads(text, 0, NULL);

@@ -106,10 +106,10 @@ struct mcri_etcd_view {
 	bool nospace;
 };
 /* Read it from the etcd member whose client port is host:port (its JSON
- * gateway), each request within timeout_ms: 0; 1 when only the members
- * were read (the keys did not answer); -1 with err (MCR_ESTATE: no answer,
- * or not etcd's; errno EMSGSIZE: an answer larger than a pool's etcd
- * gives). */
+ * gateway), each request within timeout_ms: 0, or -1 with err (MCR_ESTATE:
+ * no answer, or not etcd's) and errno EMSGSIZE when an answer was larger
+ * than a pool's etcd gives (64 KiB: the keys under mooncake-store/ are
+ * read without their values, each view alone). */
 int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_view *v,
 		   struct mcr_error *err);
 /* The gateway's answers, parsed (for the tests and the fuzzer): a range's

@@ -189,7 +189,7 @@ wait_job "$jid" 120
 kill "${IMPOSTORS[-1]}" 2>/dev/null
 check "... a step of theirs shaped as a master step reserves the ports: the job's master moves off them, and srun names their job and user ($(grep -o 'are taken on n1: [^;]*' shaped-job.out | head -1))" \
 	has shaped-job.out rc=0 --and lacks shaped-job.out "$MCK_ADDR_n1:8700" \
-	--and has_re shaped-job.out "are taken on n1: port 8700 \(RPC\) on n1 is taken: job [0-9]+ of user $OTHER \(uid $ouid\) reserved it"
+	--and has_re shaped-job.out "are taken on n1: port 8700 \(RPC\) on n1 is taken: job [0-9]+ of uid $ouid \($OTHER\) reserved it"
 
 # --- the master's end (issue 34.2, 34.3): with restart=0 the master is
 # killed, or with the default restart=3 its keeper is; another user's

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <slurm/slurm.h>
 
@@ -255,6 +256,7 @@ START_TEST(srun_trusts_the_keepers_proof_without_slurmctld)
 
 	pr.attempt = 1;
 	pr.step = 3;
+	pr.alive_at = (double)time(NULL); /* the keeper said so just now */
 	pr.verdict = MCRI_PROOF_OWN;
 	pr.ports = st.ports;
 	ck_assert_int_eq(testdir_proof_write(logdir, &pr), 0);
@@ -265,6 +267,18 @@ START_TEST(srun_trusts_the_keepers_proof_without_slurmctld)
 	ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
 	unsetenv(MCP_TASK_VAR);
 	slurm_spank_exit(NULL, 0, NULL);
+	/* a keeper that has not said it runs for long (its node lost,
+	 * slurmstepd killed before it recorded the end) proves nothing:
+	 * slurmctld is asked */
+	pr.alive_at = (double)time(NULL) - MCRI_PROOF_STALE_S - 10;
+	ck_assert_int_eq(testdir_proof_write(logdir, &pr), 0);
+	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
+	stub.step_ended = true;
+	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
+	ck_assert_int_eq(stub.step_asked, 1);
+	ck_log_contains("its step 4301.3 has ended");
+	slurm_spank_exit(NULL, 0, NULL);
+	pr.alive_at = (double)time(NULL);
 	/* a proof of another step (a master step of an earlier attempt) is
 	 * not the keeper's word: slurmctld is asked */
 	pr.step = 2;

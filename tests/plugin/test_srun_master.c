@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <slurm/slurm.h>
 
@@ -177,7 +178,9 @@ START_TEST(srun_starts_afresh_over_another_job_of_its_id)
 		ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8700, 8701, 8702)");
 		ck_assert_ptr_null(strstr(stub.log, "has stopped"));
 		ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
-		ck_assert_int_eq(stub.facts_asked, release == 0 ? 0 : 2); /* 22.05: the probe's, the starter's */
+		/* slurmctld confirms what the environment (or, on 22.05, the dead
+		 * pool) says; the starter asks which job it is */
+		ck_assert_int_eq(stub.facts_asked, 2);
 		slurm_spank_exit(NULL, 0, NULL);
 		stop_started_master(&st);
 		ck_assert_int_eq(st.phase, MCRI_PHASE_READY);
@@ -191,6 +194,42 @@ START_TEST(srun_starts_afresh_over_another_job_of_its_id)
 		unsetenv(MCP_TASK_VAR);
 		remove_tmpdir();
 	}
+}
+END_TEST
+
+/* An srun whose environment was inherited from another job's step (a
+ * salloc run inside one): its SLURM_JOB_START_TIME is not this job's; the
+ * job's own running pool is not taken for another job's, slurmctld says
+ * so, and the srun joins it */
+START_TEST(srun_joins_its_pool_whatever_an_inherited_start_says)
+{
+	struct mcri_state st = { .phase = MCRI_PHASE_READY, .job_start = 1000 };
+	struct mcri_proof pr = { .attempt = 1, .step = 0, .verdict = MCRI_PROOF_OWN,
+				 .alive_at = (double)time(NULL) };
+	const char *logdir;
+	pid_t master;
+
+	in_tmpdir();
+	master = fake_master_start(&DEFAULT_PORTS, "");
+	ck_assert_int_gt(master, 0);
+	snprintf(st.job_id, sizeof(st.job_id), "4301");
+	ck_assert_ptr_nonnull(realpath(TRT, st.recipe));
+	logdir = record_state(&st);
+	pr.ports = st.ports;
+	ck_assert_int_eq(testdir_proof_write(logdir, &pr), 0);
+	setenv("SLURM_JOB_ID", "4301", 1);
+	setenv("SLURM_JOB_START_TIME", "999", 1); /* another job's */
+	stub.start_time = 1000;                   /* slurmctld's word */
+	ck_assert_msg(srun_post_opt(NULL, TRT, "prefill") == 0, "%s", stub.log);
+	ck_assert_ptr_null(strstr(stub.log, "held the pool of another job"));
+	ck_assert_ptr_null(strstr(stub.log, "starting mooncake_master"));
+	ck_assert_ptr_nonnull(strstr(getenv(MCP_TASK_VAR), "[\"MOONCAKE_MASTER\",\"127.0.0.1:8700\"]"));
+	ck_assert_int_eq(stub.facts_asked, 1);
+	slurm_spank_exit(NULL, 0, NULL);
+	unsetenv("SLURM_JOB_START_TIME");
+	unsetenv(MCP_TASK_VAR);
+	stub.start_time = 0;
+	fake_master_stop(master);
 }
 END_TEST
 
@@ -513,6 +552,7 @@ Suite *srun_master_suite(void)
 	tcase_add_test(srun, sampler_step_argv_and_env);
 	tcase_add_test(srun, srun_starts_the_master_on_srtctls_ports);
 	tcase_add_test(srun, srun_starts_afresh_over_another_job_of_its_id);
+	tcase_add_test(srun, srun_joins_its_pool_whatever_an_inherited_start_says);
 	tcase_add_test(srun, srun_starts_the_master_on_free_ports);
 	tcase_add_test(srun, srun_fixed_ports_taken_is_refused);
 	tcase_add_test(srun, srun_no_free_ports_is_refused);

@@ -457,21 +457,21 @@ START_TEST(lock_holder_lives_or_not)
 	/* stopped: quiet for as long as you like, and still not gone */
 	ck_assert_int_eq(kill(holder, SIGSTOP), 0);
 	mcri_lock_read(&d, 1, &l);
-	mcri_lock_seen_update(&seen, 1, &l, 100.0);
+	mcri_lock_seen_update(&seen, &d, 1, &l, 100.0);
 	ck_assert_int_eq(l.held, 1);
 	ck_assert(!mcri_lock_seen_gone(&seen, &l, 100.0 + 10 * MCRI_LOCK_STALE_S, 0));
 	/* dead: it let go; gone once quiet for MCRI_LOCK_QUIET_S (+ extra) */
 	ck_assert_int_eq(kill(holder, SIGKILL), 0);
 	ck_assert_int_eq(waitpid(holder, &status, 0), holder);
 	mcri_lock_read(&d, 1, &l);
-	mcri_lock_seen_update(&seen, 1, &l, 101.0);
+	mcri_lock_seen_update(&seen, &d, 1, &l, 101.0);
 	ck_assert_int_eq(l.held, 0);
 	ck_assert(!mcri_lock_seen_gone(&seen, &l, 100.0 + MCRI_LOCK_QUIET_S - 0.5, 0));
 	ck_assert(mcri_lock_seen_gone(&seen, &l, 100.0 + MCRI_LOCK_QUIET_S + 0.5, 0));
 	ck_assert(!mcri_lock_seen_gone(&seen, &l, 100.0 + MCRI_LOCK_QUIET_S + 0.5, 2));
 	/* touched meanwhile: quiet again from the touch */
 	l.mtime += 1;
-	mcri_lock_seen_update(&seen, 1, &l, 103.0);
+	mcri_lock_seen_update(&seen, &d, 1, &l, 103.0);
 	ck_assert(seen.touched);
 	ck_assert(!mcri_lock_seen_gone(&seen, &l, 103.0 + MCRI_LOCK_QUIET_S - 0.5, 0));
 	/* a file system that keeps no locks: only a stale lock is gone */
@@ -479,7 +479,7 @@ START_TEST(lock_holder_lives_or_not)
 	ck_assert(!mcri_lock_seen_gone(&seen, &l, 103.0 + MCRI_LOCK_QUIET_S + 1, 0));
 	ck_assert(mcri_lock_seen_gone(&seen, &l, 103.0 + MCRI_LOCK_STALE_S + 1, 0));
 	/* another attempt's lock starts afresh, untouched */
-	mcri_lock_seen_update(&seen, 2, &l, 200.0);
+	mcri_lock_seen_update(&seen, &d, 2, &l, 200.0);
 	ck_assert(!seen.touched);
 	ck_assert_int_eq(seen.attempt, 2);
 	mcri_jobdir_close(&d);
