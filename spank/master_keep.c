@@ -12,9 +12,10 @@
  * 1 s again after a master that ran STEADY_S), at most restart= times,
  * and proves the new master's ports. A master that is alive but answers
  * none of the keeper's probes (GET /health on its metrics port every
- * HANG_PROBE_S; an HA pool's leader must say service_ready) for
- * hang_timeout= seconds (stopped, deadlocked) is killed and counts as a
- * crash. The keeper runs with restart=0 too (it records the master's end
+ * HANG_PROBE_S) for hang_timeout= seconds (stopped, deadlocked) is killed
+ * and counts as a crash. The keeper says in its proof every
+ * MCRI_PROOF_ALIVE_S that it runs; an HA pool's keeper watches its etcd
+ * and its ports (watch_running). The keeper runs with restart=0 too (it records the master's end
  * and finds a hung one); the master dies with it (PR_SET_PDEATHSIG), and
  * slurmstepd records the pool's end when the keeper itself is killed
  * (slurmstepd.c, task_exit). Sruns that join meanwhile wait for
@@ -212,8 +213,8 @@ enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST, END_HUNG, END_STEER
 #define HANG_PROBE_S 5 /* a running master is asked this often whether it answers */
 
 /* One look at a running master as its clients see it: GET /health on its
- * metrics port answers 200, and an HA pool's leader says it serves
- * (service_ready). What it did not do goes to why. */
+ * metrics port answers 200 (an HA pool's master says what it is: *role).
+ * What it did not do goes to why. */
 static bool master_answers(const struct mcp_guard *g, enum mcri_master_role *role, char *why, size_t size)
 {
 	const char *addr = g->ha.ha.masters ? g->ha.ha.member[g->ha.self].addr : "127.0.0.1";
