@@ -139,6 +139,10 @@ struct mcp_guard {
 	struct mcp_ha_part ha;
 	unsigned no_diag; /* families without socket diagnostics (mcri_listening) */
 	int hang;         /* seconds a proved master may answer no probe (0: never asked) */
+	/* a plugin after this one may put the master into a container it
+	 * starts once per step (pyxis, after this plugin in plugstack.conf):
+	 * the keeper is not in one, nor is the step Slurm's --container */
+	bool rejoin;
 };
 /* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
  * guard watching at most `bound` seconds, its master started again at most
@@ -167,7 +171,12 @@ int mcp_guard_record(const struct mcp_guard *g);
  * proved ready (at most g->proof.restart_limit times, 1-16 s apart), and
  * leaves with the master's status when Slurm ends the step or the limit
  * is reached, its proof saying the pool has ended: it never returns. -1
- * with err when it cannot fork at all. */
+ * with err when it cannot fork at all. With g->rejoin, a proved master
+ * that runs in a container the keeper is not in (pyxis entered it in the
+ * child, after this plugin's task_init) is started again in that
+ * container: its namespaces, working directory, limits, environment and
+ * command line, taken from the first master (the plugin that made it
+ * refuses to start a second one in the step). */
 int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err);
 
 /* interrupt.c: srun's waits end on SIGTERM, SIGINT and SIGHUP. Watch

@@ -594,6 +594,10 @@ int mcp_stepd_task_init(spank_t sp)
 			rc = -1;
 		}
 		g->hang = ctx.ps.hang_timeout;
+		/* pyxis after this plugin enters its container in the master's
+		 * task, not in its keeper (master_keep.c); Slurm's --container
+		 * starts one for each master, after this task_init */
+		g->rejoin = !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", value, ENV_VALUE_MAX);
 		if (!rc && stepd_getenv(sp, MCP_HA_VAR, value, ENV_VALUE_MAX)) {
 			spank_unsetenv(sp, MCP_HA_VAR);
 			rc = ha_part(sp, value, g, err);
