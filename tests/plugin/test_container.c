@@ -370,11 +370,15 @@ START_TEST(one_advice_for_a_master_that_could_not_run)
 
 	mcp_master_advice(&oci, env_tail, "mooncake_master", "n1", out, sizeof(out));
 	ck_assert_str_eq(out, " The master step ran in the container /b/trt (Slurm's --container) on n1, and mooncake_master could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.");
-	/* inside pyxis's image, slurmstepd's execve() line is about the image,
-	 * not the host's PATH */
+	/* inside pyxis's image, slurmstepd's execve() line is about the PATH
+	 * of the image's login shell, not the host's */
 	mcp_master_advice(&pyxis, exec_tail, "mooncake_master", "n1", out, sizeof(out));
-	ck_contains(out, " The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
+	ck_assert_str_eq(out, " mooncake_master is not on the PATH in pyxis's container of nvcr.io#nvidia/trt:1 on n1: pyxis gives the step the PATH of the image's login shell, which Debian's and Ubuntu's /etc/profile set anew, dropping what the image's /etc/environment (a Dockerfile's ENV) adds. Install the Mooncake wheel in the image, link its mooncake_master into /usr/local/bin there, or name its path in the image with master= in plugstack.conf; container=none runs the host's mooncake_master.");
 	ck_assert_ptr_null(strstr(out, "PATH of the master step"));
+	/* ... another execve() failure there: the image or master= */
+	mcp_master_advice(&pyxis, "\n    slurmstepd: error: execve(): /opt/x/mooncake_master: Permission denied",
+			  "mooncake_master", "n1", out, sizeof(out));
+	ck_contains(out, " The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
 	/* on the host: the host's advice only */
 	oci.mode = MCRI_CONTAINER_NONE;
 	mcp_master_advice(&oci, exec_tail, "mooncake_master", "n1", out, sizeof(out));
