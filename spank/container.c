@@ -21,8 +21,16 @@
  *          recipe's container is not used.
  * srun decides in init_post_opt, before any step exists: a value the
  * chosen system cannot use refuses the srun with what to write instead.
- * The step gets the options of that choice and no other (spawn.c).
+ * The step gets the options of that choice and no other (spawn.c); in
+ * pyxis, --container-env names the variables srun sets for it.
+ *
+ * A role step whose tasks pyxis runs in a container of the user's (srun's
+ * --container-image): pyxis sets the image's environment over each
+ * task's, except the names of --container-env, so srun names the
+ * plugin's variables in PYXIS_CONTAINER_ENV, pyxis's default for it, and
+ * hands the tasks what they need to check the rest (container_task.c).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -371,16 +379,33 @@ static int add(char **v, size_t *n, char *s, struct mcr_error *err)
 	return 0;
 }
 
-int mcp_container_options(const struct mcp_container *c, const char *dir, char ***options,
-			  char ***cmd, struct mcr_error *err)
+/* The names of the variables srun sets for the step (`env`), comma-joined
+ * for pyxis's --container-env, and FLAGS_rpc_address, which the master
+ * step's task sets for an HA pool's master (slurmstepd.c) (heap) */
+static char *step_env_names(const struct mcr_env *env)
 {
-	char **opts, **wrapped;
+	struct mcri_buf b = { 0 };
+
+	for (size_t i = 0; env && i < env->count; i++) {
+		mcri_buf_puts(&b, i ? "," : "");
+		mcri_buf_puts(&b, env->vars[i].name);
+	}
+	if (env && mcr_env_get(env, MCP_HA_VAR))
+		mcri_buf_puts(&b, env->count ? ",FLAGS_rpc_address" : "FLAGS_rpc_address");
+	return mcri_buf_take(&b);
+}
+
+int mcp_container_options(const struct mcp_container *c, const char *dir,
+			  const struct mcr_env *env, char ***options, char ***cmd,
+			  struct mcr_error *err)
+{
+	char **opts, **wrapped, *names;
 	size_t n = 0, len;
 
 	*options = NULL;
 	if (!c || c->mode == MCRI_CONTAINER_NONE)
 		return 0;
-	if (!(opts = calloc(4, sizeof(*opts))))
+	if (!(opts = calloc(5, sizeof(*opts))))
 		return mcri_error_nomem(err);
 	*options = opts;
 	if (c->mode == MCRI_CONTAINER_OCI) {
@@ -412,5 +437,140 @@ int mcp_container_options(const struct mcp_container *c, const char *dir, char *
 	    add(opts, &n, mcri_asprintf("--container-mounts=%s:%s", dir, dir), err) ||
 	    add(opts, &n, mcri_asprintf("--container-workdir=%s", dir), err))
 		return -1;
+	/* pyxis sets the image's environment over the task's, whichever
+	 * plugin comes first, except the names of --container-env: the
+	 * step's own variables keep srun's values */
+	if (!(names = step_env_names(env)))
+		return mcri_error_nomem(err);
+	if (names[0] && add(opts, &n, mcri_asprintf("--container-env=%s", names), err)) {
+		free(names);
+		return -1;
+	}
+	free(names);
 	return 0;
+}
+
+/* ---- a role step in pyxis's container (srun) ------------------------- */
+
+/* srun's value of pyxis's option `name` ("container-image"): Slurm keeps
+ * every option of every plugin in srun's environment before init_post_opt
+ * (_SLURM_SPANK_OPTION_pyxis_container_image, from srun's command line or
+ * sbatch's), and slurmstepd takes it from there; else, for slurmstepd,
+ * pyxis's default PYXIS_CONTAINER_<NAME> (only when *given is false). */
+static const char *pyxis_option(const char *name, bool *given)
+{
+	char var[128];
+	const char *v;
+	size_t n;
+
+	snprintf(var, sizeof(var), "_SLURM_SPANK_OPTION_pyxis_%s", name);
+	for (char *p = var + strlen("_SLURM_SPANK_OPTION_pyxis_"); *p; p++)
+		*p = *p == '-' ? '_' : *p;
+	if ((v = getenv(var)) && v[0]) {
+		*given = true;
+		return v;
+	}
+	*given = false;
+	n = (size_t)snprintf(var, sizeof(var), "PYXIS_%s", name);
+	for (size_t i = 0; i < n; i++)
+		var[i] = var[i] == '-' ? '_' : (char)toupper((unsigned char)var[i]);
+	v = getenv(var);
+	return v && v[0] ? v : NULL;
+}
+
+/* is `name` one of the comma-separated `list`? */
+static bool listed(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
+		if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
+/* `list` with each of `names` it lacks appended (heap; NULL out of
+ * memory) */
+static char *with_names(const char *list, const char *const *names, size_t count)
+{
+	struct mcri_buf b = { 0 };
+
+	mcri_buf_puts(&b, list ? list : "");
+	for (size_t i = 0; i < count; i++)
+		if (!listed(b.oom ? NULL : b.p, names[i])) {
+			mcri_buf_puts(&b, b.len ? "," : "");
+			mcri_buf_puts(&b, names[i]);
+		}
+	return mcri_buf_take(&b);
+}
+
+/* *out: those of `names` that `list` lacks, comma-joined (heap; NULL
+ * none); -1 out of memory */
+static int lacking(const char *list, const char *const *names, size_t count, char **out)
+{
+	struct mcri_buf b = { 0 };
+
+	for (size_t i = 0; i < count; i++)
+		if (!listed(list, names[i])) {
+			mcri_buf_puts(&b, b.len ? "," : "");
+			mcri_buf_puts(&b, names[i]);
+		}
+	if (!(*out = mcri_buf_take(&b)))
+		return -1;
+	if (!(*out)[0]) {
+		free(*out);
+		*out = NULL;
+	}
+	return 0;
+}
+
+int mcp_pyxis_hand_over(struct mcp_handover *h, struct mcr_error *err)
+{
+	struct mcp_pyxis_step *p = &h->pyxis;
+	const char *image, *mounts, *env, *was = getenv("PYXIS_CONTAINER_ENV");
+	const char **names = calloc(h->env.count + 2, sizeof(*names));
+	bool given;
+	size_t n = 0;
+	char *joined = NULL;
+	int rc = -1;
+
+	if (!names)
+		return mcri_error_nomem(err);
+	if (!(image = pyxis_option("container-image", &given)) &&
+	    !(image = pyxis_option("container-name", &given))) {
+		free(names);
+		return 0; /* no pyxis container */
+	}
+	mounts = pyxis_option("container-mounts", &given);
+	/* every variable the plugin sets in the step's tasks, and its
+	 * handover (read by task_init after pyxis's when pyxis comes first) */
+	for (size_t i = 0; i < h->env.count; i++)
+		names[n++] = h->env.vars[i].name;
+	names[n] = MCP_TASK_VAR;
+	if (!(p->image = strdup(image)) || (mounts && !(p->mounts = strdup(mounts))))
+		goto nomem;
+	env = pyxis_option("container-env", &given);
+	if (given) {
+		/* the user's --container-env: pyxis takes no default then, and
+		 * only a task that pyxis enters after this plugin's task_init
+		 * needs it to name the plugin's variables (slurmstepd.c) */
+		if (!(p->env = strdup(env)) || lacking(env, names, n, &p->missing))
+			goto nomem;
+	} else {
+		/* pyxis's default for --container-env, which slurmstepd reads
+		 * (whichever plugin comes first); each task restores the
+		 * user's value */
+		p->had = was != NULL;
+		if ((was && !(p->was = strdup(was))) || !(joined = with_names(was, names, n + 1)) ||
+		    setenv("PYXIS_CONTAINER_ENV", joined, 1) != 0)
+			goto nomem;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	mcri_error_nomem(err);
+out:
+	free(joined);
+	free(names);
+	return rc;
 }

@@ -5,12 +5,19 @@
  * bundle, so the check looks where the bundle's config.json mounts the
  * file; anywhere else (the host, or a container a plugin before this one
  * entered, as pyxis does in its own task_init) it opens the path itself.
+ * pyxis: in its container already (pyxis before this plugin in
+ * plugstack.conf), the job's directory must be there; pyxis after this
+ * plugin enters after this task_init, so its --container-mounts must
+ * mount the directory, and its --container-env must name the plugin's
+ * variables (pyxis sets the image's environment over the task's then).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -124,4 +131,94 @@ int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err)
 	return mcri_error_set(err, MCR_ESTATE,
 			      "this task on %s cannot read its client config %s (MOONCAKE_CONFIG_PATH): %s. The job's directory %s must be readable where the task runs: on a file system that srun's host shares with %s, and in a container mounted at the same path (pyxis: --container-mounts=%s:%s; Slurm's --container: a bind mount of %s in the bundle's config.json)",
 			      node, path, why, dir, node, dir, dir, dir);
+}
+
+/* ---- pyxis (slurmstepd) ---------------------------------------------- */
+
+/* Does one of pyxis's --container-mounts ("SRC[:DST[:FLAGS]]", comma-
+ * separated) put `dir` at its own path: a DST that is `dir` or above it,
+ * whose SRC holds `dir` there (the same directory on this node)? */
+static bool mounts_cover(const char *mounts, const char *dir)
+{
+	char *copy = mounts ? strdup(mounts) : NULL, *save = NULL;
+	bool covered = false;
+	struct stat want;
+
+	if (!copy || stat(dir, &want) != 0) {
+		free(copy);
+		return false;
+	}
+	for (char *m = strtok_r(copy, ",", &save); m && !covered; m = strtok_r(NULL, ",", &save)) {
+		char *src = m, *dst = strchr(m, ':'), path[2 * PATH_MAX];
+		size_t len;
+		struct stat got;
+
+		if (dst) {
+			*dst++ = '\0';
+			dst[strcspn(dst, ":")] = '\0';
+		} else {
+			dst = src;
+		}
+		len = strlen(dst);
+		while (len > 1 && dst[len - 1] == '/')
+			len--;
+		if (strncmp(dir, dst, len) != 0 || (len > 1 && dir[len] != '/' && dir[len] != '\0'))
+			continue;
+		snprintf(path, sizeof(path), "%s%s", src, len > 1 ? dir + len : dir);
+		covered = stat(path, &got) == 0 && got.st_dev == want.st_dev && got.st_ino == want.st_ino;
+	}
+	free(copy);
+	return covered;
+}
+
+int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const char *dir,
+			     const char *config_dir, bool entered, struct mcr_error *err)
+{
+	const struct mcp_pyxis_step *p = &h->pyxis;
+	char node[256] = "", container[PATH_MAX + 64] = "a container", probe[8];
+	struct stat sb;
+
+	gethostname(node, sizeof(node) - 1);
+	/* the user's PYXIS_CONTAINER_ENV, as before srun named the plugin's
+	 * variables there (pyxis has read it, in its init_post_opt) */
+	if (p->image && !p->env) {
+		spank_err_t rc = p->had ? spank_setenv(sp, "PYXIS_CONTAINER_ENV", p->was, 1) :
+					  spank_unsetenv(sp, "PYXIS_CONTAINER_ENV");
+
+		if (rc != ESPANK_SUCCESS)
+			return mcri_error_set(err, MCR_ESTATE, "cannot set PYXIS_CONTAINER_ENV back: %s",
+					      spank_strerror(rc));
+	}
+	if (p->image)
+		snprintf(container, sizeof(container), "pyxis's container of %s", p->image);
+	/* Slurm's OCI --container starts after task_init: the client
+	 * config's check looks into the bundle (mcp_task_config_check) */
+	if (spank_getenv(sp, "SLURM_CONTAINER", probe, sizeof(probe)) != ESPANK_ENV_NOEXIST)
+		return 0;
+	if (entered) {
+		/* pyxis, before this plugin in plugstack.conf, has put the task
+		 * in its container: the job's directory is there or not */
+		if (!dir || stat(dir, &sb) == 0 || (errno != ENOENT && errno != ENOTDIR))
+			return 0;
+		return mcri_error_set(err, MCR_ESTATE,
+				      "this task on %s runs in %s, which does not mount the job's directory %s (it does not exist there: %s), where the task's client config and the pool's record of its workers are. Mount it at its own path: add --container-mounts=%s:%s to this srun (or mount a directory above it, such as the shared file system, at its own path)",
+				      node, container, dir, strerror(errno), dir, dir);
+	}
+	if (!p->image)
+		return 0;
+	/* pyxis, after this plugin in plugstack.conf, puts the task in its
+	 * container after this task_init: only what it was given tells */
+	dir = config_dir;
+	if (dir && !mounts_cover(p->mounts, dir))
+		return mcri_error_set(err, MCR_ESTATE,
+				      "this task on %s runs in %s, which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf), and %s%s%s the job's directory %s at its own path, so the task could not read its client config there. Add --container-mounts=%s:%s to this srun (or a mount of a directory above it at its own path); if the image or enroot's own configuration mounts it already, load pyxis before spank_mooncake.so in plugstack.conf (spank_mooncake(8), CONTAINERS): the plugin then looks inside the container",
+				      node, container,
+				      p->mounts ? "none of its --container-mounts (" : "it is given no --container-mounts",
+				      p->mounts ? p->mounts : "", p->mounts ? ") mounts" : ", so nothing mounts",
+				      dir, dir, dir);
+	if (p->missing)
+		return mcri_error_set(err, MCR_ESTATE,
+				      "this task on %s runs in %s, which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf); pyxis then sets each variable of the image's environment over the task's, except those --container-env names, and this srun's --container-env=%s lacks %s, which the plugin sets. Add them (--container-env=%s,%s), or leave --container-env out (the plugin then names them in PYXIS_CONTAINER_ENV), or load pyxis before spank_mooncake.so in plugstack.conf (spank_mooncake(8), CONTAINERS): the plugin's values are then set last",
+				      node, container, p->env, p->missing, p->env, p->missing);
+	return 0;
 }

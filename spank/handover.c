@@ -13,7 +13,12 @@
  *    "gpu": {"dir": "/job/dir", "template": "{...}", "names": ["mlx5_0", ...]},
  *    "node": {"dir": "/job/dir", "name": "...<node address>.json", "template": "{...}"},
  *    "starting": {"master": "10.0.0.1:8700", "metadata": "10.0.0.1:8701",
- *                 "within": 145}}  (its master not ready yet)
+ *                 "within": 145},  (its master not ready yet)
+ *    "pyxis": {"image": "nvcr.io#...", "mounts": "/a:/a", "env": "A,B",
+ *              "missing": "MOONCAKE_MASTER,...", "was": "A,B"}}
+ *             (the tasks run in pyxis's container; each key but image
+ *              only when set; "was", the user's PYXIS_CONTAINER_ENV, null
+ *              when the user had none)
  *
  * The template is the per-GPU file with MCP_DEVICE_PLACEHOLDER as its
  * device_name; the names are JSON-escaped as the file escapes them (Python's
@@ -67,6 +72,18 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 		ok = json_object_set_new(o, "starting",
 					 json_pack("{s:s, s:s, s:i}", "master", h->starting, "metadata",
 						   h->starting_metadata, "within", h->starting_within)) == 0;
+	if (ok && h->pyxis.image) {
+		json_t *p = json_pack("{s:s}", "image", h->pyxis.image);
+		const char *keys[] = { "mounts", "env", "missing" };
+		const char *values[] = { h->pyxis.mounts, h->pyxis.env, h->pyxis.missing };
+
+		ok = p && json_object_set_new(o, "pyxis", p) == 0;
+		for (size_t i = 0; ok && i < 3; i++)
+			ok = !values[i] || json_object_set_new(p, keys[i], json_string(values[i])) == 0;
+		if (ok && (h->pyxis.had || !h->pyxis.env))
+			ok = json_object_set_new(p, "was", h->pyxis.had ? json_string(h->pyxis.was) :
+									   json_null()) == 0;
+	}
 	if (ok)
 		text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
@@ -82,11 +99,21 @@ static char *dup_string(json_t *v)
 	return s ? strdup(s) : NULL;
 }
 
+/* *out: the string `key` of o, when it has one (heap); false when it is
+ * there but no string (or out of memory) */
+static bool opt_string(json_t *o, const char *key, char **out)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	return !v || (*out = dup_string(v)) != NULL;
+}
+
 int mcp_handover_decode(const char *text, struct mcp_handover *h,
 			struct mcr_error *err)
 {
 	json_error_t jerr;
-	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node, *starting, *lend;
+	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node, *starting, *lend, *pyxis;
 	const char *peer, *mark;
 	json_int_t version, within;
 	size_t n;
@@ -172,6 +199,17 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 			goto bad;
 		h->starting_within = (int)within;
 	}
+	if ((pyxis = json_object_get(o, "pyxis"))) {
+		json_t *was = json_object_get(pyxis, "was");
+
+		if (!(h->pyxis.image = dup_string(json_object_get(pyxis, "image"))) ||
+		    !opt_string(pyxis, "mounts", &h->pyxis.mounts) ||
+		    !opt_string(pyxis, "env", &h->pyxis.env) ||
+		    !opt_string(pyxis, "missing", &h->pyxis.missing) ||
+		    (was && !json_is_null(was) && !(h->pyxis.was = dup_string(was))))
+			goto bad;
+		h->pyxis.had = h->pyxis.was != NULL;
+	}
 	json_decref(o);
 	return 0;
 bad:
@@ -200,6 +238,11 @@ void mcp_handover_free(struct mcp_handover *h)
 	free(h->starting);
 	free(h->starting_metadata);
 	free(h->lend_set);
+	free(h->pyxis.image);
+	free(h->pyxis.mounts);
+	free(h->pyxis.env);
+	free(h->pyxis.missing);
+	free(h->pyxis.was);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -7,7 +7,8 @@
  * from the submitting shell), or, inside the recipe's container, env(1)'s
  * "env: 'mooncake_master': No such file or directory" (Slurm's OCI
  * --container runs /usr/bin/env NAME), slurmstepd's execve() line after
- * pyxis entered the image, or the runtime's "executable file not found".
+ * pyxis entered the image (its login shell's PATH, pyxis before or after
+ * this plugin), or the runtime's "executable file not found".
  * The starter adds the fix to its error message.
  *
  * And the message of every other way an election fails
@@ -67,6 +68,8 @@ static void on_the_host(const char *tail, const char *master, const char *node, 
 void mcp_master_advice(const struct mcp_container *c, const char *tail, const char *master,
 		       const char *node, char *out, size_t size)
 {
+	const char *exec, *why;
+
 	if (!size)
 		return;
 	out[0] = '\0';
@@ -76,7 +79,16 @@ void mcp_master_advice(const struct mcp_container *c, const char *tail, const ch
 		on_the_host(tail, master, node, out, size);
 		return;
 	}
-	if (not_run_in_container(tail))
+	/* pyxis runs a bare name as slurmstepd finds it on the task's PATH,
+	 * which pyxis sets to the container's: the PATH of the image's login
+	 * shell */
+	if (c->mode == MCRI_CONTAINER_PYXIS && (exec = strstr(tail, "execve(): ")) &&
+	    (why = strstr(exec, ": No such file")) && !memchr(exec, '/', (size_t)(why - exec)) &&
+	    !memchr(exec, '\n', (size_t)(why - exec)))
+		snprintf(out, size,
+			 " %s is not on the PATH in pyxis's container of %s on %s: pyxis gives the step the PATH of the image's login shell, which Debian's and Ubuntu's /etc/profile set anew, dropping what the image's /etc/environment (a Dockerfile's ENV) adds. Install the Mooncake wheel in the image, link its mooncake_master into /usr/local/bin there, or name its path in the image with master= in plugstack.conf; container=none runs the host's mooncake_master.",
+			 master, c->value, node);
+	else if (not_run_in_container(tail))
 		snprintf(out, size,
 			 " The master step ran in the container %s (%s) on %s, and %s could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.",
 			 c->value, c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis",

@@ -36,8 +36,23 @@
  * does not. When the
  * keeper leaves, its proof says the pool has ended, so that no srun takes
  * what answers on the ports later for the master.
+ *
+ * A master in a container: pyxis enters its container in its own
+ * task_init, once per step, in the step's first task. Before this plugin
+ * in plugstack.conf, it has entered it in the task before the keeper
+ * forks, so every master the keeper starts runs there. After it, pyxis
+ * enters it in the first master only (the keeper forks before), and
+ * refuses to start a second container in the step ("container was not
+ * started successfully by another task"): once the first master is
+ * proved, the keeper takes what it runs with there (its namespaces, by
+ * descriptors that keep them, its working directory, limits, environment
+ * and command line, from /proc), and a master it starts again joins those
+ * namespaces and executes that command line itself, never going back
+ * through the plugins' task_init.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,11 +60,30 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "master.h"
+
+/* the namespaces a master in a container is in, in the order pyxis joins
+ * them */
+static const char *const NS_NAME[] = { "user", "cgroup", "mnt", "ipc", "uts", "net" };
+static const int NS_TYPE[] = { CLONE_NEWUSER, CLONE_NEWCGROUP, CLONE_NEWNS,
+			       CLONE_NEWIPC,  CLONE_NEWUTS,    CLONE_NEWNET };
+#define N_NS (sizeof(NS_TYPE) / sizeof(NS_TYPE[0]))
+
+/* what the first master runs with in a container the keeper is not in
+ * (g->rejoin), for the ones it starts again there */
+struct container {
+	bool looked;          /* the first proved master was looked at */
+	bool in;              /* ... and it runs in a container: what follows */
+	int ns[N_NS];         /* a descriptor of each namespace not the keeper's; -1 */
+	int cwd;              /* its working directory (O_PATH) */
+	char **argv, **env;   /* its command line and environment */
+	struct rlimit lim[RLIM_NLIMITS];
+};
 
 #define BACKOFF_MAX_S 16
 #define STEADY_S 60 /* a master that ran this long starts the back-off again */
@@ -206,6 +240,154 @@ static void uncount(struct mcp_guard *g, const struct mcri_proof *before)
 {
 	g->proof.restarts = before->restarts;
 	memcpy(g->proof.restart, before->restart, sizeof(g->proof.restart));
+}
+
+/* /proc/PID/FILE's NUL-separated strings as a NULL-terminated vector
+ * (heap); NULL when it cannot be read or is empty */
+static char **proc_strings(pid_t pid, const char *file)
+{
+	char path[64], *buf = NULL, **v = NULL;
+	size_t len = 0, n = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, file);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	for (;;) {
+		char *more = realloc(buf, len + 65536 + 1);
+		ssize_t got;
+
+		if (!more)
+			goto fail;
+		buf = more;
+		got = read(fd, buf + len, 65536);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto fail;
+		if (got == 0)
+			break;
+		len += (size_t)got;
+	}
+	close(fd);
+	fd = -1;
+	if (!len)
+		goto fail;
+	buf[len] = '\0';
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		n++;
+	if (!(v = calloc(n + 1, sizeof(*v))))
+		goto fail;
+	n = 0;
+	for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
+		if (!(v[n++] = strdup(buf + i))) {
+			mcr_strv_free(v);
+			v = NULL;
+			goto fail;
+		}
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return v;
+}
+
+/* Is /proc/PID/ns/NAME (open as fd) another namespace than the keeper's? */
+static bool other_ns(int fd, const char *name)
+{
+	char own[64];
+	struct stat a, b;
+
+	snprintf(own, sizeof(own), "/proc/self/ns/%s", name);
+	return fstat(fd, &a) == 0 && stat(own, &b) == 0 && (a.st_ino != b.st_ino || a.st_dev != b.st_dev);
+}
+
+/* The proved master `pid`: when it runs in another mount namespace than
+ * the keeper (pyxis's container, entered in it after this plugin's
+ * task_init), what it runs with there, into c. Looked at once; what cannot
+ * be taken is said (a master started again would run outside). */
+static void take_container(pid_t pid, struct container *c)
+{
+	char path[64];
+	const char *what = NULL;
+
+	c->looked = true;
+	for (size_t i = 0; i < N_NS; i++)
+		c->ns[i] = -1;
+	c->cwd = -1;
+	snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", (long)pid);
+	if ((c->ns[2] = open(path, O_RDONLY | O_CLOEXEC)) < 0 || !other_ns(c->ns[2], "mnt")) {
+		if (c->ns[2] >= 0)
+			close(c->ns[2]);
+		c->ns[2] = -1;
+		return; /* the keeper's own: nothing to join */
+	}
+	for (size_t i = 0; i < N_NS && !what; i++) {
+		if (i == 2)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/%s", (long)pid, NS_NAME[i]);
+		if ((c->ns[i] = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno != ENOENT)
+			what = NS_NAME[i];
+		else if (c->ns[i] >= 0 && !other_ns(c->ns[i], NS_NAME[i])) {
+			close(c->ns[i]);
+			c->ns[i] = -1;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%ld/cwd", (long)pid);
+	if (!what && (c->cwd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		what = "working directory";
+	if (!what && !(c->argv = proc_strings(pid, "cmdline")))
+		what = "command line";
+	if (!what && !(c->env = proc_strings(pid, "environ")))
+		what = "environment";
+	for (int r = 0; !what && r < RLIM_NLIMITS; r++)
+		if (prlimit(pid, (enum __rlimit_resource)r, NULL, &c->lim[r]) != 0)
+			what = "limits";
+	if (!what) {
+		c->in = true;
+		return;
+	}
+	fprintf(stderr, "mooncake: the master step cannot take the %s of its mooncake_master (pid %ld) in its container (%s): a master started again would not run there\n",
+		what, (long)pid, strerror(errno));
+	for (size_t i = 0; i < N_NS; i++)
+		if (c->ns[i] >= 0)
+			close(c->ns[i]);
+	if (c->cwd >= 0)
+		close(c->cwd);
+	mcr_strv_free(c->argv);
+	mcr_strv_free(c->env);
+	c->argv = c->env = NULL;
+}
+
+/* In the child the keeper forked to start the master again: into the
+ * container the first master ran in, then its command line. Never
+ * returns. */
+static void run_in_container(const struct container *c, pid_t keeper)
+{
+	const char *what = "its limits";
+
+	for (int r = 0; r < RLIM_NLIMITS; r++)
+		if (setrlimit((enum __rlimit_resource)r, &c->lim[r]) != 0)
+			goto fail;
+	for (size_t i = 0; i < N_NS; i++) {
+		what = NS_NAME[i];
+		if (c->ns[i] >= 0 && setns(c->ns[i], NS_TYPE[i]) != 0)
+			goto fail;
+	}
+	what = "its working directory";
+	if (fchdir(c->cwd) != 0)
+		goto fail;
+	/* joining a namespace may change the credentials, which clears the
+	 * parent-death signal: set again */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != keeper)
+		raise(SIGKILL);
+	what = c->argv[0];
+	execve(c->argv[0], c->argv, c->env);
+fail:
+	fprintf(stderr, "mooncake: cannot start mooncake_master again in the container of its first run (%s: %s)\n",
+		what, strerror(errno));
+	_exit(127);
 }
 
 enum end { END_DIED, END_NEVER_READY, END_FOREIGN, END_LOST, END_HUNG, END_STEERED };
@@ -402,7 +584,8 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
  * A restarted master that is not proved within the bound is stopped
  * (END_NEVER_READY); one whose port another process holds too
  * (END_FOREIGN). Nothing is proved once Slurm stops the step. */
-static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t child, int *status)
+static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t child, int *status,
+			    struct container *c)
 {
 	double t0 = mcp_now(), deadline = t0 + g->bound;
 	struct watch w = { 0 };
@@ -465,6 +648,9 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 			g->proof.restarting = false;
 			g->proof.proved_at = g->proof.alive_at = wall_now();
 			mcp_guard_record(g);
+			/* the first master's container, for those started again */
+			if (g->rejoin && !c->looked && g->proof.verdict == MCRI_PROOF_OWN)
+				take_container(child, c);
 			if (g->proof.verdict == MCRI_PROOF_FOREIGN && g->proof.restarts) {
 				end = END_FOREIGN;
 				kill(child, SIGKILL);
@@ -503,6 +689,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 	char cause[64], host[64] = "the infra node";
 	struct mcri_proof before = g->proof; /* as it was before the restart under way */
 	pid_t keeper = getpid();
+	struct container c = { 0 };
 	struct signals s;
 
 	gethostname(host, sizeof(host) - 1);
@@ -534,6 +721,8 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 			if (getppid() != keeper)
 				raise(SIGKILL);
 			release_signals(&s);
+			if (c.in)
+				run_in_container(&c, keeper);
 			return 0; /* slurmstepd makes it mooncake_master */
 		}
 		if (child > 0)
@@ -552,7 +741,7 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 			master_gone(g, &s, 1 << 8, false, host);
 		}
 		started = mcp_now();
-		end = wait_master(g, &s, child, &status);
+		end = wait_master(g, &s, child, &status, &c);
 		ran = mcp_now() - started;
 		if (end == END_HUNG)
 			snprintf(cause, sizeof(cause), "a hang (no answer for %d s)", g->hang);

@@ -139,6 +139,10 @@ struct mcp_guard {
 	struct mcp_ha_part ha;
 	unsigned no_diag; /* families without socket diagnostics (mcri_listening) */
 	int hang;         /* seconds a proved master may answer no probe (0: never asked) */
+	/* a plugin after this one may put the master into a container it
+	 * starts once per step (pyxis, after this plugin in plugstack.conf):
+	 * the keeper is not in one, nor is the step Slurm's --container */
+	bool rejoin;
 };
 /* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
  * guard watching at most `bound` seconds, its master started again at most
@@ -167,7 +171,12 @@ int mcp_guard_record(const struct mcp_guard *g);
  * proved ready (at most g->proof.restart_limit times, 1-16 s apart), and
  * leaves with the master's status when Slurm ends the step or the limit
  * is reached, its proof saying the pool has ended: it never returns. -1
- * with err when it cannot fork at all. */
+ * with err when it cannot fork at all. With g->rejoin, a proved master
+ * that runs in a container the keeper is not in (pyxis entered it in the
+ * child, after this plugin's task_init) is started again in that
+ * container: its namespaces, working directory, limits, environment and
+ * command line, taken from the first master (the plugin that made it
+ * refuses to start a second one in the step). */
 int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err);
 
 /* interrupt.c: srun's waits end on SIGTERM, SIGINT and SIGHUP. Watch
@@ -276,9 +285,22 @@ int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recip
 			 struct mcr_error *err);
 /* A step in it (c NULL or mode NONE: the host): *options, the srun options
  * that put the step there (NULL-terminated, mcr_strv_free; NULL on the
- * host); *cmd wrapped where the system needs it. */
-int mcp_container_options(const struct mcp_container *c, const char *dir, char ***options,
-			  char ***cmd, struct mcr_error *err);
+ * host); *cmd wrapped where the system needs it. `env`, the variables srun
+ * sets for the step: in pyxis, their names are its --container-env (pyxis
+ * keeps srun's values of those over the image's). */
+int mcp_container_options(const struct mcp_container *c, const char *dir,
+			  const struct mcr_env *env, char ***options, char ***cmd,
+			  struct mcr_error *err);
+struct mcp_handover;
+/* srun of a role step whose tasks pyxis runs in a container (pyxis's
+ * --container-image or --container-name, as srun's environment holds them;
+ * none: nothing): h->pyxis says which, with its --container-mounts; the
+ * names of every variable the plugin sets in the tasks (h->env's and its
+ * handover's) join pyxis's PYXIS_CONTAINER_ENV in srun's environment (so
+ * that pyxis keeps the plugin's values over the image's), unless the user
+ * gave --container-env, which then must name them (h->pyxis.missing). -1
+ * out of memory. */
+int mcp_pyxis_hand_over(struct mcp_handover *h, struct mcr_error *err);
 
 /* ---- container_alias.c: srtctl's container aliases (srun) ------------ */
 
@@ -300,6 +322,17 @@ int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char
  * where it runs (inside an OCI bundle: where the bundle mounts it)? -1
  * with the path and the mount to add. */
 int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err);
+/* task_init of a role step, before it opens the job's directory `dir`
+ * (NULL: it opens none): where pyxis (h->pyxis) or another plugin before
+ * this one has put the task in a container already (`entered`), `dir`
+ * must be there; where pyxis will put it in one after this plugin's
+ * task_init, its --container-mounts must mount `config_dir` (the directory
+ * of the client config the task reads; NULL: none) at its own path, and a
+ * --container-env the user gave must name the plugin's variables. -1 with
+ * what to add. PYXIS_CONTAINER_ENV is the user's again (srun named the
+ * plugin's variables there for pyxis). */
+int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const char *dir,
+			     const char *config_dir, bool entered, struct mcr_error *err);
 
 /* ---- sampler.c, workers.c: what `mooncake-recipe status` and the pool's
  * report read ----------------------------------------------------------- */
@@ -356,6 +389,15 @@ struct mcp_handover {
 	 * them (mcri_role_lends); 0/NULL: nothing */
 	long long lend;
 	char *lend_set;
+	/* the step's tasks run in pyxis's container (mcp_pyxis_hand_over) */
+	struct mcp_pyxis_step {
+		char *image;   /* its --container-image (or -name); NULL: no pyxis */
+		char *mounts;  /* its --container-mounts; NULL: none */
+		char *env;     /* the user's --container-env; NULL: not given */
+		char *missing; /* the plugin's variables that env lacks; NULL: none */
+		char *was;     /* the user's PYXIS_CONTAINER_ENV, when `had` */
+		bool had;
+	} pyxis;
 };
 /* task_init of a role step (lend.c): the segment each of the step's tasks
  * on this node lends (h->lend) fits in the node's memory; -1 with the

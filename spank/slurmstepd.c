@@ -9,7 +9,9 @@
  *             (handover.c; no recipe is read here), this node's
  *             MOONCAKE_LOCAL_HOSTNAME, and for vLLM's device_names_by_gpu
  *             the per-GPU client config of the task's GPUs; check that the
- *             task can read its client config where it runs (container.c);
+ *             task can read its client config where it runs, and that
+ *             pyxis's container mounts the job's directory and keeps the
+ *             plugin's values (container_task.c);
  *           - the master step: claim its ports on this node (ports.c),
  *             prove them its master's (guard.c), keep the master running
  *             (master_keep.c: this task stays as its keeper).
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,11 +43,18 @@ static struct {
 	struct mcri_plugstack ps;
 	bool ps_ok;
 	struct mcr_error ps_err; /* deferred to task_init */
+	/* the task's mount namespace before any plugin's task_init (in
+	 * task_init_privileged: a job container, job_container/tmpfs, is
+	 * joined already, pyxis's not yet); st_ino 0: unknown */
+	struct stat mnt;
 } ctx;
 
 int mcp_stepd_init(spank_t sp, int ac, char **av)
 {
 	memset(&ctx, 0, sizeof(ctx));
+	/* slurmstepd's, until task_init_privileged looks again in the task */
+	if (stat("/proc/self/ns/mnt", &ctx.mnt) != 0)
+		ctx.mnt.st_ino = 0;
 	ctx.ps_ok = mcri_plugstack_parse(&ctx.ps, ac, av, &ctx.ps_err) == 0;
 	if (mcp_options_register(sp) && ctx.ps_ok) {
 		ctx.ps_ok = false;
@@ -58,6 +68,17 @@ void mcp_stepd_exit(void)
 {
 	mcp_options_free();
 	memset(&ctx, 0, sizeof(ctx));
+}
+
+/* A plugin before this one in plugstack.conf has put the task in a
+ * container (pyxis joins its mount namespace in its own task_init): the
+ * task's mount namespace is not the one it had in task_init_privileged. */
+static bool entered_container(void)
+{
+	struct stat now;
+
+	return ctx.mnt.st_ino && stat("/proc/self/ns/mnt", &now) == 0 &&
+	       (now.st_ino != ctx.mnt.st_ino || now.st_dev != ctx.mnt.st_dev);
 }
 
 static const char *stepd_getenv(void *arg, const char *name, char *buf, size_t size)
@@ -283,8 +304,8 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 {
 	struct mcp_handover h;
 	struct mcri_jobdir jd = { .fd = -1 };
-	char local[64] = "", *path = NULL;
-	const char *config, *dir;
+	char local[64] = "", *path = NULL, *config_dir = NULL;
+	const char *config, *dir, *slash;
 	bool placeholder = false, node_file;
 	int rc = -1;
 
@@ -293,8 +314,19 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	/* a segment no node of this size can lend fails here, not in the engine */
 	if (mcp_task_lend_check(sp, &h, err))
 		goto out;
-	/* the job's directory, checked as srun checked it (runtime/jobdir) */
 	dir = h.dir ? h.dir : h.gpu_dir ? h.gpu_dir : h.node_dir;
+	/* a container (pyxis's) that does not mount the job's directory, or
+	 * that would set the image's values over the plugin's: the mount or
+	 * names to add (container_task.c) */
+	config = mcr_env_get(&h.env, "MOONCAKE_CONFIG_PATH");
+	slash = config ? strrchr(config, '/') : NULL;
+	if (slash && !(config_dir = strndup(config, slash > config ? (size_t)(slash - config) : 1))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	if (mcp_task_container_check(sp, &h, dir, config_dir, entered_container(), err))
+		goto out;
+	/* the job's directory, checked as srun checked it (runtime/jobdir) */
 	if (dir && mcri_jobdir_open(&jd, dir, getuid(), false, err))
 		goto out;
 	if (h.starting && wait_for_master(&jd, &h, err))
@@ -334,6 +366,7 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 out:
 	mcri_jobdir_close(&jd);
 	free(path);
+	free(config_dir);
 	mcp_handover_free(&h);
 	return rc;
 }
@@ -450,6 +483,9 @@ int mcp_stepd_task_init_privileged(spank_t sp)
 	char value[64];
 	uint32_t step_id;
 
+	/* where the task is before any plugin's task_init (entered_container) */
+	if (stat("/proc/self/ns/mnt", &ctx.mnt) != 0)
+		ctx.mnt.st_ino = 0;
 	if (!job_step(sp, &step_id) || !stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
 		return 0;
 	spank_unsetenv(sp, MCP_PORTS_VAR);
@@ -567,6 +603,10 @@ int mcp_stepd_task_init(spank_t sp)
 			rc = -1;
 		}
 		g->hang = ctx.ps.hang_timeout;
+		/* pyxis after this plugin enters its container in the master's
+		 * task, not in its keeper (master_keep.c); Slurm's --container
+		 * starts one for each master, after this task_init */
+		g->rejoin = !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", value, ENV_VALUE_MAX);
 		if (!rc && stepd_getenv(sp, MCP_HA_VAR, value, ENV_VALUE_MAX)) {
 			spank_unsetenv(sp, MCP_HA_VAR);
 			rc = ha_part(sp, value, g, err);

@@ -178,7 +178,7 @@ int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place 
 		goto out;
 	/* where it runs: the container's srun options and command (none on
 	 * the host), an environment with no container of this srun's */
-	if (mcp_container_options(step->container, at->dir, &options, &cmd, err) ||
+	if (mcp_container_options(step->container, at->dir, step->env, &options, &cmd, err) ||
 	    !(env = mcp_step_env(step->env, err)) ||
 	    !(argv = mcp_step_argv(ps, at, step->name, step->log, options, cmd, err)))
 		goto out;

@@ -3,8 +3,9 @@
  * once (encoded by handover.c, applied by slurmstepd.c): the role's
  * variables with a mark for each node's own address, TRT-LLM's client
  * config for a node that needs one of its own, vLLM's per-GPU file as a
- * template with each GPU's HCA name, and, for a master that is still
- * starting, the address each task waits for.
+ * template with each GPU's HCA name, for a master that is still
+ * starting, the address each task waits for, and pyxis's container of the
+ * step (container.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +117,8 @@ int mcp_srun_hand_over(const struct mcr_recipe *recipe, enum mcr_role role, cons
 	    mcr_recipe_role_reads_config(recipe, role) &&
 	    gpu_handover(recipe, master, dir, &h, err))
 		goto out;
-	if (!(text = mcp_handover_encode(&h, err)))
+	/* the tasks in pyxis's container keep the plugin's variables */
+	if (mcp_pyxis_hand_over(&h, err) || !(text = mcp_handover_encode(&h, err)))
 		goto out;
 	if (setenv(MCP_TASK_VAR, text, 1) != 0) {
 		mcri_error_nomem(err);

@@ -138,8 +138,9 @@ engines-latest: $(CLI)
 	@ENGINES_LATEST_SECONDS=$(ENGINES_LATEST_SECONDS) MOONCAKE_VENV=$(MOONCAKE_VENV) \
 		tests/contract/latest.sh $(CLI) || true
 
-# A stand-in for pyxis on the test cluster (tests/cluster/pyxis_standin.c):
-# pyxis's options, recorded per step; no container runs.
+# A stand-in for pyxis 0.24 on the test cluster (tests/cluster/pyxis_standin.c):
+# pyxis's options, recorded per step, and one container per step for the
+# images it holds (test_pyxis.sh).
 PYXIS_STANDIN := $(B)/tests/pyxis_standin.so
 $(PYXIS_STANDIN): tests/cluster/pyxis_standin.c
 	@mkdir -p $(dir $@)

@@ -66,7 +66,10 @@ static int open_checked(int at, const char *name, const char *path, uid_t uid,
 /* A parent of the job's directory, open at fd (O_PATH) and named `name`:
  * only root or the job's user may change it (a directory others may write
  * is fine only with the sticky bit, as /tmp), or another user could move
- * the job's directory away and put one of theirs in its place. */
+ * the job's directory away and put one of theirs in its place. In a
+ * container's user namespace (pyxis's, enroot's), an owner it does not map
+ * (shown as the overflow user) passes: srun checked the directory's
+ * parents on the host, with their owners, before the step. */
 static int check_parent(int fd, const char *name, const char *path, uid_t uid,
 			struct mcr_error *err)
 {
@@ -76,7 +79,7 @@ static int check_parent(int fd, const char *name, const char *path, uid_t uid,
 	if (fstat(fd, &st) != 0)
 		return mcri_error_set(err, MCR_EIO, "cannot use %s, a parent of the job's directory %s: %s",
 				      name, path, strerror(errno));
-	if (st.st_uid != 0 && st.st_uid != uid) {
+	if (st.st_uid != 0 && st.st_uid != uid && !mcri_unmapped_owner(st.st_uid)) {
 		mcri_who(st.st_uid, owner, sizeof(owner));
 		return mcri_error_set(err, MCR_ESTATE,
 				      "the job's directory %s is inside %s, which belongs to %s: that user could move it and put a directory of theirs in its place; use a directory whose every parent only you and root can change (output.log_dir in the recipe, or job_dir= in plugstack.conf)",

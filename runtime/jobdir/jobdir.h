@@ -164,6 +164,10 @@ void mcri_who(uid_t uid, char *buf, size_t size);
 bool mcri_others_write(const struct stat *st, uid_t uid);
 /* May the directory st describes stand above a path of uid's? */
 bool mcri_parent_trusted(const struct stat *st, uid_t uid);
+/* Is `owner` the overflow user (/proc/sys/kernel/overflowuid, 65534) of a
+ * user namespace that maps only some users (a container's, as enroot makes
+ * one for pyxis), so a user it does not map, root or not? */
+bool mcri_unmapped_owner(uid_t owner);
 /* Walk the absolute path `real` (no "." or "..": realpath's or getcwd's)
  * from / down to the directory that holds its last part, each opened
  * O_PATH without following a link, calling check(fd, name, arg) on each

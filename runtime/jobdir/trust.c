@@ -52,9 +52,33 @@ bool mcri_others_write(const struct stat *st, uid_t uid)
 	       ((st->st_mode & S_IWGRP) && !(st->st_uid == uid && private_group(st->st_gid, uid)));
 }
 
+bool mcri_unmapped_owner(uid_t owner)
+{
+	char buf[128] = "";
+	unsigned long inside, outside, count;
+	unsigned overflow = 65534;
+	FILE *f;
+	bool all = false;
+
+	if (!(f = fopen("/proc/self/uid_map", "re")))
+		return false;
+	/* the initial user namespace maps every user: 0 0 4294967295 */
+	if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%lu %lu %lu", &inside, &outside, &count) == 3)
+		all = inside == 0 && outside == 0 && count == 4294967295UL;
+	fclose(f);
+	if (all || !buf[0])
+		return false;
+	if ((f = fopen("/proc/sys/kernel/overflowuid", "re"))) {
+		if (fscanf(f, "%u", &overflow) != 1)
+			overflow = 65534;
+		fclose(f);
+	}
+	return owner == overflow;
+}
+
 bool mcri_parent_trusted(const struct stat *st, uid_t uid)
 {
-	return (st->st_uid == 0 || st->st_uid == uid) &&
+	return (st->st_uid == 0 || st->st_uid == uid || mcri_unmapped_owner(st->st_uid)) &&
 	       (!mcri_others_write(st, uid) || (st->st_mode & S_ISVTX));
 }
 

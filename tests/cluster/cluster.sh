@@ -37,6 +37,10 @@
 #   MCK_NODES        compute nodes (4)
 #   MCK_PLUGIN       the plugin in plugstack.conf (build/spank_mooncake.so)
 #   MCK_PLUGIN_ARGS  its plugstack arguments (after sampler=$MCK_SAMPLER)
+#   MCK_PLUGSTACK_ORDER  pyxis-first (default): plugstack.conf includes
+#                    plugstack.conf.d/*.conf (a test's pyxis stand-in) before
+#                    the plugin's line; plugin-first: after it. Each `up`
+#                    writes it (sruns and steps read it as they start)
 #   MCK_SAMPLER      the pool sampler, sampler= (build/mooncake-recipe)
 #   MCK_GPUS         dummy GRES gpus per node (4)
 #   MCK_OCI          0: no oci.conf even where Slurm's OCI containers can run
@@ -51,6 +55,12 @@ D=${MCK_CLUSTER_DIR:-${TMPDIR:-/tmp}/mck-cluster}
 N=${MCK_NODES:-4}
 GPUS=${MCK_GPUS:-4}
 PLUGIN=${MCK_PLUGIN:-$TOP/build/spank_mooncake.so}
+ORDER=${MCK_PLUGSTACK_ORDER:-pyxis-first}
+case $ORDER in pyxis-first | plugin-first) ;; *)
+	echo "cluster.sh: MCK_PLUGSTACK_ORDER=$ORDER: pyxis-first or plugin-first" >&2
+	exit 2
+	;;
+esac
 VENV=${MOONCAKE_VENV:-/opt/spank-mooncake/venv}
 CONF=$D/etc/slurm.conf
 NET=10.213.0
@@ -172,11 +182,18 @@ net_down() {
 
 slurm_major() { slurmd -V 2>/dev/null | awk '{split($2, v, "."); print v[1] + 0}'; }
 
+# plugstack.conf: the plugin's line, and the snippets of plugstack.conf.d
+# (where a test puts the pyxis stand-in, as pyxis.conf) before it
+# (pyxis-first, the order the README's snippet name gives) or after it
 write_plugstack() {
+	local plugin include="include $D/etc/plugstack.conf.d/*.conf"
+	plugin="required $PLUGIN sampler=${MCK_SAMPLER:-$TOP/build/mooncake-recipe} ${MCK_PLUGIN_ARGS:-}"
 	{
-		echo "# written by tests/cluster/cluster.sh"
-		echo "required $PLUGIN sampler=${MCK_SAMPLER:-$TOP/build/mooncake-recipe} ${MCK_PLUGIN_ARGS:-}"
-		echo "include $D/etc/plugstack.conf.d/*.conf"
+		echo "# written by tests/cluster/cluster.sh (MCK_PLUGSTACK_ORDER=$ORDER)"
+		case $ORDER in
+		pyxis-first) printf '%s\n' "$include" "$plugin" ;;
+		plugin-first) printf '%s\n' "$plugin" "$include" ;;
+		esac
 	} >"$D/etc/plugstack.conf"
 }
 
@@ -461,6 +478,7 @@ count)
 env)
 	echo "export SLURM_CONF=$CONF"
 	echo "MCK_LOGIN_NS=/run/netns/$(netns_of login)"
+	echo "MCK_ORDER=$(sed -n 's/^# written by .*MCK_PLUGSTACK_ORDER=\([a-z-]*\).*/\1/p' "$D/etc/plugstack.conf" 2>/dev/null)"
 	printf 'MCK_OCI=%q\n' "$(cat "$D/oci" 2>/dev/null || echo "off: the cluster is not up")"
 	for h in $(hosts); do echo "MCK_ADDR_$h=$(addr_of "$h")"; done
 	for h in $(known_nodes); do echo "MCK_DATA_ADDR_$h=$DATA.$((10 + ${h#n}))"; done

@@ -256,6 +256,20 @@ with_plugin_args() {
 	fi
 }
 
+# with_plugstack_order ORDER: plugstack.conf orders the pyxis stand-in
+# (plugstack.conf.d) and the plugin as ORDER says (pyxis-first or
+# plugin-first, cluster.sh's MCK_PLUGSTACK_ORDER) until the next call; the
+# test's exit puts the order it started with back
+with_plugstack_order() {
+	if [ -z "${_MCK_ORDER_HOOK:-}" ]; then
+		_MCK_ORDER_HOOK=${MCK_ORDER:-pyxis-first}
+		MCK_EXIT_HOOKS+=("export MCK_PLUGSTACK_ORDER=$_MCK_ORDER_HOOK; \"\$CLUSTER\" up >/dev/null 2>&1")
+	fi
+	export MCK_PLUGSTACK_ORDER=$1
+	"$CLUSTER" up >/dev/null 2>&1 || { echo "cluster up with MCK_PLUGSTACK_ORDER=$1 failed" >&2; exit 1; }
+	MCK_ORDER=$1
+}
+
 # test_user NAME: a non-root user for this test (made when missing, removed
 # at the test's end); its uid on stdout
 test_user() {

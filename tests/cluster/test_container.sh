@@ -9,9 +9,10 @@
 # B. A STAND-IN for pyxis (tests/cluster/pyxis_standin.c: pyxis's options
 #    under pyxis's SPANK name, taken as pyxis takes them, from the command
 #    line, from what Slurm passes in the environment, PYXIS_CONTAINER_*
-#    defaults, and recorded per step; it is not pyxis and runs no
-#    container, so every step still runs on the host): workers whose sruns
-#    have --container-image of their own start the pool, and the master
+#    defaults, and recorded per step; it is not pyxis, and it runs no
+#    container for an image it does not hold, as here, so every step still
+#    runs on the host; test_pyxis.sh runs its containers): workers whose
+#    sruns have --container-image of their own start the pool, and the master
 #    and sampler steps get exactly the container the plugin chose, in every
 #    mode (auto with and without a recipe container, pyxis, none); an alias
 #    and a directory are refused before any step starts; a srtslurm.yaml
@@ -39,7 +40,7 @@ STANDIN=$TOP/build/tests/pyxis_standin.so
 # whatever this test changes in the cluster's configuration, it puts back
 # (the plugin's arguments: with_plugin_args)
 # (the cluster keeps its oci.conf as oci.conf.off: no container support by default)
-MCK_EXIT_HOOKS+=("rm -f '$ETC/plugstack.conf.d/pyxis-standin.conf'; [ ! -e '$ETC/oci.conf' ] || mv '$ETC/oci.conf' '$ETC/oci.conf.off'")
+MCK_EXIT_HOOKS+=("rm -f '$ETC/plugstack.conf.d/pyxis.conf'; [ ! -e '$ETC/oci.conf' ] || mv '$ETC/oci.conf' '$ETC/oci.conf.off'")
 
 oci_conf() { # on | off: Slurm's OCI containers (the plugin looks for oci.conf next to slurm.conf)
 	if [ "$1" = off ] && [ -e "$ETC/oci.conf" ]; then mv "$ETC/oci.conf" "$ETC/oci.conf.off"; fi
@@ -48,9 +49,9 @@ oci_conf() { # on | off: Slurm's OCI containers (the plugin looks for oci.conf n
 standin() { # on | off
 	if [ "$1" = on ]; then
 		mkdir -p "$W/standin" && chmod 1777 "$W/standin"
-		echo "optional $STANDIN record=$W/standin" >"$ETC/plugstack.conf.d/pyxis-standin.conf"
+		echo "optional $STANDIN record=$W/standin" >"$ETC/plugstack.conf.d/pyxis.conf"
 	else
-		rm -f "$ETC/plugstack.conf.d/pyxis-standin.conf"
+		rm -f "$ETC/plugstack.conf.d/pyxis.conf"
 	fi
 }
 # recipe FILE CONTAINER: the example with model.container set to CONTAINER
@@ -184,6 +185,13 @@ WIMG='nvcr.io#nvidia/worker/image:2'
 seen() { cat "$W/standin/$1".* 2>/dev/null | grep "^name=$2 " | head -1; }
 # the stand-in's line for a step that got no container option
 NOTHING='container-image= container-mounts= container-workdir= container-name= container-save= container-env= container-mount-home= container-remap-root= container-entrypoint= container-writable='
+# pyxis_master IMAGE DIR: the stand-in's line for a master step in IMAGE
+# with the job's directory DIR: the image, the directory mounted and the
+# step's working directory, the variables srun sets for its task named in
+# --container-env (pyxis keeps their values over the image's)
+pyxis_master() {
+	echo "container-image=$1 container-mounts=$2:$2 container-workdir=$2 container-name= container-save= container-env=SLURM_MOONCAKE_MASTER_PORTS,SLURM_MOONCAKE_MASTER_GUARD container-mount-home= container-remap-root= container-entrypoint= container-writable="
+}
 # pool_job NAME RECIPE: an sbatch -N2 job whose one worker srun, on n2, has
 # pyxis options of its own and starts the pool; the job ends once the
 # sampler step has started. Sets JID and J.
@@ -192,7 +200,7 @@ pool_job() {
 	mkdir -p "$J"
 	cat >"$J/job.sh" <<EOS
 #!/bin/bash
-srun -N1 -n1 -w n2 --container-image=$WIMG --no-container-mount-home --mooncake-recipe=$2 --mooncake-role=prefill true >$J/worker.out 2>&1
+srun -N1 -n1 -w n2 --container-image=$WIMG --container-mounts=$W:$W --no-container-mount-home --mooncake-recipe=$2 --mooncake-role=prefill true >$J/worker.out 2>&1
 for i in \$(seq 300); do grep -qs '^name=mooncake-pool ' $W/standin/\$SLURM_JOB_ID.*.n1 && break; sleep 0.2; done
 EOS
 	JID=$(sbatch --parsable -N2 -w n1,n2 -o "$J/job.out" "$J/job.sh")
@@ -216,11 +224,11 @@ if [ -f "$STANDIN" ]; then
 	recipe "$W/pyxis.yaml" "$IMAGE"
 	# a job-wide pyxis default must not reach the plugin's steps either
 	PYXIS_CONTAINER_IMAGE=docker.io#library/other:1 PYXIS_CONTAINER_MOUNTS=/srv:/srv \
-		move_job pyxis pyxis.yaml "--container-image=$WIMG --no-container-mount-home"
+		move_job pyxis pyxis.yaml "--container-image=$WIMG --container-mounts=$W:$W --no-container-mount-home"
 	moved pyxis
 	dir=$W/outputs/$JID/logs
 	steps_got "B, pyxis stand-in, container=auto" \
-		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+		"$(pyxis_master "$IMAGE" "$dir")"
 	check "[B, pyxis stand-in] no line says the container is not used" not grep -q 'is not used' "$J"/*.out
 	# a recipe without a container: the host's master
 	trtllm_test_recipe "$W/nocontainer.yaml"
@@ -232,7 +240,7 @@ if [ -f "$STANDIN" ]; then
 	pool_job forced pyxis.yaml
 	dir=$W/outputs/$JID/logs
 	steps_got "B, pyxis stand-in, container=pyxis" \
-		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+		"$(pyxis_master "$IMAGE" "$dir")"
 	with_plugin_args container=none
 	pool_job none pyxis.yaml
 	steps_got "B, pyxis stand-in, container=none" "$NOTHING"
@@ -244,7 +252,7 @@ if [ -f "$STANDIN" ]; then
 	pool_job alias alias.yaml
 	dir=$W/outputs/$JID/logs
 	steps_got "B, pyxis stand-in, srtctl's alias" \
-		"container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+		"$(pyxis_master "$IMAGE" "$dir")"
 	rm "$W/srtslurm.yaml"
 	# another user's srtslurm.yaml (issue 34): OTHER plants one in a sticky
 	# world-writable directory (as /tmp) two levels above the job's working
@@ -273,7 +281,7 @@ EOS
 	with_plugin_args ""
 	dir=$P/outputs/$JID/logs
 	check "[B, pyxis stand-in, another user's srtslurm.yaml two levels up] the master step got the cluster's image, not theirs: $(seen "$JID" mooncake-master)" \
-		test "$(seen "$JID" mooncake-master)" = "name=mooncake-master container-image=$IMAGE container-mounts=$dir:$dir container-workdir=$dir ${NOTHING#container-image= container-mounts= container-workdir= }"
+		test "$(seen "$JID" mooncake-master)" = "name=mooncake-master $(pyxis_master "$IMAGE" "$dir")"
 	check "[B] ... and the srun that started it says it skipped that file, naming its owner, and which image it resolved from which file ($(grep -m1 'skipped' "$P/worker.out" | head -c 400))" \
 		has "$P/worker.out" "skipped $W/scratch/srtslurm.yaml (it belongs to uid $ouid ($OTHER))" \
 		"model.container ('trtllm' is containers.trtllm of $W/cluster-srtslurm.yaml:1:" "the master step runs in $IMAGE (pyxis)"

@@ -33,7 +33,10 @@ static void same(const struct mcp_handover *a, const struct mcp_handover *b)
 		  same_str(a->dir, b->dir) && same_str(a->gpu_dir, b->gpu_dir) &&
 		  same_str(a->gpu_template, b->gpu_template) && a->gpu_count == b->gpu_count &&
 		  same_str(a->node_dir, b->node_dir) && same_str(a->node_name, b->node_name) &&
-		  same_str(a->node_template, b->node_template);
+		  same_str(a->node_template, b->node_template) && same_str(a->pyxis.image, b->pyxis.image) &&
+		  same_str(a->pyxis.mounts, b->pyxis.mounts) && same_str(a->pyxis.env, b->pyxis.env) &&
+		  same_str(a->pyxis.missing, b->pyxis.missing) && same_str(a->pyxis.was, b->pyxis.was) &&
+		  a->pyxis.had == b->pyxis.had;
 
 	for (size_t i = 0; ok && i < a->env.count; i++)
 		ok = strcmp(a->env.vars[i].name, b->env.vars[i].name) == 0 &&

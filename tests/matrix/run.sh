@@ -111,7 +111,10 @@ run_suite() {
 	ca=$(host_ca)
 	[ -n "$ca" ] && cp "$ca" "$r/etc/mck-host-ca.crt"
 	log "$suite: $(suite_run "$suite" | head -1 | cut -c1-60)... in $r"
-	# new PID and mount namespaces; inside, the chroot's /dev, /sys, /run
+	# new PID and mount namespaces; inside, the chroot's /dev, /sys, /run,
+	# and the chroot the namespace's root (pivot_root, not chroot(2): a
+	# chrooted process may not create or join a user namespace, which the
+	# pyxis stand-in's containers are, as enroot's)
 	unshare --pid --fork --mount --propagation private \
 		bash -c '
 		r=$1; shift
@@ -122,7 +125,8 @@ run_suite() {
 		mount -t sysfs sysfs "$r/sys" &&
 		mount -t tmpfs -o mode=755 tmpfs "$r/sys/fs/cgroup" &&
 		mount -t tmpfs -o mode=755 tmpfs "$r/run" &&
-		exec chroot "$r" "$@"' bash "$r" \
+		cd "$r" && pivot_root . . && umount -l . && cd / &&
+		exec "$@"' bash "$r" \
 		env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
 		LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive TMPDIR=/tmp MCK_RACE_ROUNDS=${MCK_RACE_ROUNDS:-1} \
 		${ca:+PIP_CERT=/etc/mck-host-ca.crt} PIP_DEFAULT_TIMEOUT=60 \

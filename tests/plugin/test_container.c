@@ -271,14 +271,14 @@ START_TEST(master_step_options_per_system)
 	char **opts, **cmd = strv(cmd0);
 
 	/* Slurm's OCI: the bundle, and the name looked up inside it */
-	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", NULL, &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(opts), "--container=/b/trt");
 	ck_assert_str_eq(joined(cmd), "/usr/bin/env mooncake_master --port=8700");
 	mcr_strv_free(opts);
 	mcr_strv_free(cmd);
 	/* master=/abs/path is the path inside the container */
 	cmd = strv((const char *const[]){ "/opt/mc/bin/mooncake_master", NULL });
-	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", NULL, &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(cmd), "/opt/mc/bin/mooncake_master");
 	mcr_strv_free(opts);
 	mcr_strv_free(cmd);
@@ -286,18 +286,35 @@ START_TEST(master_step_options_per_system)
 	c.mode = MCRI_CONTAINER_PYXIS;
 	snprintf(c.value, sizeof(c.value), "nvcr.io#nvidia/trt:1");
 	cmd = strv(cmd0);
-	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", NULL, &opts, &cmd, &err), 0);
 	ck_assert_str_eq(joined(opts), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs");
 	ck_assert_str_eq(joined(cmd), "mooncake_master --port=8700");
 	mcr_strv_free(opts);
-	ck_assert_int_eq(mcp_container_options(&c, "/jobs/a:b", &opts, &cmd, &err), -1);
+	/* ... and the variables srun sets for the step named in
+	 * --container-env, so that pyxis keeps their values over the image's
+	 * (an HA pool's master: FLAGS_rpc_address, which its task sets) */
+	{
+		struct mcr_env_var vars[] = { { "MC_STORE_X", "1" },
+					      { MCP_GUARD_VAR, "1,2,3,4,5,6:/d" },
+					      { MCP_HA_VAR, "{}" } };
+		struct mcr_env env = { vars, 3 };
+
+		ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &env, &opts, &cmd, &err), 0);
+		ck_assert_str_eq(joined(opts), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs --container-env=MC_STORE_X,SLURM_MOONCAKE_MASTER_GUARD,SLURM_MOONCAKE_HA,FLAGS_rpc_address");
+		mcr_strv_free(opts);
+		env.count = 2;
+		ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &env, &opts, &cmd, &err), 0);
+		ck_assert_str_eq(joined(opts + 3), "--container-env=MC_STORE_X,SLURM_MOONCAKE_MASTER_GUARD");
+		mcr_strv_free(opts);
+	}
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/a:b", NULL, &opts, &cmd, &err), -1);
 	ck_contains(err.text, "the job's directory /jobs/a:b has a ':' or ',' in its name");
 	mcr_strv_free(opts);
 	/* the host: no option */
 	c.mode = MCRI_CONTAINER_NONE;
-	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", NULL, &opts, &cmd, &err), 0);
 	ck_assert_ptr_null(opts);
-	ck_assert_int_eq(mcp_container_options(NULL, "/jobs/4/logs", &opts, &cmd, &err), 0);
+	ck_assert_int_eq(mcp_container_options(NULL, "/jobs/4/logs", NULL, &opts, &cmd, &err), 0);
 	ck_assert_ptr_null(opts);
 	ck_assert_str_eq(joined(cmd), "mooncake_master --port=8700");
 	mcr_strv_free(cmd);
@@ -353,11 +370,15 @@ START_TEST(one_advice_for_a_master_that_could_not_run)
 
 	mcp_master_advice(&oci, env_tail, "mooncake_master", "n1", out, sizeof(out));
 	ck_assert_str_eq(out, " The master step ran in the container /b/trt (Slurm's --container) on n1, and mooncake_master could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.");
-	/* inside pyxis's image, slurmstepd's execve() line is about the image,
-	 * not the host's PATH */
+	/* inside pyxis's image, slurmstepd's execve() line is about the PATH
+	 * of the image's login shell, not the host's */
 	mcp_master_advice(&pyxis, exec_tail, "mooncake_master", "n1", out, sizeof(out));
-	ck_contains(out, " The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
+	ck_assert_str_eq(out, " mooncake_master is not on the PATH in pyxis's container of nvcr.io#nvidia/trt:1 on n1: pyxis gives the step the PATH of the image's login shell, which Debian's and Ubuntu's /etc/profile set anew, dropping what the image's /etc/environment (a Dockerfile's ENV) adds. Install the Mooncake wheel in the image, link its mooncake_master into /usr/local/bin there, or name its path in the image with master= in plugstack.conf; container=none runs the host's mooncake_master.");
 	ck_assert_ptr_null(strstr(out, "PATH of the master step"));
+	/* ... another execve() failure there: the image or master= */
+	mcp_master_advice(&pyxis, "\n    slurmstepd: error: execve(): /opt/x/mooncake_master: Permission denied",
+			  "mooncake_master", "n1", out, sizeof(out));
+	ck_contains(out, " The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
 	/* on the host: the host's advice only */
 	oci.mode = MCRI_CONTAINER_NONE;
 	mcp_master_advice(&oci, exec_tail, "mooncake_master", "n1", out, sizeof(out));
@@ -429,6 +450,152 @@ START_TEST(task_reads_its_config_where_it_runs)
 }
 END_TEST
 
+/* ---- pyxis: a role step's container ----------------------------------- */
+
+static void pyxis_env_clear(void)
+{
+	static const char *const vars[] = { "_SLURM_SPANK_OPTION_pyxis_container_image",
+					    "_SLURM_SPANK_OPTION_pyxis_container_name",
+					    "_SLURM_SPANK_OPTION_pyxis_container_mounts",
+					    "_SLURM_SPANK_OPTION_pyxis_container_env",
+					    "PYXIS_CONTAINER_IMAGE", "PYXIS_CONTAINER_MOUNTS",
+					    "PYXIS_CONTAINER_ENV", NULL };
+
+	for (const char *const *v = vars; *v; v++)
+		unsetenv(*v);
+}
+
+/* what mcp_pyxis_hand_over put in h (its env is the test's) */
+static void pyxis_free(struct mcp_handover *h)
+{
+	free(h->pyxis.image);
+	free(h->pyxis.mounts);
+	free(h->pyxis.env);
+	free(h->pyxis.missing);
+	free(h->pyxis.was);
+	memset(&h->pyxis, 0, sizeof(h->pyxis));
+}
+
+/* srun: the plugin's variables join PYXIS_CONTAINER_ENV (pyxis's default
+ * for --container-env) when the step runs in pyxis's container; a
+ * --container-env of the user's is left alone, and what it lacks is
+ * handed to the tasks */
+START_TEST(pyxis_role_step_names_the_plugins_variables)
+{
+	struct mcr_env_var vars[] = { { "MOONCAKE_MASTER", "10.0.0.1:8700" },
+				      { "MOONCAKE_CONFIG_PATH", "/j/c.json" } };
+	struct mcp_handover h = { .env = { vars, 2 } };
+	struct mcr_error err;
+
+	pyxis_env_clear();
+	/* no pyxis container: nothing */
+	setenv("PYXIS_CONTAINER_ENV", "A", 1);
+	ck_assert_int_eq(mcp_pyxis_hand_over(&h, &err), 0);
+	ck_assert_ptr_null(h.pyxis.image);
+	ck_assert_str_eq(getenv("PYXIS_CONTAINER_ENV"), "A");
+	/* srun's --container-image (as Slurm keeps it in srun's environment),
+	 * the mounts from pyxis's default */
+	setenv("_SLURM_SPANK_OPTION_pyxis_container_image", "nvcr.io#x/y:1", 1);
+	setenv("PYXIS_CONTAINER_MOUNTS", "/a:/a", 1);
+	ck_assert_int_eq(mcp_pyxis_hand_over(&h, &err), 0);
+	ck_assert_str_eq(h.pyxis.image, "nvcr.io#x/y:1");
+	ck_assert_str_eq(h.pyxis.mounts, "/a:/a");
+	ck_assert_ptr_null(h.pyxis.env);
+	ck_assert_ptr_null(h.pyxis.missing);
+	ck_assert(h.pyxis.had);
+	ck_assert_str_eq(h.pyxis.was, "A");
+	ck_assert_str_eq(getenv("PYXIS_CONTAINER_ENV"), "A,MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH,SLURM_MOONCAKE_TASK");
+	pyxis_free(&h);
+	/* none before: each name once */
+	unsetenv("PYXIS_CONTAINER_ENV");
+	ck_assert_int_eq(mcp_pyxis_hand_over(&h, &err), 0);
+	ck_assert(!h.pyxis.had);
+	ck_assert_str_eq(getenv("PYXIS_CONTAINER_ENV"), "MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH,SLURM_MOONCAKE_TASK");
+	pyxis_free(&h);
+	/* the user's --container-env: left alone; what it lacks is handed on */
+	unsetenv("PYXIS_CONTAINER_ENV");
+	setenv("_SLURM_SPANK_OPTION_pyxis_container_env", "X,MOONCAKE_MASTER", 1);
+	setenv("_SLURM_SPANK_OPTION_pyxis_container_mounts", "/b:/b", 1);
+	ck_assert_int_eq(mcp_pyxis_hand_over(&h, &err), 0);
+	ck_assert_str_eq(h.pyxis.env, "X,MOONCAKE_MASTER");
+	ck_assert_str_eq(h.pyxis.missing, "MOONCAKE_CONFIG_PATH");
+	ck_assert_str_eq(h.pyxis.mounts, "/b:/b");
+	ck_assert_ptr_null(getenv("PYXIS_CONTAINER_ENV"));
+	pyxis_free(&h);
+	setenv("_SLURM_SPANK_OPTION_pyxis_container_env", "MOONCAKE_CONFIG_PATH,MOONCAKE_MASTER", 1);
+	ck_assert_int_eq(mcp_pyxis_hand_over(&h, &err), 0);
+	ck_assert_ptr_null(h.pyxis.missing);
+	pyxis_free(&h);
+	pyxis_env_clear();
+}
+END_TEST
+
+static int pyxis_check(struct mcp_handover *h, const char *dir, bool entered, char *msg, size_t size)
+{
+	struct mcr_error err = { 0 };
+	int rc = mcp_task_container_check(NULL, h, dir, dir, entered, &err);
+
+	mcr_error_format(&err, msg, size);
+	return rc;
+}
+
+/* slurmstepd: pyxis's container entered before this plugin (the
+ * directory is there or not), or to be entered after it (its mounts and
+ * --container-env say) */
+START_TEST(task_in_pyxis_container)
+{
+	struct mcp_handover h = { 0 };
+	char dir[512], mounts[1200], msg[4096];
+
+	stub_reset(S_CTX_REMOTE);
+	stub.hostname = "n3";
+	ck_assert_int_eq(mkdir("logs", 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/logs", tmp);
+	h.pyxis.image = "nvcr.io#x/y:1";
+	/* entered (pyxis first): the directory is there, or the mount to add */
+	ck_assert_int_eq(pyxis_check(&h, dir, true, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(pyxis_check(&h, "/nonexistent/logs", true, msg, sizeof(msg)), -1);
+	ck_contains(msg, "runs in pyxis's container of nvcr.io#x/y:1, which does not mount the job's directory /nonexistent/logs (it does not exist there: No such file or directory), where the task's client config and the pool's record of its workers are. Mount it at its own path: add --container-mounts=/nonexistent/logs:/nonexistent/logs to this srun");
+	/* to be entered (pyxis after the plugin): a mount of it or above it */
+	snprintf(mounts, sizeof(mounts), "/srv:/srv,%s:%s:ro", tmp, tmp);
+	h.pyxis.mounts = mounts;
+	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), 0);
+	snprintf(mounts, sizeof(mounts), "%s", dir);
+	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), 0);
+	/* ... of another directory at its path: not it */
+	snprintf(mounts, sizeof(mounts), "/srv:%s", tmp);
+	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), -1);
+	ck_contains(msg, "which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf), and none of its --container-mounts (/srv:");
+	ck_contains(msg, ") mounts the job's directory ");
+	ck_contains(msg, "at its own path, so the task could not read its client config there. Add --container-mounts=");
+	h.pyxis.mounts = NULL;
+	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), -1);
+	ck_contains(msg, "and it is given no --container-mounts, so nothing mounts the job's directory ");
+	/* its --container-env lacks the plugin's names */
+	h.pyxis.mounts = mounts;
+	snprintf(mounts, sizeof(mounts), "%s:%s", tmp, tmp);
+	h.pyxis.env = "X";
+	h.pyxis.missing = "MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH";
+	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), -1);
+	ck_contains(msg, "this srun's --container-env=X lacks MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH, which the plugin sets. Add them (--container-env=X,MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH)");
+	/* ... which matters not when pyxis came first */
+	ck_assert_int_eq(pyxis_check(&h, dir, true, msg, sizeof(msg)), 0);
+	/* the user's PYXIS_CONTAINER_ENV back */
+	h.pyxis.env = h.pyxis.missing = NULL;
+	stub_setenv("PYXIS_CONTAINER_ENV", "MOONCAKE_MASTER");
+	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), 0);
+	ck_assert_ptr_null(stub_getenv("PYXIS_CONTAINER_ENV"));
+	h.pyxis.had = true;
+	h.pyxis.was = "U";
+	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(stub_getenv("PYXIS_CONTAINER_ENV"), "U");
+	/* Slurm's --container: the bundle's mounts are checked instead */
+	h.pyxis.mounts = NULL;
+	stub_setenv("SLURM_CONTAINER", "/b");
+	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), 0);
+}
+END_TEST
+
 Suite *container_suite(void)
 {
 	Suite *s = suite_create("container");
@@ -444,6 +611,8 @@ Suite *container_suite(void)
 	tcase_add_test(tc, spawned_master_step_in_a_bundle);
 	tcase_add_test(tc, one_advice_for_a_master_that_could_not_run);
 	tcase_add_test(tc, task_reads_its_config_where_it_runs);
+	tcase_add_test(tc, pyxis_role_step_names_the_plugins_variables);
+	tcase_add_test(tc, task_in_pyxis_container);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -33,6 +33,49 @@ START_TEST(encoded_decodes_the_same)
 }
 END_TEST
 
+/* the step's pyxis container: each field back, "was" null when the user
+ * had no PYXIS_CONTAINER_ENV */
+START_TEST(pyxis_container_decodes_the_same)
+{
+	struct mcp_handover h = { .mark = MARK, .peer = "10.0.0.1",
+				  .pyxis = { .image = "nvcr.io#x/y:1", .mounts = "/a:/a", .was = "U", .had = true } },
+			    back;
+	struct mcr_error err;
+	char *text = mcp_handover_encode(&h, &err);
+
+	ck_assert_int_eq(mcp_handover_decode(text, &back, &err), 0);
+	ck_assert_str_eq(back.pyxis.image, "nvcr.io#x/y:1");
+	ck_assert_str_eq(back.pyxis.mounts, "/a:/a");
+	ck_assert_ptr_null(back.pyxis.env);
+	ck_assert(back.pyxis.had);
+	ck_assert_str_eq(back.pyxis.was, "U");
+	mcp_handover_free(&back);
+	free(text);
+	h.pyxis = (struct mcp_pyxis_step){ .image = "i", .env = "X", .missing = "MOONCAKE_MASTER" };
+	text = mcp_handover_encode(&h, &err);
+	ck_assert_int_eq(mcp_handover_decode(text, &back, &err), 0);
+	ck_assert_ptr_null(back.pyxis.mounts);
+	ck_assert_str_eq(back.pyxis.env, "X");
+	ck_assert_str_eq(back.pyxis.missing, "MOONCAKE_MASTER");
+	ck_assert(!back.pyxis.had);
+	mcp_handover_free(&back);
+	free(text);
+	h.pyxis = (struct mcp_pyxis_step){ .image = "i" };
+	text = mcp_handover_encode(&h, &err);
+	ck_assert_ptr_nonnull(strstr(text, "\"was\":null"));
+	ck_assert_int_eq(mcp_handover_decode(text, &back, &err), 0);
+	ck_assert(!back.pyxis.had);
+	ck_assert_ptr_null(back.pyxis.was);
+	mcp_handover_free(&back);
+	free(text);
+	/* no pyxis: no key */
+	h.pyxis.image = NULL;
+	text = mcp_handover_encode(&h, &err);
+	ck_assert_ptr_null(strstr(text, "pyxis"));
+	free(text);
+}
+END_TEST
+
 /* a master that was starting: the handover says so in a format of its
  * own (3), which a plugin that cannot wait refuses; one without it keeps
  * format 2, which every plugin reads */
@@ -140,6 +183,7 @@ Suite *handover_suite(void)
 
 	tcase_add_test(tc, encoded_decodes_the_same);
 	tcase_add_test(tc, starting_master_decodes_the_same);
+	tcase_add_test(tc, pyxis_container_decodes_the_same);
 	tcase_add_test(tc, follow_replaces_whole_addresses);
 	tcase_add_test(tc, refused_whole);
 	suite_add_tcase(s, tc);

@@ -242,7 +242,9 @@ START_TEST(the_master_runs_where_the_plugin_decides)
 	struct mcr_error err;
 	pid_t pid;
 
-	snprintf(pyxis, sizeof(pyxis), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=%s:%s --container-workdir=%s",
+	/* pyxis: the variables srun sets for the master step's task keep
+	 * srun's values over the image's (--container-env) */
+	snprintf(pyxis, sizeof(pyxis), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=%s:%s --container-workdir=%s --container-env=" MCP_PORTS_VAR "," MCP_GUARD_VAR,
 		 tmp, tmp, tmp);
 	want[0] = "";
 	want[1] = pyxis;

@@ -4,6 +4,7 @@
  * record has one reader and one writer that refuse what they cannot trust. */
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -487,6 +488,45 @@ START_TEST(lock_holder_lives_or_not)
 }
 END_TEST
 
+/* Inside a container's user namespace that maps only the job's user (as
+ * enroot's for pyxis), a parent of another owner shows as the overflow
+ * user, and passes: srun checked it on the host. In the initial namespace
+ * that user is just another user. */
+START_TEST(parents_in_a_container_user_namespace)
+{
+	struct stat st;
+	const char *parent;
+	int fd, status;
+	pid_t pid;
+	char map[64];
+	uid_t uid = getuid();
+
+	fresh();
+	ck_assert_int_eq(stat("/", &st), 0);
+	ck_assert(!mcri_unmapped_owner(65534));
+	/* a parent owned by someone the namespace will not map: another
+	 * user's (root makes one), or root's (for a user) */
+	ck_assert_int_eq(mkdir(path_of("other"), 0755), 0);
+	if (uid == 0)
+		ck_assert_int_eq(chown(path_of("other"), 4242, 4242), 0);
+	parent = uid == 0 ? path_of("other") : "/";
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+		if (unshare(CLONE_NEWUSER) != 0 || (fd = open("/proc/self/uid_map", O_WRONLY)) < 0 ||
+		    write(fd, map, strlen(map)) != (ssize_t)strlen(map) || close(fd) != 0)
+			_exit(2);
+		if (stat(parent, &st) != 0 || !mcri_unmapped_owner(st.st_uid) ||
+		    !mcri_parent_trusted(&st, uid))
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x", status);
+}
+END_TEST
+
 START_TEST(worker_records)
 {
 	struct mcri_jobdir d;
@@ -531,6 +571,7 @@ Suite *jobdir_suite(void)
 	tcase_add_test(tc, lock_records);
 	tcase_add_test(tc, lock_holder_lives_or_not);
 	tcase_add_test(tc, worker_records);
+	tcase_add_test(tc, parents_in_a_container_user_namespace);
 	suite_add_tcase(s, tc);
 	return s;
 }
