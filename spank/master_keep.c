@@ -468,12 +468,7 @@ struct watch {
 	double alive;          /* when it last said in its proof that it runs */
 	bool full;             /* the HA pool's etcd said NOSPACE (said once) */
 	bool named;            /* the etcd names this node's master the leader */
-	int not_leading;       /* ... looks in a row in which it did not lead */
 };
-
-/* a master the pool's etcd names its leader must lead within so many looks
- * (a new leader writes its view as it takes over) */
-#define NAMED_LOOKS 3
 
 #define WATCH_S 2 /* an HA pool's etcd and its master's ports are looked at this often */
 
@@ -549,25 +544,10 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 		kill(child, SIGKILL);
 		return END_STEERED;
 	}
+	/* (a view that names this node's master while it stands by is no sign
+	 * of another's hand: a leader cut off from the others, or one that
+	 * just lost its lease, is still named for a while) */
 	sound = mcp_ha_etcd_sound(&g->ha, g->proof.ports.rpc, &w->full, &w->named, why, sizeof(why));
-	/* a view that names this node's master while it does not lead (it
-	 * stands by, or answers nothing): written by someone else */
-	if (sound == 1 && w->named) {
-		enum mcri_master_role role;
-		char unused[64];
-
-		if (!master_answers(g, &role, unused, sizeof(unused)) || role != MCRI_MASTER_LEADER)
-			w->not_leading++;
-		else
-			w->not_leading = 0;
-		if (w->not_leading >= NAMED_LOOKS) {
-			snprintf(why, sizeof(why), "names this node's master (%s:%d) as the leader its clients follow, and it does not lead",
-				 g->ha.ha.member[g->ha.self].addr, g->proof.ports.rpc);
-			sound = 0;
-		}
-	} else {
-		w->not_leading = 0;
-	}
 	if (sound == 0) {
 		g->proof.steered = true;
 		end_why(g, "the job's HA pool's etcd %.250s: someone who is not one of the job's masters wrote it (Mooncake's masters and clients cannot authenticate to etcd), and its clients would follow it: the pool ends; see spank_mooncake(8), SECURITY",
