@@ -28,6 +28,9 @@ static const char *const PLACEMENT_NODES[] = {
 static const char *const STARTS[] = { "infra", "before_workers", "after_frontend", NULL };
 static const char *const PROBES[] = { "port", "tcp", "http", "log", NULL };
 static const char *const READINESS_NUMBERS[] = { "timeout_seconds", "interval_seconds", NULL };
+/* the kinds that lend their memory to the job's pool (srtctl's
+ * mooncake-store and, for TRT-LLM, mooncake-donor) */
+static const char *const LENDER_KINDS[] = { "mooncake-store", "mooncake-donor", NULL };
 /* what `options` of a mooncake-master may hold */
 static const char *const MASTER_OPTIONS[] = { "store_config", "device_names_by_gpu", NULL };
 
@@ -241,14 +244,21 @@ static int check_identity(struct mcri_check *v, const struct mcri_node *services
 				 s->path, mcri_show(v, type));
 	s->kind = type ? type->s : "generic";
 	s->master = strcmp(s->kind, "mooncake-master") == 0;
-	if (strstr(s->kind, "ooncake") && !s->master && strcmp(s->kind, "mooncake-store") != 0)
+	if (strstr(s->kind, "ooncake") && !s->master && !mcri_in_list(s->kind, LENDER_KINDS))
 		return mcri_fail(v, type,
-				 "%s.type: '%s' is not a service kind; the pool's master is `type: mooncake-master` (and `mooncake-store` for store servers)",
+				 "%s.type: '%s' is not a service kind; the pool's master is `type: mooncake-master`, its memory lenders `mooncake-store` and `mooncake-donor`",
 				 s->path, s->kind);
 	n = mcri_map_get(e, "enabled");
 	if (n && n->type != MCRI_T_BOOL)
 		return mcri_fail(v, n, "%s.enabled: Not a valid boolean: %s; write true or false",
 				 s->path, mcri_show(v, n));
+	/* a lender the plugin does not run would leave the pool without its
+	 * memory, unsaid: refused (a disabled one lends nothing under srtctl
+	 * either) */
+	if (mcri_in_list(s->kind, LENDER_KINDS) && mcri_entry_enabled(e))
+		return mcri_fail(v, type,
+				 "%s.type: '%s' is a memory lender, which srtctl runs on the nodes of its placement to lend their memory to the job's pool; this plugin does not run lenders, so the pool would lack that memory (the workers' puts fail once it is full): let the workers lend their own segments (MOONCAKE_GLOBAL_SEGMENT_SIZE, global_segment_size) and remove the service, or set `enabled: false`",
+				 s->path, s->kind);
 	return 0;
 }
 

@@ -135,6 +135,22 @@ static const struct {
 		"services:\n"
 		"  - {name: s, type: 5}\n",
 		"mooncake: r.yaml:3:21: services[s].type: must be a service kind such as mooncake-master, got 5" },
+	{ "lender_store_not_run",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, placement: {node: decode}}\n",
+		"mooncake: r.yaml:4:25: services[store].type: 'mooncake-store' is a memory lender, which srtctl runs on the nodes of its placement to lend their memory to the job's pool; this plugin does not run lenders, so the pool would lack that memory (the workers' puts fail once it is full): let the workers lend their own segments (MOONCAKE_GLOBAL_SEGMENT_SIZE, global_segment_size) and remove the service, or set `enabled: false`" },
+	{ "lender_donor_not_run",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: donor, type: mooncake-donor, options: {size: 64GiB}}\n",
+		"mooncake: r.yaml:3:25: services[donor].type: 'mooncake-donor' is a memory lender, which srtctl runs on the nodes of its placement to lend their memory to the job's pool; this plugin does not run lenders, so the pool would lack that memory (the workers' puts fail once it is full): let the workers lend their own segments (MOONCAKE_GLOBAL_SEGMENT_SIZE, global_segment_size) and remove the service, or set `enabled: false`" },
+	{ "service_kind_misspelt",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, type: mooncake_store}\n",
+		"mooncake: r.yaml:3:21: services[s].type: 'mooncake_store' is not a service kind; the pool's master is `type: mooncake-master`, its memory lenders `mooncake-store` and `mooncake-donor`" },
 	{ "service_enabled_quoted",
 		"schema: 2\n"
 		"services:\n"
@@ -296,6 +312,17 @@ START_TEST(test_refused)
 END_TEST
 
 /* a document nested deeper than the loader's limit */
+/* a disabled lender lends nothing, under srtctl as under the plugin */
+START_TEST(test_lender_disabled_passes)
+{
+	mcr_recipe_free(load_ok("schema: 2\n"
+				"engine: {type: sglang, mooncake_kv_store: {}}\n"
+				"services:\n"
+				"  - {name: store, type: mooncake-store, enabled: false}\n"
+				"  - {name: donor, type: mooncake-donor, enabled: false}\n"));
+}
+END_TEST
+
 START_TEST(test_yaml_too_deep)
 {
 	char y[1024];
@@ -443,6 +470,7 @@ Suite *refusals_suite(void)
 	TCase *tc = tcase_create("refusals");
 
 	tcase_add_loop_test(tc, test_refused, 0, (int)(sizeof(REFUSED) / sizeof(REFUSED[0])));
+	tcase_add_test(tc, test_lender_disabled_passes);
 	tcase_add_test(tc, test_yaml_too_deep);
 	tcase_add_test(tc, test_recipe_too_large);
 	tcase_add_test(tc, test_recipe_not_a_file);
