@@ -341,14 +341,25 @@ int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recip
 			 const struct mcp_container_site *given, struct mcp_container *c,
 			 struct mcr_error *err)
 {
+	struct mcr_position where;
+	const char *v = mcr_recipe_master_container(recipe, &where);
+
+	return mcp_container_decide_value(ps, v, &where, given, c, err);
+}
+
+int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *value,
+			       const struct mcr_position *where, const struct mcp_container_site *given,
+			       struct mcp_container *c, struct mcr_error *err)
+{
 	struct mcp_container_site probed;
 	const struct mcp_container_site *site = given;
 	struct value val = { 0 };
 
 	memset(c, 0, sizeof(*c));
 	c->mode = MCRI_CONTAINER_NONE;
-	if (!(val.v = mcr_recipe_master_container(recipe, &val.where)))
+	if (!(val.v = value))
 		return 0;
+	val.where = *where;
 	if (ps->container == MCRI_CONTAINER_NONE) { /* a line for srun -v (srun.c) */
 		note_value(c, true, &val,
 			   "'%s' is not used (container=none in plugstack.conf): the master runs on the host",

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "election.h" /* MCP_STARTER_GRACE */
+#include "lender.h"
 #include "plugin.h"
 
 /* this srun's state, from init to exit */
@@ -45,6 +46,12 @@ static struct {
 	char outside_dir[PATH_MAX]; /* its submit directory, "" unknown */
 	long long outside_start;    /* its start, Unix seconds (0 unknown) */
 	char outside_cluster[64];   /* its cluster ("" unknown) */
+	/* the prepared job, for its lenders (lender.c) */
+	char dir[PATH_MAX];         /* its Mooncake directory */
+	uint32_t pool_job;          /* its pool's job (a heterogeneous job's leader) */
+	int run;                    /* its run, -1 unknown */
+	char cluster[64];           /* which job of its id: its cluster ("" unknown), */
+	long long start;            /* its start (Unix seconds, 0 unknown) */
 } ctx;
 
 /* A line for `srun -v`. srun applies -v only after init_post_opt, so the
@@ -173,11 +180,57 @@ static bool het_component(uint32_t job_id)
 
 static int user_init(spank_t sp);
 
+static int lenders(spank_t sp);
+
 int mcp_srun_user_init(spank_t sp)
 {
 	int rc = user_init(sp);
 
+	if (rc == 0)
+		rc = lenders(sp);
 	show_notes();
+	return rc;
+}
+
+/* the lenders this step's role needs, on its nodes (lender.c): its step
+ * exists now, and slurmctld knows its nodes */
+static int lenders(spank_t sp)
+{
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
+	struct mcri_jobdir jd = { .fd = -1 };
+	struct mcp_lender_job job;
+	char job_id[32];
+	uint32_t step_job, step;
+	bool any = false;
+	int rc = -1;
+
+	for (size_t i = 0; ctx.active && ctx.recipe && i < ctx.recipe->nlenders; i++)
+		any |= mcri_lender_serves(&ctx.recipe->lenders[i], ctx.role);
+	if (!any || !ctx.dir[0])
+		return 0;
+	if (spank_get_item(sp, S_JOB_ID, &step_job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) {
+		slurm_error(MCP_NAME ": cannot get this step's job and step ids, so its nodes' lenders cannot be started");
+		return -1;
+	}
+	snprintf(job_id, sizeof(job_id), "%u", ctx.pool_job);
+	if (mcri_jobdir_open(&jd, ctx.dir, getuid(), false, err))
+		goto out;
+	job = (struct mcp_lender_job){ .job_id = job_id,
+				       .run = ctx.run,
+				       .het = ctx.het_outside,
+				       .dir = &jd,
+				       .recipe = ctx.recipe_path,
+				       .job_num = ctx.pool_job,
+				       .cluster = ctx.cluster[0] ? ctx.cluster : NULL,
+				       .start = ctx.start,
+				       .step_job = step_job,
+				       .step = step };
+	rc = mcp_srun_lenders(&ctx.ps, ctx.recipe, ctx.role, &job, err);
+out:
+	if (rc)
+		mcp_error(err);
+	mcri_jobdir_close(&jd);
 	return rc;
 }
 
@@ -369,6 +422,9 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	 * srun from outside the allocation asks slurmctld; which job of its
 	 * id it is, where the environment says (Slurm 23.02 on) */
 	restarts = getenv("SLURM_RESTART_COUNT");
+	snprintf(ctx.dir, sizeof(ctx.dir), "%s", jd.path);
+	ctx.pool_job = job_id;
+	ctx.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0;
 	start = getenv("SLURM_JOB_START_TIME");
 	job = (struct mcp_job){ .job_id = job_id_s,
 				.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
@@ -383,6 +439,8 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 				.join_starting = true,
 				.cluster = ctx.outside ? ctx.outside_cluster : getenv("SLURM_CLUSTER_NAME"),
 				.start = ctx.outside ? ctx.outside_start : start ? strtoll(start, NULL, 10) : 0 };
+	snprintf(ctx.cluster, sizeof(ctx.cluster), "%s", job.cluster ? job.cluster : "");
+	ctx.start = job.start;
 	if (starts && !(master = malloc(MCP_MASTER_ADDRESS_MAX))) {
 		mcri_error_nomem(err);
 		goto fail;

@@ -40,6 +40,7 @@ struct entry {
 	const char *path; /* "services[<name>]" */
 	const char *kind; /* type, "generic" by default */
 	bool master;
+	bool lender;      /* mooncake-store, mooncake-donor (lenders.c) */
 };
 
 /* "<path>.<field>", for the toolkit's checks */
@@ -180,7 +181,12 @@ static int check_start_readiness(struct mcri_check *v, const struct entry *s)
 				 s->path);
 	for (const char *const *p = PROBES; *p; p++)
 		probes_set += mcri_map_index(n, *p) != MCRI_NO_INDEX;
-	if (probes_set != 1)
+	/* a lender is proved ready by the plugin itself: its bound only */
+	if (s->lender && probes_set)
+		return mcri_fail(v, n,
+				 "%s.readiness: a probe of its own is not run by this plugin for a lender: it proves a store ready by its segment mounted at the job's master, a donor by its ready file; keep timeout_seconds only",
+				 s->path);
+	if (probes_set != 1 && !s->lender)
 		return mcri_fail(v, n, "%s.readiness: set exactly one of port, tcp, http, log (found %d)",
 				 s->path, probes_set);
 	for (const char *const *t = READINESS_NUMBERS; *t; t++) {
@@ -252,13 +258,7 @@ static int check_identity(struct mcri_check *v, const struct mcri_node *services
 	if (n && n->type != MCRI_T_BOOL)
 		return mcri_fail(v, n, "%s.enabled: Not a valid boolean: %s; write true or false",
 				 s->path, mcri_show(v, n));
-	/* a lender the plugin does not run would leave the pool without its
-	 * memory, unsaid: refused (a disabled one lends nothing under srtctl
-	 * either) */
-	if (mcri_in_list(s->kind, LENDER_KINDS) && mcri_entry_enabled(e))
-		return mcri_fail(v, type,
-				 "%s.type: '%s' is a memory lender, which srtctl runs on the nodes of its placement to lend their memory to the job's pool; this plugin does not run lenders, so the pool would lack that memory (the workers' puts fail once it is full): let the workers lend their own segments (MOONCAKE_GLOBAL_SEGMENT_SIZE, global_segment_size) and remove the service, or set `enabled: false`",
-				 s->path, s->kind);
+	s->lender = mcri_in_list(s->kind, LENDER_KINDS);
 	return 0;
 }
 
