@@ -303,7 +303,10 @@ static enum mcp_probe join_probe(struct run *x)
 		return MCP_PROBE_NO_ANSWER;
 	}
 	if (p->ended) {
-		snprintf(m->why, sizeof(m->why), "its step has ended (its log %.300s tells why)", x->log_name);
+		if (p->ended_why[0])
+			snprintf(m->why, sizeof(m->why), "its step has ended it: %.400s", p->ended_why);
+		else
+			snprintf(m->why, sizeof(m->why), "its step has ended (its log %.300s tells why)", x->log_name);
 		return MCP_PROBE_REFUSED;
 	}
 	if (p->restarting) {

@@ -70,8 +70,8 @@ static int look(const struct mcri_jobdir *jd, struct wanted *w, struct mcri_lock
 	if (st.phase == MCRI_PHASE_READY) {
 		if (mcri_proof_of_subject(jd, w->subject, st.attempt, &p) == 0 && p.ended) {
 			mcp_log_tail(log, tail, sizeof(tail));
-			return mcri_error_set(err, MCR_ESTATE, "the lender %s on %s has ended (restarted %d times of restart=%d); its log %s ends:%s",
-					      w->name, w->node, p.restarts, p.restart_limit, log,
+			return mcri_error_set(err, MCR_ESTATE, "the lender %s on %s has ended (%.400s); its log %s ends:%s",
+					      w->name, w->node, p.ended_why[0] ? p.ended_why : "its step has ended", log,
 					      tail[0] ? tail : " (empty)");
 		}
 		return 0;
