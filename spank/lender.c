@@ -193,9 +193,8 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 		goto out;
 	}
 	if (port)
-		slurm_info(MCP_NAME ": starting %s %s on %s (%s, port %d) as step %s of job %s; its segment %s lends to the pool; log: %s",
-			   kind_words(l), l->name, x->node, st->infra_addr, port, l->name, m->job->job_id,
-			   segment, log);
+		slurm_info(MCP_NAME ": starting %s %s on %s (%s, port %d) as step %s of job %s; log: %s",
+			   kind_words(l), l->name, x->node, st->infra_addr, port, l->name, m->job->job_id, log);
 	else
 		slurm_info(MCP_NAME ": starting %s %s on %s (%s) as step %s of job %s; log: %s", kind_words(l),
 			   l->name, x->node, st->infra_addr, l->name, m->job->job_id, log);

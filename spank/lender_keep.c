@@ -94,38 +94,105 @@ bad:
 			      value);
 }
 
-/* the master's /metrics lists the store's segment with a capacity; why
- * not, when it does not */
-static bool segment_mounted(struct mcp_guard *g, char *why, size_t size)
+/* the store's segment is one Mooncake names ("<host>:*", P2PHANDSHAKE) */
+static bool named_by_mooncake(const struct mcp_guard_lender *l)
 {
-	struct mcp_guard_lender *l = &g->lender;
-	struct mcri_prom page = { 0 };
+	size_t len = strlen(l->segment);
+
+	return len > 2 && !strcmp(l->segment + len - 2, ":*");
+}
+
+/* `seg` is a segment of the pattern's host */
+static bool of_host(const struct mcp_guard_lender *l, const char *seg)
+{
+	size_t host = strlen(l->segment) - 1; /* "<host>:" */
+
+	return !strncmp(seg, l->segment, host) && seg[host] && !strchr(seg + host, ':');
+}
+
+/* The master's segments (the names of those with a capacity) into *page;
+ * false, with why, when it does not answer */
+static bool segments(const struct mcp_guard_lender *l, struct mcri_prom *page, char *why, size_t size)
+{
 	struct mcr_error e;
 	char host[256], *body = NULL;
 	const char *colon = strrchr(l->master, ':');
 	int status = 0, port = colon ? atoi(colon + 1) : 0;
-	bool found = false;
 
 	snprintf(host, sizeof(host), "%.*s", colon ? (int)(colon - l->master) : 0, l->master);
 	if (mcri_http_get(host, port, "/metrics", MCP_PROBE_TIMEOUT_MS, MCRI_METRICS_MAX, &status, &body, &e)) {
 		snprintf(why, size, "the job's master does not answer on %s: %.200s", l->master, e.text);
 		return false;
 	}
-	if (status != 200 || mcri_prom_parse(body, &page, &e)) {
+	if (status != 200 || mcri_prom_parse(body, page, &e)) {
 		snprintf(why, size, "the job's master's /metrics on %s answered %d", l->master, status);
 		free(body);
 		return false;
 	}
 	free(body);
-	for (size_t i = 0; i < page.n && !found; i++) {
-		const char *seg = mcri_prom_label(&page.s[i], "segment");
+	return true;
+}
 
-		found = seg && !strcmp(page.s[i].name, "segment_total_capacity_bytes") && !strcmp(seg, l->segment) &&
-			page.s[i].value > 0;
+/* the segment name of sample i with a capacity, or NULL */
+static const char *lent(const struct mcri_prom *page, size_t i)
+{
+	const char *seg = mcri_prom_label(&page->s[i], "segment");
+
+	return seg && !strcmp(page->s[i].name, "segment_total_capacity_bytes") && page->s[i].value > 0 ? seg :
+													 NULL;
+}
+
+/* the lender's record in workers/, once it names its segment */
+static void write_record(struct mcp_guard *g, const char *segment)
+{
+	struct mcri_jobdir jd = { .fd = -1 };
+	struct mcr_error err;
+
+	if (!g->lender.record.node[0])
+		return;
+	snprintf(g->lender.record.address, sizeof(g->lender.record.address), "%s", segment);
+	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err) != 0 ||
+	    mcri_worker_write(&jd, &g->lender.record, &err) != 0)
+		fprintf(stderr, "mooncake: warning: %s (mooncake-recipe status shows the lender's segment without its node)\n",
+			err.text);
+	mcri_jobdir_close(&jd);
+}
+
+/* the master's /metrics lists the store's segment with a capacity (with
+ * P2PHANDSHAKE: a segment of its host that was not there before it
+ * started, then that one); why not, when it does not */
+static bool segment_mounted(struct mcp_guard *g, char *why, size_t size)
+{
+	struct mcp_guard_lender *l = &g->lender;
+	struct mcri_prom page = { 0 };
+	const char *want = named_by_mooncake(l) ? l->found : l->segment;
+	bool found = false;
+
+	if (!segments(l, &page, why, size))
+		return false;
+	for (size_t i = 0; i < page.n && !found; i++) {
+		const char *seg = lent(&page, i);
+		bool known = false;
+
+		if (!seg)
+			continue;
+		if (want[0]) {
+			found = !strcmp(seg, want);
+			continue;
+		}
+		if (!of_host(l, seg))
+			continue;
+		for (int k = 0; k < l->nbefore && !known; k++)
+			known = !strcmp(l->before[k], seg);
+		if (!known && (found = true)) {
+			snprintf(l->found, sizeof(l->found), "%s", seg);
+			write_record(g, seg);
+		}
 	}
 	mcri_prom_free(&page);
 	if (!found)
-		snprintf(why, size, "the job's master (%s) lists no segment %s", l->master, l->segment);
+		snprintf(why, size, "the job's master (%s) lists no segment %s", l->master,
+			 want[0] ? want : "of the store's host that it did not have before");
 	return found;
 }
 
@@ -170,9 +237,28 @@ bool mcp_lender_answers(struct mcp_guard *g, char *why, size_t size)
 
 void mcp_lender_before_start(struct mcp_guard *g)
 {
+	struct mcp_guard_lender *l = &g->lender;
 	char path[PATH_MAX * 2];
 
-	if (g->lender.kind != MCRI_LENDER_DONOR)
+	if (l->kind == MCRI_LENDER_STORE && named_by_mooncake(l)) {
+		struct mcri_prom page = { 0 };
+		char why[400];
+
+		/* the segments of its host now: the one it mounts is new */
+		l->found[0] = '\0';
+		l->nbefore = 0;
+		if (!segments(l, &page, why, sizeof(why)))
+			return;
+		for (size_t i = 0; i < page.n && l->nbefore < (int)MCRI_ARRAY_LEN(l->before); i++) {
+			const char *seg = lent(&page, i);
+
+			if (seg && of_host(l, seg))
+				snprintf(l->before[l->nbefore++], sizeof(l->before[0]), "%s", seg);
+		}
+		mcri_prom_free(&page);
+		return;
+	}
+	if (l->kind != MCRI_LENDER_DONOR)
 		return;
 	/* the job's directory (and the mooncake/ in it) is the user's alone */
 	snprintf(path, sizeof(path), "%s/%s", g->dir, g->lender.ready);
@@ -181,13 +267,54 @@ void mcp_lender_before_start(struct mcp_guard *g)
 			strerror(errno));
 }
 
+/* the lender in the job's workers/ records (workers.c), so that status
+ * and the pool's report name its node and kind: a store by its segment's
+ * name, a donor (whose segment TRT-LLM names) by its node's address */
+static void record(spank_t sp, struct mcp_guard *g, const char *iface)
+{
+	struct mcri_jobdir jd = { .fd = -1 };
+	struct mcr_error ignored;
+	char role[sizeof(((struct mcri_worker *)0)->role)], addr[64] = "", node[256] = "", peer[300];
+	const char *name = g->lender.subject + strlen(MCRI_LENDER_PREFIX);
+	size_t len = strlen(name), nlen;
+
+	/* lender_<name>.<node>: its name */
+	if (spank_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)) != ESPANK_SUCCESS)
+		gethostname(node, sizeof(node) - 1);
+	nlen = strlen(node);
+	if (nlen && len > nlen + 1 && !strcmp(name + len - nlen, node) && name[len - nlen - 1] == '.')
+		len -= nlen + 1;
+	snprintf(role, sizeof(role), "%s %.*s", mcri_lender_kind_name((enum mcri_lender_kind)g->lender.kind),
+		 (int)len, name);
+	snprintf(peer, sizeof(peer), "%.*s", (int)strcspn(g->lender.master, ":"), g->lender.master);
+	if (g->lender.kind == MCRI_LENDER_DONOR && mcp_local_address(iface, peer, addr, sizeof(addr), &ignored))
+		return;
+	{
+		struct mcri_worker *w = &g->lender.record;
+		uint32_t job = 0, step = 0;
+
+		spank_get_item(sp, S_JOB_ID, &job);
+		spank_get_item(sp, S_JOB_STEPID, &step);
+		memset(w, 0, sizeof(*w));
+		gethostname(w->node, sizeof(w->node) - 1);
+		snprintf(w->role, sizeof(w->role), "%s", role);
+		w->job = job;
+		w->step = step;
+	}
+	/* a store named by Mooncake is recorded once its segment is found */
+	if (g->lender.kind == MCRI_LENDER_STORE && named_by_mooncake(&g->lender))
+		return;
+	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &ignored) == 0)
+		mcp_record_worker(sp, &jd, role, g->lender.kind == MCRI_LENDER_STORE ? g->lender.segment : addr);
+	mcri_jobdir_close(&jd);
+}
+
 int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *ps, uint32_t step,
 		    struct mcr_error *err)
 {
 	struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
 	char run_dir[PATH_MAX * 2];
 
-	(void)ps;
 	if (!g)
 		return mcri_error_nomem(err);
 	spank_unsetenv(sp, MCP_LENDER_VAR);
@@ -208,6 +335,7 @@ int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *
 		if (mkdir(run_dir, 0700) != 0 && errno != EEXIST)
 			return mcri_error_set(err, MCR_EIO, "cannot make %s for the donor: %s", run_dir, strerror(errno));
 	}
+	record(sp, g, ps->interface);
 	return mcp_master_keep(g, err);
 }
 

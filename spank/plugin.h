@@ -143,7 +143,13 @@ struct mcp_guard_lender {
 	char master[300];                  /* the master's metrics "host:port" */
 	char ready[PATH_MAX];              /* a donor's ready file, in dir */
 	double looked;                     /* the master's segments last read */
-	bool mounted;                      /* ... and held the store's segment */
+	/* a store announced by P2PHANDSHAKE (segment "<host>:*"): Mooncake
+	 * names its segment, the new one of its host is its; those of the
+	 * host before it started, and the one found */
+	char before[32][128];
+	int nbefore;
+	char found[256];
+	struct mcri_worker record;         /* its record in workers/ (status) */
 };
 struct mcp_guard {
 	struct mcri_proof proof;

@@ -125,7 +125,7 @@ enum mcri_layer {
 	MCRI_LAYER_VLLM_DEFAULT,  /* metadata_server: the plugin's, where vLLM has none */
 	MCRI_LAYER_LENDER_KIND,   /* a lender: what its kind gives it (srtctl's defaults) */
 	MCRI_LAYER_LENDER_ENV,    /* a lender: services[<name>].env */
-	MCRI_LAYER_LENDER_PORT,   /* a store: its port, which names its segment (the plugin) */
+	MCRI_LAYER_LENDER_METADATA, /* a store: the workers' metadata server (their client config) */
 	MCRI_LAYER_COUNT,
 };
 

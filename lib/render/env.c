@@ -305,21 +305,37 @@ int mcr_worker_env(const struct mcr_recipe *r, enum mcr_role role,
 
 /* ---- a memory lender's environment ------------------------------------- */
 
-/* host:port unless `host` names a port already */
-static char *with_port(const char *host, int port)
+const char *mcri_lender_metadata(const struct mcr_recipe *r, const char **where)
 {
-	const char *colon = strrchr(host, ':');
+	const struct mcri_node *md = mcri_map_get(r->store_config, "metadata_server");
+	const char *at = r->store_config_where ? r->store_config_where : "";
 
-	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1))
-		return strdup(host);
-	return mcri_asprintf("%s:%d", host, port);
+	if (r->engine == MCR_ENGINE_TRTLLM)
+		for (int k = 0; k < MCR_ROLE_COUNT; k++) {
+			const struct mcri_node *own = mcri_map_get(
+				mcri_map_get(r->role_node[k], "mooncake_store_config"), "metadata_server");
+
+			if ((r->connector_modes & MCRI_ROLE_BIT(k)) && mcri_is_str(own)) {
+				md = own;
+				at = "roles.<role>.mooncake_store_config";
+				break;
+			}
+		}
+	if (r->engine != MCR_ENGINE_VLLM && r->engine != MCR_ENGINE_TRTLLM) {
+		if (where)
+			*where = "";
+		return NULL;
+	}
+	if (where)
+		*where = mcri_is_str(md) ? at : "";
+	return mcri_is_str(md) ? md->s : "P2PHANDSHAKE";
 }
 
 static int lender_env(const struct mcr_recipe *r, const struct mcri_lender *l,
 		      const struct mcri_lender_at *at, struct envb *b, struct mcr_error *err)
 {
 	char *where = b->own_where, *val = NULL;
-	const char *own;
+	const char *md;
 	int rc;
 
 	snprintf(where, sizeof(b->own_where), "services[%s].env", l->name);
@@ -341,32 +357,28 @@ static int lender_env(const struct mcr_recipe *r, const struct mcri_lender *l,
 	}
 	if (at->port <= 0 || !at->master)
 		return mcri_error_set(err, MCR_EINVAL, "no port or master address for the store %s", l->name);
+	/* the node's address, as srtctl gives it: Mooncake names the segment
+	 * "<address>:<a port of its own>", anew at each start (a restarted
+	 * store's peers never take it for the one that died) */
+	md = mcri_lender_metadata(r, NULL);
 	b->layer = MCRI_LAYER_LENDER_KIND;
 	b->where = NULL;
-	if (!(val = mcri_asprintf("%s:%d", at->addr ? at->addr : "localhost", at->port)))
-		return mcri_error_nomem(err);
-	rc = env_set(b, "MOONCAKE_LOCAL_HOSTNAME", val, NULL, err);
-	free(val);
+	if (env_set(b, "MOONCAKE_LOCAL_HOSTNAME", at->addr ? at->addr : "localhost", NULL, err))
+		return -1;
 	b->layer = MCRI_LAYER_LENDER_ENV;
 	b->where = where;
-	if (rc || env_merge(b, mcri_map_get(l->entry, "env"), err))
+	if (env_merge(b, mcri_map_get(l->entry, "env"), err))
 		return -1;
-	/* the recipe's own address, with the store's port: a segment of its own */
-	own = mcr_env_get(b->env, "MOONCAKE_LOCAL_HOSTNAME");
-	if (own && !strchr(own, ':')) {
-		if (!(val = with_port(own, at->port)))
-			return mcri_error_nomem(err);
-		b->layer = MCRI_LAYER_LENDER_PORT;
-		b->where = NULL;
-		rc = env_set(b, "MOONCAKE_LOCAL_HOSTNAME", val, NULL, err);
-		free(val);
-		if (rc)
-			return -1;
-	}
 	b->layer = MCRI_LAYER_MASTER;
 	b->where = NULL;
-	if (env_set(b, "MOONCAKE_MASTER", at->master, NULL, err) ||
-	    metadata_server(r, at->master, at->metadata_host, at->metadata_port, &val, err))
+	if (env_set(b, "MOONCAKE_MASTER", at->master, NULL, err))
+		return -1;
+	/* the metadata server of the workers: the job's, or their files' */
+	if (md) {
+		b->layer = MCRI_LAYER_LENDER_METADATA;
+		return env_set(b, "MOONCAKE_TE_META_DATA_SERVER", md, NULL, err);
+	}
+	if (metadata_server(r, at->master, at->metadata_host, at->metadata_port, &val, err))
 		return -1;
 	rc = env_set(b, "MOONCAKE_TE_META_DATA_SERVER", val, NULL, err);
 	free(val);
@@ -407,7 +419,12 @@ char *mcri_lender_segment(const struct mcr_recipe *r, const struct mcri_lender *
 	}
 	if (mcri_lender_env_origins(r, l, at, &env, NULL, err))
 		return NULL;
-	name = strdup(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"));
+	{
+		const char *host = mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME");
+
+		/* a name with a port is the segment's; else Mooncake adds one */
+		name = strchr(host, ':') ? strdup(host) : mcri_asprintf("%s:*", host);
+	}
 	mcr_env_free(&env);
 	if (!name)
 		mcri_error_nomem(err);

@@ -97,19 +97,29 @@ int mcri_lender_argv(const struct mcr_recipe *r, const struct mcri_lender *l,
 		     const struct mcri_lender_at *at, char ***argv, struct mcr_error *err);
 /* The lender's extra environment, later entries winning, with each
  * variable's origin when `origins` is not NULL (explain; heap array):
- *   store: MOONCAKE_LOCAL_HOSTNAME=<addr>:<port> (srtctl's default is the
- *          node's address: the plugin adds the store's port, so that its
- *          segment has a name of its own), services[<name>].env (a
- *          MOONCAKE_LOCAL_HOSTNAME without a port gets the store's),
- *          MOONCAKE_MASTER, MOONCAKE_TE_META_DATA_SERVER (the job's master);
+ *   store: MOONCAKE_LOCAL_HOSTNAME=<addr> (srtctl's default),
+ *          services[<name>].env, MOONCAKE_MASTER (the job's master),
+ *          MOONCAKE_TE_META_DATA_SERVER (the workers': the job's, or their
+ *          client config's, mcri_lender_metadata);
  *   donor: TRTLLM_MOONCAKE_RUN_DIR=<dir>/mooncake/donor-<node>,
  *          TRTLLM_MOONCAKE_MASTER_TIMEOUT=<timeout>, TLLM_LOG_LEVEL=INFO,
  *          services[<name>].env. */
 int mcri_lender_env_origins(const struct mcr_recipe *r, const struct mcri_lender *l,
 			    const struct mcri_lender_at *at, struct mcr_env *out,
 			    struct mcri_env_origin **origins, struct mcr_error *err);
-/* The name of the segment a store mounts: its MOONCAKE_LOCAL_HOSTNAME
- * (heap); NULL with err for a donor (TRT-LLM names its segment). */
+/* The metadata server the job's workers find segments through, which a
+ * store must announce its segment to: NULL for the job's own (SGLang's
+ * workers: MOONCAKE_TE_META_DATA_SERVER is the plugin's), else the text of
+ * the client configs (vLLM's, TRT-LLM's connector roles': their
+ * metadata_server, P2PHANDSHAKE when they name none). `where` (NULL: not
+ * wanted) the key path that names it, "" for a default. A TRT-LLM recipe
+ * whose connector roles name different ones: the first's (rules/lenders.c
+ * refuses a store there). Borrowed. */
+const char *mcri_lender_metadata(const struct mcr_recipe *r, const char **where);
+/* The name of the segment a store mounts: "<host>:*" for a
+ * MOONCAKE_LOCAL_HOSTNAME without a port (Mooncake adds one of its own at
+ * each start: the new segment of that host is the store's), else that
+ * name (heap). NULL with err for a donor (TRT-LLM names its segment). */
 char *mcri_lender_segment(const struct mcr_recipe *r, const struct mcri_lender *l,
 			  const struct mcri_lender_at *at, struct mcr_error *err);
 /* The donor's ready file, relative to the job's directory:

@@ -478,11 +478,13 @@ int mcri_lock_hold_of(const struct mcri_jobdir *d, const char *subject, int atte
 void mcri_lock_touch_of(const struct mcri_jobdir *d, const char *subject, int attempt);
 bool mcri_lock_adopt_of(const struct mcri_jobdir *d, const char *subject, int attempt);
 
-/* workers/<node>.<job>.<step>.<task>.json: a node of a role step */
+/* workers/<node>.<job>.<step>.<task>.json: a node of a role step, or a
+ * memory lender's step (its role "<kind> <name>", its address the name of
+ * its segment, "host:port") */
 struct mcri_worker {
 	char node[256];
-	char role[16];
-	char address[64];   /* what its Mooncake clients announce */
+	char role[96];
+	char address[300];  /* what its Mooncake clients announce (a lender: its segment) */
 	unsigned long job, step, task;
 };
 /* Written without fsync (it is advice). */
