@@ -121,9 +121,17 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 			return MCP_SPAWN_ERROR;
 		mcp_master_heartbeat(m);
 		/* the recipe's container, or the kind's fallback image, as srtctl picks it */
-		if (mcp_container_decide_value(ls->ps, mcri_lender_container(ls->r, l, &where), &where, NULL,
-					       &m->container, &m->err))
-			return MCP_SPAWN_ERROR;
+		{
+			char step[MCRI_LENDER_NAME_MAX + 32];
+			const char *what[3] = { step, l->kind == MCRI_LENDER_STORE ? "the store service" :
+										  "trtllm-serve mooncake_donor",
+						x->node };
+
+			snprintf(step, sizeof(step), "the lender step %s", l->name);
+			if (mcp_container_decide_value(ls->ps, mcri_lender_container(ls->r, l, &where), &where,
+						       what, NULL, &m->container, &m->err))
+				return MCP_SPAWN_ERROR;
+		}
 		mcp_master_heartbeat(m);
 		snprintf(st->recipe, sizeof(st->recipe), "%s", ls->job->recipe);
 		snprintf(st->starter_host, sizeof(st->starter_host), "%s", m->host);
@@ -262,10 +270,12 @@ static void watch(struct run *x, enum mcp_el_state state, struct mcp_seen *s)
 		return;
 	}
 	s->probe = MCP_PROBE_NO_ANSWER;
-	snprintf(m->why, sizeof(m->why), x->l->kind == MCRI_LENDER_STORE ?
-						 "its step has not proved yet that it listens on port %d and its segment is mounted at the job's master" :
-						 "its ready file is not there yet (port %d)",
-		 m->st.ports.rpc);
+	if (x->l->kind == MCRI_LENDER_STORE)
+		snprintf(m->why, sizeof(m->why),
+			 "its step has not proved yet that it listens on port %d and its segment is mounted at the job's master",
+			 m->st.ports.rpc);
+	else
+		snprintf(m->why, sizeof(m->why), "its ready file is not there yet");
 }
 
 /* proved: its step's keeper says what listens on its port is its own */

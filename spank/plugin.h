@@ -309,10 +309,13 @@ void mcp_container_probe(const struct mcri_plugstack *ps, struct mcp_container_s
 int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 			 const struct mcp_container_site *site, struct mcp_container *c,
 			 struct mcr_error *err);
-/* The same for the container `value` written at `where` (NULL: the host) */
+/* The same for the container `value` written at `where` (NULL: the
+ * host), of what the messages call what[0..2] ("the master step",
+ * "mooncake_master", "the infra node"; NULL: those) */
 int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *value,
-			       const struct mcr_position *where, const struct mcp_container_site *site,
-			       struct mcp_container *c, struct mcr_error *err);
+			       const struct mcr_position *where, const char *const *what,
+			       const struct mcp_container_site *site, struct mcp_container *c,
+			       struct mcr_error *err);
 /* A step in it (c NULL or mode NONE: the host): *options, the srun options
  * that put the step there (NULL-terminated, mcr_strv_free; NULL on the
  * host); *cmd wrapped where the system needs it. `env`, the variables srun
