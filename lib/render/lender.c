@@ -10,8 +10,20 @@
 
 #include "render/render.h"
 
-/* the program of each kind, when the service names no command */
-static const char *const STORE_PROGRAM[] = { "python3", "-m", "mooncake.mooncake_store_service", NULL };
+/* the program of each kind, when the service names no command. The
+ * wheel's store service serves its REST API (put, get, remove, mount of
+ * any path as the job's user, ...: no authentication) on 0.0.0.0, with no
+ * flag to bind it elsewhere: the plugin runs it as python -m would, its
+ * aiohttp site bound to the loopback address, so that no other host
+ * reaches it (spank_mooncake(8), SECURITY) */
+#define STORE_BOOTSTRAP                                                                     \
+	"import runpy, aiohttp.web as w\n"                                                   \
+	"class Loopback(w.TCPSite):\n"                                                       \
+	"    def __init__(self, runner, host=None, port=None, **kw):\n"                      \
+	"        super().__init__(runner, '127.0.0.1', port, **kw)\n"                         \
+	"w.TCPSite = Loopback\n"                                                             \
+	"runpy.run_module('mooncake.mooncake_store_service', run_name='__main__', alter_sys=True)\n"
+static const char *const STORE_PROGRAM[] = { "python3", "-c", STORE_BOOTSTRAP, NULL };
 static const char *const DONOR_PROGRAM[] = { "trtllm-serve", "mooncake_donor", NULL };
 
 char *mcri_donor_ready_file(const char *node)

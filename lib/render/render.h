@@ -85,12 +85,13 @@ struct mcri_lender_at {
 	int timeout;               /* seconds it may take to be ready */
 };
 /* The lender's argv (mcr_strv_free):
- *   store: python3 -m mooncake.mooncake_store_service --port=<port>
- *          --max-wait-time=<timeout> [args]
+ *   store: python3 -c <the wheel's mooncake.mooncake_store_service, run
+ *          as python -m runs it, its REST API bound to 127.0.0.1>
+ *          --port=<port> --max-wait-time=<timeout> [args]
  *   donor: trtllm-serve mooncake_donor --master_server_address <master>
  *          --segment_size <options.size> --protocol <options.protocol, rdma>
  *          --ready_file <dir>/mooncake/donor-<node>.ready [args]
- * the service's `command` in place of the program (python3 -m ...,
+ * the service's `command` in place of the program (python3 -c ...,
  * trtllm-serve mooncake_donor). MCR_EINVAL without a port (store) or a
  * master; MCR_EIO out of memory. */
 int mcri_lender_argv(const struct mcr_recipe *r, const struct mcri_lender *l,

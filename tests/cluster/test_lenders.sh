@@ -156,5 +156,49 @@ $pb"
 check "... and each job's pool works through its own store" \
 	has_line two-a-decode.out 'n3 GOT k=v-a' --and has_line two-b-decode.out 'n3 GOT k=v-b'
 
+# --- a second user (OTHER) and the store's unauthenticated REST API:
+# OTHER holds 8080 on n3 before the job (the store takes another port,
+# its own, proved); from another node it cannot reach the store's API
+# (the plugin binds it to the loopback address); on n3 itself it can,
+# and reads the job's keys there (what remains open: spank_mooncake(8),
+# SECURITY)
+OTHER=mckother
+ouid=$(test_user "$OTHER")
+on_node n3 "$OTHER" "exec python3 -m http.server 8080 --bind 0.0.0.0" >other-8080.out 2>&1 &
+await 10 eval "\"\$CLUSTER\" exec n3 ss -ltn | grep -q ':8080 '"
+# its pid: OTHER's python3 on n3
+squatter=$(for p in $("$CLUSTER" pids n3 python3); do [ "$(ps -o user= -p "$p")" = "$OTHER" ] && echo "$p"; done)
+MCK_EXIT_HOOKS+=("kill $squatter 2>/dev/null")
+cat >hostile.sh <<EOS
+#!/bin/bash
+. "$MCK_AWAIT"
+d=$W/outputs/\$SLURM_JOB_ID/logs
+srun -N1 -n1 -w n3 --mooncake-recipe=sglang-store.yaml --mooncake-role=decode \\
+	bash -c 'echo DECODE-RUNS; python3 $CLIENT get k secret-of-the-job $W/hostile.got' >hostile-decode.out 2>&1 &
+await 60 grep -qs DECODE-RUNS hostile-decode.out
+srun -N1 -n1 -w n2 --mooncake-recipe=sglang-store.yaml --mooncake-role=prefill \\
+	bash -c 'python3 $CLIENT put k secret-of-the-job $W/hostile.done' >hostile-prefill.out 2>&1 &
+await 60 test -e $W/hostile.got
+cp \$d/lender_store.n3.json hostile-state.json
+touch $W/hostile.held
+await 60 test -e $W/hostile.done
+wait
+EOS
+jid=$(sbatch --parsable -N3 -w n1,n2,n3 -o "$W/hostile.job.out" hostile.sh)
+await 120 test -e hostile.held
+port=$(sed -n 's/.*"rpc_port": \([0-9]*\),.*/\1/p' hostile-state.json)
+on_node n2 "$OTHER" "curl -s -m 5 -o /dev/null -w '%{http_code}' http://$MCK_ADDR_n3:$port/api/get/k; echo \" rc=\$?\"" >remote.out 2>&1
+on_node n3 "$OTHER" "curl -s -m 5 http://127.0.0.1:$port/api/get/k; echo" >local.out 2>&1
+touch hostile.done
+wait_job "$jid" 120
+kill "$squatter" 2>/dev/null
+await 10 not kill -0 "$squatter" 2>/dev/null
+check "another user's listener on 8080 of n3: the job's store took another port ($port), its own, and lent" \
+	test -n "$port" --and test "$port" != 8080 --and grep -qx "n3 GOT k=secret-of-the-job" hostile-decode.out
+check "from another node, another user cannot reach the store's REST API ($(cat remote.out))" \
+	has remote.out "rc=7"
+check "on the store's node, another user reaches it on 127.0.0.1 and reads the job's keys (open: documented in spank_mooncake(8))" \
+	has_line local.out secret-of-the-job
+
 if [ -n "${MCK_VERBOSE:-}" ]; then tail -n +1 "$W"/*.out "$W"/*.json "$d"/*.out "$d"/lender_*; fi
 check "no store service is left" test "$("$CLUSTER" count python3 | awk '{ s += $2 } END { print s + 0 }')" = 0
