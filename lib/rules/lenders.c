@@ -210,6 +210,35 @@ static int check_donor(struct mcri_check *v, const struct mcri_lender *l, const 
 	return 0;
 }
 
+/* a store announces its segment one way: TRT-LLM's connector roles must
+ * find segments the same way (their metadata_server) */
+static int check_store_metadata(struct mcri_check *v, const struct mcri_lender *l, const char *path)
+{
+	const struct mcri_node *base = mcri_map_get(v->r->store_config, "metadata_server");
+	const char *first = NULL;
+	int first_role = -1;
+
+	if (v->r->engine != MCR_ENGINE_TRTLLM)
+		return 0;
+	for (int k = 0; k < MCR_ROLE_COUNT; k++) {
+		const struct mcri_node *own = mcri_map_get(
+			mcri_map_get(v->r->role_node[k], "mooncake_store_config"), "metadata_server");
+		const char *md = mcri_is_str(own) ? own->s : mcri_is_str(base) ? base->s : "P2PHANDSHAKE";
+
+		if (!(v->r->connector_modes & MCRI_ROLE_BIT(k)))
+			continue;
+		if (!first) {
+			first = md;
+			first_role = k;
+		} else if (strcmp(first, md) != 0) {
+			return mcri_fail(v, own ? own : mcri_map_get(l->entry, "type"),
+					 "%s: roles.%s's workers find segments through metadata_server '%s', roles.%s's through '%s', and a store announces its segment one way only: give the connector roles one metadata_server",
+					 path, mcr_role_name(first_role), first, mcr_role_name(k), md);
+		}
+	}
+	return 0;
+}
+
 int mcri_rules_lenders(struct mcri_check *v)
 {
 	for (size_t i = 0; i < v->r->nlenders; i++) {
@@ -225,6 +254,8 @@ int mcri_rules_lenders(struct mcri_check *v)
 			return mcri_fail(v, mcri_map_get(l->entry, "type"),
 					 "%s.type: a mooncake-store registers with the master that engine.mooncake_kv_store declares (srtctl refuses it without one), and this recipe has no engine.mooncake_kv_store; add `mooncake_kv_store: {}` to engine (in place of a mooncake-master service)",
 					 path);
+		if (l->kind == MCRI_LENDER_STORE && check_store_metadata(v, l, path))
+			return -1;
 		if (l->kind == MCRI_LENDER_DONOR && check_donor(v, l, path))
 			return -1;
 	}

@@ -70,6 +70,14 @@ assert s["capacity_bytes"] == 64 << 20, s
 assert len(segs) == 1 and segs[0]["name"].startswith(sys.argv[2] + ":"), segs
 assert segs[0]["node"] == "n3" and segs[0]["role"] == "mooncake-store store" and segs[0]["allocated_bytes"] >= 1 << 20, segs
 PY
+await 30 test -s "$d/mooncake_pool.svg"
+check "SGLang: the pool's report and picture name the store's segment and node" \
+	python3 - "$d/mooncake_pool_report.json" <<'PY' --and has "$d/mooncake_pool.svg" "lent by mooncake-store store on n3 (64.0 MiB)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+segs = [s for s in r["segments"] if s["role"] == "mooncake-store store"]
+assert len(segs) == 1 and segs[0]["node"] == "n3" and segs[0]["peak_allocated_bytes"] >= 1 << 20, r["segments"]
+PY
 # vLLM: workers in standalone-store mode (a segment of 0), the store lends
 kvt='{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'
 cat >vllm-store.yaml <<EOF

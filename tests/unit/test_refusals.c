@@ -234,6 +234,16 @@ static const struct {
 		"services:\n"
 		"  - {name: store, type: mooncake-store, critical: 'no'}\n",
 		"mooncake: r.yaml:5:51: services[store].critical: Not a valid boolean: 'no'; write true or false" },
+	{ "lender_store_two_metadata_servers",
+		"schema: 2\n"
+		"model: {path: /m/q}\n"
+		"engine: {type: trtllm, mooncake_kv_store: {store_config: {metadata_server: P2PHANDSHAKE}}}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"  decode: {args: {kv_connector_config: {connector: mooncake-store}}, mooncake_store_config: {metadata_server: 'http://h:1/metadata'}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store}\n",
+		"mooncake: r.yaml:6:111: services[store]: roles.prefill's workers find segments through metadata_server 'P2PHANDSHAKE', roles.decode's through 'http://h:1/metadata', and a store announces its segment one way only: give the connector roles one metadata_server" },
 	{ "donor_not_trtllm",
 		"schema: 2\n"
 		"engine: {type: sglang, mooncake_kv_store: {}}\n"
