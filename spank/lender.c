@@ -512,6 +512,22 @@ static void interrupted(struct lenders *ls, int sig)
 	}
 }
 
+/* The lender was recorded ready, for this job and run from this recipe,
+ * and its step's keeper says it lends: joined, with no election (a first
+ * wave's sruns mostly come once it is) */
+static bool lending(struct lenders *ls, struct run *x)
+{
+	struct mcri_state st;
+	struct mcri_proof p;
+	struct mcr_error ignored;
+
+	return mcri_state_read_of(ls->job->dir, x->subject, &st, &ignored) == 0 && st.phase == MCRI_PHASE_READY &&
+	       !strcmp(st.job_id, ls->job->job_id) && (ls->job->run < 0 || st.run == ls->job->run) &&
+	       !strcmp(st.recipe, ls->job->recipe) && (!st.job_start || !ls->job->start || st.job_start == ls->job->start) &&
+	       mcri_proof_of_subject(ls->job->dir, x->subject, st.attempt, &p) == 0 && !p.ended && !p.restarting &&
+	       p.verdict == MCRI_PROOF_OWN && (long)p.step == st.master_step;
+}
+
 static void elections(struct lenders *ls)
 {
 	double t0 = mcp_now();
@@ -519,6 +535,9 @@ static void elections(struct lenders *ls)
 	for (size_t i = 0; i < ls->n; i++) {
 		struct run *x = &ls->run[i];
 		int timeout = mcp_lender_timeout(ls->ps, x->l);
+
+		if ((x->done = lending(ls, x)))
+			continue;
 
 		x->mj = (struct mcp_job){ .job_id = ls->job->job_id,
 					  .run = ls->job->run,
@@ -566,6 +585,44 @@ static void elections(struct lenders *ls)
 }
 
 /* ---- which lenders and nodes, and what the tasks are told ------------- */
+
+char *mcp_srun_named_nodes(const char *args, size_t n, int cmd_argc)
+{
+	const char *words[4096], *last = NULL;
+	size_t count = 0;
+
+	for (const char *a = args; a < args + n && count < MCRI_ARRAY_LEN(words);
+	     a += strnlen(a, (size_t)(args + n - a)) + 1)
+		words[count++] = a;
+	if (cmd_argc < 0 || (size_t)cmd_argc >= count)
+		return NULL;
+	/* words[0] is srun, the last cmd_argc the step's command */
+	for (size_t i = 1; i < count - (size_t)cmd_argc; i++) {
+		const char *w = words[i];
+
+		if (!strncmp(w, "--nodelist=", 11))
+			last = w + 11;
+		else if ((!strcmp(w, "--nodelist") || !strcmp(w, "-w")) && i + 1 < count - (size_t)cmd_argc)
+			last = words[++i];
+		else if (!strncmp(w, "-w", 2) && w[2])
+			last = w + 2;
+	}
+	return last && *last ? strdup(last) : NULL;
+}
+
+/* `list` names exactly `want` nodes: the step's, then (srun's own word) */
+static bool names_the_step(const char *list, uint32_t want)
+{
+	char **hosts = NULL;
+	struct mcr_error ignored;
+	size_t n = 0;
+
+	if (!list || !want || mcri_hostlist_expand(list, 65536, &hosts, &ignored))
+		return false;
+	n = mcr_strv_len(hosts);
+	mcr_strv_free(hosts);
+	return n == want;
+}
 
 /* one more lender on one node */
 static int add_run(struct lenders *ls, const struct mcri_lender *l, const char *node, struct mcr_error *err)
@@ -678,10 +735,26 @@ int mcp_srun_lenders(const struct mcri_plugstack *ps, const struct mcr_recipe *r
 				mcr_strv_free(hosts);
 			}
 		} else if (l->place == MCRI_PLACE_ALL) {
+			/* the job's nodes: srun's environment inside the allocation */
+			if (!job_nodes && job->job_nodelist && !(job_nodes = strdup(job->job_nodelist))) {
+				mcri_error_nomem(err);
+				goto out;
+			}
 			if ((!job_nodes && mcp_job_nodes(job->job_num, &job_nodes, err)) ||
 			    add_nodes(&ls, l, job_nodes, err))
 				goto out;
 		} else {
+			/* the step's nodes: srun's --nodelist or the job's, when
+			 * they are as many as the step has; else slurmctld's word
+			 * (an RPC of each srun: a first wave's cost) */
+			const char *known = names_the_step(job->nodelist, job->nnodes) ? job->nodelist :
+					    names_the_step(job->job_nodelist, job->nnodes) ? job->job_nodelist :
+											     NULL;
+
+			if (!step_nodes && known && !(step_nodes = strdup(known))) {
+				mcri_error_nomem(err);
+				goto out;
+			}
 			if ((!step_nodes && mcp_step_nodes(job->step_job, job->step, &step_nodes, err)) ||
 			    add_nodes(&ls, l, step_nodes, err))
 				goto out;

@@ -51,7 +51,17 @@ struct mcp_lender_job {
 	const char *cluster;            /* which job of its id (mcp_job's) */
 	long long start;
 	uint32_t step_job, step;        /* this srun's step (its nodes: slurmctld) */
+	/* what srun itself says of its step's nodes, where it does: how
+	 * many, its --nodelist (NULL: none), the job's nodes of its
+	 * environment (SLURM_JOB_NODELIST inside the allocation, else NULL) */
+	uint32_t nnodes;
+	const char *nodelist, *job_nodelist;
 };
+/* srun's own --nodelist (-w) among the `n` bytes of NUL-terminated words
+ * of its command line `args` (as /proc/self/cmdline), before its last
+ * `cmd_argc` words (the step's command, S_JOB_ARGV): the last one given,
+ * heap; NULL when there is none (or no memory). */
+char *mcp_srun_named_nodes(const char *args, size_t n, int cmd_argc);
 /* srun's local_user_init, once its step exists: start or join the
  * lenders that serve `role` on the nodes of this srun's step (and an
  * infra lender, and `all` lenders on the job's nodes), and set

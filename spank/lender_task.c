@@ -103,7 +103,7 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 	struct mcri_lock_seen *seen MCP_AUTOFREE = NULL;
 	double *looked MCP_AUTOFREE = NULL, t0 = mcp_now();
 	size_t n = 0, left;
-	bool watched;
+	bool watched = false, tried = false;
 	int rc = -1;
 
 	if (!text)
@@ -147,7 +147,8 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 		return mcri_error_nomem(err);
 	if (mcri_jobdir_open(&jd, dir, getuid(), false, err))
 		return -1;
-	watched = mcri_jobdir_watch(&jd, &watch) == 0;
+	/* a watch only once a look found one not ready (a first wave's tasks
+	 * mostly find theirs ready: no inotify instance each) */
 	for (left = n;;) {
 		double now = mcp_now();
 
@@ -175,6 +176,12 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 		}
 		if (!left)
 			break;
+		if (!tried) {
+			/* begun before the next look: no change is missed */
+			tried = true;
+			watched = mcri_jobdir_watch(&jd, &watch) == 0;
+			continue;
+		}
 		if (watched)
 			mcri_jobdir_wait(&watch, WATCH_MS);
 		else

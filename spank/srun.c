@@ -17,6 +17,7 @@
  * (unchanged files are left alone), and hand the tasks the role's
  * environment (srun_handover.c).
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,7 @@ static bool het_component(uint32_t job_id)
 static int user_init(spank_t sp);
 
 static int lenders(spank_t sp);
+#define CMDLINE_MAX 65536 /* srun's command line, read for its --nodelist */
 
 int mcp_srun_user_init(spank_t sp)
 {
@@ -199,10 +201,10 @@ static int lenders(spank_t sp)
 	struct mcr_error err_buf = { 0 }, *err = &err_buf;
 	struct mcri_jobdir jd = { .fd = -1 };
 	struct mcp_lender_job job;
-	char job_id[32];
-	uint32_t step_job, step;
+	char job_id[32], *named = NULL, **argv = NULL;
+	uint32_t step_job, step, nnodes = 0;
 	bool any = false;
-	int rc = -1;
+	int rc = -1, argc = -1, fd;
 
 	for (size_t i = 0; ctx.active && ctx.recipe && i < ctx.recipe->nlenders; i++)
 		any |= mcri_lender_serves(&ctx.recipe->lenders[i], ctx.role);
@@ -216,6 +218,23 @@ static int lenders(spank_t sp)
 	snprintf(job_id, sizeof(job_id), "%u", ctx.pool_job);
 	if (mcri_jobdir_open(&jd, ctx.dir, getuid(), false, err))
 		goto out;
+	/* what srun itself says of its step's nodes: their count, its
+	 * --nodelist before the step's command, the job's nodes */
+	if (spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS)
+		nnodes = 0;
+	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS)
+		argc = -1;
+	if (argc >= 0 && (fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) >= 0) {
+		char *cmdline = malloc(CMDLINE_MAX);
+		ssize_t n = cmdline ? read(fd, cmdline, CMDLINE_MAX - 1) : -1;
+
+		if (n > 0) {
+			cmdline[n] = '\0';
+			named = mcp_srun_named_nodes(cmdline, (size_t)n, argc);
+		}
+		free(cmdline);
+		close(fd);
+	}
 	job = (struct mcp_lender_job){ .job_id = job_id,
 				       .run = ctx.run,
 				       .het = ctx.het_outside,
@@ -225,12 +244,16 @@ static int lenders(spank_t sp)
 				       .cluster = ctx.cluster[0] ? ctx.cluster : NULL,
 				       .start = ctx.start,
 				       .step_job = step_job,
-				       .step = step };
+				       .step = step,
+				       .nnodes = nnodes,
+				       .nodelist = named,
+				       .job_nodelist = ctx.outside ? NULL : getenv("SLURM_JOB_NODELIST") };
 	rc = mcp_srun_lenders(&ctx.ps, ctx.recipe, ctx.role, &job, err);
 out:
 	if (rc)
 		mcp_error(err);
 	mcri_jobdir_close(&jd);
+	free(named);
 	return rc;
 }
 

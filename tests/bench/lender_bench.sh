@@ -31,7 +31,7 @@ services:
   - name: store
     type: mooncake-store
     enabled: $3
-    placement: {node: workers}
+    placement: {node: ${MCK_LENDER_PLACEMENT:-workers}}
     env: {MOONCAKE_PROTOCOL: tcp, MOONCAKE_GLOBAL_SEGMENT_SIZE: "32m"}
 EOF
 }

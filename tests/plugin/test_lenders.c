@@ -149,6 +149,26 @@ START_TEST(task_waits_for_its_nodes_lenders)
 }
 END_TEST
 
+/* srun's own --nodelist: before the step's command, the last one given */
+START_TEST(srun_named_nodes)
+{
+	static const char a[] = "srun\0-N1\0-w\0n3\0--mooncake-role=decode\0python3\0-w\0x";
+	static const char b[] = "srun\0--nodelist=n[1-2]\0-wn4\0true";
+	static const char c[] = "srun\0--nodelist\0n1\0bash\0-c\0-w n2";
+	static const char d[] = "srun\0-N2\0true\0-w\0n2";
+	char *v;
+
+	ck_assert_str_eq(v = mcp_srun_named_nodes(a, sizeof(a), 3), "n3");
+	free(v);
+	ck_assert_str_eq(v = mcp_srun_named_nodes(b, sizeof(b), 1), "n4");
+	free(v);
+	ck_assert_str_eq(v = mcp_srun_named_nodes(c, sizeof(c), 3), "n1");
+	free(v);
+	ck_assert_ptr_null(mcp_srun_named_nodes(d, sizeof(d), 3));
+	ck_assert_ptr_null(mcp_srun_named_nodes(a, sizeof(a), 7));
+}
+END_TEST
+
 Suite *lenders_suite(void)
 {
 	Suite *s = suite_create("lenders");
@@ -159,6 +179,7 @@ Suite *lenders_suite(void)
 	tcase_add_test(tc, lender_guard_round_trip);
 	tcase_add_test(tc, lender_guard_refuses_what_srun_never_hands);
 	tcase_add_test(tc, task_waits_for_its_nodes_lenders);
+	tcase_add_test(tc, srun_named_nodes);
 	suite_add_tcase(s, tc);
 	return s;
 }
