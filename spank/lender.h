@@ -98,10 +98,11 @@ bool mcp_lender_answers(struct mcp_guard *g, char *why, size_t size);
 /* Before each start: a donor's ready file of an earlier start removed. */
 void mcp_lender_before_start(struct mcp_guard *g);
 /* slurmstepd, task_init of a lender step: the guard, the keeper
- * (master_keep.c's mcp_master_keep); returns 0 in the child that becomes
- * the lender, never in the keeper. */
+ * (master_keep.c's mcp_master_keep; `rejoin` as its g->rejoin: a lender a
+ * later plugin puts in a container is started again in it); returns 0 in
+ * the child that becomes the lender, never in the keeper. */
 int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *ps, uint32_t step,
-		    struct mcr_error *err);
+		    bool rejoin, struct mcr_error *err);
 /* task_init_privileged of a lender step: its port claimed in root's
  * registry of the node (ports.c) */
 int mcp_lender_task_privileged(spank_t sp, const char *value, const struct mcri_plugstack *ps,

@@ -310,7 +310,7 @@ static void record(spank_t sp, struct mcp_guard *g, const char *iface)
 }
 
 int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *ps, uint32_t step,
-		    struct mcr_error *err)
+		    bool rejoin, struct mcr_error *err)
 {
 	struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
 	char run_dir[PATH_MAX * 2];
@@ -336,6 +336,7 @@ int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *
 			return mcri_error_set(err, MCR_EIO, "cannot make %s for the donor: %s", run_dir, strerror(errno));
 	}
 	record(sp, g, ps->interface);
+	g->rejoin = rejoin;
 	return mcp_master_keep(g, err);
 }
 

@@ -606,7 +606,11 @@ int mcp_stepd_task_init(spank_t sp)
 			*err = ctx.ps_err;
 			rc = -1;
 		} else {
-			rc = mcp_lender_task(sp, value, &ctx.ps, step_id, err);
+			char in[PATH_MAX];
+
+			rc = mcp_lender_task(sp, value, &ctx.ps, step_id,
+					     !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", in, sizeof(in)),
+					     err);
 		}
 	/* the master step: its guard, (when task_init_privileged did not
 	 * run) its ports, an HA pool's part of this node, then its keeper
