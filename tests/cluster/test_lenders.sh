@@ -164,6 +164,41 @@ $pb"
 check "... and each job's pool works through its own store" \
 	has_line two-a-decode.out 'n3 GOT k=v-a' --and has_line two-b-decode.out 'n3 GOT k=v-b'
 
+# --- the store's container, as srtctl picks it: the kind's fallback image
+# (engine.mooncake_kv_store.container) unless the service names its own,
+# run as the master's (a STAND-IN for pyxis, tests/cluster/pyxis_standin.c,
+# records each step's container options and, holding no image, runs the
+# step on the host: test_container.sh)
+ETC=$(dirname "$SLURM_CONF")
+STANDIN=$TOP/build/tests/pyxis_standin.so
+if [ -f "$STANDIN" ]; then
+	mkdir -p standin && chmod 1777 standin
+	echo "optional $STANDIN record=$W/standin" >"$ETC/plugstack.conf.d/pyxis.conf"
+	MCK_EXIT_HOOKS+=("rm -f '$ETC/plugstack.conf.d/pyxis.conf'")
+	KIMG='nvcr.io#nvidia/sglang:1' SIMG='nvcr.io#lmcache/store:2'
+	for c in kind own; do
+		sed -e "s|^schema: 2|output: {log_dir: $W/img-$c}\nschema: 2|" \
+			-e "s|  mooncake_kv_store: {}|  mooncake_kv_store: {container: \"$KIMG\"}|" sglang-store.yaml >img-$c.yaml
+	done
+	sed -i "s|    placement: {node: decode}|    placement: {node: decode}\n    container: \"$SIMG\"|" img-own.yaml
+	for c in kind own; do
+		cat >img-$c.sh <<EOS
+#!/bin/bash
+srun -N1 -n1 -w n3 --mooncake-recipe=img-$c.yaml --mooncake-role=decode true >img-$c.out 2>&1
+EOS
+		jid=$(run_job img-$c -N3 -w n1,n2,n3)
+		img=$KIMG
+		[ $c = own ] && img=$SIMG
+		line=$(cat standin/"$jid".* 2>/dev/null | grep '^name=store ' | head -1)
+		check "the store step runs in $([ $c = own ] && echo "its own container" || echo "the kind's fallback image") ($img), the job's directory mounted: $line" \
+			has - "container-image=$img container-mounts=$W/img-$c:$W/img-$c container-workdir=$W/img-$c " <<<"$line" \
+			--and has img-$c.out "the lender step store runs in $img (pyxis)"
+	done
+	rm -f "$ETC/plugstack.conf.d/pyxis.conf"
+else
+	fail "no pyxis stand-in at $STANDIN: run make $STANDIN (make check-cluster builds it)"
+fi
+
 # --- a second user (OTHER) and the store's unauthenticated REST API:
 # OTHER holds 8080 on n3 before the job (the store takes another port,
 # its own, proved); from another node it cannot reach the store's API
