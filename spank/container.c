@@ -128,6 +128,9 @@ struct value {
 	char looked[2048];         /* no alias resolved: the srtslurm.yaml read */
 	char skipped[1024];        /* the srtslurm.yaml the lookup did not trust */
 	const char *why;           /* the container system, and who chose it */
+	/* what runs in it: "the master step", "mooncake_master", "the infra
+	 * node" (a lender's: lender.c) */
+	const char *step, *program, *node;
 };
 
 /* "<key path> (<how an alias resolved>): <text>" at the recipe's value:
@@ -222,23 +225,23 @@ static int oci_value(const struct value *val, struct mcp_container *c, struct mc
 	}
 	if (!looks_like_path(v) && bare_word(v))
 		return at_value(err, MCR_EINVAL, val,
-				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (%s). Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s, or map the alias to it in containers: of srtslurm.yaml",
-				v, val->why, v, val->looked, val->where.path, v);
+				"'%s' is not an OCI bundle directory. With %s, %s runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (%s). Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s, or map the alias to it in containers: of srtslurm.yaml",
+				v, val->why, val->step, v, val->looked, val->where.path, v);
 	if (!looks_like_path(v))
 		return at_value(err, MCR_EINVAL, val,
-				"'%s' is not an OCI bundle directory. With %s, the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an image name. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/trtllm",
-				v, val->why, v, val->where.path);
+				"'%s' is not an OCI bundle directory. With %s, %s runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an image name. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/trtllm",
+				v, val->why, val->step, v, val->where.path);
 	if (!realpath(v, real) || stat(real, &sb) != 0)
 		return at_value(err, MCR_EINVAL, val,
-				"the OCI bundle %s does not exist here (%s); with %s, the master step runs as srun --container=BUNDLE: write the path of a bundle directory (config.json and its root file system) that exists on this host and the compute nodes",
-				v, strerror(errno), val->why);
+				"the OCI bundle %s does not exist here (%s); with %s, %s runs as srun --container=BUNDLE: write the path of a bundle directory (config.json and its root file system) that exists on this host and the compute nodes",
+				v, strerror(errno), val->why, val->step);
 	if (!S_ISDIR(sb.st_mode))
 		return at_value(err, MCR_EINVAL, val,
-				"%s is a file, not an OCI bundle directory (a squashfs image is for pyxis/enroot); with %s, the master step runs as srun --container=BUNDLE: write the path of a directory that holds config.json and its root file system",
-				v, val->why);
+				"%s is a file, not an OCI bundle directory (a squashfs image is for pyxis/enroot); with %s, %s runs as srun --container=BUNDLE: write the path of a directory that holds config.json and its root file system",
+				v, val->why, val->step);
 	return at_value(err, MCR_EINVAL, val,
-			"%s has no config.json, so it is not an OCI bundle; with %s, the master step runs as srun --container=BUNDLE: make the bundle's config.json there (`crun spec` or `runc spec` next to its rootfs/), or name the bundle directory that has one",
-			v, val->why);
+			"%s has no config.json, so it is not an OCI bundle; with %s, %s runs as srun --container=BUNDLE: make the bundle's config.json there (`crun spec` or `runc spec` next to its rootfs/), or name the bundle directory that has one",
+			v, val->why, val->step);
 }
 
 /* a name that says "squashfs file" (enroot's and srtctl's spellings) */
@@ -270,12 +273,12 @@ static int pyxis_value(const struct value *val, struct mcp_container *c, struct 
 		snprintf(cwd, sizeof(cwd), "?");
 	if (!exists && bare_word(v) && !squashfs_name(v))
 		return at_value(err, MCR_EINVAL, val,
-				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s); with %s, the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
-				v, val->looked, val->why, val->where.path, v, v);
+				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s); with %s, %s runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
+				v, val->looked, val->why, val->step, val->where.path, v, v);
 	if (exists && S_ISDIR(sb.st_mode))
 		return at_value(err, MCR_EINVAL, val,
-				"%s is a directory; with %s, the master step runs as srun --container-image=IMAGE, and pyxis runs an image (a registry image or a squashfs file), not a directory or an OCI bundle: write the image, or run the master with Slurm's --container (container=oci in plugstack.conf)",
-				v, val->why);
+				"%s is a directory; with %s, %s runs as srun --container-image=IMAGE, and pyxis runs an image (a registry image or a squashfs file), not a directory or an OCI bundle: write the image, or run it with Slurm's --container (container=oci in plugstack.conf)",
+				v, val->why, val->step);
 	if (exists && v[0] != '/') {
 		if (!realpath(v, real))
 			return at_value(err, MCR_EIO, val, "cannot resolve %s (relative to %s): %s",
@@ -283,8 +286,8 @@ static int pyxis_value(const struct value *val, struct mcp_container *c, struct 
 		snprintf(c->value, sizeof(c->value), "%s", real);
 	} else if (!exists && v[0] != '/' && (file_name || squashfs_name(v))) {
 		return at_value(err, MCR_EINVAL, val,
-				"the squashfs file %s does not exist here (relative to %s: %s); with %s, the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. %s: /shared/images/%s)",
-				v, cwd, strerror(missing), val->why, val->where.path,
+				"the squashfs file %s does not exist here (relative to %s: %s); with %s, %s runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. %s: /shared/images/%s)",
+				v, cwd, strerror(missing), val->why, val->step, val->where.path,
 				strrchr(v, '/') ? strrchr(v, '/') + 1 : v);
 	} else {
 		/* a registry image, or an absolute path (perhaps the nodes' own) */
@@ -329,7 +332,7 @@ static int in_container(const struct mcri_plugstack *ps, const struct mcp_contai
 	/* the srun that starts the master says which image, from which file,
 	 * and which srtslurm.yaml it did not trust (master_step.c) */
 	if (rc == 0)
-		note_value(c, false, val, "the master step runs in %s (%s)%s%s%s", c->value,
+		note_value(c, false, val, "%s runs in %s (%s)%s%s%s", val->step, c->value,
 			   c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis",
 			   val->skipped[0] ? "; " : "", val->skipped,
 			   val->skipped[0] ? ": a srtslurm.yaml found in the working directory or above is read only when it is yours or root's and no one else can change it (SRTSLURM_CONFIG names one to read as it is)" : "");
@@ -341,18 +344,33 @@ int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recip
 			 const struct mcp_container_site *given, struct mcp_container *c,
 			 struct mcr_error *err)
 {
+	struct mcr_position where;
+	const char *v = mcr_recipe_master_container(recipe, &where);
+
+	return mcp_container_decide_value(ps, v, &where, NULL, given, c, err);
+}
+
+int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *value,
+			       const struct mcr_position *where, const char *const *what,
+			       const struct mcp_container_site *given, struct mcp_container *c,
+			       struct mcr_error *err)
+{
 	struct mcp_container_site probed;
 	const struct mcp_container_site *site = given;
 	struct value val = { 0 };
 
 	memset(c, 0, sizeof(*c));
 	c->mode = MCRI_CONTAINER_NONE;
-	if (!(val.v = mcr_recipe_master_container(recipe, &val.where)))
+	if (!(val.v = value))
 		return 0;
+	val.where = *where;
+	val.step = what ? what[0] : "the master step";
+	val.program = what ? what[1] : "mooncake_master";
+	val.node = what ? what[2] : "the infra node";
 	if (ps->container == MCRI_CONTAINER_NONE) { /* a line for srun -v (srun.c) */
 		note_value(c, true, &val,
-			   "'%s' is not used (container=none in plugstack.conf): the master runs on the host",
-			   val.v);
+			   "'%s' is not used (container=none in plugstack.conf): %s runs on the host",
+			   val.v, what ? val.program : "the master");
 		return 0;
 	}
 	if (ps->container == MCRI_CONTAINER_AUTO && !site) {
@@ -364,8 +382,8 @@ int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recip
 	/* no container support: the host's master, said once by the srun
 	 * that starts it */
 	note_value(c, false, &val,
-		   "'%s' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no %s), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good",
-		   val.v, site->oci_conf);
+		   "'%s' is not used: this cluster has no container support for %s (srun has no --container-image, there is no %s), so %s runs from the PATH of %s, as without a container; container=none in plugstack.conf says so for good",
+		   val.v, val.step, site->oci_conf, val.program, val.node);
 	return 0;
 }
 

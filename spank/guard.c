@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lender.h"
 #include "plugin.h"
 
 #define MAX_LISTENERS 64
@@ -57,19 +58,28 @@ char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_port
 
 enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p, unsigned *no_diag)
 {
-	const int ports[3] = { p->ports.rpc, p->ports.metadata, p->ports.metrics };
+	const int all[3] = { p->ports.rpc, p->ports.metadata, p->ports.metrics };
 	struct mcri_listener l[MAX_LISTENERS];
-	size_t n = mcri_listening(ports, 3, l, MAX_LISTENERS, no_diag);
+	int ports[3];
+	size_t n, nports = 0;
 	bool seen[3] = { false, false, false };
 
+	/* the ports it has (a lender's store: one) */
+	for (int k = 0; k < 3; k++)
+		if (all[k] > 0)
+			ports[nports++] = all[k];
+	if (!nports)
+		return MCRI_PROOF_NONE;
+	n = mcri_listening(ports, nports, l, MAX_LISTENERS, no_diag);
 	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < 3; k++)
+		for (size_t k = 0; k < nports; k++)
 			seen[k] |= l[i].port == ports[k];
 	/* a master of an HA pool listens on its RPC port only while it
 	 * leads: its other two prove it (and a socket on the RPC port must
 	 * be its own all the same) */
-	if ((!seen[0] && !p->ha) || !seen[1] || !seen[2])
-		return MCRI_PROOF_NONE;
+	for (size_t k = 0; k < nports; k++)
+		if (!seen[k] && !(k == 0 && p->ha))
+			return MCRI_PROOF_NONE;
 	for (size_t i = 0; i < n; i++)
 		if (!mcri_tree_has_socket(p->pid, l[i].inode)) {
 			p->foreign_port = l[i].port;
@@ -87,16 +97,30 @@ int mcp_guard_record(const struct mcp_guard *g)
 
 	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err) == 0) {
 		struct mcri_proof now;
+		const char *subject = g->lender.on ? g->lender.subject : NULL;
 
 		/* a newer attempt's master step owns the file now: this one's
 		 * word (a late end) is no longer the pool's */
-		if (mcri_proof_read_member(&jd, g->proof.member, &now, &err) == 0 && now.attempt > g->proof.attempt)
+		if ((subject ? mcri_proof_read_of(&jd, subject, &now, &err) :
+			       mcri_proof_read_member(&jd, g->proof.member, &now, &err)) == 0 &&
+		    now.attempt > g->proof.attempt)
 			rc = 0;
 		else
-			rc = mcri_proof_write(&jd, &g->proof, &err);
+			rc = mcri_proof_write_of(&jd, subject, &g->proof, &err);
 		mcri_jobdir_close(&jd);
 	}
 	if (rc)
-		fprintf(stderr, "mooncake: the master step cannot record whose its ports are: %s\n", err.text);
+		fprintf(stderr, "mooncake: the %s step cannot record whose its ports are: %s\n",
+			g->lender.on ? "lender" : "master", err.text);
 	return rc;
+}
+
+enum mcri_proof_verdict mcp_guard_prove(struct mcp_guard *g)
+{
+	return g->lender.on ? mcp_lender_look(g) : mcp_guard_look(&g->proof, &g->no_diag);
+}
+
+const char *mcp_guard_what(const struct mcp_guard *g)
+{
+	return g->lender.on ? g->lender.what : "mooncake_master";
 }

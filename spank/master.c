@@ -39,7 +39,7 @@
 /* Stop the master step: the one we launched (`ours`), or the adopted one
  * of a starter that died, only while its srun is still the process that
  * was recorded (never a later process that got its pid) */
-static void stop(struct master *m, bool ours)
+void mcp_master_stop(struct master *m, bool ours)
 {
 	if (ours)
 		mcp_stop_step(m->child, true);
@@ -73,17 +73,17 @@ static void wait_begins(struct master *m, double first_line)
 
 /* let go of the lock of the attempt this srun held (its verdict is
  * recorded, or a newer attempt is under way) */
-static void release_lock(struct master *m)
+void mcp_master_release_lock(struct master *m)
 {
 	if (m->lock_fd >= 0)
 		close(m->lock_fd);
 	m->lock_fd = -1;
 }
 
-static enum mcp_lock take_lock(struct master *m, int attempt)
+enum mcp_lock mcp_master_take_lock(struct master *m, int attempt)
 {
-	release_lock(m);
-	switch (mcri_lock_take(m->job->dir, attempt, m->host, &m->lock_fd, &m->err)) {
+	mcp_master_release_lock(m);
+	switch (mcri_lock_take_of(m->job->dir, m->subject, attempt, m->host, &m->lock_fd, &m->err)) {
 	case 1:
 		return MCP_LOCK_MINE;
 	case 0:
@@ -95,7 +95,7 @@ static enum mcp_lock take_lock(struct master *m, int attempt)
 
 /* Record a failure of our attempt for the other sruns of the job, unless
  * a newer attempt owns the state by now. */
-static void record_failure(struct master *m, const struct mcr_error *err)
+void mcp_master_record_failure(struct master *m, const struct mcr_error *err)
 {
 	struct mcr_error ignored;
 
@@ -103,14 +103,14 @@ static void record_failure(struct master *m, const struct mcr_error *err)
 		return;
 	m->st.phase = MCRI_PHASE_FAILED;
 	snprintf(m->st.message, sizeof(m->st.message), "%.*s", (int)sizeof(m->st.message) - 1, err->text);
-	mcri_state_write(m->job->dir, &m->st, &ignored);
+	mcri_state_write_of(m->job->dir, m->subject, &m->st, &ignored);
 }
 
 /* Which job of its id this pool is (the state's cluster and job_start),
  * as slurmctld has them (one question per pool start: an srun's
  * environment may be inherited from another job's step), else as srun's
  * environment says */
-static void identify(struct master *m, struct mcri_state *st)
+void mcp_master_identify(struct master *m, struct mcri_state *st)
 {
 	struct mcp_job_facts f;
 	struct mcr_error ignored;
@@ -181,7 +181,7 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 			return MCP_SPAWN_ERROR;
 		mcp_master_heartbeat(m);
 		snprintf(st->recipe, sizeof(st->recipe), "%s", m->job->recipe);
-		identify(m, st);
+		mcp_master_identify(m, st);
 		mcp_master_heartbeat(m);
 		snprintf(st->starter_host, sizeof(st->starter_host), "%s", m->host);
 		st->starter_pid = (long)getpid();
@@ -272,14 +272,17 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 
 /* the starter died after launching the master step: one srun on this
  * host (O_EXCL again) finishes its work */
-static bool adopt(struct master *m, int attempt)
+bool mcp_master_adopt(struct master *m, int attempt)
 {
-	if (!mcri_lock_adopt(m->job->dir, attempt))
+	if (!mcri_lock_adopt_of(m->job->dir, m->subject, attempt))
 		return false;
 	/* the lock is this srun's now: the other hosts see its holder live */
-	release_lock(m);
-	m->lock_fd = mcri_lock_hold(m->job->dir, attempt);
-	slurm_info(MCP_NAME ": the srun that started the master is gone; checking the master it launched");
+	mcp_master_release_lock(m);
+	m->lock_fd = mcri_lock_hold_of(m->job->dir, m->subject, attempt);
+	if (m->what)
+		slurm_info(MCP_NAME ": the srun that started %s is gone; checking the step it launched", m->what);
+	else
+		slurm_info(MCP_NAME ": the srun that started the master is gone; checking the master it launched");
 	wait_begins(m, FIRST_PROGRESS_S);
 	return true;
 }
@@ -356,7 +359,7 @@ static bool interrupted(struct master *m, const struct mcp_election *el, struct 
 	switch (el->state) {
 	case MCP_EL_STARTING:
 	case MCP_EL_ADOPT:
-		stop(m, el->state == MCP_EL_STARTING);
+		mcp_master_stop(m, el->state == MCP_EL_STARTING);
 		what = "the job's mooncake_master it was starting, which it stopped";
 		break;
 	case MCP_EL_JOIN:
@@ -387,7 +390,7 @@ static int verdict(struct master *m, const struct mcp_election *el,
 	if (el->verdict == MCP_V_READY) {
 		if (ours && mcp_master_superseded(m)) {
 			/* judged gone just now: the newer attempt's pool is the job's */
-			stop(m, el->watching == MCP_EL_STARTING);
+			mcp_master_stop(m, el->watching == MCP_EL_STARTING);
 			return mcri_error_set(err, MCR_ESTATE,
 					      "another srun of job %s took over starting its mooncake_master while this one was finishing; run this step again: it joins that master",
 					      m->job->job_id);
@@ -395,8 +398,8 @@ static int verdict(struct master *m, const struct mcp_election *el,
 		/* the configs again (never over a newer attempt's: checked
 		 * just above), then ready */
 		if (ours && m->job->configs && m->job->configs(m->job->configs_arg, master, err)) {
-			stop(m, el->watching == MCP_EL_STARTING);
-			record_failure(m, err);
+			mcp_master_stop(m, el->watching == MCP_EL_STARTING);
+			mcp_master_record_failure(m, err);
 			return -1;
 		}
 		if (ours) {
@@ -435,7 +438,7 @@ static int verdict(struct master *m, const struct mcp_election *el,
 	case MCP_V_EXITED:
 	case MCP_V_TIMEOUT:
 		if (el->verdict != MCP_V_SPAWN_ERROR || m->st.attempt == el->attempt)
-			record_failure(m, err);
+			mcp_master_record_failure(m, err);
 		break;
 	default:
 		break;
@@ -498,7 +501,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 		memset(&seen, 0, sizeof(seen));
 		switch (act) {
 		case MCP_DO_TAKE_LOCK:
-			seen.lock = take_lock(&m, el.attempt);
+			seen.lock = mcp_master_take_lock(&m, el.attempt);
 			break;
 		case MCP_DO_SPAWN:
 			seen.spawn = spawn(&m, &el);
@@ -513,7 +516,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 			mcp_master_read_state(&m, el.attempt, &seen);
 			break;
 		case MCP_DO_ADOPT:
-			seen.adopt_won = adopt(&m, el.attempt);
+			seen.adopt_won = mcp_master_adopt(&m, el.attempt);
 			break;
 		case MCP_DO_PROBE:
 			seen.probe = mcp_master_join_probe(&m);
@@ -527,7 +530,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 			}
 			break;
 		case MCP_DO_STOP:
-			stop(&m, el.state == MCP_EL_STARTING);
+			mcp_master_stop(&m, el.state == MCP_EL_STARTING);
 			break;
 		case MCP_DO_FINISH:
 			rc = verdict(&m, &el, st, err);
@@ -538,7 +541,7 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 out:
 	mcp_interrupt_watch(false);
 	/* the verdict is recorded: the lock's work is done */
-	release_lock(&m);
+	mcp_master_release_lock(&m);
 	mcri_jobdir_unwatch(&m.watch);
 	return rc;
 }

@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lender.h"
 #include "master.h"
 
 /* the namespaces a master in a container is in, in the order pyxis joins
@@ -205,6 +206,8 @@ __attribute__((format(printf, 2, 3))) static void end_why(struct mcp_guard *g, c
 /* what a master's end for good means for the pool */
 static const char *ended(const struct mcp_guard *g)
 {
+	if (g->lender.on)
+		return "this node's memory is no longer lent to the job's pool";
 	return g->ha.ha.masters ? "this node's master of the job's HA pool has ended (the others go on)" :
 				  "the job's pool has ended";
 }
@@ -407,6 +410,8 @@ static bool master_answers(const struct mcp_guard *g, enum mcri_master_role *rol
 	bool ok;
 
 	*role = MCRI_MASTER_UNKNOWN;
+	if (g->lender.on)
+		return mcp_lender_answers((struct mcp_guard *)g, why, size);
 	if (mcri_http_get(addr, g->proof.ports.metrics, "/health", MCP_PROBE_TIMEOUT_MS, 4096, &status,
 			  &body, &e)) {
 		snprintf(why, size, "GET /health on port %d: %.200s", g->proof.ports.metrics, e.text);
@@ -516,8 +521,9 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 		} else if (now - w->silent >= g->hang) {
 			/* hung: ended as a crashed master is, and started
 			 * again likewise (restart=) */
-			fprintf(stderr, "mooncake: mooncake_master (pid %ld) has answered none of its master step's probes for %.0f s (hang_timeout=%d; the last: %s): it is hung, and is killed\n",
-				(long)child, now - w->silent, g->hang, why);
+			fprintf(stderr, "mooncake: %s (pid %ld) has answered none of its %s step's probes for %.0f s (hang_timeout=%d; the last: %s): it is hung, and is killed\n",
+				mcp_guard_what(g), (long)child, g->lender.on ? "lender" : "master", now - w->silent,
+				g->hang, why);
 			kill(child, SIGKILL);
 			return END_HUNG;
 		}
@@ -602,8 +608,8 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 			return end;
 		}
 		if (rc < 0 && errno != EINTR) {
-			fprintf(stderr, "mooncake: the master step lost track of its mooncake_master (waitid: %s)\n",
-				strerror(errno));
+			fprintf(stderr, "mooncake: the %s step lost track of its %s (waitid: %s)\n",
+				g->lender.on ? "lender" : "master", mcp_guard_what(g), strerror(errno));
 			master_pid = 0;
 			*status = 1 << 8;
 			return END_LOST;
@@ -623,7 +629,7 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
 		}
 		if (!looking)
 			continue;
-		if ((g->proof.verdict = mcp_guard_look(&g->proof, &g->no_diag)) != MCRI_PROOF_NONE) {
+		if ((g->proof.verdict = mcp_guard_prove(g)) != MCRI_PROOF_NONE) {
 			looking = false;
 			g->proof.restarting = false;
 			g->proof.proved_at = g->proof.alive_at = wall_now();
@@ -652,10 +658,16 @@ static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t 
  * another process's (the old master's sockets closed with it) */
 static bool port_taken(struct mcp_guard *g)
 {
-	const int ports[3] = { g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics };
+	const int all[3] = { g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics };
 	struct mcri_listener l[1];
+	int ports[3];
+	size_t n = 0;
 
-	if (mcri_listening(ports, 3, l, 1, &g->no_diag) == 0)
+	/* the ports it has (a lender: one, or none) */
+	for (int k = 0; k < 3; k++)
+		if (all[k] > 0)
+			ports[n++] = all[k];
+	if (!n || mcri_listening(ports, n, l, 1, &g->no_diag) == 0)
 		return false;
 	g->proof.verdict = MCRI_PROOF_FOREIGN;
 	g->proof.foreign_port = l[0].port;
@@ -688,11 +700,14 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		if (stopping) {
 			if (g->proof.restarting) {
 				uncount(g, &before);
-				fprintf(stderr, "mooncake: the master step ends (signal %d): mooncake_master is not started again\n",
-					(int)stopping);
+				fprintf(stderr, "mooncake: the %s step ends (signal %d): %s is not started again\n",
+					g->lender.on ? "lender" : "master", (int)stopping, mcp_guard_what(g));
 			}
 			leave(g, &s, status, false);
 		}
+		/* a donor's ready file of an earlier start says nothing of this one */
+		if (g->lender.on)
+			mcp_lender_before_start(g);
 		child = fork();
 		if (child == 0) {
 			/* no master serves without its keeper: killed with it
@@ -712,12 +727,12 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 			release_signals(&s);
 			mcp_ha_etcd_stop(&g->ha, true);
 			return mcri_error_set(err, MCR_EIO,
-					      "the master step on %s cannot start mooncake_master: fork: %s; check the user's process limit (ulimit -u) and the memory there",
-					      host, strerror(errno));
+					      "the %s step on %s cannot start %s: fork: %s; check the user's process limit (ulimit -u) and the memory there",
+					      g->lender.on ? "lender" : "master", host, mcp_guard_what(g), strerror(errno));
 		}
 		if (child < 0) {
-			end_why(g, "the master step on %s cannot start mooncake_master again (fork: %s): %s; check the user's process limit (ulimit -u) and the memory there",
-				host, strerror(errno), ended(g));
+			end_why(g, "the %s step on %s cannot start %s again (fork: %s): %s; check the user's process limit (ulimit -u) and the memory there",
+				g->lender.on ? "lender" : "master", host, mcp_guard_what(g), strerror(errno), ended(g));
 			master_gone(g, &s, 1 << 8, false, host);
 		}
 		started = mcp_now();
@@ -728,8 +743,11 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		else
 			mcp_describe_status(status, cause, sizeof(cause));
 		if (end == END_FOREIGN)
-			end_why(g, "port %d on %s is another process's (uid %u), not the restarted mooncake_master's; it was stopped, and %s: find the process with ss -ltnp on %s, then resubmit the job",
-				g->proof.foreign_port, host, g->proof.foreign_uid, ended(g), host);
+			end_why(g, "port %d on %s is another process's (uid %u), not the restarted %s's; it was stopped, and %s: find the process with ss -ltnp on %s, then resubmit the job",
+				g->proof.foreign_port, host, g->proof.foreign_uid, mcp_guard_what(g), ended(g), host);
+		else if (end == END_NEVER_READY && g->lender.on)
+			end_why(g, "the restarted %s was not ready within %d s; it was stopped, and %s: see the lines above",
+				mcp_guard_what(g), g->bound, ended(g));
 		else if (end == END_NEVER_READY)
 			end_why(g, "the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and %s: see the lines above",
 				g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, g->bound, ended(g));
@@ -744,8 +762,8 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		    (WIFEXITED(status) && !WEXITSTATUS(status)))
 			master_gone(g, &s, status, true, host);
 		if (g->proof.restarts >= g->proof.restart_limit) {
-			end_why(g, "mooncake_master ended with %s after %.0f s, and it was started again %d times already (restart=%d): %s; see the lines above, and raise restart= in plugstack.conf if the master should outlive more ends",
-				cause, ran, g->proof.restarts, g->proof.restart_limit, ended(g));
+			end_why(g, "%s ended with %s after %.0f s, and it was started again %d times already (restart=%d): %s; see the lines above, and raise restart= in plugstack.conf if it should outlive more ends",
+				mcp_guard_what(g), cause, ran, g->proof.restarts, g->proof.restart_limit, ended(g));
 			master_gone(g, &s, status, true, host);
 		}
 		if (ran >= STEADY_S)
@@ -757,18 +775,23 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		g->proof.restarting = true;
 		g->proof.verdict = MCRI_PROOF_NONE;
 		mcp_guard_record(g);
-		fprintf(stderr, "mooncake: mooncake_master ended with %s after %.0f s; starting it again on ports %d, %d, %d in %d s (restart %d of at most %d): %s\n",
-			cause, ran, g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics,
-			delay, g->proof.restarts, g->proof.restart_limit,
-			g->ha.ha.masters ? "another master of the job's HA pool takes over meanwhile, and this one joins the pool again" :
-					   "the keys it held are lost, its clients mount their segments again");
+		if (g->lender.on)
+			fprintf(stderr, "mooncake: %s ended with %s after %.0f s; starting it again%s in %d s (restart %d of at most %d): the keys its segment held are lost\n",
+				mcp_guard_what(g), cause, ran, g->proof.ports.rpc ? " on the same port" : "", delay,
+				g->proof.restarts, g->proof.restart_limit);
+		else
+			fprintf(stderr, "mooncake: mooncake_master ended with %s after %.0f s; starting it again on ports %d, %d, %d in %d s (restart %d of at most %d): %s\n",
+				cause, ran, g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics,
+				delay, g->proof.restarts, g->proof.restart_limit,
+				g->ha.ha.masters ? "another master of the job's HA pool takes over meanwhile, and this one joins the pool again" :
+						   "the keys it held are lost, its clients mount their segments again");
 		for (int t = 0; t < delay * 10 && !stopping; t++)
 			mcp_sleep_ms(100);
 		if (!stopping && port_taken(g)) {
 			uncount(g, &before);
 			mcp_guard_record(g);
-			end_why(g, "port %d on %s is another process's now (uid %u): mooncake_master is not started again, and %s: find the process with ss -ltnp on %s, then resubmit the job",
-				g->proof.foreign_port, host, g->proof.foreign_uid, ended(g), host);
+			end_why(g, "port %d on %s is another process's now (uid %u): %s is not started again, and %s: find the process with ss -ltnp on %s, then resubmit the job",
+				g->proof.foreign_port, host, g->proof.foreign_uid, mcp_guard_what(g), ended(g), host);
 			master_gone(g, &s, 1 << 8, false, host);
 		}
 	}

@@ -27,7 +27,7 @@ bool mcp_master_alive(long pid, unsigned long long start)
 void mcp_master_heartbeat(struct master *m)
 {
 	if (mcp_now() - m->touched >= 1) {
-		mcri_lock_touch(m->job->dir, m->st.attempt);
+		mcri_lock_touch_of(m->job->dir, m->subject, m->st.attempt);
 		m->touched = mcp_now();
 	}
 }
@@ -41,9 +41,9 @@ bool mcp_master_superseded(struct master *m)
 	struct mcri_lock next;
 	struct mcr_error ignored;
 
-	if (mcri_state_read(m->job->dir, &now, &ignored) == 0 && now.attempt > m->st.attempt)
+	if (mcri_state_read_of(m->job->dir, m->subject, &now, &ignored) == 0 && now.attempt > m->st.attempt)
 		return true;
-	mcri_lock_read(m->job->dir, m->st.attempt + 1, &next);
+	mcri_lock_read_of(m->job->dir, m->subject, m->st.attempt + 1, &next);
 	return next.mtime >= 0;
 }
 
@@ -377,8 +377,8 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 	struct mcr_error ignored;
 	struct mcri_lock lock;
 
-	mcri_lock_read(m->job->dir, attempt, &lock);
-	if (mcri_state_read(m->job->dir, &m->st, &ignored) != 0)
+	mcri_lock_read_of(m->job->dir, m->subject, attempt, &lock);
+	if (mcri_state_read_of(m->job->dir, m->subject, &m->st, &ignored) != 0)
 		memset(&m->st, 0, sizeof(m->st));
 	s->phase = m->st.phase;
 	s->state_attempt = m->st.attempt;
@@ -442,7 +442,8 @@ bool mcp_master_job_ended(struct master *m, struct mcr_error *err)
 	if (mcp_job_facts((uint32_t)m->job_num, &f, &ignored) != 0 || !f.ended)
 		return false;
 	mcri_error_set(err, MCR_ESTATE,
-		       "job %s has ended (%s) while this srun waited for its mooncake_master; nothing was started for this step",
-		       m->job->job_id, f.state[0] ? f.state : "no longer known to Slurm");
+		       "job %s has ended (%s) while this srun waited for %s; nothing was started for this step",
+		       m->job->job_id, f.state[0] ? f.state : "no longer known to Slurm",
+		       m->what ? m->what : "its mooncake_master");
 	return true;
 }

@@ -83,7 +83,8 @@ int mcp_busy_port(const char *addr, const struct mcr_ports *ports)
 	for (int k = 0; k < 3; k++) {
 		struct mcr_error reason;
 
-		if (mcri_tcp_probe(addr, p[k], MCP_PROBE_TIMEOUT_MS, &reason) == 0)
+		/* a lender's store has one port (lender.c) */
+		if (p[k] > 0 && mcri_tcp_probe(addr, p[k], MCP_PROBE_TIMEOUT_MS, &reason) == 0)
 			return p[k];
 	}
 	return 0;

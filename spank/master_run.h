@@ -10,6 +10,11 @@
 #include "master.h"
 
 struct master {
+	/* whose election: the master's (NULL), or a lender's on one node
+	 * (lender.c): its records' subject (runtime/jobdir), and what
+	 * messages call it ("the job's mooncake_master") */
+	const char *subject;
+	const char *what;
 	const struct mcri_plugstack *ps;
 	const struct mcr_recipe *recipe;
 	const struct mcp_job *job;
@@ -55,6 +60,17 @@ struct master {
 
 /* `pid` runs, and is the process that started at `start` (0: unknown) */
 bool mcp_master_alive(long pid, unsigned long long start);
+/* master.c's actions that serve any subject's election: take the lock of
+ * `attempt`, let go of it, record a failure of ours for the others, finish
+ * the work of a starter that died, stop the step (ours: the one this srun
+ * launched, else the adopted one) */
+enum mcp_lock mcp_master_take_lock(struct master *m, int attempt);
+void mcp_master_release_lock(struct master *m);
+void mcp_master_record_failure(struct master *m, const struct mcr_error *err);
+bool mcp_master_adopt(struct master *m, int attempt);
+void mcp_master_stop(struct master *m, bool ours);
+/* which job of its id a new attempt's state is (st's cluster, job_start) */
+void mcp_master_identify(struct master *m, struct mcri_state *st);
 /* touch the lock of the attempt we hold, at most once a second */
 void mcp_master_heartbeat(struct master *m);
 /* a newer attempt than ours exists (its lock or its state) */

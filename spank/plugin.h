@@ -132,6 +132,25 @@ void mcp_ha_etcd_stop(struct mcp_ha_part *p, bool data);
  * pool's member), where to write it, and how long to watch (seconds);
  * for an HA pool, this node's part of it (its keeper runs the etcd
  * member) */
+/* a memory lender's keeper (lender_keep.c): the lender step's task keeps
+ * its store or donor as the master step's keeps the master */
+struct mcp_guard_lender {
+	bool on;                           /* false: the master's keeper */
+	int kind;                          /* enum mcri_lender_kind */
+	char subject[MCRI_SUBJECT_MAX + 1]; /* its records (runtime/jobdir) */
+	char what[160];                    /* "the store service mooncake-store" */
+	char segment[256];                 /* a store's segment name */
+	char master[300];                  /* the master's metrics "host:port" */
+	char ready[PATH_MAX];              /* a donor's ready file, in dir */
+	double looked;                     /* the master's segments last read */
+	/* a store announced by P2PHANDSHAKE (segment "<host>:*"): Mooncake
+	 * names its segment, the new one of its host is its; those of the
+	 * host before it started, and the one found */
+	char before[32][128];
+	int nbefore;
+	char found[256];
+	struct mcri_worker record;         /* its record in workers/ (status) */
+};
 struct mcp_guard {
 	struct mcri_proof proof;
 	char dir[PATH_MAX];
@@ -143,6 +162,7 @@ struct mcp_guard {
 	 * starts once per step (pyxis, after this plugin in plugstack.conf):
 	 * the keeper is not in one, nor is the step Slurm's --container */
 	bool rejoin;
+	struct mcp_guard_lender lender;
 };
 /* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
  * guard watching at most `bound` seconds, its master started again at most
@@ -160,6 +180,12 @@ int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
 enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p, unsigned *no_diag);
 /* Write g's proof into the job's directory; a failure is a line on stderr. */
 int mcp_guard_record(const struct mcp_guard *g);
+/* The keeper's look at what it keeps: the master's sockets
+ * (mcp_guard_look), or a lender's (lender_keep.c) */
+enum mcri_proof_verdict mcp_guard_prove(struct mcp_guard *g);
+/* What the keeper calls what it keeps in messages: "mooncake_master",
+ * "the store service mooncake-store" */
+const char *mcp_guard_what(const struct mcp_guard *g);
 
 /* ---- master_keep.c: the master step keeps its master running ------- */
 
@@ -283,6 +309,13 @@ void mcp_container_probe(const struct mcri_plugstack *ps, struct mcp_container_s
 int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 			 const struct mcp_container_site *site, struct mcp_container *c,
 			 struct mcr_error *err);
+/* The same for the container `value` written at `where` (NULL: the
+ * host), of what the messages call what[0..2] ("the master step",
+ * "mooncake_master", "the infra node"; NULL: those) */
+int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *value,
+			       const struct mcr_position *where, const char *const *what,
+			       const struct mcp_container_site *site, struct mcp_container *c,
+			       struct mcr_error *err);
 /* A step in it (c NULL or mode NONE: the host): *options, the srun options
  * that put the step there (NULL-terminated, mcr_strv_free; NULL on the
  * host); *cmd wrapped where the system needs it. `env`, the variables srun
@@ -348,6 +381,16 @@ int mcp_start_sampler(const struct mcri_plugstack *ps, const struct mcp_step_pla
  * task's stderr when it cannot. */
 void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *role,
 		       const char *address);
+
+/* slurmstepd.c: a task that waits for what another srun starts (the
+ * master, a lender: `subject` of the records, NULL the master): the
+ * starter of the attempt `st` is about is gone, its lock held by no one
+ * and untouched for a few seconds longer than a waiting srun would take
+ * to take over (mcri_lock_seen_gone), and no srun has taken a newer
+ * attempt's lock. `seen` and `looked` keep what this task saw (the lock
+ * is read at most once a second). */
+bool mcp_starter_gone(const struct mcri_jobdir *jd, const char *subject, const struct mcri_state *st,
+		      struct mcri_lock_seen *seen, double *looked, double now);
 
 /* ---- handover.c: what srun computes once and hands each task -------- */
 
@@ -507,6 +550,8 @@ void mcp_stepd_exit(void);
 /* ---- slurm_query.c: what only slurmctld knows (srun) ----------------- */
 
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err);
+/* the nodes of step step_id of job job_id, as a Slurm host list (heap) */
+int mcp_step_nodes(uint32_t job_id, uint32_t step_id, char **nodelist, struct mcr_error *err);
 /* What slurmctld says of a job: whether it has ended (or is ending), its
  * state's name, the leader of its heterogeneous job (0 when it is none). */
 struct mcp_job_facts {

@@ -327,23 +327,82 @@ static void holder(const struct mcp_reservation *r, char *buf, size_t size)
 	snprintf(buf, size, "job %lu%s%s", r->job, who[0] ? " of " : "", who);
 }
 
+/* a port a lender of this cluster may have: a store's 8080 (the wheel's
+ * default), or in port_range= */
+static bool lender_port(const struct mcri_plugstack *ps, int port)
+{
+	return port == MCP_LENDER_PORT || (!ps->fixed_ports && port >= ps->port_lo && port <= ps->port_hi &&
+					   (port < MCR_MASTER_PORT || port > FIXED_HI));
+}
+
+int mcp_lender_port_candidates(const struct mcri_plugstack *ps)
+{
+	int n = 1 + (ps->port_hi - ps->port_lo + 1);
+
+	if (ps->fixed_ports)
+		return 1;
+	return n < MAX_CANDIDATES ? n : MAX_CANDIDATES;
+}
+
+int mcp_lender_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id, const char *name,
+			      int candidate)
+{
+	int span = ps->port_hi - ps->port_lo + 1, port;
+	unsigned long h = 5381;
+
+	if (ps->fixed_ports || candidate <= 0 || span <= 0)
+		return MCP_LENDER_PORT;
+	for (const char *c = name; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	/* the range from an offset of the job and the lender, past the
+	 * master's default ports */
+	for (int k = 0; k < span; k++) {
+		port = ps->port_lo + (int)((job_id * 7 + h + (unsigned long)candidate - 1 + (unsigned long)k) %
+					   (unsigned long)span);
+		if (lender_port(ps, port))
+			return port;
+	}
+	return MCP_LENDER_PORT;
+}
+
+static int claim(const int *want, const char *const *what, int count, bool lender,
+		 const struct mcri_plugstack *ps, unsigned long job, uid_t uid, const char *registry,
+		 struct mcr_error *err);
+
 int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps,
 		    unsigned long job, uid_t uid, const char *registry, struct mcr_error *err)
 {
 	const int want[5] = { ports->rpc, ports->metadata, ports->metrics, etcd ? etcd[0] : 0,
 			      etcd ? etcd[1] : 0 };
 	static const char *const what[5] = { "RPC", "metadata", "metrics", "etcd client", "etcd peer" };
-	const int count = etcd && etcd[0] ? 5 : 3;
+
+	return claim(want, what, etcd && etcd[0] ? 5 : 3, false, ps, job, uid, registry, err);
+}
+
+int mcp_lender_port_claim(int port, const struct mcri_plugstack *ps, unsigned long job, uid_t uid,
+			  const char *registry, struct mcr_error *err)
+{
+	static const char *const what[1] = { "a lender's" };
+
+	return claim(&port, what, 1, true, ps, job, uid, registry, err);
+}
+
+static int claim(const int *want, const char *const *what, int count, bool lender,
+		 const struct mcri_plugstack *ps, unsigned long job, uid_t uid, const char *registry,
+		 struct mcr_error *err)
+{
 	struct mcp_reservation *r;
 	char host[256] = "", who[160];
 	int fd, rc = -1;
 	size_t n = 0, kept = 0, of_job = 0, of_user = 0;
 
 	for (int k = 0; k < count; k++)
-		if (!master_port(ps, want[k]))
+		if (lender ? !lender_port(ps, want[k]) : !master_port(ps, want[k]))
 			return mcri_error_set(err, MCR_EINVAL,
-					      "port %d (%s) is not a port of mooncake_master on this cluster (8700-8702, or port_range=%d-%d of plugstack.conf): %s is set by the plugin alone; unset it",
-					      want[k], what[k], ps->port_lo, ps->port_hi, MCP_PORTS_VAR);
+					      lender ? "port %d (%s) is not a port of a memory lender on this cluster (8080, or port_range=%d-%d of plugstack.conf past 8700-8704): %s is set by the plugin alone; unset it" :
+						       "port %d (%s) is not a port of mooncake_master on this cluster (8700-8702, or port_range=%d-%d of plugstack.conf): %s is set by the plugin alone; unset it",
+					      want[k], what[k], ps->port_lo, ps->port_hi,
+					      lender ? "SLURM_MOONCAKE_LENDER" : MCP_PORTS_VAR);
 	if (!(r = calloc(MCP_REGISTRY_MAX, sizeof(*r))))
 		return mcri_error_nomem(err);
 	fd = registry ? registry_open(registry) : -1;
@@ -359,7 +418,7 @@ int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct
 			if (r[i].port == want[k] && r[i].pid != (long)getpid()) {
 				holder(&r[i], who, sizeof(who));
 				mcri_error_set(err, MCR_ESTATE,
-					       "port %d (%s) on %s is taken: %s reserved it for %s mooncake_master or etcd (pid %ld), which is starting on it; the srun that started this step tries other ports",
+					       "port %d (%s) on %s is taken: %s reserved it for %s mooncake_master, etcd or lender (pid %ld), which is starting on it; the srun that started this step tries other ports",
 					       want[k], what[k], host, who,
 					       r[i].job == job ? "an earlier attempt of its" : "its", r[i].pid);
 				goto out;

@@ -76,4 +76,21 @@ size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max);
  * that do not fit are left out). Returns the length written. */
 size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf, size_t size);
 
+/* ---- a memory lender's port (a store's --port, lender.c) ------------- */
+
+/* the store service's own default port (mooncake_store_service --port) */
+#define MCP_LENDER_PORT 8080
+/* How many ports a lender's election may try (1 for ports=fixed), and
+ * the `candidate`-th for lender `name` of job `job_id`: 0 is 8080, then
+ * single ports of port_range= (never 8700-8704) from an offset the job
+ * and the name choose. */
+int mcp_lender_port_candidates(const struct mcri_plugstack *ps);
+int mcp_lender_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id, const char *name,
+			      int candidate);
+/* On the lender's node, in its step's task (root, task_init_privileged):
+ * claim `port` as mcp_ports_claim claims the master's, for a lender's
+ * port (8080 or port_range=). */
+int mcp_lender_port_claim(int port, const struct mcri_plugstack *ps, unsigned long job, uid_t uid,
+			  const char *registry, struct mcr_error *err);
+
 #endif /* MCP_PORTS_H_ */

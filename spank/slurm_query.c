@@ -77,6 +77,24 @@ int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
 	return 0;
 }
 
+int mcp_step_nodes(uint32_t job_id, uint32_t step_id, char **nodelist, struct mcr_error *err)
+{
+	job_step_info_response_msg_t *resp = NULL;
+
+	*nodelist = NULL;
+	if (mcp_slurm_get_step(job_id, step_id, &resp) != 0 || !resp)
+		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm for the nodes of step %u.%u: %s",
+				      job_id, step_id, mcp_slurm_last_error());
+	for (uint32_t i = 0; i < resp->job_step_count && !*nodelist; i++)
+		if (resp->job_steps[i].step_id.step_id == step_id && resp->job_steps[i].nodes &&
+		    *resp->job_steps[i].nodes && !(*nodelist = strdup(resp->job_steps[i].nodes)))
+			break;
+	slurm_free_job_step_info_response_msg(resp);
+	if (!*nodelist)
+		return mcri_error_set(err, MCR_ESTATE, "Slurm reports no nodes for step %u.%u", job_id, step_id);
+	return 0;
+}
+
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 {
 	job_info_msg_t *msg = NULL;

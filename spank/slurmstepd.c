@@ -33,6 +33,7 @@
 
 #include <slurm/slurm.h>
 
+#include "lender.h"
 #include "plugin.h"
 #include "ports.h"
 
@@ -212,24 +213,19 @@ out:
 #define LOOK_LOCK_S 1      /* the starter's lock (touched every second) */
 #define GONE_AFTER_S 2     /* after a waiting srun would take over */
 
-/* The starter of the attempt `st` is about is gone: its lock is held by
- * no one and untouched for a few seconds longer than a waiting srun
- * would take to take over (mcri_lock_seen_gone), and no srun has taken a
- * newer attempt's lock. `seen` keeps what this task saw, read at most
- * once a second. */
-static bool starter_gone(const struct mcri_jobdir *jd, const struct mcri_state *st,
-			 struct mcri_lock_seen *seen, double *looked, double now)
+bool mcp_starter_gone(const struct mcri_jobdir *jd, const char *subject, const struct mcri_state *st,
+		      struct mcri_lock_seen *seen, double *looked, double now)
 {
 	struct mcri_lock lock;
 
 	if (now - *looked < LOOK_LOCK_S && seen->attempt == st->attempt)
 		return false;
 	*looked = now;
-	mcri_lock_read(jd, st->attempt, &lock);
+	mcri_lock_read_of(jd, subject, st->attempt, &lock);
 	mcri_lock_seen_update(seen, jd, st->attempt, &lock, now);
 	if (!mcri_lock_seen_gone(seen, &lock, now, GONE_AFTER_S))
 		return false;
-	mcri_lock_read(jd, st->attempt + 1, &lock);
+	mcri_lock_read_of(jd, subject, st->attempt + 1, &lock);
 	if (lock.mtime >= 0) { /* an srun takes over: its attempt comes */
 		seen->changed = now;
 		return false;
@@ -279,7 +275,7 @@ static int wait_for_master(const struct mcri_jobdir *jd, struct mcp_handover *h,
 			rc = mcri_error_set(err, MCR_ESTATE,
 					    "the job's mooncake_master could not be started (another srun of this job tried): %.1024s",
 					    st.message);
-		} else if (st.phase == MCRI_PHASE_STARTING && starter_gone(jd, &st, &seen, &looked, now)) {
+		} else if (st.phase == MCRI_PHASE_STARTING && mcp_starter_gone(jd, NULL, &st, &seen, &looked, now)) {
 			rc = mcri_error_set(err, MCR_ESTATE,
 					    "the srun that was starting the job's mooncake_master (%.256s) is gone: no process holds its lock %s/" MCRI_LOCK_FILE ", it has not changed for %.0f s, and no srun has taken over; run this step again (it takes over)",
 					    h->starting, jd->path, st.attempt, now - seen.changed);
@@ -483,10 +479,25 @@ int mcp_stepd_task_init_privileged(spank_t sp)
 	char value[64];
 	uint32_t step_id;
 
+	char *lender MCP_AUTOFREE = NULL;
+
 	/* where the task is before any plugin's task_init (entered_container) */
 	if (stat("/proc/self/ns/mnt", &ctx.mnt) != 0)
 		ctx.mnt.st_ino = 0;
-	if (!job_step(sp, &step_id) || !stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
+	if (!job_step(sp, &step_id))
+		return 0;
+	/* a lender step: its port, claimed as the master's are (lender_keep.c) */
+	if ((lender = malloc(ENV_VALUE_MAX)) && stepd_getenv(sp, MCP_LENDER_VAR, lender, ENV_VALUE_MAX)) {
+		if (!ctx.ps_ok) {
+			mcp_error(&ctx.ps_err);
+			return -1;
+		}
+		if (mcp_lender_task_privileged(sp, lender, &ctx.ps, err) == 0)
+			return 0;
+		mcp_error(err);
+		return -1;
+	}
+	if (!stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
 		return 0;
 	spank_unsetenv(sp, MCP_PORTS_VAR);
 	if (master_task(sp, value, err) == 0)
@@ -536,15 +547,18 @@ int mcp_stepd_task_exit(spank_t sp)
 	gid_t gid;
 	pid_t pid;
 	int status;
+	bool lender;
 
-	/* every task of every step ends here: only the master step's does more */
-	if (spank_getenv(sp, MCP_GUARD_VAR, probe, sizeof(probe)) == ESPANK_ENV_NOEXIST ||
+	/* every task of every step ends here: only the master step's and a
+	 * lender step's (their keepers) do more */
+	lender = spank_getenv(sp, MCP_LENDER_VAR, probe, sizeof(probe)) != ESPANK_ENV_NOEXIST;
+	if ((!lender && spank_getenv(sp, MCP_GUARD_VAR, probe, sizeof(probe)) == ESPANK_ENV_NOEXIST) ||
 	    !job_step(sp, &step_id) || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
 	    !(guard = malloc(ENV_VALUE_MAX)) || !(ha = malloc(ENV_VALUE_MAX)) ||
-	    !stepd_getenv(sp, MCP_GUARD_VAR, guard, ENV_VALUE_MAX))
+	    !stepd_getenv(sp, lender ? MCP_LENDER_VAR : MCP_GUARD_VAR, guard, ENV_VALUE_MAX))
 		return 0;
-	if (!stepd_getenv(sp, MCP_HA_VAR, ha, ENV_VALUE_MAX)) {
+	if (lender || !stepd_getenv(sp, MCP_HA_VAR, ha, ENV_VALUE_MAX)) {
 		free(ha);
 		ha = NULL;
 	}
@@ -557,7 +571,7 @@ int mcp_stepd_task_exit(spank_t sp)
 		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0 || getuid() != uid ||
 		    geteuid() != uid)
 			_exit(1);
-		_exit(record_end(guard, ha, node, step_id) ? 1 : 0);
+		_exit((lender ? mcp_lender_record_end(guard, step_id) : record_end(guard, ha, node, step_id)) ? 1 : 0);
 	}
 	/* bounded (a child stuck on a file server is left behind, killed,
 	 * rather than stall slurmstepd) */
@@ -586,10 +600,22 @@ int mcp_stepd_task_init(spank_t sp)
 	}
 	if (!job_step(sp, &step_id))
 		return 0;
+	/* a lender step: its keeper (lender_keep.c, master_keep.c) */
+	if (stepd_getenv(sp, MCP_LENDER_VAR, value, ENV_VALUE_MAX)) {
+		if (!ctx.ps_ok) {
+			*err = ctx.ps_err;
+			rc = -1;
+		} else {
+			char in[PATH_MAX];
+
+			rc = mcp_lender_task(sp, value, &ctx.ps, step_id,
+					     !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", in, sizeof(in)),
+					     err);
+		}
 	/* the master step: its guard, (when task_init_privileged did not
 	 * run) its ports, an HA pool's part of this node, then its keeper
 	 * (master_keep.c), which a node's etcd member needs too */
-	if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
+	} else if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
 		struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
 
 		if (!g) {
@@ -631,6 +657,15 @@ int mcp_stepd_task_init(spank_t sp)
 			rc = -1;
 		} else {
 			rc = role_task(sp, value, err);
+		}
+		/* then the lenders of its node (lender_task.c) */
+		if (!rc && stepd_getenv(sp, MCP_LENDERS_VAR, value, ENV_VALUE_MAX)) {
+			char node[256] = "";
+
+			spank_unsetenv(sp, MCP_LENDERS_VAR);
+			if (!stepd_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)))
+				gethostname(node, sizeof(node) - 1);
+			rc = mcp_task_wait_lenders(value, node, err);
 		}
 	} else if (recipe && (role || !mcp_recipe_inherited(recipe, stepd_getenv, sp))) {
 		/* a step with a role, but srun handed nothing over */

@@ -38,6 +38,14 @@ static const char *const not_inherited[] = {
 	"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
 	/* what srun hands its own tasks, and the master its ports and guard */
 	MCP_TASK_VAR "=", MCP_PORTS_VAR "=", MCP_GUARD_VAR "=", MCP_HA_VAR "=",
+	"SLURM_MOONCAKE_LENDERS=", "SLURM_MOONCAKE_LENDER=",
+	/* the Mooncake settings of the srun's own environment: a step gets
+	 * those the plugin gives it (a store service reads MOONCAKE_*, and a
+	 * MOONCAKE_CONFIG_PATH would replace them all) */
+	"MOONCAKE_",
+	/* the MPI of the srun's step: each step the plugin starts runs
+	 * --mpi=none, its one task no rank of another's */
+	"PMI_", "PMIX_", "OMPI_", "SLURM_MPI_TYPE=",
 	/* a step time limit would end the pool before the job */
 	"SLURM_TIMELIMIT=",
 	/* the job's GPU requests are the workers'; with --gres=none they

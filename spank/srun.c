@@ -17,6 +17,7 @@
  * (unchanged files are left alone), and hand the tasks the role's
  * environment (srun_handover.c).
  */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "election.h" /* MCP_STARTER_GRACE */
+#include "lender.h"
 #include "plugin.h"
 
 /* this srun's state, from init to exit */
@@ -45,6 +47,12 @@ static struct {
 	char outside_dir[PATH_MAX]; /* its submit directory, "" unknown */
 	long long outside_start;    /* its start, Unix seconds (0 unknown) */
 	char outside_cluster[64];   /* its cluster ("" unknown) */
+	/* the prepared job, for its lenders (lender.c) */
+	char dir[PATH_MAX];         /* its Mooncake directory */
+	uint32_t pool_job;          /* its pool's job (a heterogeneous job's leader) */
+	int run;                    /* its run, -1 unknown */
+	char cluster[64];           /* which job of its id: its cluster ("" unknown), */
+	long long start;            /* its start (Unix seconds, 0 unknown) */
 } ctx;
 
 /* A line for `srun -v`. srun applies -v only after init_post_opt, so the
@@ -173,11 +181,79 @@ static bool het_component(uint32_t job_id)
 
 static int user_init(spank_t sp);
 
+static int lenders(spank_t sp);
+#define CMDLINE_MAX 65536 /* srun's command line, read for its --nodelist */
+
 int mcp_srun_user_init(spank_t sp)
 {
 	int rc = user_init(sp);
 
+	if (rc == 0)
+		rc = lenders(sp);
 	show_notes();
+	return rc;
+}
+
+/* the lenders this step's role needs, on its nodes (lender.c): its step
+ * exists now, and slurmctld knows its nodes */
+static int lenders(spank_t sp)
+{
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
+	struct mcri_jobdir jd = { .fd = -1 };
+	struct mcp_lender_job job;
+	char job_id[32], *named = NULL, **argv = NULL;
+	uint32_t step_job, step, nnodes = 0;
+	bool any = false;
+	int rc = -1, argc = -1, fd;
+
+	for (size_t i = 0; ctx.active && ctx.recipe && i < ctx.recipe->nlenders; i++)
+		any |= mcri_lender_serves(&ctx.recipe->lenders[i], ctx.role);
+	if (!any || !ctx.dir[0])
+		return 0;
+	if (spank_get_item(sp, S_JOB_ID, &step_job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) {
+		slurm_error(MCP_NAME ": cannot get this step's job and step ids, so its nodes' lenders cannot be started");
+		return -1;
+	}
+	snprintf(job_id, sizeof(job_id), "%u", ctx.pool_job);
+	if (mcri_jobdir_open(&jd, ctx.dir, getuid(), false, err))
+		goto out;
+	/* what srun itself says of its step's nodes: their count, its
+	 * --nodelist before the step's command, the job's nodes */
+	if (spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS)
+		nnodes = 0;
+	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS)
+		argc = -1;
+	if (argc >= 0 && (fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) >= 0) {
+		char *cmdline = malloc(CMDLINE_MAX);
+		ssize_t n = cmdline ? read(fd, cmdline, CMDLINE_MAX - 1) : -1;
+
+		if (n > 0) {
+			cmdline[n] = '\0';
+			named = mcp_srun_named_nodes(cmdline, (size_t)n, argc);
+		}
+		free(cmdline);
+		close(fd);
+	}
+	job = (struct mcp_lender_job){ .job_id = job_id,
+				       .run = ctx.run,
+				       .het = ctx.het_outside,
+				       .dir = &jd,
+				       .recipe = ctx.recipe_path,
+				       .job_num = ctx.pool_job,
+				       .cluster = ctx.cluster[0] ? ctx.cluster : NULL,
+				       .start = ctx.start,
+				       .step_job = step_job,
+				       .step = step,
+				       .nnodes = nnodes,
+				       .nodelist = named,
+				       .job_nodelist = ctx.outside ? NULL : getenv("SLURM_JOB_NODELIST") };
+	rc = mcp_srun_lenders(&ctx.ps, ctx.recipe, ctx.role, &job, err);
+out:
+	if (rc)
+		mcp_error(err);
+	mcri_jobdir_close(&jd);
+	free(named);
 	return rc;
 }
 
@@ -369,6 +445,9 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	 * srun from outside the allocation asks slurmctld; which job of its
 	 * id it is, where the environment says (Slurm 23.02 on) */
 	restarts = getenv("SLURM_RESTART_COUNT");
+	snprintf(ctx.dir, sizeof(ctx.dir), "%s", jd.path);
+	ctx.pool_job = job_id;
+	ctx.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0;
 	start = getenv("SLURM_JOB_START_TIME");
 	job = (struct mcp_job){ .job_id = job_id_s,
 				.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
@@ -383,6 +462,8 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 				.join_starting = true,
 				.cluster = ctx.outside ? ctx.outside_cluster : getenv("SLURM_CLUSTER_NAME"),
 				.start = ctx.outside ? ctx.outside_start : start ? strtoll(start, NULL, 10) : 0 };
+	snprintf(ctx.cluster, sizeof(ctx.cluster), "%s", job.cluster ? job.cluster : "");
+	ctx.start = job.start;
 	if (starts && !(master = malloc(MCP_MASTER_ADDRESS_MAX))) {
 		mcri_error_nomem(err);
 		goto fail;

@@ -311,7 +311,9 @@ fuzz: fuzz-bin $(B)/tests/pool_bench
 # readiness against the SPANK stub, in a network namespace of its own; as
 # root, on the test cluster: srun with and without a role, srun_bench.sh;
 # the first srun and the first wave of a pool against the floor, and status
-# against fetching the metrics by hand, wave_bench.sh; the time from kill -9
+# against fetching the metrics by hand, wave_bench.sh; a first wave with a
+# memory lender on each of its nodes against the same wave without,
+# lender_bench.sh; the time from kill -9
 # of the master, and from a hung master, to the first working put+get,
 # keep_bench.sh; what a starter that died costs the next srun,
 # takeover_bench.sh; and kill -9 of an HA pool's leader, ha_bench.sh).
@@ -336,6 +338,7 @@ bench-plugin: $(B)/tests/plugin_bench $(PLUGIN)
 	$(NETNS_RUN) $(B)/tests/plugin_bench
 	tests/bench/srun_bench.sh
 	tests/bench/wave_bench.sh
+	tests/bench/lender_bench.sh
 	tests/bench/keep_bench.sh
 	tests/bench/takeover_bench.sh
 	tests/bench/ha_bench.sh

@@ -231,14 +231,16 @@ int main(int argc, char **argv)
 		sprintf(master, "%s:%d", infra, ports.rpc);
 
 	if (!strcmp(cmd, "check")) {
-		char *roles = mcr_recipe_role_list(recipe);
+		char *roles = mcr_recipe_role_list(recipe), *lenders = mcri_explain_lenders(recipe);
 
-		printf("%s: OK (engine %s; roles %s; %s)\n", path,
+		printf("%s: OK (engine %s; roles %s; %s%s)\n", path,
 		       mcr_engine_name(mcr_recipe_engine(recipe)), roles ? roles : "?",
 		       !mcr_recipe_has_master(recipe)        ? "no mooncake-master" :
 		       mcr_recipe_external_master(recipe) ? "external mooncake-master" :
-							      "the plugin starts mooncake-master");
+							      "the plugin starts mooncake-master",
+		       lenders ? lenders : "");
 		free(roles);
+		free(lenders);
 		rc = 0;
 	} else if (!strcmp(cmd, "render")) {
 		struct mcr_file_list files;

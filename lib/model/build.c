@@ -122,6 +122,25 @@ int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r,
 				r->service = e;
 		}
 	}
+	/* the enabled lenders (rules/lenders.c checks each) */
+	if (mcri_is_seq(services)) {
+		for (size_t i = 0; i < services->n; i++) {
+			const struct mcri_node *e = services->items[i];
+			enum mcri_lender_kind kind;
+			struct mcri_lender *l;
+
+			if (!mcri_is_map(e) || mcri_entry_lender_kind(e, &kind) || !mcri_entry_enabled(e))
+				continue;
+			if (!(l = realloc(r->lenders, (r->nlenders + 1) * sizeof(*l))))
+				return mcri_error_nomem(err);
+			r->lenders = l;
+			l = &r->lenders[r->nlenders++];
+			memset(l, 0, sizeof(*l));
+			l->entry = e;
+			l->name = mcri_is_str(mcri_map_get(e, "name")) ? mcri_map_get(e, "name")->s : "";
+			l->kind = kind;
+		}
+	}
 	r->kv_block = mcri_map_get(r->engine_node, "mooncake_kv_store");
 	if (r->kv_block && r->kv_block->type == MCRI_T_NULL)
 		r->kv_block = NULL;
@@ -174,6 +193,13 @@ int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r,
 	} else if (model_dir_name(mcri_map_get(root, "model"), &r->served_model_name)) {
 		return mcri_error_nomem(err);
 	}
+	/* where each lender runs, once the roles are known */
+	for (size_t i = 0; i < r->nlenders; i++) {
+		const struct mcri_node *critical = mcri_map_get(r->lenders[i].entry, "critical");
+
+		r->lenders[i].place = mcri_lender_placement(r, r->lenders[i].entry, &r->lenders[i].roles);
+		r->lenders[i].critical = !critical || critical->type == MCRI_T_NULL || mcri_truthy(critical);
+	}
 	{
 		const struct mcri_node *log_dir =
 			mcri_map_get(mcri_map_get(root, "output"), "log_dir");
@@ -191,6 +217,7 @@ void mcr_recipe_free(struct mcr_recipe *r)
 	mcri_doc_free(r->doc);
 	free(r->served_model_name);
 	free(r->store_config_where);
+	free(r->lenders);
 	for (size_t i = 0; i < r->nwarnings; i++)
 		free(r->warnings[i]);
 	free(r);

@@ -12,6 +12,35 @@
 /* At most this many warnings are kept per recipe (reference §11). */
 #define MCRI_MAX_WARNINGS 16
 
+/* ---- memory lenders (lender.c) --------------------------------------
+ * srtctl's services that lend their node's memory to the job's pool: a
+ * standalone Mooncake Store (`mooncake-store`, the wheel's
+ * mooncake_store_service) and TRT-LLM's donor (`mooncake-donor`,
+ * `trtllm-serve mooncake_donor`). */
+enum mcri_lender_kind {
+	MCRI_LENDER_STORE,
+	MCRI_LENDER_DONOR,
+};
+/* where a lender runs (placement.node) */
+enum mcri_lender_place {
+	MCRI_PLACE_INFRA, /* head, infra (the default): one, on the job's first node */
+	MCRI_PLACE_ROLES, /* prefill, decode, agg, workers: each node of those roles' steps */
+	MCRI_PLACE_ALL,   /* all: each node of the job */
+	MCRI_PLACE_OTHER, /* dedicated, compute, a pool: refused (rules/lenders.c) */
+};
+/* The longest lender name: it names the lender's step, records and log. */
+#define MCRI_LENDER_NAME_MAX 64
+/* An enabled lender of the recipe. */
+struct mcri_lender {
+	const struct mcri_node *entry; /* its services entry */
+	const char *name;              /* its name (the entry's) */
+	enum mcri_lender_kind kind;
+	enum mcri_lender_place place;
+	unsigned roles;                /* MCRI_ROLE_BIT of the roles whose nodes it runs
+					* on (PLACE_ROLES); for the others every role */
+	bool critical;                 /* a failed lender fails its roles' tasks */
+};
+
 struct mcr_recipe {
 	struct mcri_doc *doc;
 	const struct mcri_node *root;
@@ -34,6 +63,9 @@ struct mcr_recipe {
 	const struct mcri_node *device_names_by_gpu;
 	const char *external;                 /* external host:port, or NULL */
 
+	struct mcri_lender *lenders;          /* the enabled lenders, in recipe order (heap) */
+	size_t nlenders;
+
 	unsigned connector_modes;             /* MCRI_ROLE_BIT per connector role (TRT-LLM) */
 	char *served_model_name;              /* model_key default (heap), or NULL */
 	const char *log_dir;                  /* output.log_dir, or NULL */
@@ -47,6 +79,27 @@ struct mcr_recipe {
  * false (null and absent count as true). */
 bool mcri_entry_is_master(const struct mcri_node *entry);
 bool mcri_entry_enabled(const struct mcri_node *entry);
+
+/* The kind of a services entry that lends memory (its `type`): 0 and *kind,
+ * or -1 for any other entry. */
+int mcri_entry_lender_kind(const struct mcri_node *entry, enum mcri_lender_kind *kind);
+/* "mooncake-store", "mooncake-donor" */
+const char *mcri_lender_kind_name(enum mcri_lender_kind kind);
+/* A lender's placement as it reads (PLACE_OTHER for one the plugin does
+ * not run), its roles (MCRI_ROLE_BIT) for PLACE_ROLES. */
+enum mcri_lender_place mcri_lender_placement(const struct mcr_recipe *r, const struct mcri_node *entry,
+					     unsigned *roles);
+/* The image a lender runs in, as srtctl picks it: the service's
+ * `container`, else the kind's fallback (engine.mooncake_kv_store.container),
+ * else the job's (model.container); NULL for none. `where` as
+ * mcr_recipe_master_container's. */
+const char *mcri_lender_container(const struct mcr_recipe *r, const struct mcri_lender *l,
+				  struct mcr_position *where);
+/* The lender named `name`, or NULL. */
+const struct mcri_lender *mcri_lender_find(const struct mcr_recipe *r, const char *name);
+/* Does a task of `role` wait for lender l on its node? (PLACE_ROLES: one of
+ * its roles; the others: every role) */
+bool mcri_lender_serves(const struct mcri_lender *l, enum mcr_role role);
 
 /* Read the model of `doc` into r (r borrows the document's nodes; r->doc is
  * set). Refuses only an empty document or one that is not a mapping; every
@@ -70,6 +123,9 @@ enum mcri_layer {
 	MCRI_LAYER_ENGINE_ENV,    /* engine.mooncake_kv_store.env */
 	MCRI_LAYER_JOB_DIR,       /* the job's directory (the plugin) */
 	MCRI_LAYER_VLLM_DEFAULT,  /* metadata_server: the plugin's, where vLLM has none */
+	MCRI_LAYER_LENDER_KIND,   /* a lender: what its kind gives it (srtctl's defaults) */
+	MCRI_LAYER_LENDER_ENV,    /* a lender: services[<name>].env */
+	MCRI_LAYER_LENDER_METADATA, /* a store: the workers' metadata server (their client config) */
 	MCRI_LAYER_COUNT,
 };
 

@@ -20,6 +20,7 @@ struct envb {
 	struct mcri_env_origin **orig; /* NULL: not wanted */
 	enum mcri_layer layer;         /* the layer env_set records */
 	const char *where;             /* its key path, or NULL */
+	char own_where[MCRI_LENDER_NAME_MAX + 32]; /* room for a key path made here */
 };
 
 static bool name_eq(const void *ctx, size_t pos)
@@ -300,4 +301,132 @@ int mcr_worker_env(const struct mcr_recipe *r, enum mcr_role role,
 		   struct mcr_error *err)
 {
 	return mcri_worker_env_origins(r, role, in, out, NULL, err);
+}
+
+/* ---- a memory lender's environment ------------------------------------- */
+
+const char *mcri_lender_metadata(const struct mcr_recipe *r, const char **where)
+{
+	const struct mcri_node *md = mcri_map_get(r->store_config, "metadata_server");
+	const char *at = r->store_config_where ? r->store_config_where : "";
+
+	if (r->engine == MCR_ENGINE_TRTLLM)
+		for (int k = 0; k < MCR_ROLE_COUNT; k++) {
+			const struct mcri_node *own = mcri_map_get(
+				mcri_map_get(r->role_node[k], "mooncake_store_config"), "metadata_server");
+
+			if ((r->connector_modes & MCRI_ROLE_BIT(k)) && mcri_is_str(own)) {
+				md = own;
+				at = "roles.<role>.mooncake_store_config";
+				break;
+			}
+		}
+	if (r->engine != MCR_ENGINE_VLLM && r->engine != MCR_ENGINE_TRTLLM) {
+		if (where)
+			*where = "";
+		return NULL;
+	}
+	if (where)
+		*where = mcri_is_str(md) ? at : "";
+	return mcri_is_str(md) ? md->s : "P2PHANDSHAKE";
+}
+
+static int lender_env(const struct mcr_recipe *r, const struct mcri_lender *l,
+		      const struct mcri_lender_at *at, struct envb *b, struct mcr_error *err)
+{
+	char *where = b->own_where, *val = NULL;
+	const char *md;
+	int rc;
+
+	snprintf(where, sizeof(b->own_where), "services[%s].env", l->name);
+	if (l->kind == MCRI_LENDER_DONOR) {
+		char timeout[32];
+
+		b->layer = MCRI_LAYER_LENDER_KIND;
+		b->where = NULL;
+		snprintf(timeout, sizeof(timeout), "%d", at->timeout > 0 ? at->timeout : 120);
+		if (!(val = mcri_asprintf("%s/mooncake/donor-%s", at->dir ? at->dir : ".", at->node)))
+			return mcri_error_nomem(err);
+		rc = env_set(b, "TRTLLM_MOONCAKE_RUN_DIR", val, NULL, err) ||
+		     env_set(b, "TRTLLM_MOONCAKE_MASTER_TIMEOUT", timeout, NULL, err) ||
+		     env_set(b, "TLLM_LOG_LEVEL", "INFO", NULL, err);
+		free(val);
+		b->layer = MCRI_LAYER_LENDER_ENV;
+		b->where = where;
+		return rc ? -1 : env_merge(b, mcri_map_get(l->entry, "env"), err);
+	}
+	if (at->port <= 0 || !at->master)
+		return mcri_error_set(err, MCR_EINVAL, "no port or master address for the store %s", l->name);
+	/* the node's address, as srtctl gives it: Mooncake names the segment
+	 * "<address>:<a port of its own>", anew at each start (a restarted
+	 * store's peers never take it for the one that died) */
+	md = mcri_lender_metadata(r, NULL);
+	b->layer = MCRI_LAYER_LENDER_KIND;
+	b->where = NULL;
+	if (env_set(b, "MOONCAKE_LOCAL_HOSTNAME", at->addr ? at->addr : "localhost", NULL, err))
+		return -1;
+	b->layer = MCRI_LAYER_LENDER_ENV;
+	b->where = where;
+	if (env_merge(b, mcri_map_get(l->entry, "env"), err))
+		return -1;
+	b->layer = MCRI_LAYER_MASTER;
+	b->where = NULL;
+	if (env_set(b, "MOONCAKE_MASTER", at->master, NULL, err))
+		return -1;
+	/* the metadata server of the workers: the job's, or their files' */
+	if (md) {
+		b->layer = MCRI_LAYER_LENDER_METADATA;
+		return env_set(b, "MOONCAKE_TE_META_DATA_SERVER", md, NULL, err);
+	}
+	if (metadata_server(r, at->master, at->metadata_host, at->metadata_port, &val, err))
+		return -1;
+	rc = env_set(b, "MOONCAKE_TE_META_DATA_SERVER", val, NULL, err);
+	free(val);
+	return rc;
+}
+
+int mcri_lender_env_origins(const struct mcr_recipe *r, const struct mcri_lender *l,
+			    const struct mcri_lender_at *at, struct mcr_env *out,
+			    struct mcri_env_origin **origins, struct mcr_error *err)
+{
+	struct envb b;
+	int rc;
+
+	if (origins)
+		*origins = NULL;
+	envb_init(&b, r, out, origins);
+	rc = lender_env(r, l, at, &b, err);
+	mcri_index_free(&b.ix);
+	if (rc) {
+		mcr_env_free(out);
+		if (origins) {
+			free(*origins);
+			*origins = NULL;
+		}
+	}
+	return rc;
+}
+
+char *mcri_lender_segment(const struct mcr_recipe *r, const struct mcri_lender *l,
+			  const struct mcri_lender_at *at, struct mcr_error *err)
+{
+	struct mcr_env env;
+	char *name;
+
+	if (l->kind != MCRI_LENDER_STORE) {
+		mcri_error_set(err, MCR_EINVAL, "TRT-LLM's donor %s names its segment itself", l->name);
+		return NULL;
+	}
+	if (mcri_lender_env_origins(r, l, at, &env, NULL, err))
+		return NULL;
+	{
+		const char *host = mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME");
+
+		/* a name with a port is the segment's; else Mooncake adds one */
+		name = strchr(host, ':') ? strdup(host) : mcri_asprintf("%s:*", host);
+	}
+	mcr_env_free(&env);
+	if (!name)
+		mcri_error_nomem(err);
+	return name;
 }

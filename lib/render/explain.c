@@ -49,6 +49,15 @@ static void layer_name(const struct mcr_recipe *r, enum mcr_role role,
 	case MCRI_LAYER_VLLM_DEFAULT:
 		snprintf(buf, size, "the plugin's default");
 		break;
+	case MCRI_LAYER_LENDER_KIND:
+		snprintf(buf, size, "the lender's kind");
+		break;
+	case MCRI_LAYER_LENDER_ENV:
+		snprintf(buf, size, "services[<name>].env");
+		break;
+	case MCRI_LAYER_LENDER_METADATA:
+		snprintf(buf, size, "the workers' client config");
+		break;
 	default:
 		snprintf(buf, size, "the job's directory");
 		break;
@@ -84,6 +93,12 @@ static const char *plugin_note(const struct mcr_recipe *r, enum mcri_layer layer
 		return "(the plugin: the role's file in the job's directory)";
 	case MCRI_LAYER_VLLM_DEFAULT:
 		return "(vLLM's own default, \"\", fails Mooncake's setup(); P2PHANDSHAKE needs no metadata server)";
+	case MCRI_LAYER_LENDER_KIND:
+		if (key && !strcmp(key, "MOONCAKE_LOCAL_HOSTNAME"))
+			return "(srtctl's: the node's address; Mooncake names the segment after it and a port of its own)";
+		return "(srtctl's, for this kind)";
+	case MCRI_LAYER_LENDER_METADATA:
+		return "(the store announces its segment as the workers find segments)";
 	default:
 		return "";
 	}
@@ -303,6 +318,151 @@ static int explain_env(struct mcri_buf *b, const struct mcr_recipe *r,
 	return 0;
 }
 
+/* where a lender runs, for people */
+static void placement_words(const struct mcri_lender *l, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	if (l->place == MCRI_PLACE_INFRA) {
+		snprintf(buf, size, "the job's first node (infra)");
+		return;
+	}
+	if (l->place == MCRI_PLACE_ALL) {
+		snprintf(buf, size, "each node of the job (all)");
+		return;
+	}
+	o += (size_t)snprintf(buf, size, "each node of the sruns of ");
+	for (int k = 0, first = 1; k < MCR_ROLE_COUNT && o < size; k++)
+		if (l->roles & MCRI_ROLE_BIT(k)) {
+			o += (size_t)snprintf(buf + o, size - o, "%sroles.%s", first ? "" : ", ", mcr_role_name(k));
+			first = 0;
+		}
+}
+
+/* one lender the role's tasks wait for: its command line and environment,
+ * each value with where it came from */
+static int explain_lender(struct mcri_buf *b, const struct mcr_recipe *r, const struct mcri_lender *l,
+			  const struct mcr_env_input *in, struct mcr_error *err)
+{
+	const struct mcri_node *cmd = mcri_map_get(l->entry, "command"), *args = mcri_map_get(l->entry, "args");
+	const struct mcri_node *options = mcri_map_get(l->entry, "options"), *n;
+	const char *md_where = NULL;
+	struct mcri_lender_at at = { "<node>", "<node address>", 8080, in->master_address, in->metadata_host,
+				     in->metadata_port, in->config_dir, 0 };
+	struct mcri_env_origin *o = NULL;
+	struct table t = { 0 };
+	struct mcr_env env;
+	char where[MCR_ERROR_SOURCE_LENGTH + 32], placed[200], *seg;
+	size_t nargs = mcri_is_seq(args) ? args->n : 0;
+	char **argv = NULL, own_cmd[MCRI_LENDER_NAME_MAX + 32], own_args[MCRI_LENDER_NAME_MAX + 32];
+
+	snprintf(own_cmd, sizeof(own_cmd), "services[%s].command", l->name);
+	snprintf(own_args, sizeof(own_args), "services[%s].args", l->name);
+
+	placement_words(l, placed, sizeof(placed));
+	mcri_buf_printf(b, "\nlender %s (%s), on %s; critical: %s:\n", l->name, mcri_lender_kind_name(l->kind),
+			placed, l->critical ? "true" : "false");
+	if (mcri_lender_argv(r, l, &at, &argv, err))
+		return -1;
+	row(&t, "COMMAND", "", "", "", "");
+	for (size_t i = 0; argv[i]; i++) {
+		size_t flags_end = mcr_strv_len(argv) - nargs;
+		const char *word = argv[i], *from = "", *what = "";
+
+		n = NULL;
+		if (i < (mcri_is_seq(cmd) && cmd->n ? cmd->n : l->kind == MCRI_LENDER_STORE ? 3 : 2)) {
+			from = mcri_is_seq(cmd) && cmd->n ? own_cmd : "the lender's kind";
+			n = mcri_is_seq(cmd) && cmd->n ? cmd->items[i] : NULL;
+			if (!n && l->kind == MCRI_LENDER_STORE && i == 2) {
+				word = "<mooncake.mooncake_store_service as python -m runs it>";
+				what = "(its REST API bound to 127.0.0.1: no other host reaches it)";
+			}
+		} else if (i >= flags_end) {
+			from = own_args;
+			n = args->items[i - flags_end];
+		} else if (!strncmp(word, "--port=", 7)) {
+			from = "the plugin";
+			what = "(8080, else a port of port_range= free on the node)";
+		} else if (!strncmp(word, "--max-wait-time=", 16)) {
+			from = "the plugin";
+			what = "(readiness.timeout_seconds, else ready_timeout=)";
+		} else if (i > 0 && !strcmp(argv[i - 1], "--segment_size")) {
+			from = "options.size";
+			n = mcri_map_get(options, "size");
+		} else if (i > 0 && !strcmp(argv[i - 1], "--protocol")) {
+			from = mcri_map_get(options, "protocol") ? "options.protocol" : "the lender's kind";
+			n = mcri_map_get(options, "protocol");
+		} else if (i > 0 && !strcmp(argv[i - 1], "--master_server_address")) {
+			from = "the job's master";
+		} else if (i > 0 && !strcmp(argv[i - 1], "--ready_file")) {
+			from = "the plugin";
+			what = "(in the job's directory; an earlier start's is removed first)";
+		}
+		where_of(r, n, where, sizeof(where));
+		row(&t, "", word, from, where, what);
+	}
+	mcr_strv_free(argv);
+	if (mcri_lender_env_origins(r, l, &at, &env, &o, err)) {
+		flush(b, &t);
+		return -1;
+	}
+	mcri_lender_metadata(r, &md_where);
+	row(&t, "VARIABLE", "VALUE", "LAYER", "SET AT", "");
+	for (size_t i = 0; i < env.count; i++) {
+		char lname[160];
+
+		if (o[i].layer == MCRI_LAYER_LENDER_ENV)
+			snprintf(lname, sizeof(lname), "services[%s].env", l->name);
+		else if (o[i].layer == MCRI_LAYER_LENDER_METADATA && md_where && md_where[0])
+			snprintf(lname, sizeof(lname), "%s", md_where);
+		else
+			layer_name(r, MCR_ROLE_PREFILL, o[i].layer, lname, sizeof(lname));
+		where_of(r, o[i].node, where, sizeof(where));
+		{
+			/* a size as the store's reader reads it */
+			long long bytes;
+			char *v = NULL;
+
+			if (l->kind == MCRI_LENDER_STORE && strstr(env.vars[i].name, "_SIZE") &&
+			    mcri_store_size_text(env.vars[i].value, &bytes) == 0)
+				v = mcri_asprintf("%s (%lld bytes)", env.vars[i].value, bytes);
+			row(&t, env.vars[i].name, v ? v : env.vars[i].value, lname, where,
+			    plugin_note(r, o[i].layer, env.vars[i].name));
+			free(v);
+		}
+		if (o[i].replaced)
+			replaced(&t, r, MCR_ROLE_PREFILL, o[i].over_layer, o[i].over, o[i].over_value, false);
+	}
+	flush(b, &t);
+	mcr_env_free(&env);
+	free(o);
+	if (l->kind == MCRI_LENDER_STORE) {
+		if (!(seg = mcri_lender_segment(r, l, &at, err)))
+			return -1;
+		mcri_buf_printf(b, "  ready when its port is its own and the job's master lists its segment %s%s\n", seg,
+				strstr(seg, ":*") ? " (the new one of its host)" : "");
+		free(seg);
+	} else {
+		mcri_buf_printf(b, "  ready when its ready file is there\n");
+	}
+	return 0;
+}
+
+char *mcri_explain_lenders(const struct mcr_recipe *r)
+{
+	struct mcri_buf b = { 0 };
+
+	mcri_buf_puts(&b, "");
+	for (size_t i = 0; i < r->nlenders; i++) {
+		char placed[200];
+
+		placement_words(&r->lenders[i], placed, sizeof(placed));
+		mcri_buf_printf(&b, ", and %s %s on %s", mcri_lender_kind_name(r->lenders[i].kind), r->lenders[i].name,
+				placed);
+	}
+	return mcri_buf_take(&b);
+}
+
 char *mcri_explain(const struct mcr_recipe *r, enum mcr_role role,
 		   const struct mcr_env_input *in, struct mcr_error *err)
 {
@@ -330,6 +490,12 @@ char *mcri_explain(const struct mcr_recipe *r, enum mcr_role role,
 		free(b.p);
 		return NULL;
 	}
+	/* the lenders the role's tasks wait for */
+	for (size_t i = 0; i < r->nlenders; i++)
+		if (mcri_lender_serves(&r->lenders[i], role) && explain_lender(&b, r, &r->lenders[i], &job, err)) {
+			free(b.p);
+			return NULL;
+		}
 	if (!(text = mcri_buf_take(&b)))
 		mcri_error_nomem(err);
 	return text;

@@ -21,4 +21,11 @@
 char *mcri_explain(const struct mcr_recipe *recipe, enum mcr_role role,
 		   const struct mcr_env_input *in, struct mcr_error *err);
 
+/* The recipe's lenders for `check`'s line: ", and mooncake-store store on
+ * each node of the sruns of roles.decode" for each (heap; "" without any;
+ * NULL out of memory). explain's text shows each lender its role's tasks
+ * wait for: its command line and environment, each value with where it
+ * came from. */
+char *mcri_explain_lenders(const struct mcr_recipe *recipe);
+
 #endif /* MCRI_EXPLAIN_H_ */

@@ -71,4 +71,62 @@ int mcri_worker_env_origins(const struct mcr_recipe *r, enum mcr_role role,
 			    const struct mcr_env_input *in, struct mcr_env *out,
 			    struct mcri_env_origin **origins, struct mcr_error *err);
 
+/* ---- a memory lender's command line and environment ------------------- */
+
+/* Where one lender runs (the plugin's side of it). */
+struct mcri_lender_at {
+	const char *node;          /* its node, as Slurm names it */
+	const char *addr;          /* that node's address */
+	int port;                  /* a store's port (--port; its segment's name: 0 none) */
+	const char *master;        /* the pool's master address ("host:port", etcd://) */
+	const char *metadata_host; /* the job's master's metadata server */
+	int metadata_port;
+	const char *dir;           /* the job's directory */
+	int timeout;               /* seconds it may take to be ready */
+};
+/* The lender's argv (mcr_strv_free):
+ *   store: python3 -c <the wheel's mooncake.mooncake_store_service, run
+ *          as python -m runs it, its REST API bound to 127.0.0.1>
+ *          --port=<port> --max-wait-time=<timeout> [args]
+ *   donor: trtllm-serve mooncake_donor --master_server_address <master>
+ *          --segment_size <options.size> --protocol <options.protocol, rdma>
+ *          --ready_file <dir>/mooncake/donor-<node>.ready [args]
+ * the service's `command` in place of the program (python3 -c ...,
+ * trtllm-serve mooncake_donor). MCR_EINVAL without a port (store) or a
+ * master; MCR_EIO out of memory. */
+int mcri_lender_argv(const struct mcr_recipe *r, const struct mcri_lender *l,
+		     const struct mcri_lender_at *at, char ***argv, struct mcr_error *err);
+/* The lender's extra environment, later entries winning, with each
+ * variable's origin when `origins` is not NULL (explain; heap array):
+ *   store: MOONCAKE_LOCAL_HOSTNAME=<addr> (srtctl's default),
+ *          services[<name>].env, MOONCAKE_MASTER (the job's master),
+ *          MOONCAKE_TE_META_DATA_SERVER (the workers': the job's, or their
+ *          client config's, mcri_lender_metadata);
+ *   donor: TRTLLM_MOONCAKE_RUN_DIR=<dir>/mooncake/donor-<node>,
+ *          TRTLLM_MOONCAKE_MASTER_TIMEOUT=<timeout>, TLLM_LOG_LEVEL=INFO,
+ *          services[<name>].env. */
+int mcri_lender_env_origins(const struct mcr_recipe *r, const struct mcri_lender *l,
+			    const struct mcri_lender_at *at, struct mcr_env *out,
+			    struct mcri_env_origin **origins, struct mcr_error *err);
+/* The metadata server the job's workers find segments through, which a
+ * store must announce its segment to: NULL for the job's own (SGLang's
+ * workers: MOONCAKE_TE_META_DATA_SERVER is the plugin's), else the text of
+ * the client configs (vLLM's, TRT-LLM's connector roles': their
+ * metadata_server, P2PHANDSHAKE when they name none). `where` (NULL: not
+ * wanted) the key path that names it, "" for a default. A TRT-LLM recipe
+ * whose connector roles name different ones: the first's (rules/lenders.c
+ * refuses a store there). Borrowed. */
+const char *mcri_lender_metadata(const struct mcr_recipe *r, const char **where);
+/* The name of the segment a store mounts: "<host>:*" for a
+ * MOONCAKE_LOCAL_HOSTNAME without a port (Mooncake adds one of its own at
+ * each start: the new segment of that host is the store's), else that
+ * name (heap). NULL with err for a donor (TRT-LLM names its segment). */
+char *mcri_lender_segment(const struct mcr_recipe *r, const struct mcri_lender *l,
+			  const struct mcri_lender_at *at, struct mcr_error *err);
+/* The donor's ready file, relative to the job's directory:
+ * "mooncake/donor-<node>.ready" (heap), and its run directory
+ * "mooncake/donor-<node>". */
+char *mcri_donor_ready_file(const char *node);
+char *mcri_donor_run_dir(const char *node);
+
 #endif /* MCRI_RENDER_H_ */

@@ -96,6 +96,8 @@ int mcri_rules_kv_store(struct mcri_check *v);
 int mcri_rules_roles(struct mcri_check *v);
 /* services.c: §10.6 every services entry */
 int mcri_rules_services(struct mcri_check *v);
+/* lenders.c: §10.14 the memory lenders (mooncake-store, mooncake-donor) */
+int mcri_rules_lenders(struct mcri_check *v);
 /* pool.c: C1 (§10.6); C2-C4 (§10.7); C5-C10 (§10.8, §10.9); V1, V2
  * (§10.11); M1 (§10.12) */
 int mcri_rules_c1(struct mcri_check *v);

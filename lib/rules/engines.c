@@ -96,6 +96,51 @@ int mcri_vllm_size(const struct mcri_node *n, long long *bytes)
 	}
 }
 
+int mcri_store_size_text(const char *text, long long *bytes)
+{
+	static const struct {
+		const char *unit;
+		double scale;
+	} units[] = { { "kb", 1024.0 }, { "mb", 1048576.0 }, { "gb", GIB }, { "tb", GIB * 1024 },
+		      { "k", 1024.0 }, { "m", 1048576.0 }, { "g", GIB }, { "t", GIB * 1024 },
+		      { "b", 1.0 } };
+	const char *b = text, *e = text + strlen(text);
+	double scale = 1.0, v;
+	char num[400], *end;
+	size_t len;
+
+	while (mcri_py_space(*b))
+		b++;
+	while (e > b && mcri_py_space(e[-1]))
+		e--;
+	len = (size_t)(e - b);
+	/* the first unit the lowered text ends with, in the service's order */
+	for (size_t i = 0; i < MCRI_ARRAY_LEN(units); i++) {
+		size_t ul = strlen(units[i].unit);
+
+		if (len >= ul && strncasecmp(e - ul, units[i].unit, ul) == 0) {
+			scale = units[i].scale;
+			len -= ul;
+			break;
+		}
+	}
+	while (len && mcri_py_space(b[len - 1]))
+		len--;
+	if (!len || len >= sizeof(num))
+		return -1;
+	memcpy(num, b, len);
+	num[len] = '\0';
+	/* float(): a decimal number, with an exponent; not C's hex, inf or nan */
+	for (size_t i = 0; i < len; i++)
+		if (!isdigit((unsigned char)num[i]) && !strchr("+-.eE", num[i]))
+			return -1;
+	v = strtod(num, &end);
+	if (*end || end == num || !isfinite(v * scale))
+		return -1;
+	*bytes = mcri_trunc_ll(v * scale);
+	return 0;
+}
+
 int mcri_sglang_size_text(const char *text, long long *bytes)
 {
 	const long long gib = 1LL << 30;

@@ -15,6 +15,15 @@ int mcri_vllm_size_text(const char *text, long long *bytes);
 /* SGLang's MOONCAKE_GLOBAL_SEGMENT_SIZE: int(), or int() of "<n>gb" x
  * 1024^3 (saturated). 0, or -1 when SGLang raises. */
 int mcri_sglang_size_text(const char *text, long long *bytes);
+/* The wheel's Mooncake Store service (mooncake_config.py's
+ * _parse_segment_size, MOONCAKE_GLOBAL_SEGMENT_SIZE and
+ * MOONCAKE_LOCAL_BUFFER_SIZE of a mooncake-store lender): stripped and
+ * lowered, a number with kb, mb, gb, tb, k, m, g, t or b (each a power of
+ * 1024, 'b' bytes), or a number of bytes; int(float(...)) of it, so
+ * "1.5g" is 1610612736 and 'GiB' is refused. 0 with *bytes (saturated),
+ * or -1 when the service would raise (hex, inf, nan and '_' too, which
+ * Python's float reads differently or not at all). */
+int mcri_store_size_text(const char *text, long long *bytes);
 /* The byte count the recipe's engine makes of a size: a node (a
  * client-config value) or a text (an environment value); TRT-LLM's is
  * parse_size(strict_units=True) (size.c). 0, or -1 when the engine

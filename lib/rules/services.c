@@ -28,6 +28,9 @@ static const char *const PLACEMENT_NODES[] = {
 static const char *const STARTS[] = { "infra", "before_workers", "after_frontend", NULL };
 static const char *const PROBES[] = { "port", "tcp", "http", "log", NULL };
 static const char *const READINESS_NUMBERS[] = { "timeout_seconds", "interval_seconds", NULL };
+/* the kinds that lend their memory to the job's pool (srtctl's
+ * mooncake-store and, for TRT-LLM, mooncake-donor) */
+static const char *const LENDER_KINDS[] = { "mooncake-store", "mooncake-donor", NULL };
 /* what `options` of a mooncake-master may hold */
 static const char *const MASTER_OPTIONS[] = { "store_config", "device_names_by_gpu", NULL };
 
@@ -37,6 +40,7 @@ struct entry {
 	const char *path; /* "services[<name>]" */
 	const char *kind; /* type, "generic" by default */
 	bool master;
+	bool lender;      /* mooncake-store, mooncake-donor (lenders.c) */
 };
 
 /* "<path>.<field>", for the toolkit's checks */
@@ -177,7 +181,12 @@ static int check_start_readiness(struct mcri_check *v, const struct entry *s)
 				 s->path);
 	for (const char *const *p = PROBES; *p; p++)
 		probes_set += mcri_map_index(n, *p) != MCRI_NO_INDEX;
-	if (probes_set != 1)
+	/* a lender is proved ready by the plugin itself: its bound only */
+	if (s->lender && probes_set)
+		return mcri_fail(v, n,
+				 "%s.readiness: a probe of its own is not run by this plugin for a lender: it proves a store ready by its segment mounted at the job's master, a donor by its ready file; keep timeout_seconds only",
+				 s->path);
+	if (probes_set != 1 && !s->lender)
 		return mcri_fail(v, n, "%s.readiness: set exactly one of port, tcp, http, log (found %d)",
 				 s->path, probes_set);
 	for (const char *const *t = READINESS_NUMBERS; *t; t++) {
@@ -241,14 +250,15 @@ static int check_identity(struct mcri_check *v, const struct mcri_node *services
 				 s->path, mcri_show(v, type));
 	s->kind = type ? type->s : "generic";
 	s->master = strcmp(s->kind, "mooncake-master") == 0;
-	if (strstr(s->kind, "ooncake") && !s->master && strcmp(s->kind, "mooncake-store") != 0)
+	if (strstr(s->kind, "ooncake") && !s->master && !mcri_in_list(s->kind, LENDER_KINDS))
 		return mcri_fail(v, type,
-				 "%s.type: '%s' is not a service kind; the pool's master is `type: mooncake-master` (and `mooncake-store` for store servers)",
+				 "%s.type: '%s' is not a service kind; the pool's master is `type: mooncake-master`, its memory lenders `mooncake-store` and `mooncake-donor`",
 				 s->path, s->kind);
 	n = mcri_map_get(e, "enabled");
 	if (n && n->type != MCRI_T_BOOL)
 		return mcri_fail(v, n, "%s.enabled: Not a valid boolean: %s; write true or false",
 				 s->path, mcri_show(v, n));
+	s->lender = mcri_in_list(s->kind, LENDER_KINDS);
 	return 0;
 }
 

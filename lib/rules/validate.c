@@ -19,6 +19,7 @@ static const struct {
 	{ mcri_rules_kv_store, MCR_E_SHAPE },          /* §10.6 shape.c */
 	{ mcri_rules_services, MCR_E_SHAPE },          /* §10.6 services.c */
 	{ mcri_rules_roles, MCR_E_SHAPE },             /* §10.6 shape.c */
+	{ mcri_rules_lenders, MCR_E_SHAPE },           /* §10.14 lenders.c */
 	{ mcri_rules_c1, MCR_E_C1 },                   /* C1 (§10.6) mooncake.c */
 	{ mcri_rules_trtllm_no_master, MCR_E_C2 },     /* C2-C4 (§10.7) mooncake.c */
 	{ mcri_rules_trtllm_master, MCR_E_C5 },        /* C5-C10 (§10.8, §10.9) mooncake.c */

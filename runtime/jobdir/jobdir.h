@@ -50,6 +50,20 @@
 #define MCRI_REPORT_FILE "mooncake_pool_report.json"
 #define MCRI_PICTURE_FILE "mooncake_pool.svg"
 
+/* The records of the master and of each memory lender have one shape: a
+ * subject's state <subject>.json (struct mcri_state), its step's proof
+ * <subject>.proof.json (struct mcri_proof) and the locks of its election
+ * <subject>.<n>.lock (struct mcri_lock); the master's subject is
+ * "mooncake_master", a lender's on one node "lender_<name>.<node>"
+ * (mcri_lender_subject), its log service_<name>.<node>.out. */
+#define MCRI_MASTER_SUBJECT "mooncake_master"
+#define MCRI_LENDER_PREFIX "lender_"
+#define MCRI_SUBJECT_MAX 200 /* a subject's longest name: its files' names fit in 255 bytes */
+/* The subject of lender `name` on `node` into buf (MCRI_SUBJECT_MAX + 1
+ * bytes), and its log's name into log (NULL: not wanted); -1 when they
+ * would not make plain file names (too long, '/', a leading '.'). */
+int mcri_lender_subject(const char *name, const char *node, char *buf, char *log, size_t log_size);
+
 /* the most a record of the directory may hold: a larger one is refused */
 #define MCRI_RECORD_MAX (256u << 10)
 #define MCRI_SAMPLES_MAX (64u << 20)
@@ -311,6 +325,11 @@ bool mcri_state_master(const struct mcri_state *st, char *buf, size_t size);
 int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct mcr_error *err);
 int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 		     struct mcr_error *err);
+/* ... of a subject (NULL: the master's) */
+int mcri_state_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_state *st,
+		       struct mcr_error *err);
+int mcri_state_write_of(const struct mcri_jobdir *d, const char *subject, const struct mcri_state *st,
+			struct mcr_error *err);
 
 /* mooncake_master.proof.json: the master step's own word, from the infra
  * node, on the sockets that listen on its ports (spank/guard.c). Only the
@@ -383,6 +402,13 @@ size_t mcri_proof_kept(const struct mcri_proof *p);
 void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause);
 int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		     struct mcr_error *err);
+/* ... of a subject (NULL: the master's), its member 0 */
+int mcri_proof_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_proof *p,
+		       struct mcr_error *err);
+int mcri_proof_of_subject(const struct mcri_jobdir *d, const char *subject, int attempt,
+			  struct mcri_proof *p);
+int mcri_proof_write_of(const struct mcri_jobdir *d, const char *subject, const struct mcri_proof *p,
+			struct mcr_error *err);
 
 /* mooncake_master.<attempt>.lock: who won an attempt. Its holder keeps
  * an open file description lock on it while it works (the file system's
@@ -444,12 +470,21 @@ void mcri_lock_touch(const struct mcri_jobdir *d, int attempt);
 /* The one srun that finishes the work of a dead starter of `attempt`:
  * true for the first caller. */
 bool mcri_lock_adopt(const struct mcri_jobdir *d, int attempt);
+/* The same, of a subject's election (NULL: the master's) */
+int mcri_lock_take_of(const struct mcri_jobdir *d, const char *subject, int attempt, const char *host,
+		      int *held, struct mcr_error *err);
+void mcri_lock_read_of(const struct mcri_jobdir *d, const char *subject, int attempt, struct mcri_lock *l);
+int mcri_lock_hold_of(const struct mcri_jobdir *d, const char *subject, int attempt);
+void mcri_lock_touch_of(const struct mcri_jobdir *d, const char *subject, int attempt);
+bool mcri_lock_adopt_of(const struct mcri_jobdir *d, const char *subject, int attempt);
 
-/* workers/<node>.<job>.<step>.<task>.json: a node of a role step */
+/* workers/<node>.<job>.<step>.<task>.json: a node of a role step, or a
+ * memory lender's step (its role "<kind> <name>", its address the name of
+ * its segment, "host:port") */
 struct mcri_worker {
 	char node[256];
-	char role[16];
-	char address[64];   /* what its Mooncake clients announce */
+	char role[96];
+	char address[300];  /* what its Mooncake clients announce (a lender: its segment) */
 	unsigned long job, step, task;
 };
 /* Written without fsync (it is advice). */

@@ -4,6 +4,7 @@
  * the master's ports, and on each restart of its master; an HA pool's
  * other masters each have a file of their own.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,10 +14,13 @@
 
 static const char *const VERDICTS[] = { "", "own", "foreign" };
 
-/* the file of master `member` (0 for a pool of one) */
-static void file_of(int member, char *name, size_t size)
+/* the file of master `member` of `subject` (NULL: the master's; member
+ * 0 for a pool of one, and for a lender) */
+static void file_of(const char *subject, int member, char *name, size_t size)
 {
-	if (member > 0)
+	if (subject)
+		snprintf(name, size, "%s.proof.json", subject);
+	else if (member > 0)
 		snprintf(name, size, MCRI_MEMBER_PROOF_FILE, member);
 	else
 		snprintf(name, size, "%s", MCRI_PROOF_FILE);
@@ -27,18 +31,44 @@ int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mc
 	return mcri_proof_read_member(d, 0, p, err);
 }
 
+static int proof_read(const struct mcri_jobdir *d, const char *subject, int member, struct mcri_proof *p,
+		      struct mcr_error *err);
+
 int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_proof *p,
 			   struct mcr_error *err)
+{
+	return proof_read(d, NULL, member, p, err);
+}
+
+int mcri_proof_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_proof *p,
+		       struct mcr_error *err)
+{
+	return proof_read(d, subject, 0, p, err);
+}
+
+int mcri_proof_of_subject(const struct mcri_jobdir *d, const char *subject, int attempt,
+			  struct mcri_proof *p)
+{
+	struct mcr_error ignored;
+
+	if (proof_read(d, subject, 0, p, &ignored) == 0 && p->attempt == attempt)
+		return 0;
+	memset(p, 0, sizeof(*p));
+	return -1;
+}
+
+static int proof_read(const struct mcri_jobdir *d, const char *subject, int member, struct mcri_proof *p,
+		      struct mcr_error *err)
 {
 	const char *verdict;
 	json_t *obj, *event;
 	size_t i, n = 0;
-	char name[64];
+	char name[NAME_MAX + 1];
 
 	memset(p, 0, sizeof(*p));
 	if (member < 0 || member >= MCRI_HA_MAX)
 		return mcri_error_set(err, MCR_EINVAL, "no master %d in a pool", member);
-	file_of(member, name, sizeof(name));
+	file_of(subject, member, name, sizeof(name));
 	if (!(obj = mcri_json_read(d, name, 16384, err)))
 		return -1;
 	p->member = member;
@@ -118,12 +148,18 @@ void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause)
 int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
 		     struct mcr_error *err)
 {
+	return mcri_proof_write_of(d, NULL, p, err);
+}
+
+int mcri_proof_write_of(const struct mcri_jobdir *d, const char *subject, const struct mcri_proof *p,
+			struct mcr_error *err)
+{
 	json_t *events;
-	char name[64];
+	char name[NAME_MAX + 1];
 
 	if (p->member < 0 || p->member >= MCRI_HA_MAX)
 		return mcri_error_set(err, MCR_EINVAL, "no master %d in a pool", p->member);
-	file_of(p->member, name, sizeof(name));
+	file_of(subject, p->member, name, sizeof(name));
 	events = json_array();
 	for (size_t i = 0; events && i < mcri_proof_kept(p); i++)
 		if (json_array_append_new(events, json_pack("{s:f, s:s}", "at", round(p->restart[i].at * 1000) / 1000,

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +25,40 @@ const char *mcri_phase_name(enum mcri_phase phase)
 	return (unsigned)phase < MCRI_ARRAY_LEN(PHASES) ? PHASES[phase] : "?";
 }
 
+int mcri_lender_subject(const char *name, const char *node, char *buf, char *log, size_t log_size)
+{
+	int n;
+
+	if (!*name || !*node || strchr(name, '/') || strchr(node, '/') || name[0] == '.' ||
+	    (n = snprintf(buf, MCRI_SUBJECT_MAX + 1, MCRI_LENDER_PREFIX "%s.%s", name, node)) < 0 ||
+	    n > MCRI_SUBJECT_MAX)
+		return -1;
+	if (log && snprintf(log, log_size, "service_%s.%s.out", name, node) >= (int)log_size)
+		return -1;
+	return 0;
+}
+
+/* "<subject><suffix>" into name (NAME_MAX + 1 bytes) */
+static const char *file_name(const char *subject, const char *suffix, char *name, size_t size)
+{
+	snprintf(name, size, "%s%s", subject ? subject : MCRI_MASTER_SUBJECT, suffix);
+	return name;
+}
+
 int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct mcr_error *err)
 {
+	return mcri_state_read_of(d, NULL, st, err);
+}
+
+int mcri_state_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_state *st,
+		       struct mcr_error *err)
+{
 	const char *phase;
+	char file[NAME_MAX + 1];
 	json_t *obj;
 
 	memset(st, 0, sizeof(*st));
-	if (!(obj = mcri_json_read(d, MCRI_STATE_FILE, MCRI_RECORD_MAX, err)))
+	if (!(obj = mcri_json_read(d, file_name(subject, ".json", file, sizeof(file)), MCRI_RECORD_MAX, err)))
 		return -1;
 	phase = json_string_value(json_object_get(obj, "state"));
 	for (size_t i = 1; phase && i < MCRI_ARRAY_LEN(PHASES); i++)
@@ -39,7 +67,7 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 	if (st->phase == MCRI_PHASE_NONE) {
 		json_decref(obj);
 		return mcri_error_set(err, MCR_EIO, "cannot read %s/%s: its state is not starting, ready or failed",
-				      d->path, MCRI_STATE_FILE);
+				      d->path, file);
 	}
 	st->attempt = (int)mcri_json_int(obj, "attempt");
 	st->run = (int)mcri_json_int(obj, "run");
@@ -70,6 +98,13 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 		     struct mcr_error *err)
 {
+	return mcri_state_write_of(d, NULL, st, err);
+}
+
+int mcri_state_write_of(const struct mcri_jobdir *d, const char *subject, const struct mcri_state *st,
+			struct mcr_error *err)
+{
+	char file[NAME_MAX + 1];
 	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 				"state", mcri_phase_name(st->phase), "attempt", st->attempt,
 				"run", st->run, "job_id", st->job_id, "infra_node", st->infra_node,
@@ -97,35 +132,52 @@ int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
 		json_decref(obj);
 		obj = NULL;
 	}
-	return mcri_json_write(d, MCRI_STATE_FILE, obj, err);
+	return mcri_json_write(d, file_name(subject, ".json", file, sizeof(file)), obj, err);
 }
 
 /* ---- locks ------------------------------------------------------------ */
 
+/* "<subject>.<attempt>.lock" into name */
+static const char *lock_name(const char *subject, int attempt, char *name, size_t size)
+{
+	snprintf(name, size, "%s.%d.lock", subject ? subject : MCRI_MASTER_SUBJECT, attempt);
+	return name;
+}
+
 int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host, int *held,
 		   struct mcr_error *err)
 {
-	char name[64], *text = mcri_asprintf("%ld %s %llu\n", (long)getpid(), host,
+	return mcri_lock_take_of(d, NULL, attempt, host, held, err);
+}
+
+int mcri_lock_take_of(const struct mcri_jobdir *d, const char *subject, int attempt, const char *host,
+		      int *held, struct mcr_error *err)
+{
+	char name[NAME_MAX + 1], *text = mcri_asprintf("%ld %s %llu\n", (long)getpid(), host,
 					     mcri_pid_start(getpid()));
 	int rc;
 
 	if (!text)
 		return mcri_error_nomem(err);
-	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
-	rc = mcri_jobdir_create_held(d, name, text, held, err);
+	rc = mcri_jobdir_create_held(d, lock_name(subject, attempt, name, sizeof(name)), text, held, err);
 	free(text);
 	return rc;
 }
 
 void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *l)
 {
+	mcri_lock_read_of(d, NULL, attempt, l);
+}
+
+void mcri_lock_read_of(const struct mcri_jobdir *d, const char *subject, int attempt, struct mcri_lock *l)
+{
 	struct mcr_error ignored;
-	char name[64], fmt[32], *text = NULL;
+	char name[NAME_MAX + 1], fmt[32], *text = NULL;
 	struct stat st;
 
 	memset(l, 0, sizeof(*l));
 	l->mtime = -1;
-	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
+	lock_name(subject, attempt, name, sizeof(name));
 	l->held = -1;
 	if (mcri_jobdir_read_held(d, name, 512, &text, NULL, &st, &l->held, &ignored))
 		return;
@@ -141,10 +193,14 @@ void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *
 
 int mcri_lock_hold(const struct mcri_jobdir *d, int attempt)
 {
-	char name[64];
+	return mcri_lock_hold_of(d, NULL, attempt);
+}
 
-	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
-	return mcri_jobdir_hold(d, name);
+int mcri_lock_hold_of(const struct mcri_jobdir *d, const char *subject, int attempt)
+{
+	char name[NAME_MAX + 1];
+
+	return mcri_jobdir_hold(d, lock_name(subject, attempt, name, sizeof(name)));
 }
 
 void mcri_lock_seen_update(struct mcri_lock_seen *s, const struct mcri_jobdir *d, int attempt,
@@ -185,18 +241,28 @@ bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock 
 
 void mcri_lock_touch(const struct mcri_jobdir *d, int attempt)
 {
-	char name[64];
+	mcri_lock_touch_of(d, NULL, attempt);
+}
 
-	snprintf(name, sizeof(name), MCRI_LOCK_FILE, attempt);
-	utimensat(d->fd, name, NULL, AT_SYMLINK_NOFOLLOW);
+void mcri_lock_touch_of(const struct mcri_jobdir *d, const char *subject, int attempt)
+{
+	char name[NAME_MAX + 1];
+
+	utimensat(d->fd, lock_name(subject, attempt, name, sizeof(name)), NULL, AT_SYMLINK_NOFOLLOW);
 }
 
 bool mcri_lock_adopt(const struct mcri_jobdir *d, int attempt)
 {
-	struct mcr_error ignored;
-	char name[80];
+	return mcri_lock_adopt_of(d, NULL, attempt);
+}
 
-	snprintf(name, sizeof(name), MCRI_LOCK_FILE ".adopt", attempt);
+bool mcri_lock_adopt_of(const struct mcri_jobdir *d, const char *subject, int attempt)
+{
+	struct mcr_error ignored;
+	char name[NAME_MAX + 8];
+
+	lock_name(subject, attempt, name, sizeof(name) - 8);
+	strcat(name, ".adopt");
 	return mcri_jobdir_create(d, name, "", &ignored) == 1;
 }
 

@@ -91,6 +91,22 @@ int mcri_jobdir_watch(const struct mcri_jobdir *d, struct mcri_watch *w)
 	return 0;
 }
 
+/* a lender's state (lender_<name>.<node>.json, not its proof) or one of
+ * its election's locks (....<n>.lock), not a temporary name */
+static bool lender_wakes(const char *name)
+{
+	size_t len = strlen(name);
+	const char *dot;
+
+	if (len > 5 && !strcmp(name + len - 5, ".json"))
+		return !(len > 11 && !strcmp(name + len - 11, ".proof.json"));
+	if (len < 6 || strcmp(name + len - 5, ".lock"))
+		return false;
+	for (dot = name + len - 6; dot > name && *dot >= '0' && *dot <= '9'; dot--)
+		;
+	return *dot == '.' && dot < name + len - 6;
+}
+
 /* An event a waiter acts on: the state file or a lock file in place or
  * gone, the directory itself moved or removed, or events lost. The pool's
  * other files (client configs, the master's proof and log, their
@@ -102,6 +118,8 @@ static bool wakes(const struct inotify_event *e)
 
 	if (e->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) || !e->len)
 		return true;
+	if (!strncmp(e->name, MCRI_LENDER_PREFIX, strlen(MCRI_LENDER_PREFIX)))
+		return lender_wakes(e->name);
 	return !strcmp(e->name, MCRI_STATE_FILE) ||
 	       (sscanf(e->name, MCRI_LOCK_FILE "%n", &attempt, &used) == 1 && used && !e->name[used]);
 }

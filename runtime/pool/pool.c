@@ -246,10 +246,14 @@ int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir
 	}
 	for (size_t i = 0; rc == 0 && i < pool->nseg; i++) {
 		struct mcri_segment *s = &pool->seg[i];
-		struct place_lookup l = { places, s->address };
-		size_t at = mcri_index_find(&ix, mcri_hash(&key, s->address, strlen(s->address)),
-					    place_at, &l);
+		/* a lender's record names its segment; a worker's its address */
+		struct place_lookup l = { places, s->name };
+		size_t at = mcri_index_find(&ix, mcri_hash(&key, s->name, strlen(s->name)), place_at, &l);
 
+		if (at == MCRI_NOT_FOUND) {
+			l.address = s->address;
+			at = mcri_index_find(&ix, mcri_hash(&key, s->address, strlen(s->address)), place_at, &l);
+		}
 		if (at == MCRI_NOT_FOUND)
 			continue;
 		if (!s->node && !(s->node = strdup(places[at].node)))

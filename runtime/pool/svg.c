@@ -94,6 +94,36 @@ static void series(struct mcri_buf *b, const struct mcri_report *r, int which,
 	mcri_buf_puts(b, "\"/>\n");
 }
 
+#define LENDERS_SHOWN 4
+
+/* the segments memory lenders lent (their role names the kind: "mooncake-store
+ * store"), with their node and capacity: "; lent by mooncake-store store
+ * on n3 (64.0 MiB), ..." */
+static void lenders(struct mcri_buf *b, const struct mcri_report *r)
+{
+	size_t shown = 0, more = 0;
+
+	for (size_t i = 0; i < r->nseg; i++) {
+		const struct mcri_segment *s = &r->seg[i];
+		char size[32];
+
+		if (!s->role || (strncmp(s->role, "mooncake-store ", 15) && strncmp(s->role, "mooncake-donor ", 15)))
+			continue;
+		if (shown == LENDERS_SHOWN) {
+			more++;
+			continue;
+		}
+		mcri_human_bytes(s->capacity, size, sizeof(size));
+		mcri_buf_puts(b, shown++ ? ", " : "; lent by ");
+		put_escaped(b, s->role);
+		mcri_buf_puts(b, " on ");
+		put_escaped(b, s->node ? s->node : s->address);
+		mcri_buf_printf(b, " (%s)", size);
+	}
+	if (more)
+		mcri_buf_printf(b, " and %zu more", more);
+}
+
 char *mcri_report_svg(const struct mcri_report *r)
 {
 	struct mcri_buf b = { 0 };
@@ -132,7 +162,9 @@ char *mcri_report_svg(const struct mcri_report *r)
 	mcri_buf_printf(&b, "</text>\n<text x=\"90\" y=\"40\" fill=\"#555\">%zu samples over ",
 			r->nsamples);
 	time_label(tspan, title, sizeof(title));
-	mcri_buf_printf(&b, "%s; peak allocated %s</text>\n", title, label);
+	mcri_buf_printf(&b, "%s; peak allocated %s", title, label);
+	lenders(&b, r);
+	mcri_buf_puts(&b, "</text>\n");
 	/* grid and axes */
 	for (int i = 0; i * bstep <= bmax + 0.5; i++) {
 		double y = TOP + PH - i * bstep / bmax * PH;

@@ -28,6 +28,7 @@ Suite *container_alias_suite(void);
 Suite *handover_suite(void);
 Suite *ha_etcd_suite(void);
 Suite *child_suite(void);
+Suite *lenders_suite(void);
 
 int main(int argc, char **argv)
 {
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
 	srunner_add_suite(sr, handover_suite());
 	srunner_add_suite(sr, ha_etcd_suite());
 	srunner_add_suite(sr, child_suite());
+	srunner_add_suite(sr, lenders_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -229,6 +229,15 @@ int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 	return 0;
 }
 
+int mcp_step_nodes(uint32_t job_id, uint32_t step_id, char **nodelist, struct mcr_error *err)
+{
+	(void)step_id;
+	if (!stub.step_nodes && !stub.nodes)
+		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm for the nodes of step %u", job_id);
+	*nodelist = strdup(stub.step_nodes ? stub.step_nodes : stub.nodes);
+	return 0;
+}
+
 int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *err)
 {
 	(void)job_id;

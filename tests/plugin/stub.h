@@ -21,6 +21,7 @@ struct stub {
 	char log[16384];          /* everything slurm_error/info/... printed */
 	int errors;               /* slurm_error calls */
 	const char *nodes;        /* what slurmctld reports for the job */
+	const char *step_nodes;   /* ... for the step (NULL: the job's) */
 	const char *hostname;     /* what gethostname() says (NULL: the real one) */
 	bool job_ended;           /* what slurmctld says of the job */
 	uint32_t het_leader;

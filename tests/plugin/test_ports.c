@@ -302,7 +302,7 @@ START_TEST(claim_respects_a_live_reservation)
 	put_registry(line);
 	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8922 (metrics) on "));
-	ck_assert_ptr_nonnull(strstr(err.text, "is taken: job 7 reserved it for its mooncake_master or etcd (pid "));
+	ck_assert_ptr_nonnull(strstr(err.text, "is taken: job 7 reserved it for its mooncake_master, etcd or lender (pid "));
 	/* the same job's live reservation is an earlier attempt that runs */
 	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8940, 8941, 8942 }, NULL, &ps, 42, 1001, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8940 (RPC) on "));

@@ -135,6 +135,177 @@ static const struct {
 		"services:\n"
 		"  - {name: s, type: 5}\n",
 		"mooncake: r.yaml:3:21: services[s].type: must be a service kind such as mooncake-master, got 5" },
+	{ "lender_store_without_engine_block",
+		"schema: 2\n"
+		"engine: sglang\n"
+		"roles: {decode: {}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n"
+		"  - {name: store, type: mooncake-store, placement: {node: decode}}\n",
+		"mooncake: r.yaml:6:25: services[store].type: a mooncake-store registers with the master that engine.mooncake_kv_store declares (srtctl refuses it without one), and this recipe has no engine.mooncake_kv_store; add `mooncake_kv_store: {}` to engine (in place of a mooncake-master service)" },
+	{ "lender_store_options",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, options: {size: 64GiB}}\n",
+		"mooncake: r.yaml:5:51: services[store].options: type 'mooncake-store' takes no options: what it lends and how are MOONCAKE_* variables of its env (MOONCAKE_GLOBAL_SEGMENT_SIZE, MOONCAKE_PROTOCOL, MOONCAKE_DEVICE ...), as the wheel's mooncake_store_service (mooncake_config.py) reads them; move them to env" },
+	{ "lender_store_size_gib",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: 16GiB}}\n",
+		"mooncake: r.yaml:5:77: services[store].env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '16GiB' is not a size the wheel's mooncake_store_service (mooncake_config.py) takes (it raises ValueError and the store does not start): a number of bytes, or a number with k, m, g or t (also kb ... tb; each a power of 1024); 'GiB' is refused; e.g. '16g' or '17179869184'" },
+	{ "lender_store_size_zero",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: '0'}}\n",
+		"mooncake: r.yaml:5:77: services[store].env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '0' is 0 bytes: the store would lend nothing to the pool; give the memory it lends, e.g. '64g', or remove the service" },
+	{ "lender_store_size_small",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: 1m}}\n",
+		"mooncake: r.yaml:5:77: services[store].env.MOONCAKE_GLOBAL_SEGMENT_SIZE: '1m' is 1048576 bytes, below the 16 MiB Mooncake mounts at least (its setup fails: 'Total size must be at least 16777216'); give at least '16m'" },
+	{ "lender_store_master_in_env",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, env: {MOONCAKE_MASTER: 'h:1'}}\n",
+		"mooncake: r.yaml:5:47: services[store].env.MOONCAKE_MASTER: the plugin gives the lender the job's master (MOONCAKE_MASTER, MOONCAKE_TE_META_DATA_SERVER), and a MOONCAKE_CONFIG_PATH would make the store read that file instead; remove it" },
+	{ "lender_compute",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, placement: {node: compute}}\n",
+		"mooncake: r.yaml:5:59: services[store].placement.node: 'compute' (the nodes that run no engine worker) is not run by this plugin: it sees the nodes of the sruns that run roles, never the others; use all (every node of the job), workers or a role" },
+	{ "lender_pool",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, placement: {pool: other}}\n",
+		"mooncake: r.yaml:5:59: services[store].placement.pool: a lender on the nodes another service owns is not run by this plugin, which starts no service but the job's master and its lenders; place it on infra, head, prefill, decode, agg, workers or all" },
+	{ "lender_per_worker",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, placement: {node: decode, per: worker}}\n",
+		"mooncake: r.yaml:5:72: services[store].placement.per: 'worker' (a lender for each engine worker, with that worker's GPUs) is not run by this plugin: it starts one lender per node, before the node's tasks exist, and never with a worker's GPUs; use per: node, and size the lender for the node" },
+	{ "lender_role_missing",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, placement: {node: agg}}\n",
+		"mooncake: r.yaml:5:59: services[store].placement.node: 'agg', but the recipe has no roles.agg, so no node would run the lender and the pool would lack its memory; place it on one of the roles the recipe has (prefill, decode), workers, all or infra" },
+	{ "lender_start_after_frontend",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, start: after_frontend}\n",
+		"mooncake: r.yaml:5:48: services[store].start: 'after_frontend' is not run by this plugin: a lender starts on its node before the tasks there that use it (before_workers), the first srun that places one of them starts it; remove start or write before_workers" },
+	{ "lender_readiness_probe",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, readiness: {http: {port: 8080}}}\n",
+		"mooncake: r.yaml:5:52: services[store].readiness: a probe of its own is not run by this plugin for a lender: it proves a store ready by its segment mounted at the job's master, a donor by its ready file; keep timeout_seconds only" },
+	{ "lender_name",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: 'my store', type: mooncake-store}\n",
+		"mooncake: r.yaml:5:12: services[my store].name: 'my store' cannot name a lender: its name names the lender's step, log and records, so it takes letters, digits, '.', '_' and '-' (not first '.'), at most 64; e.g. 'mooncake-store'" },
+	{ "lender_critical",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store, critical: 'no'}\n",
+		"mooncake: r.yaml:5:51: services[store].critical: Not a valid boolean: 'no'; write true or false" },
+	{ "lender_store_two_metadata_servers",
+		"schema: 2\n"
+		"model: {path: /m/q}\n"
+		"engine: {type: trtllm, mooncake_kv_store: {store_config: {metadata_server: P2PHANDSHAKE}}}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"  decode: {args: {kv_connector_config: {connector: mooncake-store}}, mooncake_store_config: {metadata_server: 'http://h:1/metadata'}}\n"
+		"services:\n"
+		"  - {name: store, type: mooncake-store}\n",
+		"mooncake: r.yaml:6:111: services[store]: roles.prefill's workers find segments through metadata_server 'P2PHANDSHAKE', roles.decode's through 'http://h:1/metadata', and a store announces its segment one way only: give the connector roles one metadata_server" },
+	{ "donor_not_trtllm",
+		"schema: 2\n"
+		"engine: {type: sglang, mooncake_kv_store: {}}\n"
+		"roles: {prefill: {}, decode: {}}\n"
+		"services:\n"
+		"  - {name: donor, type: mooncake-donor, placement: {node: decode}, options: {size: 1GiB}}\n",
+		"mooncake: r.yaml:5:25: services[donor].type: a mooncake-donor is TRT-LLM's (trtllm-serve mooncake_donor) and lends to the pool of the job's mooncake-master; this recipe's engine is not trtllm; for another engine use type: mooncake-store" },
+	{ "donor_placement",
+		"schema: 2\n"
+		"engine: {type: trtllm}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {protocol: tcp}}}}\n"
+		"  decode: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n"
+		"  - {name: donor, type: mooncake-donor, options: {size: 1GiB}}\n",
+		"mooncake: r.yaml:8:5: services[donor].placement.node: a mooncake-donor lends the memory of the decode nodes (trtllm-serve mooncake_donor beside TRT-LLM's generation servers), so it needs placement: {node: decode}, got none" },
+	{ "donor_without_size",
+		"schema: 2\n"
+		"engine: {type: trtllm}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {protocol: tcp}}}}\n"
+		"  decode: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n"
+		"  - {name: donor, type: mooncake-donor, placement: {node: decode}}\n",
+		"mooncake: r.yaml:8:5: services[donor].options.size: a mooncake-donor needs the size of the segment it lends (trtllm-serve mooncake_donor --segment_size); add options: {size: 64GiB}" },
+	{ "donor_size_decimal",
+		"schema: 2\n"
+		"engine: {type: trtllm}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {protocol: tcp}}}}\n"
+		"  decode: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n"
+		"  - {name: donor, type: mooncake-donor, placement: {node: decode}, options: {size: 64GB, protocol: tcp}}\n",
+		"mooncake: r.yaml:8:84: services[donor].options.size '64GB' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write e.g. '64GiB'" },
+	{ "donor_protocol_differs",
+		"schema: 2\n"
+		"engine: {type: trtllm}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {protocol: tcp}}}}\n"
+		"  decode: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n"
+		"  - {name: donor, type: mooncake-donor, placement: {node: decode}, options: {size: 1GiB}}\n",
+		"mooncake: r.yaml:8:84: services[donor].options.protocol: 'rdma' (its default), but the prefill connector's mooncake_store.protocol is 'tcp': the prefill's puts could not reach the donor's segment; use the same transport in both" },
+	{ "donor_option_unknown",
+		"schema: 2\n"
+		"engine: {type: trtllm}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {protocol: tcp}}}}\n"
+		"  decode: {args: {kv_connector_config: {connector: mooncake-store}}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master}\n"
+		"  - {name: donor, type: mooncake-donor, placement: {node: decode}, options: {size: 1GiB, eviction: 1}}\n",
+		"mooncake: r.yaml:8:90: services[donor].options.eviction: Unknown field. type 'mooncake-donor' takes size and protocol. Known fields: size, protocol." },
+	{ "service_kind_misspelt",
+		"schema: 2\n"
+		"services:\n"
+		"  - {name: s, type: mooncake_store}\n",
+		"mooncake: r.yaml:3:21: services[s].type: 'mooncake_store' is not a service kind; the pool's master is `type: mooncake-master`, its memory lenders `mooncake-store` and `mooncake-donor`" },
 	{ "service_enabled_quoted",
 		"schema: 2\n"
 		"services:\n"
@@ -296,6 +467,17 @@ START_TEST(test_refused)
 END_TEST
 
 /* a document nested deeper than the loader's limit */
+/* a disabled lender lends nothing, under srtctl as under the plugin */
+START_TEST(test_lender_disabled_passes)
+{
+	mcr_recipe_free(load_ok("schema: 2\n"
+				"engine: {type: sglang, mooncake_kv_store: {}}\n"
+				"services:\n"
+				"  - {name: store, type: mooncake-store, enabled: false}\n"
+				"  - {name: donor, type: mooncake-donor, enabled: false}\n"));
+}
+END_TEST
+
 START_TEST(test_yaml_too_deep)
 {
 	char y[1024];
@@ -443,6 +625,7 @@ Suite *refusals_suite(void)
 	TCase *tc = tcase_create("refusals");
 
 	tcase_add_loop_test(tc, test_refused, 0, (int)(sizeof(REFUSED) / sizeof(REFUSED[0])));
+	tcase_add_test(tc, test_lender_disabled_passes);
 	tcase_add_test(tc, test_yaml_too_deep);
 	tcase_add_test(tc, test_recipe_too_large);
 	tcase_add_test(tc, test_recipe_not_a_file);
