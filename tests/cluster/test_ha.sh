@@ -189,7 +189,7 @@ srun --jobid="$J" --overlap -N1 -n1 -w n2 --mooncake-recipe="$W/r.yaml" --moonca
 	python3 "$CLIENT" env >standby-1.out 2>&1
 "$MCR" status --dir "$W/outputs/$J/logs" >standby-status.out 2>&1
 S=$(sed -n 's/^master   \(n[0-9]*\) (.*), standby.*/\1/p' standby-status.out | head -1)
-on_node "${S:-n2}" "$OTHER" "python3 -c 'import os,socket,time; s=socket.socket(); s.bind((\"0.0.0.0\", 8700)); s.listen(); open(\"$W/other/squatter.pid\", \"w\").write(str(os.getpid())); time.sleep(60)'" >/dev/null 2>&1 &
+on_node "${S:-n2}" "$OTHER" "python3 -c 'import os,socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((\"0.0.0.0\", 8700)); s.listen(); open(\"$W/other/squatter.pid\", \"w\").write(str(os.getpid())); time.sleep(60)'" >/dev/null 2>&1 &
 await 10 test -s "$W/other/squatter.pid" || true
 squatter=$(cat "$W/other/squatter.pid" 2>/dev/null)
 MCK_EXIT_HOOKS+=("kill $squatter 2>/dev/null")
