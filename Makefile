@@ -88,8 +88,10 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 RT_SRC := $(wildcard runtime/*/*.c)
 RT_OBJ := $(RT_SRC:%.c=$(B)/%.o)
 RT_A := $(B)/libmooncake_runtime.a
-SPANK_SRC := $(wildcard spank/*.c)
+SPANK_SRC := $(wildcard spank/*.c spank/*/*.c)
 SPANK_OBJ := $(SPANK_SRC:%.c=$(B)/%.o)
+# the plugin's folders (spank/README.md) include each other as "folder/x.h"
+$(SPANK_OBJ): CFLAGS += -Ispank
 
 # the recipe library (lib/, its interface lib/mooncake_recipe.h): a static
 # archive that the plugin, the tool and the tests link; not installed
@@ -116,7 +118,7 @@ CLI_SRC := $(wildcard tools/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 $(CLI_OBJ): CFLAGS += -Itools
 # status asks slurmctld for a job's record through libslurm, as the plugin
-# does (tools/slurm_job.c, with the plugin's spank/slurm_compat.h)
+# does (tools/slurm_job.c, with the plugin's spank/plugin/slurm_compat.h)
 $(B)/tools/slurm_job.o: CFLAGS += -Ispank
 SLURM_LIBS := -lslurm
 $(CLI): $(CLI_OBJ) $(RT_A) $(LIB_A)
@@ -125,7 +127,7 @@ $(CLI): $(CLI_OBJ) $(RT_A) $(LIB_A)
 # The plugin carries the library inside and exports only plugin_* and
 # slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,
 # slurm_*) resolve against libslurmfull in the process that loads it.
-# the pool's sampler (spank/sampler.c) is this build's mooncake-recipe,
+# the pool's sampler (spank/steps/sampler.c) is this build's mooncake-recipe,
 # $(BINDIR)/mooncake-recipe (sampler='s default, runtime/plugstack):
 # plugstack.o is rebuilt when BINDIR changes
 $(B)/runtime/plugstack/plugstack.o: CFLAGS += -DMCRI_DEFAULT_SAMPLER='"$(BINDIR)/mooncake-recipe"'

@@ -3,7 +3,7 @@
  * each is a switch on spank_context() that calls the function of that
  * context (pyxis's layout). Each context keeps its state in its own file.
  */
-#include "plugin.h"
+#include "plugin/plugin.h"
 
 SPANK_PLUGIN(mooncake, 1);
 

@@ -23,7 +23,7 @@ UNIT_BIN := $(B)/tests/unit_tests
 PLUGIN_TEST_SRC := $(wildcard tests/plugin/*.c)
 PLUGIN_TEST_BIN := $(B)/tests/plugin_tests
 # the plugin's objects minus the libslurm queries, which the tests fake
-PLUGIN_TEST_OBJ := $(filter-out $(B)/spank/slurm_query.o,$(SPANK_OBJ))
+PLUGIN_TEST_OBJ := $(filter-out $(B)/spank/plugin/slurm.o,$(SPANK_OBJ))
 TEST_CFLAGS := $(CFLAGS) $(CHECK_CFLAGS) -Itests/unit -Ispank -DMCK_TOP='"$(CURDIR)"' \
 	-DMCK_TYPING='"$(abspath $(B))/tests/typing.tsv"' -Wno-missing-prototypes
 
@@ -209,7 +209,7 @@ sanitize:
 		tests/recipes/run.sh build-san/mooncake-recipe
 
 # Line coverage of lib/, runtime/ and spank/ by the fast layers (unit, plugin,
-# corpus), in a build tree of its own; spank/slurm_query.c is Slurm-query
+# corpus), in a build tree of its own; spank/plugin/slurm.c is Slurm-query
 # glue the plugin tests replace. gcovr comes from Debian (tests/setup.sh).
 COV := build-cov
 coverage:
@@ -223,7 +223,7 @@ coverage:
 	@tail -qn1 $(COV)/unit.log $(COV)/plugin.log $(COV)/corpus.log
 	@gcovr -r . --object-directory $(COV) -f 'lib/' -s | grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
 	@gcovr -r . --object-directory $(COV) -f 'runtime/' -s | grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
-	@gcovr -r . --object-directory $(COV) -f 'spank/' -e 'spank/slurm_query.c' -s | \
+	@gcovr -r . --object-directory $(COV) -f 'spank/' -e 'spank/plugin/slurm.c' -s | \
 		grep -v '^Directory\|^-*$$\|^File\|^ *GCC Code'
 
 demo: all
@@ -262,14 +262,14 @@ FUZZ_MAXLEN_pool := 16777216
 FUZZ_MAXLEN := 65536
 FUZZ_LARGE_RUNS ?= 24
 # what each reader's target links besides the runtime and the library
-FUZZ_LINK_registry := $(FUZZ)/spank/ports.o
-FUZZ_LINK_handover := $(FUZZ)/spank/handover.o
+FUZZ_LINK_registry := $(FUZZ)/spank/steps/ports.o
+FUZZ_LINK_handover := $(FUZZ)/spank/plugin/handover.o
 .PHONY: fuzz fuzz-bin
 fuzz-bin:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz: $(FUZZ_CC) is missing (tests/setup.sh installs clang)" >&2; exit 2; }
 	$(MAKE) -s B=$(FUZZ) CC=$(FUZZ_CC) OPT="$(FUZZ_OPT) -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
 		$(FUZZ)/libmooncake_recipe.a $(FUZZ)/libmooncake_runtime.a \
-		$(FUZZ)/spank/ports.o $(FUZZ)/spank/handover.o
+		$(FUZZ)/spank/steps/ports.o $(FUZZ)/spank/plugin/handover.o
 	$(FUZZ_CC) $(FUZZ_OPT) -fsanitize=fuzzer $(FUZZ_SAN) -Ilib \
 		-o $(FUZZ)/fuzz_recipe tests/fuzz/fuzz_recipe.c $(FUZZ)/libmooncake_recipe.a $(LIB_LIBS)
 	for t in $(FUZZ_READERS); do \

@@ -2,7 +2,7 @@
  * slurm_job.c - what slurmctld knows of a job, for mooncake-recipe status:
  * its user, state and submit directory from libslurm's job record
  * (slurm_load_job, as the plugin's own queries in spank/slurm_query.c,
- * through the same spank/slurm_compat.h), never from a text in which the
+ * through the same spank/plugin/slurm_compat.h), never from a text in which the
  * job's name or comment could forge a field (`scontrol show job` prints
  * the name among them). The only file of the tool that calls libslurm.
  *
@@ -24,7 +24,7 @@
 
 #include "base/base.h"
 #include "cli.h"
-#include "slurm_compat.h"
+#include "plugin/slurm_compat.h"
 
 /* what the child hands back */
 struct answer {

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "fake_master.h"
-#include "plugin.h"
+#include "plugin/plugin.h"
 #include "stub.h"
 
 /* the state file of a job directory, through its one writer and reader */

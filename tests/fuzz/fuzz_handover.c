@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "plugin/plugin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
-#include "ports.h"
+#include "plugin/plugin.h"
+#include "steps/ports.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "fake_master.h"
-#include "plugin.h"
+#include "plugin/plugin.h"
 
 static int listen_on(int port)
 {

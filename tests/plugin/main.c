@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "fake_master.h"
-#include "plugin.h"
+#include "plugin/plugin.h"
 
 Suite *srun_suite(void);
 Suite *srun_pool_suite(void);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plugin.h"
+#include "plugin/plugin.h"
 #include "stub.h"
 
 struct stub stub;

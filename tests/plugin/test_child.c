@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "plugin.h"
+#include "plugin/child.h"
+#include "plugin/plugin.h"
 #include "testdir.h"
 
 /* what the child shell says: which of the descriptors 0-4, 20, 21 and $0

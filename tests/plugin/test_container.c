@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "master.h"
-#include "plugin.h"
+#include "steps/step.h"
+#include "plugin/plugin.h"
 #include "testdir.h"
 #include "stub.h"
 

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "plugin.h"
+#include "plugin/plugin.h"
 #include "stub.h"
 #include "testdir.h"
 

@@ -5,7 +5,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "election.h"
+#include "steps/election.h"
 
 #define T 10.0 /* the readiness bound, seconds */
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "plugin/plugin.h"
 
 #define MARK "@mooncake-node-address-0123456789abcdef@"
 

@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "lender.h"
+#include "steps/lender.h"
 #include "plugin_case.h"
 
 START_TEST(lender_guard_round_trip)

@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "plugin.h"
-#include "ports.h"
+#include "plugin/plugin.h"
+#include "steps/ports.h"
 
 static struct mcri_plugstack ps;
 

@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "master.h"
-#include "plugin.h"
+#include "steps/step.h"
+#include "plugin/plugin.h"
 #include "stub.h"
 #include "testdir.h"
 

@@ -1,0 +1,681 @@
+/*
+ * slurmstepd.c - the remote context, one slurmstepd per step and node.
+ *
+ * init      (root) parse plugstack.conf and register the options; a problem
+ *           is kept and raised in task_init, because a failing init in the
+ *           batch step drains the node
+ * task_init (the user, per task, just before exec)
+ *           - a role step: set the variables srun computed and handed over
+ *             (handover.c; no recipe is read here), this node's
+ *             MOONCAKE_LOCAL_HOSTNAME, and for vLLM's device_names_by_gpu
+ *             the per-GPU client config of the task's GPUs; check that the
+ *             task can read its client config where it runs, and that
+ *             pyxis's container mounts the job's directory and keeps the
+ *             plugin's values (container_task.c);
+ *           - the master step: claim its ports on this node (ports.c),
+ *             prove them its master's (guard.c), keep the master running
+ *             (master_keep.c: this task stays as its keeper).
+ * task_exit (root, as slurmstepd reaps a task) the master step's keeper
+ *           has ended, by itself or killed: its proof says the pool has
+ *           ended (written by a child that is the job's user).
+ *           Nothing for the batch, extern and interactive steps, nothing
+ *           for a step without a role. Errors go to the task's stderr and
+ *           return -1 (never a positive ESPANK code: 22.05 tests `< 0`).
+ */
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "steps/lender.h"
+#include "plugin/plugin.h"
+#include "steps/ports.h"
+
+#define ENV_VALUE_MAX 65536
+
+/* this slurmstepd's state, from init to exit */
+static struct {
+	struct mcri_plugstack ps;
+	bool ps_ok;
+	struct mcr_error ps_err; /* deferred to task_init */
+	/* the task's mount namespace before any plugin's task_init (in
+	 * task_init_privileged: a job container, job_container/tmpfs, is
+	 * joined already, pyxis's not yet); st_ino 0: unknown */
+	struct stat mnt;
+} ctx;
+
+int mcp_stepd_init(spank_t sp, int ac, char **av)
+{
+	memset(&ctx, 0, sizeof(ctx));
+	/* slurmstepd's, until task_init_privileged looks again in the task */
+	if (stat("/proc/self/ns/mnt", &ctx.mnt) != 0)
+		ctx.mnt.st_ino = 0;
+	ctx.ps_ok = mcri_plugstack_parse(&ctx.ps, ac, av, &ctx.ps_err) == 0;
+	if (mcp_options_register(sp) && ctx.ps_ok) {
+		ctx.ps_ok = false;
+		mcri_error_set(&ctx.ps_err, MCR_ESTATE,
+			       "cannot register the plugin's options in slurmstepd");
+	}
+	return 0;
+}
+
+void mcp_stepd_exit(void)
+{
+	mcp_options_free();
+	memset(&ctx, 0, sizeof(ctx));
+}
+
+/* A plugin before this one in plugstack.conf has put the task in a
+ * container (pyxis joins its mount namespace in its own task_init): the
+ * task's mount namespace is not the one it had in task_init_privileged. */
+static bool entered_container(void)
+{
+	struct stat now;
+
+	return ctx.mnt.st_ino && stat("/proc/self/ns/mnt", &now) == 0 &&
+	       (now.st_ino != ctx.mnt.st_ino || now.st_dev != ctx.mnt.st_dev);
+}
+
+static const char *stepd_getenv(void *arg, const char *name, char *buf, size_t size)
+{
+	return spank_getenv((spank_t)arg, name, buf, (int)size) == ESPANK_SUCCESS ?
+		       buf : NULL;
+}
+
+static int parse_ids(const char *list, int *ids, size_t max, size_t *count,
+		     const char *var, struct mcr_error *err)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	*count = 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long v = strtol(tok, &end, 10);
+
+		if (end == tok || *end || v < 0 || v > 4096 || *count == max)
+			return mcri_error_set(err, MCR_ESTATE,
+					      "%s='%s' does not list GPU indexes; device_names_by_gpu needs the task's physical GPU numbers",
+					      var, list);
+		ids[(*count)++] = (int)v;
+	}
+	return 0;
+}
+
+/*
+ * The physical GPUs of this task. CUDA_VISIBLE_DEVICES is what the task
+ * uses; without device constraints Slurm sets it to physical indexes (all of
+ * them among SLURM_STEP_GPUS), with ConstrainDevices it is renumbered from 0
+ * and entry i stands for the i-th GPU of SLURM_STEP_GPUS.
+ */
+static int task_gpus(spank_t sp, int *ids, size_t max, size_t *count,
+		     struct mcr_error *err)
+{
+	char cvd[1024], step[1024];
+	int step_ids[256];
+	size_t nstep = 0;
+	bool all_physical = true;
+
+	*count = 0;
+	if (!stepd_getenv(sp, "CUDA_VISIBLE_DEVICES", cvd, sizeof(cvd)) || !cvd[0])
+		return 0;
+	if (parse_ids(cvd, ids, max, count, "CUDA_VISIBLE_DEVICES", err))
+		return -1;
+	if (!stepd_getenv(sp, "SLURM_STEP_GPUS", step, sizeof(step)) || !step[0])
+		return 0;
+	if (parse_ids(step, step_ids, 256, &nstep, "SLURM_STEP_GPUS", err))
+		return -1;
+	for (size_t i = 0; i < *count; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < nstep; j++)
+			found |= ids[i] == step_ids[j];
+		all_physical &= found;
+	}
+	if (all_physical)
+		return 0;
+	for (size_t i = 0; i < *count; i++) {
+		if ((size_t)ids[i] >= nstep)
+			return mcri_error_set(err, MCR_ESTATE,
+					      "CUDA_VISIBLE_DEVICES='%s' does not match SLURM_STEP_GPUS='%s'; cannot tell the task's physical GPUs for device_names_by_gpu",
+					      cvd, step);
+		ids[i] = step_ids[ids[i]];
+	}
+	return 0;
+}
+
+static int set_var(spank_t sp, const char *name, const char *value)
+{
+	spank_err_t rc = spank_setenv(sp, name, value, 1);
+
+	if (rc != ESPANK_SUCCESS) {
+		slurm_error(MCP_NAME ": cannot set %s: %s", name, spank_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* the per-GPU client config of this task's GPUs, written as the user */
+static int gpu_config(spank_t sp, const struct mcp_handover *h, const struct mcri_jobdir *dir,
+		      char **path, struct mcr_error *err)
+{
+	struct mcr_file f = { 0 };
+	int ids[256], rc = -1;
+	size_t n;
+
+	if (task_gpus(sp, ids, 256, &n, err) || mcp_handover_gpu_file(h, ids, n, &f, err) ||
+	    mcri_jobdir_write(dir, f.name, f.text, strlen(f.text), true, err))
+		goto out;
+	if (!(*path = mcri_asprintf("%s/%s", dir->path, f.name))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	mcr_file_free(&f);
+	return rc;
+}
+
+/* TRT-LLM's client config for this node, written as the user */
+static int node_config(const struct mcp_handover *h, const struct mcri_jobdir *dir,
+		       const char *addr, char **path, struct mcr_error *err)
+{
+	char *name = mcp_handover_fill(h, h->node_name, addr), *text = mcp_handover_fill(h, h->node_template, addr);
+	int rc = -1;
+
+	if (!name || !text) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	/* the node's other tasks write the same file: written once */
+	if (!mcri_jobdir_same(dir, name, text) &&
+	    mcri_jobdir_write(dir, name, text, strlen(text), true, err))
+		goto out;
+	if (!(*path = mcri_asprintf("%s/%s", dir->path, name))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(name);
+	free(text);
+	return rc;
+}
+
+#define WATCH_READY_MS 250 /* the state, its directory watched: a bound all the same */
+#define POLL_READY_MS 100  /* ... unwatched: a network file system, the usual case */
+#define LOOK_LOCK_S 1      /* the starter's lock (touched every second) */
+#define GONE_AFTER_S 2     /* after a waiting srun would take over */
+
+bool mcp_starter_gone(const struct mcri_jobdir *jd, const char *subject, const struct mcri_state *st,
+		      struct mcri_lock_seen *seen, double *looked, double now)
+{
+	struct mcri_lock lock;
+
+	if (now - *looked < LOOK_LOCK_S && seen->attempt == st->attempt)
+		return false;
+	*looked = now;
+	mcri_lock_read_of(jd, subject, st->attempt, &lock);
+	mcri_lock_seen_update(seen, jd, st->attempt, &lock, now);
+	if (!mcri_lock_seen_gone(seen, &lock, now, GONE_AFTER_S))
+		return false;
+	mcri_lock_read_of(jd, subject, st->attempt + 1, &lock);
+	if (lock.mtime >= 0) { /* an srun takes over: its attempt comes */
+		seen->changed = now;
+		return false;
+	}
+	return true;
+}
+
+/* A step whose srun joined the job's master while it started (srun.c):
+ * this task waits until the job's state says ready, at most
+ * h->starting_within seconds from now. A master that became ready on
+ * other ports than srun handed over (a port was taken meanwhile, and the
+ * starter tried the next ones) is followed: h's variables and templates
+ * name where it is ready (the starter rewrote the client configs there
+ * before it recorded ready). A master that failed, whose starter is gone
+ * with no srun taking over, or not ready in time fails the task, saying
+ * why; its command never runs. */
+static int wait_for_master(const struct mcri_jobdir *jd, struct mcp_handover *h,
+			   struct mcr_error *err)
+{
+	struct mcri_watch w = MCRI_WATCH_NONE;
+	struct mcri_lock_seen seen = { 0 };
+	struct mcri_state st;
+	struct mcr_error ignored;
+	char master[MCP_MASTER_ADDRESS_MAX] = "", metadata[300];
+	double now = mcp_now(), end = now + h->starting_within, looked = 0;
+	bool watched = mcri_jobdir_watch(jd, &w) == 0; /* before the first look */
+	int rc = 1;
+
+	while (rc > 0) {
+		if (mcri_state_read(jd, &st, &ignored) != 0)
+			st.phase = MCRI_PHASE_NONE;
+		now = mcp_now();
+		if (st.phase == MCRI_PHASE_READY && mcri_state_master(&st, master, sizeof(master)) &&
+		    strcmp(master, h->starting) == 0) {
+			rc = 0;
+		} else if (st.phase == MCRI_PHASE_READY && !st.ha.masters) {
+			snprintf(metadata, sizeof(metadata), "%s:%d", st.infra_addr, st.ports.metadata);
+			slurm_verbose(MCP_NAME ": the job's mooncake_master became ready at %s, not at %s where it was starting when srun launched this step (a port was taken meanwhile): this task follows it",
+				      master, h->starting);
+			rc = mcp_handover_follow(h, master, metadata, err);
+		} else if (st.phase == MCRI_PHASE_READY) {
+			rc = mcri_error_set(err, MCR_ESTATE,
+					    "the job's pool became ready as an HA pool (%.256s), not at %.256s where its master was starting when srun launched this step: run this step again",
+					    master, h->starting);
+		} else if (st.phase == MCRI_PHASE_FAILED) {
+			/* worded as a waiting srun words it (master_advice.c) */
+			rc = mcri_error_set(err, MCR_ESTATE,
+					    "the job's mooncake_master could not be started (another srun of this job tried): %.1024s",
+					    st.message);
+		} else if (st.phase == MCRI_PHASE_STARTING && mcp_starter_gone(jd, NULL, &st, &seen, &looked, now)) {
+			rc = mcri_error_set(err, MCR_ESTATE,
+					    "the srun that was starting the job's mooncake_master (%.256s) is gone: no process holds its lock %s/" MCRI_LOCK_FILE ", it has not changed for %.0f s, and no srun has taken over; run this step again (it takes over)",
+					    h->starting, jd->path, st.attempt, now - seen.changed);
+		} else if (now >= end) {
+			rc = mcri_error_set(err, MCR_ESTATE,
+					    "timed out after %d s waiting for the job's mooncake_master (%.256s) that another srun of this job is starting (%s%s); see %s/%s, and if the infra node is just slow raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf)",
+					    h->starting_within, h->starting, st.phase ? "state: " : "",
+					    st.phase ? mcri_phase_name(st.phase) : "no readable state file",
+					    jd->path, MCRI_MASTER_LOG);
+		} else if (watched) {
+			mcri_jobdir_wait(&w, WATCH_READY_MS);
+		} else {
+			mcp_sleep_ms(POLL_READY_MS);
+		}
+	}
+	mcri_jobdir_unwatch(&w);
+	return rc;
+}
+
+/* a role step: what srun handed over, completed for this node and task */
+static int role_task(spank_t sp, const char *text, struct mcr_error *err)
+{
+	struct mcp_handover h;
+	struct mcri_jobdir jd = { .fd = -1 };
+	char local[64] = "", *path = NULL, *config_dir = NULL;
+	const char *config, *dir, *slash;
+	bool placeholder = false, node_file;
+	int rc = -1;
+
+	if (mcp_handover_decode(text, &h, err))
+		return -1;
+	/* a segment no node of this size can lend fails here, not in the engine */
+	if (mcp_task_lend_check(sp, &h, err))
+		goto out;
+	dir = h.dir ? h.dir : h.gpu_dir ? h.gpu_dir : h.node_dir;
+	/* a container (pyxis's) that does not mount the job's directory, or
+	 * that would set the image's values over the plugin's: the mount or
+	 * names to add (container_task.c) */
+	config = mcr_env_get(&h.env, "MOONCAKE_CONFIG_PATH");
+	slash = config ? strrchr(config, '/') : NULL;
+	if (slash && !(config_dir = strndup(config, slash > config ? (size_t)(slash - config) : 1))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	if (mcp_task_container_check(sp, &h, dir, config_dir, entered_container(), err))
+		goto out;
+	/* the job's directory, checked as srun checked it (runtime/jobdir) */
+	if (dir && mcri_jobdir_open(&jd, dir, getuid(), false, err))
+		goto out;
+	if (h.starting && wait_for_master(&jd, &h, err))
+		goto out;
+	for (size_t i = 0; i < h.env.count; i++)
+		placeholder |= strcmp(h.env.vars[i].value, h.mark) == 0;
+	/* TRT-LLM announces gethostbyname(gethostname()) unless its file says
+	 * otherwise: this node gets a file of its own when that is not the
+	 * address of interface= or is of no use to the other nodes */
+	node_file = h.node_template && (ctx.ps.interface[0] || mcp_own_name_is_loopback());
+	if ((placeholder || node_file) &&
+	    mcp_local_address(ctx.ps.interface, h.peer, local, sizeof(local), err))
+		goto out;
+	if (h.gpu_dir && gpu_config(sp, &h, &jd, &path, err))
+		goto out;
+	if (node_file && node_config(&h, &jd, local, &path, err))
+		goto out;
+	for (size_t i = 0; i < h.env.count; i++) {
+		const char *v = h.env.vars[i].value;
+
+		if (!strcmp(v, h.mark))
+			v = local;
+		else if (path && !strcmp(h.env.vars[i].name, "MOONCAKE_CONFIG_PATH"))
+			v = path;
+		if (set_var(sp, h.env.vars[i].name, v))
+			goto out;
+	}
+	/* the task must be able to read its client config where it runs
+	 * (container.c): a job directory it cannot see fails it here, with
+	 * the mount to add, rather than deep inside the engine */
+	config = path ? path : mcr_env_get(&h.env, "MOONCAKE_CONFIG_PATH");
+	if (config && mcp_task_config_check(sp, config, err))
+		goto out;
+	mcp_record_worker(sp, h.dir ? &jd : NULL, h.role,
+			  local[0] ? local : mcr_env_get(&h.env, "MOONCAKE_LOCAL_HOSTNAME"));
+	rc = 0;
+out:
+	mcri_jobdir_close(&jd);
+	free(path);
+	free(config_dir);
+	mcp_handover_free(&h);
+	return rc;
+}
+
+/* the master step: claim the ports srun chose, on this node; the registry
+ * of reservations is the one of this port space (network namespace). Only
+ * for a step as the plugin launches its master step: its guard names the
+ * same ports, and it runs one task on this node (the variables are the
+ * user's to set: any other step that sets them fails, and makes root
+ * reserve nothing) */
+static int master_task(spank_t sp, const char *text, struct mcr_error *err)
+{
+	struct mcr_ports ports;
+	struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
+	char guard[PATH_MAX + 64];
+	int etcd[2];
+	char ns[64] = "", registry[128];
+	ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
+	uint32_t job_id, tasks = 0;
+	uid_t uid;
+
+	if (!ctx.ps_ok) {
+		*err = ctx.ps_err;
+		return -1;
+	}
+	if (!g)
+		return mcri_error_nomem(err);
+	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS)
+		return mcri_error_set(err, MCR_ESTATE, "the master step cannot get its job id, user and tasks");
+	if (mcp_ports_parse(text, &ports, etcd, err))
+		return -1;
+	if (!stepd_getenv(sp, MCP_GUARD_VAR, guard, sizeof(guard)) || mcp_guard_parse(guard, 0, g, err) ||
+	    g->proof.ports.rpc != ports.rpc || g->proof.ports.metadata != ports.metadata ||
+	    g->proof.ports.metrics != ports.metrics || tasks != 1)
+		return mcri_error_set(err, MCR_EINVAL,
+				      "%s='%s' is set on a step the plugin did not launch as a job's master step (its own variables name no such step, or it runs %u tasks on this node): the variable is the plugin's alone; unset it",
+				      MCP_PORTS_VAR, text, tasks);
+	ns[n > 0 ? n : 0] = '\0';
+	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry,
+			  sizeof(registry));
+	return mcp_ports_claim(&ports, etcd, &ctx.ps, job_id, uid, registry, err);
+}
+
+/* An HA pool's master on this node (master_ha.c): which member it is,
+ * its master's RPC address (mooncake_master --tryfromenv=rpc_address),
+ * and its etcd binary: etcd= of plugstack.conf, a bare name looked up on
+ * the job's PATH */
+static int ha_part(spank_t sp, const char *value, struct mcp_guard *g, struct mcr_error *err)
+{
+	char node[256] = "", path[PATH_MAX] = "";
+	const char *name = ctx.ps.etcd;
+
+	if (!ctx.ps_ok) {
+		*err = ctx.ps_err;
+		return -1;
+	}
+	if (!stepd_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)))
+		gethostname(node, sizeof(node) - 1);
+	if (mcp_ha_parse(value, node, &g->ha, err))
+		return -1;
+	g->ha.quota = ctx.ps.etcd_quota;
+	g->proof.member = g->ha.self;
+	g->proof.ha = true;
+	if (set_var(sp, "FLAGS_rpc_address", g->ha.ha.member[g->ha.self].addr))
+		return mcri_error_set(err, MCR_ESTATE, "the master step cannot give its master its address");
+	if (!strchr(name, '/') && stepd_getenv(sp, "PATH", path, sizeof(path))) {
+		char *save = NULL;
+
+		for (char *d = strtok_r(path, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+			char candidate[PATH_MAX];
+
+			if (snprintf(candidate, sizeof(candidate), "%s/%s", d, name) < (int)sizeof(candidate) &&
+			    access(candidate, X_OK) == 0) {
+				snprintf(g->ha.etcd, sizeof(g->ha.etcd), "%s", candidate);
+				return 0;
+			}
+		}
+	}
+	snprintf(g->ha.etcd, sizeof(g->ha.etcd), "%s", name);
+	return 0;
+}
+
+/* this node is one of an HA pool's etcd members (its keeper runs it) */
+static bool runs_etcd(const struct mcp_guard *g)
+{
+	return g->ha.ha.masters && g->ha.self < g->ha.ha.etcd_members;
+}
+
+/* this node's etcd member of the HA pool, its data under the job's TMPDIR */
+static int etcd_member(spank_t sp, struct mcp_guard *g, struct mcr_error *err)
+{
+	char tmp[PATH_MAX] = "";
+
+	if (!stepd_getenv(sp, "TMPDIR", tmp, sizeof(tmp)))
+		tmp[0] = '\0';
+	return mcp_ha_etcd_start(&g->ha, g->dir, tmp, g->bound, err);
+}
+
+/* The master step's task, still root: it claims its ports in root's
+ * registry of the node (ports.c), where no user can plant a reservation. */
+/* The task is of a step the job's user started with srun (its id into
+ * *step_id): not the batch, extern or interactive step */
+static bool job_step(spank_t sp, uint32_t *step_id)
+{
+	return spank_get_item(sp, S_JOB_STEPID, step_id) == ESPANK_SUCCESS && *step_id != SLURM_BATCH_SCRIPT &&
+	       *step_id != SLURM_EXTERN_CONT && *step_id != SLURM_INTERACTIVE_STEP;
+}
+
+int mcp_stepd_task_init_privileged(spank_t sp)
+{
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
+	char value[64];
+	uint32_t step_id;
+
+	char *lender MCP_AUTOFREE = NULL;
+
+	/* where the task is before any plugin's task_init (entered_container) */
+	if (stat("/proc/self/ns/mnt", &ctx.mnt) != 0)
+		ctx.mnt.st_ino = 0;
+	if (!job_step(sp, &step_id))
+		return 0;
+	/* a lender step: its port, claimed as the master's are (lender_keep.c) */
+	if ((lender = malloc(ENV_VALUE_MAX)) && stepd_getenv(sp, MCP_LENDER_VAR, lender, ENV_VALUE_MAX)) {
+		if (!ctx.ps_ok) {
+			mcp_error(&ctx.ps_err);
+			return -1;
+		}
+		if (mcp_lender_task_privileged(sp, lender, &ctx.ps, err) == 0)
+			return 0;
+		mcp_error(err);
+		return -1;
+	}
+	if (!stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
+		return 0;
+	spank_unsetenv(sp, MCP_PORTS_VAR);
+	if (master_task(sp, value, err) == 0)
+		return 0;
+	mcp_error(err);
+	return -1;
+}
+
+/* In a child of slurmstepd that has become the job's user: the proof of
+ * the master step's master on this node says its pool has ended. */
+static int record_end(const char *guard, const char *ha, const char *node, uint32_t step_id)
+{
+	struct mcr_error err;
+	struct mcp_guard g;
+	struct mcri_proof p;
+	struct mcri_jobdir jd = { .fd = -1 };
+	int rc = -1;
+
+	if (mcp_guard_parse(guard, step_id, &g, &err) || (ha && mcp_ha_parse(ha, node, &g.ha, &err)))
+		return -1;
+	g.proof.member = g.ha.self;
+	if (mcri_jobdir_open(&jd, g.dir, getuid(), false, &err) == 0) {
+		/* what the keeper last said, or, when it said nothing yet, the
+		 * attempt's bare proof; never over another attempt's or another
+		 * step's (a master step that ends late, after a newer one) */
+		if (mcri_proof_read_member(&jd, g.proof.member, &p, &err) != 0)
+			p = g.proof;
+		if (p.attempt == g.proof.attempt && p.step == step_id) {
+			p.restarting = false;
+			p.ended = true;
+			rc = mcri_proof_write(&jd, &p, &err);
+		} else {
+			rc = 0;
+		}
+	}
+	mcri_jobdir_close(&jd);
+	return rc;
+}
+
+#define RECORD_END_S 10 /* the longest the record of a master step's end may take */
+
+int mcp_stepd_task_exit(spank_t sp)
+{
+	char *guard MCP_AUTOFREE = NULL, *ha MCP_AUTOFREE = NULL, node[256] = "", probe[1];
+	uint32_t step_id;
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	int status;
+	bool lender;
+
+	/* every task of every step ends here: only the master step's and a
+	 * lender step's (their keepers) do more */
+	lender = spank_getenv(sp, MCP_LENDER_VAR, probe, sizeof(probe)) != ESPANK_ENV_NOEXIST;
+	if ((!lender && spank_getenv(sp, MCP_GUARD_VAR, probe, sizeof(probe)) == ESPANK_ENV_NOEXIST) ||
+	    !job_step(sp, &step_id) || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
+	    !(guard = malloc(ENV_VALUE_MAX)) || !(ha = malloc(ENV_VALUE_MAX)) ||
+	    !stepd_getenv(sp, lender ? MCP_LENDER_VAR : MCP_GUARD_VAR, guard, ENV_VALUE_MAX))
+		return 0;
+	if (lender || !stepd_getenv(sp, MCP_HA_VAR, ha, ENV_VALUE_MAX)) {
+		free(ha);
+		ha = NULL;
+	}
+	if (!stepd_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)))
+		gethostname(node, sizeof(node) - 1);
+	/* never as root on the user's files: a child that is the user */
+	if ((pid = fork()) < 0)
+		return 0;
+	if (pid == 0) {
+		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0 || getuid() != uid ||
+		    geteuid() != uid)
+			_exit(1);
+		_exit((lender ? mcp_lender_record_end(guard, step_id) : record_end(guard, ha, node, step_id)) ? 1 : 0);
+	}
+	/* bounded (a child stuck on a file server is left behind, killed,
+	 * rather than stall slurmstepd) */
+	for (int i = 0; i < (RECORD_END_S + 1) * 10; i++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return 0;
+		if (i == RECORD_END_S * 10)
+			kill(pid, SIGKILL);
+		mcp_sleep_ms(100);
+	}
+	return 0;
+}
+
+int mcp_stepd_task_init(spank_t sp)
+{
+	struct mcr_error err_buf = { 0 }, *err = &err_buf;
+	char *value MCP_AUTOFREE = malloc(ENV_VALUE_MAX);
+	const char *recipe = mcp_option_recipe(), *role = mcp_option_role();
+	uint32_t step_id;
+	int rc;
+
+	if (!value) {
+		mcri_error_nomem(err);
+		mcp_error(err);
+		return -1;
+	}
+	if (!job_step(sp, &step_id))
+		return 0;
+	/* a lender step: its keeper (lender_keep.c, master_keep.c) */
+	if (stepd_getenv(sp, MCP_LENDER_VAR, value, ENV_VALUE_MAX)) {
+		if (!ctx.ps_ok) {
+			*err = ctx.ps_err;
+			rc = -1;
+		} else {
+			char in[PATH_MAX];
+
+			rc = mcp_lender_task(sp, value, &ctx.ps, step_id,
+					     !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", in, sizeof(in)),
+					     err);
+		}
+	/* the master step: its guard, (when task_init_privileged did not
+	 * run) its ports, an HA pool's part of this node, then its keeper
+	 * (master_keep.c), which a node's etcd member needs too */
+	} else if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
+		struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
+
+		if (!g) {
+			mcri_error_nomem(err);
+			mcp_error(err);
+			return -1;
+		}
+		rc = mcp_guard_parse(value, step_id, g, err);
+		if (!rc && !ctx.ps_ok) {
+			*err = ctx.ps_err;
+			rc = -1;
+		}
+		g->hang = ctx.ps.hang_timeout;
+		/* pyxis after this plugin enters its container in the master's
+		 * task, not in its keeper (master_keep.c); Slurm's --container
+		 * starts one for each master, after this task_init */
+		g->rejoin = !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", value, ENV_VALUE_MAX);
+		if (!rc && stepd_getenv(sp, MCP_HA_VAR, value, ENV_VALUE_MAX)) {
+			spank_unsetenv(sp, MCP_HA_VAR);
+			rc = ha_part(sp, value, g, err);
+		}
+		if (!rc && stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
+			spank_unsetenv(sp, MCP_PORTS_VAR);
+			rc = master_task(sp, value, err);
+		}
+		/* the guard's variable is the master step's task's alone */
+		spank_unsetenv(sp, MCP_GUARD_VAR);
+		if (!rc && runs_etcd(g))
+			rc = etcd_member(sp, g, err);
+		if (!rc)
+			rc = mcp_master_keep(g, err);
+	} else if (stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
+		spank_unsetenv(sp, MCP_PORTS_VAR);
+		rc = master_task(sp, value, err);
+	} else if (stepd_getenv(sp, MCP_TASK_VAR, value, ENV_VALUE_MAX)) {
+		spank_unsetenv(sp, MCP_TASK_VAR);
+		if (!ctx.ps_ok) {
+			*err = ctx.ps_err;
+			rc = -1;
+		} else {
+			rc = role_task(sp, value, err);
+		}
+		/* then the lenders of its node (lender_task.c) */
+		if (!rc && stepd_getenv(sp, MCP_LENDERS_VAR, value, ENV_VALUE_MAX)) {
+			char node[256] = "";
+
+			spank_unsetenv(sp, MCP_LENDERS_VAR);
+			if (!stepd_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)))
+				gethostname(node, sizeof(node) - 1);
+			rc = mcp_task_wait_lenders(value, node, err);
+		}
+	} else if (recipe && (role || !mcp_recipe_inherited(recipe, stepd_getenv, sp))) {
+		/* a step with a role, but srun handed nothing over */
+		rc = mcri_error_set(err, MCR_ESTATE,
+				    "srun handed this task no Mooncake environment (%s is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on, and of the same version?",
+				    MCP_TASK_VAR);
+	} else {
+		return 0; /* a step without a role */
+	}
+	if (rc)
+		mcp_error(err);
+	return rc;
+}

@@ -1,0 +1,102 @@
+/*
+ * master_run.h - one srun's run of the master election, shared by the
+ * files of the driver: master.c acts (the lock, the spawn, the verdict),
+ * master_look.c looks (the master step, the state file, the lock, the
+ * proof, slurmctld), master_advice.c words a failure. Private to them.
+ */
+#ifndef MCP_MASTER_RUN_H_
+#define MCP_MASTER_RUN_H_
+
+#include "steps/step.h"
+
+struct master {
+	/* whose election: the master's (NULL), or a lender's on one node
+	 * (lender.c): its records' subject (runtime/jobdir), and what
+	 * messages call it ("the job's mooncake_master") */
+	const char *subject;
+	const char *what;
+	const struct mcri_plugstack *ps;
+	const struct mcr_recipe *recipe;
+	const struct mcp_job *job;
+	unsigned long job_num;
+	char host[256];
+	char log[PATH_MAX + 32];
+	char pool_path[128];
+	struct mcri_state st;       /* ours while we hold the lock, else read */
+	pid_t child;                /* the master step's srun we launched */
+	char ended[64];             /* how the master step ended */
+	bool claim_ports;           /* ports=auto with srtctl's argv */
+	struct mcp_container container; /* where the master runs (the starter's choice) */
+	int timeout;                /* the readiness bound, seconds */
+	double t0, next_line;       /* of the current wait, for progress */
+	double job_checked;         /* when slurmctld was last asked if the job runs */
+	char why[512];              /* what the last probe saw */
+	bool restarting;            /* ... its master step is starting it again */
+	int busy_port;              /* a port found in use before we started */
+	struct mcr_error err;       /* a failure of an action */
+	struct mcri_proof proof;    /* the master step's word on its ports */
+	/* " (port P listens for another process on NODE, of uid U, ...)" or "":
+	 * room for the longest node name (255 bytes) and the words around it */
+	char why_foreign[400];
+	double touched;             /* the lock's heartbeat */
+	int lock_fd;                /* the lock of the attempt this srun holds (-1 none) */
+	/* a waiter's view of the holder's lock (its heartbeat, its holder) */
+	struct mcri_lock_seen lock_seen;
+	/* a waiter's watch on the job's directory (mcri_jobdir_watch) */
+	bool watch_tried;
+	struct mcri_watch watch;
+	/* an HA pool's failover: when slurmctld was last asked whether the
+	 * master step has ended, and its answer */
+	double step_asked;
+	bool step_gone;
+	/* the state read last is of another job of this id (its cluster or
+	 * its start differ from this job's): an earlier job's pool, which
+	 * this job starts afresh over, its logs kept */
+	bool stale;
+	/* the state file names another job: whether it still runs (asked once) */
+	char other_job[32];
+	bool other_job_runs;
+};
+
+/* `pid` runs, and is the process that started at `start` (0: unknown) */
+bool mcp_master_alive(long pid, unsigned long long start);
+/* master.c's actions that serve any subject's election: take the lock of
+ * `attempt`, let go of it, record a failure of ours for the others, finish
+ * the work of a starter that died, stop the step (ours: the one this srun
+ * launched, else the adopted one) */
+enum mcp_lock mcp_master_take_lock(struct master *m, int attempt);
+void mcp_master_release_lock(struct master *m);
+void mcp_master_record_failure(struct master *m, const struct mcr_error *err);
+bool mcp_master_adopt(struct master *m, int attempt);
+void mcp_master_stop(struct master *m, bool ours);
+/* which job of its id a new attempt's state is (st's cluster, job_start) */
+void mcp_master_identify(struct master *m, struct mcri_state *st);
+/* touch the lock of the attempt we hold, at most once a second */
+void mcp_master_heartbeat(struct master *m);
+/* a newer attempt than ours exists (its lock or its state) */
+bool mcp_master_superseded(struct master *m);
+/* MCP_DO_WATCH: the master step we launched or adopted, into s */
+void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s);
+/* the guard found another process's socket on our ports (m->why_foreign) */
+bool mcp_master_foreign(struct master *m);
+/* MCP_DO_CLAIM: the answering master is ours (the guard's proof);
+ * *gone when a newer attempt took over */
+bool mcp_master_claim(struct master *m, bool *gone);
+/* MCP_DO_PROBE: a joining srun's look at the recorded master */
+enum mcp_probe mcp_master_join_probe(struct master *m);
+/* the busy port is this job's own master of another pool: its recipe and
+ * directory, each cut to its buffer */
+bool mcp_master_own_pool(struct master *m, char *recipe, size_t rsize, char *dir, size_t dsize);
+/* m->st is of another job that got this job's id (its cluster or its
+ * start, where both are known, differ); with `ask`, slurmctld is asked
+ * for this job's start when srun does not know it */
+bool mcp_master_other_job_of_this_id(struct master *m, bool ask);
+/* MCP_DO_READ: the state file and the lock of `attempt`, into s */
+void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s);
+/* the job has ended while this srun waits (slurmctld, every few seconds):
+ * true, with the job's state in err */
+bool mcp_master_job_ended(struct master *m, struct mcr_error *err);
+/* the message of a failed election (its verdict), into err */
+void mcp_master_failure(struct master *m, const struct mcp_election *el, struct mcr_error *err);
+
+#endif /* MCP_MASTER_RUN_H_ */
