@@ -3,7 +3,9 @@
  * each is a switch on spank_context() that calls the function of that
  * context (pyxis's layout). Each context keeps its state in its own file.
  */
-#include "plugin/plugin.h"
+#include "srun/alloc.h"
+#include "srun/srun.h"
+#include "stepd/stepd.h"
 
 SPANK_PLUGIN(mooncake, 1);
 

@@ -12,7 +12,7 @@ if [ "$(id -u)" = 0 ]; then userns=""; else userns="--map-root-user"; fi
 ns="--net --pid --fork --mount --mount-proc"
 # shellcheck disable=SC2086
 if unshare $userns $ns true 2>/dev/null; then
-	# root's ports registry (/run/spank-mooncake, spank/ports.c) is a
+	# root's ports registry (/run/spank-mooncake, spank/steps/ports.c) is a
 	# tmpfs of this mount namespace: nothing the tests reserve stays behind
 	exec unshare $userns $ns -- sh -c '
 		ip link set lo up || exit

@@ -76,10 +76,10 @@ IT := $(abspath $(B))/install-test
 DEB_LIBDIR := /usr/lib/$(shell $(CC) -print-multiarch)
 DEB_LAYOUT := PREFIX=/usr LIBDIR=$(DEB_LIBDIR) SLURM_PLUGINDIR=$(DEB_LIBDIR)/slurm-wlm
 
-check-artifact: $(PLUGIN) $(CLI) $(B)/tests/dlopen_plugin $(LIB_OBJ) $(RT_OBJ)
+check-artifact: $(PLUGIN) $(CLI) $(B)/tests/dlopen_plugin $(LIB_OBJ) $(RT_OBJ) $(SPANK_OBJ)
 	tests/artifact/check.sh $(PLUGIN) $(B)/tests/dlopen_plugin $(SLURM_LIBDIR)
 	tests/artifact/arguments.sh $(CLI) doc/spank_mooncake.8
-	tests/artifact/layout.sh $(LIB_OBJ) $(RT_OBJ)
+	CC="$(CC)" SLURM_CFLAGS="$(SLURM_CFLAGS)" tests/artifact/layout.sh $(LIB_OBJ) $(RT_OBJ) $(SPANK_OBJ)
 	@# install + uninstall, in Debian's layout (DESTDIR empty before) and
 	@# in the default one (over a file that must survive)
 	rm -rf $(IT) && mkdir -p $(IT)

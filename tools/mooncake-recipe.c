@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "mooncake_recipe.h"
 #include "jobdir/jobdir.h" /* private, as below: the tool links the static libraries */
+#include "mooncake_recipe.h"
 #include "plugstack/plugstack.h"
 #include "render/explain.h"
 #include "sys/sys.h"        /* private: mcri_mkdir_p, mcri_env_value_problem */

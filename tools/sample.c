@@ -1,7 +1,7 @@
 /*
  * sample.c - mooncake-recipe sample: the job's pool sampler, the task of
- * the mooncake-pool step the plugin starts next to the master (spank/
- * sampler.c). Every --interval seconds it asks the master's /metrics and
+ * the mooncake-pool step the plugin starts next to the master
+ * (spank/steps/step.c). Every --interval seconds it asks the master's /metrics and
  * appends one line to <dir>/mooncake_pool_samples.jsonl (a kill loses
  * nothing already written). On SIGTERM or SIGINT (Slurm signals the job's
  * steps at its end: normal end, scancel, time limit) it takes one last

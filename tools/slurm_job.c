@@ -1,7 +1,7 @@
 /*
  * slurm_job.c - what slurmctld knows of a job, for mooncake-recipe status:
  * its user, state and submit directory from libslurm's job record
- * (slurm_load_job, as the plugin's own queries in spank/slurm_query.c,
+ * (slurm_load_job, as the plugin's own queries in spank/plugin/slurm.c,
  * through the same spank/plugin/slurm_compat.h), never from a text in which the
  * job's name or comment could forge a field (`scontrol show job` prints
  * the name among them). The only file of the tool that calls libslurm.

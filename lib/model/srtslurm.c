@@ -4,7 +4,7 @@
  * safe_load, as srtctl reads it). srtctl replaces a recipe's container
  * value that is a key of that mapping by the key's value, exactly, and
  * leaves any other value alone (srtctl's core/config.py); the plugin does
- * the same before it decides how the master runs (spank/container_alias.c
+ * the same before it decides how the master runs (spank/container/alias.c
  * finds the files as srtctl finds them).
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
  * lend.c - the memory each task of a role lends to the job's pool: its
  * global segment as the role's engine reads it (reference §9), for the
- * plugin's check when a task starts (spank/lend.c), where the node's
+ * plugin's check when a task starts (spank/stepd/stepd.c), where the node's
  * memory is known.
  */
 #include <stdio.h>

@@ -50,7 +50,7 @@ const char *mcri_effective_master(const struct mcr_recipe *r,
  * or lend nothing; `where` (size bytes) names the setting, for messages
  * ("services[mooncake-master].options.store_config.global_segment_size").
  * -1 only when out of memory. The plugin refuses, when a task starts, a
- * segment its node cannot lend (spank/lend.c). */
+ * segment its node cannot lend (spank/stepd/stepd.c). */
 int mcri_role_lends(const struct mcr_recipe *r, enum mcr_role role, long long *bytes,
 		    char *where, size_t size, struct mcr_error *err);
 

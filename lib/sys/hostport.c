@@ -1,7 +1,7 @@
 /*
  * hostport.c - "host:port", read one way everywhere: the rule on an
  * external master (rules/services.c), the metadata server's host (render/
- * env.c) and the address a task resolves (spank/slurmstepd.c).
+ * env.c) and the address a task resolves (spank/stepd/stepd.c).
  */
 #include <stdlib.h>
 #include <string.h>

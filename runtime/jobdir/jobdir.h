@@ -247,7 +247,7 @@ enum mcri_phase {
 /* "starting", "ready", "failed" ("" for NONE) */
 const char *mcri_phase_name(enum mcri_phase phase);
 
-/* An HA pool (plugstack ha=etcd, spank/master_ha.c): a master on each of
+/* An HA pool (plugstack ha=etcd, spank/steps/ha.c): a master on each of
  * the job's first `masters` nodes (2 or 3), in Mooncake's HA mode, one of
  * them the leader and the others standing by, and an etcd of the job's
  * own with a member on each of the first `etcd_members` of them (1, or 3
@@ -332,7 +332,7 @@ int mcri_state_write_of(const struct mcri_jobdir *d, const char *subject, const 
 			struct mcr_error *err);
 
 /* mooncake_master.proof.json: the master step's own word, from the infra
- * node, on the sockets that listen on its ports (spank/guard.c). Only the
+ * node, on the sockets that listen on its ports (spank/steps/keep.c). Only the
  * job's user can write it (the directory is the job's), so a listener of
  * another user on those ports can never be taken for the master. */
 #define MCRI_RESTARTS_KEPT 16
@@ -353,7 +353,7 @@ struct mcri_proof {
 	unsigned long step;          /* the master step's id */
 	int foreign_port;            /* FOREIGN: the port, */
 	unsigned foreign_uid;        /* the owner of the socket on it */
-	/* the master step keeps its master running (spank/master_keep.c): */
+	/* the master step keeps its master running (spank/steps/keep.c): */
 	int restart_limit;           /* how often it may start it again (restart=) */
 	int restarts;                /* how often it has */
 	bool restarting;             /* the master ended, and is being started again */

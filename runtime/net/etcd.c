@@ -1,6 +1,6 @@
 /*
  * etcd.c - what an HA pool's etcd holds, as its masters' keepers check it
- * (spank/master_ha.c): Mooncake's masters and clients cannot authenticate
+ * (spank/steps/ha.c): Mooncake's masters and clients cannot authenticate
  * to etcd (no client certificate, no user: its etcd wrapper builds its
  * client from endpoints alone), so anyone who reaches the etcd's client
  * port can write its keys and change its membership. The keepers read,

@@ -156,4 +156,19 @@ long mcri_pid_parent(long pid);
  * later process that got its pid back; 0 when it is gone. */
 unsigned long long mcri_pid_start(long pid);
 
+/* ---- addresses (address.c) ---------------------------------------- */
+
+/* IPv4 of `host` (a name or a dotted quad). */
+int mcri_resolve_ipv4(const char *host, char *addr, size_t size,
+		     struct mcr_error *err);
+/* This host's address for MOONCAKE_LOCAL_HOSTNAME: the IPv4 of `iface`
+ * when given, else the source address of the route toward `peer`. */
+int mcri_local_address(const char *iface, const char *peer, char *addr,
+		      size_t size, struct mcr_error *err);
+/* What TRT-LLM's connector announces without a local_hostname in its
+ * file, gethostbyname(gethostname()), is of no use to the other nodes:
+ * this host's name resolves to no IPv4 address or to a loopback one
+ * (127.0.1.1 with a Debian-style /etc/hosts). */
+bool mcri_own_name_is_loopback(void);
+
 #endif /* MCRI_NET_H_ */

@@ -4,7 +4,7 @@
  * /proc/net/tcp6 where the kernel gives none) for a few ports, and the
  * socket inodes a process holds (/proc/<pid>/fd). The master step proves
  * with them that the ports its job's tasks are given are its own
- * mooncake_master's (spank/guard.c). The parser of the tables takes any
+ * mooncake_master's (spank/steps/keep.c). The parser of the tables takes any
  * text (a foreign process cannot write these files, but it is fuzzed all
  * the same): lines it cannot read are skipped, nothing is unbounded.
  */

@@ -13,7 +13,7 @@
 
 #include "mooncake_recipe.h"
 
-/* container=: how the master step runs in the recipe's container (spank/container.c) */
+/* container=: how the master step runs in the recipe's container (spank/container/container.c) */
 enum mcri_container_mode {
 	MCRI_CONTAINER_AUTO = 0, /* what the cluster has: pyxis, Slurm's OCI, or the host */
 	MCRI_CONTAINER_PYXIS,    /* srun --container-image (pyxis) */
@@ -27,7 +27,7 @@ enum mcri_container_mode {
 #define MCRI_ETCD_QUOTA_MAX (64LL << 30) /* ... at most */
 
 /* ha=: the job's pool on one master, or on masters in Mooncake's HA mode
- * with an etcd of the job's own (spank/master_ha.c) */
+ * with an etcd of the job's own (spank/steps/ha.c) */
 enum mcri_ha_mode {
 	MCRI_HA_NONE = 0, /* one master on the infra node (restart= keeps it running) */
 	MCRI_HA_ETCD,     /* a job of 2 or more nodes: a master on each of its first

@@ -1,5 +1,5 @@
 /*
- * container_alias.c - srtctl's container aliases (srun): a recipe written
+ * alias.c - srtctl's container aliases (srun): a recipe written
  * for srtctl says `container: trtllm`, and srtctl replaces it with
  * containers.trtllm of its cluster config, srtslurm.yaml. The plugin reads
  * the same file, found as srtctl finds it (its core/config.py): the file
@@ -26,8 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "container/alias.h"
+#include "jobdir/jobdir.h"
 #include "model/model.h"
-#include "plugin/plugin.h"
 
 #define SRTSLURM "srtslurm.yaml"
 

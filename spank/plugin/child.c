@@ -1,6 +1,6 @@
 /*
  * child.c - the plugin's one posix_spawn (mcp_spawn): the sruns of the
- * steps it starts (spawn.c) and its look at the cluster (container.c's
+ * steps it starts (step.c) and its look at the cluster (container.c's
  * srun --help) are children of srun made here, with stdin /dev/null, no
  * descriptor but the ones asked for, and, detached, a session and default
  * signals of their own.
@@ -9,10 +9,11 @@
  * glibc (2.28 of RHEL 8, 2.31 of Debian 11) the same child is made by
  * fork and exec (spawn_forked), chosen when the plugin is built.
  * mcp_close_from closes a child's descriptors after fork (there, and in
- * master_ha.c's etcd member) on every glibc and kernel.
+ * ha.c's etcd member) on every glibc and kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -22,7 +23,6 @@
 #include <unistd.h>
 
 #include "plugin/child.h"
-#include "plugin/plugin.h"
 
 /* -DMCP_SPAWN_CLOSEFROM=0 builds the fork and exec on any glibc */
 #ifndef MCP_SPAWN_CLOSEFROM

@@ -35,7 +35,8 @@
 
 #include <jansson.h>
 
-#include "plugin/plugin.h"
+#include "base/base.h"
+#include "plugin/handover.h"
 
 char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 {

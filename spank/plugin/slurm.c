@@ -1,16 +1,20 @@
 /*
- * slurm_query.c - what only slurmctld knows, asked from srun: the job's
+ * slurm.c - what only slurmctld knows, asked from srun: the job's
  * nodes (a standalone srun has no SLURM_JOB_NODELIST of its own) and a
  * node's NodeAddr. The functions are the libslurm API that srun itself is
  * linked with (libslurmfull); the plugin tests replace this file.
  */
+
+#include <errno.h>
+#include <slurm/slurmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include <slurm/slurmdb.h>
-
-#include "plugin/plugin.h"
+#include "base/base.h"
+#include "net/net.h"
+#include "plugin/slurm.h"
 #include "plugin/slurm_compat.h"
 
 bool mcp_srun_other_cluster(void)
@@ -133,7 +137,7 @@ int mcp_node_address(const char *node, char *addr, size_t size,
 	    msg->record_count > 0 && msg->node_array[0].node_addr &&
 	    *msg->node_array[0].node_addr)
 		node_addr = msg->node_array[0].node_addr;
-	rc = mcp_resolve_ipv4(node_addr, addr, size, err);
+	rc = mcri_resolve_ipv4(node_addr, addr, size, err);
 	if (msg)
 		slurm_free_node_info_msg(msg);
 	return rc;

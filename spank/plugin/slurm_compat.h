@@ -2,7 +2,7 @@
  * slurm_compat.h - the one place where the plugin meets the differences of
  * the Slurm API between the releases it is built and tested against
  * (22.05, 24.11 and 26.05), keyed on SLURM_VERSION_NUMBER. Only
- * slurm_query.c (the plugin) and tools/slurm_job.c (mooncake-recipe
+ * slurm.c (the plugin) and tools/slurm_job.c (mooncake-recipe
  * status) call libslurm; they include this file.
  *
  *   errors    the RPCs report through errno (22.05's slurm_get_errno()

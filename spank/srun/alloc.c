@@ -4,7 +4,8 @@
  */
 #include <string.h>
 
-#include "plugin/plugin.h"
+#include "plugin/common.h"
+#include "srun/alloc.h"
 
 /* this sbatch's or salloc's state, from init to exit */
 static struct {

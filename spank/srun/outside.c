@@ -1,5 +1,5 @@
 /*
- * srun_outside.c - an srun from outside the allocation (srun --jobid=J
+ * outside.c - an srun from outside the allocation (srun --jobid=J
  * from another terminal): what the job's own sruns learn from their
  * environment, it learns from slurmctld (mcp_job_facts), in
  * local_user_init, once the step exists.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plugin/plugin.h"
+#include "srun/outside.h"
 
 bool mcp_outside_named_job(const char *args, size_t n, uint32_t *job_id)
 {

@@ -1,5 +1,5 @@
 /*
- * slurmstepd.c - the remote context, one slurmstepd per step and node.
+ * stepd.c - the remote context, one slurmstepd per step and node.
  *
  * init      (root) parse plugstack.conf and register the options; a problem
  *           is kept and raised in task_init, because a failing init in the
@@ -11,10 +11,14 @@
  *             the per-GPU client config of the task's GPUs; check that the
  *             task can read its client config where it runs, and that
  *             pyxis's container mounts the job's directory and keeps the
- *             plugin's values (container_task.c);
+ *             plugin's values (container.c);
+ *           - a role step: wait for a master that another srun is starting,
+ *             and for the memory lenders of its node; check that the
+ *             memory each task lends fits the node;
  *           - the master step: claim its ports on this node (ports.c),
- *             prove them its master's (guard.c), keep the master running
- *             (master_keep.c: this task stays as its keeper).
+ *             prove them its master's and keep the master running
+ *             (keep.c: this task stays as its keeper); a lender's step the
+ *             same with its lender.
  * task_exit (root, as slurmstepd reaps a task) the master step's keeper
  *           has ended, by itself or killed: its proof says the pool has
  *           ended (written by a child that is the job's user).
@@ -22,20 +26,29 @@
  *           for a step without a role. Errors go to the task's stderr and
  *           return -1 (never a positive ESPANK code: 22.05 tests `< 0`).
  */
+
 #include <grp.h>
 #include <signal.h>
+#include <slurm/slurm.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
-
-#include "steps/lender.h"
-#include "plugin/plugin.h"
+#include "container/container.h"
+#include "model/model.h"
+#include "plugin/common.h"
+#include "plugin/handover.h"
+#include "plugin/slurm.h"
+#include "stepd/stepd.h"
+#include "steps/ha.h"
+#include "steps/keep.h"
+#include "steps/master.h"
 #include "steps/ports.h"
+#include "steps/step.h"
 
 #define ENV_VALUE_MAX 65536
 
@@ -271,7 +284,7 @@ static int wait_for_master(const struct mcri_jobdir *jd, struct mcp_handover *h,
 					    "the job's pool became ready as an HA pool (%.256s), not at %.256s where its master was starting when srun launched this step: run this step again",
 					    master, h->starting);
 		} else if (st.phase == MCRI_PHASE_FAILED) {
-			/* worded as a waiting srun words it (master_advice.c) */
+			/* worded as a waiting srun words it (master.c) */
 			rc = mcri_error_set(err, MCR_ESTATE,
 					    "the job's mooncake_master could not be started (another srun of this job tried): %.1024s",
 					    st.message);
@@ -313,7 +326,7 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	dir = h.dir ? h.dir : h.gpu_dir ? h.gpu_dir : h.node_dir;
 	/* a container (pyxis's) that does not mount the job's directory, or
 	 * that would set the image's values over the plugin's: the mount or
-	 * names to add (container_task.c) */
+	 * names to add (container.c) */
 	config = mcr_env_get(&h.env, "MOONCAKE_CONFIG_PATH");
 	slash = config ? strrchr(config, '/') : NULL;
 	if (slash && !(config_dir = strndup(config, slash > config ? (size_t)(slash - config) : 1))) {
@@ -332,9 +345,9 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	/* TRT-LLM announces gethostbyname(gethostname()) unless its file says
 	 * otherwise: this node gets a file of its own when that is not the
 	 * address of interface= or is of no use to the other nodes */
-	node_file = h.node_template && (ctx.ps.interface[0] || mcp_own_name_is_loopback());
+	node_file = h.node_template && (ctx.ps.interface[0] || mcri_own_name_is_loopback());
 	if ((placeholder || node_file) &&
-	    mcp_local_address(ctx.ps.interface, h.peer, local, sizeof(local), err))
+	    mcri_local_address(ctx.ps.interface, h.peer, local, sizeof(local), err))
 		goto out;
 	if (h.gpu_dir && gpu_config(sp, &h, &jd, &path, err))
 		goto out;
@@ -408,7 +421,7 @@ static int master_task(spank_t sp, const char *text, struct mcr_error *err)
 	return mcp_ports_claim(&ports, etcd, &ctx.ps, job_id, uid, registry, err);
 }
 
-/* An HA pool's master on this node (master_ha.c): which member it is,
+/* An HA pool's master on this node (ha.c): which member it is,
  * its master's RPC address (mooncake_master --tryfromenv=rpc_address),
  * and its etcd binary: etcd= of plugstack.conf, a bare name looked up on
  * the job's PATH */
@@ -486,7 +499,7 @@ int mcp_stepd_task_init_privileged(spank_t sp)
 		ctx.mnt.st_ino = 0;
 	if (!job_step(sp, &step_id))
 		return 0;
-	/* a lender step: its port, claimed as the master's are (lender_keep.c) */
+	/* a lender step: its port, claimed as the master's are (keep.c) */
 	if ((lender = malloc(ENV_VALUE_MAX)) && stepd_getenv(sp, MCP_LENDER_VAR, lender, ENV_VALUE_MAX)) {
 		if (!ctx.ps_ok) {
 			mcp_error(&ctx.ps_err);
@@ -600,7 +613,7 @@ int mcp_stepd_task_init(spank_t sp)
 	}
 	if (!job_step(sp, &step_id))
 		return 0;
-	/* a lender step: its keeper (lender_keep.c, master_keep.c) */
+	/* a lender step: its keeper (keep.c, keep.c) */
 	if (stepd_getenv(sp, MCP_LENDER_VAR, value, ENV_VALUE_MAX)) {
 		if (!ctx.ps_ok) {
 			*err = ctx.ps_err;
@@ -614,7 +627,7 @@ int mcp_stepd_task_init(spank_t sp)
 		}
 	/* the master step: its guard, (when task_init_privileged did not
 	 * run) its ports, an HA pool's part of this node, then its keeper
-	 * (master_keep.c), which a node's etcd member needs too */
+	 * (keep.c), which a node's etcd member needs too */
 	} else if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
 		struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
 
@@ -630,7 +643,7 @@ int mcp_stepd_task_init(spank_t sp)
 		}
 		g->hang = ctx.ps.hang_timeout;
 		/* pyxis after this plugin enters its container in the master's
-		 * task, not in its keeper (master_keep.c); Slurm's --container
+		 * task, not in its keeper (keep.c); Slurm's --container
 		 * starts one for each master, after this task_init */
 		g->rejoin = !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", value, ENV_VALUE_MAX);
 		if (!rc && stepd_getenv(sp, MCP_HA_VAR, value, ENV_VALUE_MAX)) {
@@ -658,7 +671,7 @@ int mcp_stepd_task_init(spank_t sp)
 		} else {
 			rc = role_task(sp, value, err);
 		}
-		/* then the lenders of its node (lender_task.c) */
+		/* then the lenders of its node (stepd.c) */
 		if (!rc && stepd_getenv(sp, MCP_LENDERS_VAR, value, ENV_VALUE_MAX)) {
 			char node[256] = "";
 
@@ -678,4 +691,229 @@ int mcp_stepd_task_init(spank_t sp)
 	if (rc)
 		mcp_error(err);
 	return rc;
+}
+
+
+/* ---- a role's task waits for the lenders of its node
+ * (lender.h), in task_init, before its command runs: srun handed it, in
+ * MCP_LENDERS_VAR, which lenders its role needs (on its own node, or an
+ * infra lender on the job's first node) and which of them srun already
+ * saw fail. The task reads each lender's records in the job's directory
+ * (checked as srun checked it) until its state says ready, at most the
+ * lender's readiness bound (and the time a starter takes to stop one that
+ * was not ready): ready, and its step's keeper has not ended it, is
+ * lending. A lender that failed, ended, whose starter is gone with no srun
+ * taking over, or that is not ready in time fails the task with the
+ * lender's own cause and its log's last lines; with critical: false the
+ * task says so on its stderr and runs all the same.
+ */
+
+#define WATCH_MS 250 /* the records, the directory watched: a bound all the same */
+#define POLL_MS 100  /* ... unwatched */
+
+/* one lender this task waits for */
+struct wanted {
+	char name[MCRI_LENDER_NAME_MAX + 1];
+	char node[256];
+	char subject[MCRI_SUBJECT_MAX + 1];
+	char log[NAME_MAX + 1];
+	bool critical;
+	int bound;           /* seconds */
+	const char *failed;  /* srun's word that it failed (into the value), or NULL */
+	bool done;
+};
+
+/* the field after *p up to a tab or the line's end (NUL-terminated in
+ * place); NULL at the line's end */
+static char *field(char **p)
+{
+	char *start = *p;
+	size_t len;
+
+	if (!start)
+		return NULL;
+	len = strcspn(start, "\t\n");
+	if (start[len] == '\t') {
+		start[len] = '\0';
+		*p = start + len + 1;
+	} else {
+		start[len] = '\0';
+		*p = NULL;
+	}
+	return start;
+}
+
+/* Why lender w is not lending (0: it is; 1: not yet) */
+static int look(const struct mcri_jobdir *jd, struct wanted *w, struct mcri_lock_seen *seen, double *looked,
+		double now, double end, struct mcr_error *err)
+{
+	struct mcri_state st;
+	struct mcri_proof p;
+	struct mcr_error ignored;
+	char tail[2000] = "", log[PATH_MAX + NAME_MAX + 2];
+
+	snprintf(log, sizeof(log), "%s/%s", jd->path, w->log);
+	if (mcri_state_read_of(jd, w->subject, &st, &ignored) != 0)
+		st.phase = MCRI_PHASE_NONE;
+	if (st.phase == MCRI_PHASE_READY) {
+		if (mcri_proof_of_subject(jd, w->subject, st.attempt, &p) == 0 && p.ended) {
+			mcp_log_tail(log, tail, sizeof(tail));
+			return mcri_error_set(err, MCR_ESTATE, "the lender %s on %s has ended (%.400s); its log %s ends:%s",
+					      w->name, w->node, p.ended_why[0] ? p.ended_why : "its step has ended", log,
+					      tail[0] ? tail : " (empty)");
+		}
+		return 0;
+	}
+	if (st.phase == MCRI_PHASE_FAILED)
+		return mcri_error_set(err, MCR_ESTATE, "the lender %s on %s could not be started: %.1024s", w->name,
+				      w->node, st.message);
+	if (st.phase == MCRI_PHASE_STARTING && mcp_starter_gone(jd, w->subject, &st, seen, looked, now))
+		return mcri_error_set(err, MCR_ESTATE,
+				      "the srun that was starting the lender %s on %s is gone, and no srun has taken over; run this step again (it takes over)",
+				      w->name, w->node);
+	if (now >= end) {
+		mcp_log_tail(log, tail, sizeof(tail));
+		return mcri_error_set(err, MCR_ESTATE,
+				      "timed out after %d s waiting for the lender %s on %s (%s); if it is just slow raise readiness.timeout_seconds of services[%s]; its log %s ends:%s",
+				      w->bound, w->name, w->node,
+				      st.phase ? mcri_phase_name(st.phase) : "nothing started it", w->name, log,
+				      tail[0] ? tail : " (empty)");
+	}
+	return 1;
+}
+
+int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error *err)
+{
+	char *text MCP_AUTOFREE = strdup(value), *lines, *dir, *save = NULL, *l;
+	struct wanted *w MCP_AUTOFREE = NULL;
+	struct mcri_jobdir jd = { .fd = -1 };
+	struct mcri_watch watch = MCRI_WATCH_NONE;
+	struct mcri_lock_seen *seen MCP_AUTOFREE = NULL;
+	double *looked MCP_AUTOFREE = NULL, t0 = mcp_now();
+	size_t n = 0, left;
+	bool watched = false, tried = false;
+	int rc = -1;
+
+	if (!text)
+		return mcri_error_nomem(err);
+	if (strncmp(text, "1\n", 2) != 0 || !(dir = text + 2) || !(lines = strchr(dir, '\n')))
+		return mcri_error_set(err, MCR_EINVAL, "%s is not what srun hands a task: is the plugin on srun's host of the same version?",
+				      MCP_LENDERS_VAR);
+	*lines++ = '\0';
+	/* the lenders, then srun's word on those that failed */
+	for (l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *p = l, *kind = field(&p);
+
+		if (kind && !strcmp(kind, "L")) {
+			char *name = field(&p), *critical = field(&p), *bound = field(&p), *on = field(&p);
+			struct wanted *grown;
+
+			if (!on)
+				continue;
+			if (!(grown = realloc(w, (n + 1) * sizeof(*w))))
+				return mcri_error_nomem(err);
+			w = grown;
+			memset(&w[n], 0, sizeof(w[n]));
+			snprintf(w[n].name, sizeof(w[n].name), "%s", name);
+			snprintf(w[n].node, sizeof(w[n].node), "%s", strcmp(on, "*") ? on : node);
+			w[n].critical = atoi(critical) != 0;
+			w[n].bound = atoi(bound) > 0 ? atoi(bound) : 1;
+			if (mcri_lender_subject(w[n].name, w[n].node, w[n].subject, w[n].log, sizeof(w[n].log)))
+				continue;
+			n++;
+		} else if (kind && !strcmp(kind, "F")) {
+			char *name = field(&p), *on = field(&p), *why = field(&p);
+
+			for (size_t i = 0; name && on && why && i < n; i++)
+				if (!strcmp(w[i].name, name) && !strcmp(w[i].node, on))
+					w[i].failed = why;
+		}
+	}
+	if (!n)
+		return 0;
+	if (!(seen = calloc(n, sizeof(*seen))) || !(looked = calloc(n, sizeof(*looked))))
+		return mcri_error_nomem(err);
+	if (mcri_jobdir_open(&jd, dir, getuid(), false, err))
+		return -1;
+	/* a watch only once a look found one not ready (a first wave's tasks
+	 * mostly find theirs ready: no inotify instance each) */
+	for (left = n;;) {
+		double now = mcp_now();
+
+		for (size_t i = 0; i < n; i++) {
+			struct mcr_error why;
+			int r;
+
+			if (w[i].done)
+				continue;
+			r = w[i].failed ? mcri_error_set(&why, MCR_ESTATE, "%s", w[i].failed) :
+					  look(&jd, &w[i], &seen[i], &looked[i], now, t0 + w[i].bound, &why);
+			if (r > 0)
+				continue;
+			w[i].done = true;
+			left--;
+			if (r == 0)
+				continue;
+			if (w[i].critical) {
+				mcri_error_set(err, MCR_ESTATE, "this task on %s needs the lender %s on %s (critical: true): %s",
+					       node, w[i].name, w[i].node, why.text);
+				goto out;
+			}
+			fprintf(stderr, "mooncake: %s; services[%s] has critical: false, so this task runs without it\n",
+				why.text, w[i].name);
+		}
+		if (!left)
+			break;
+		if (!tried) {
+			/* begun before the next look: no change is missed */
+			tried = true;
+			watched = mcri_jobdir_watch(&jd, &watch) == 0;
+			continue;
+		}
+		if (watched)
+			mcri_jobdir_wait(&watch, WATCH_MS);
+		else
+			mcp_sleep_ms(POLL_MS);
+	}
+	rc = 0;
+out:
+	mcri_jobdir_unwatch(&watch);
+	mcri_jobdir_close(&jd);
+	return rc;
+}
+
+
+/* ---- task_init of a role step: the memory its tasks lend to the pool
+ * fits in the node. Each task's engine mounts a segment of the size srun
+ * handed over (mcri_role_lends: the recipe's global segment as the engine
+ * reads it); the step's tasks on this node together cannot lend more than
+ * the node's memory. check cannot know the node (a 4096 TiB segment is a
+ * size TRT-LLM reads); here it is known, and the task fails with the
+ * numbers before its engine starts, instead of the engine failing later
+ * (TRT-LLM: "this node cannot afford"; the others when the segment is
+ * allocated, or the OOM killer).
+ */
+
+#define GIB 1073741824.0
+
+int mcp_task_lend_check(spank_t sp, const struct mcp_handover *h, struct mcr_error *err)
+{
+	struct sysinfo si;
+	uint32_t tasks = 1;
+	unsigned long long mem;
+	char node[256] = "";
+
+	if (h->lend <= 0 || sysinfo(&si) != 0)
+		return 0; /* nothing lent, or the node's memory unknown: no check */
+	mem = (unsigned long long)si.totalram * (si.mem_unit ? si.mem_unit : 1);
+	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS || tasks == 0)
+		tasks = 1;
+	if ((unsigned long long)h->lend <= mem / tasks)
+		return 0;
+	gethostname(node, sizeof(node) - 1);
+	return mcri_error_set(err, MCR_EINVAL,
+			      "each task of this step lends a segment of %lld bytes (%.1f GiB, %s) to the job's pool, and its %u task%s on %s would lend %.1f GiB in all, more than the node's memory, %llu bytes (%.1f GiB): no node lends more than it has; give each task a share of its node's memory there (the node's memory divided by the tasks on it, less what the engine itself needs)",
+			      h->lend, (double)h->lend / GIB, h->lend_set ? h->lend_set : "global_segment_size",
+			      tasks, tasks == 1 ? "" : "s", node, (double)h->lend / GIB * tasks, mem,
+			      (double)mem / GIB);
 }

@@ -19,7 +19,7 @@
  *   WAIT --ready--> JOIN --answers--> DONE  +----------------> FAILED
  *    | \--starter died after launching: ADOPT (like STARTING) ----^
  *    +--its master step launched, the starter alive, joinable: DONE
- *       (STARTING: the tasks wait for ready, slurmstepd.c)
+ *       (STARTING: the tasks wait for ready, stepd.c)
  *    +--failed before we looked, starter gone, newer attempt, an earlier
  *       run's pool (the job was requeued): LOCK n+1
  *

@@ -1,16 +1,16 @@
 /*
- * master_ha.c - an HA pool (plugstack ha=etcd): the job's masters in
+ * ha.c - an HA pool (plugstack ha=etcd): the job's masters in
  * Mooncake's HA mode, with an etcd of the job's own.
  *
  * A job of two or more nodes gets one master step whose tasks run on its
  * first two or three nodes, one each (srun -N2 or -N3, --no-kill: a node
  * lost takes its task only). Each task is its master's keeper
- * (master_keep.c) and, on the first node (of two) or on each of three, an
+ * (keep.c) and, on the first node (of two) or on each of three, an
  * etcd member's too; each master runs with --enable_ha on its node's
  * address, one leads and the others stand by, and the clients find the
  * leader through etcd (etcd://...) with P2PHANDSHAKE for their transfer
  * metadata. Every master proves its ports its own as a single master does
- * (guard.c; a standby listens on its RPC port only once it leads). The
+ * (keep.c; a standby listens on its RPC port only once it leads). The
  * pool is ready when a leader serves and every master answers; a joining
  * srun needs a serving leader, and waits for one within the readiness
  * bound while the masters choose one (a failover).
@@ -31,7 +31,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "container/container.h"
 #include "plugin/child.h"
+#include "plugin/common.h"
+#include "plugin/handover.h"
+#include "steps/election.h"
+#include "steps/ha.h"
 #include "steps/step.h"
 
 

@@ -5,11 +5,11 @@
  * Each lender on each node has an election of its own, the master's
  * (election.c, a pure state machine), run on the lender's records
  * (lender_<name>.<node>.json, its locks and its step's proof; the driver's
- * looks of master_look.c that serve any subject): concurrent sruns elect
+ * looks of master.c that serve any subject): concurrent sruns elect
  * one starter per attempt with an O_EXCL lock held while it works; the
- * starter launches the lender step on the node (spawn.c) on a port of its
+ * starter launches the lender step on the node (step.c) on a port of its
  * own (a store's --port: 8080, else one of port_range=, ports.c), waits
- * until the step's keeper proves it ready (lender_keep.c: its port the
+ * until the step's keeper proves it ready (keep.c: its port the
  * store's and its segment mounted at the job's master, a donor's ready
  * file) and records it ready; an srun that comes while it starts joins
  * it (its tasks wait), one that comes later checks the keeper's word.
@@ -19,7 +19,7 @@
  *
  * What an srun cannot start or join is said on its terminal and handed to
  * its tasks (MCP_LENDERS_VAR), which fail with it (critical: true) or go
- * on (critical: false) in task_init (lender_task.c); srun itself goes on,
+ * on (critical: false) in task_init (stepd.c); srun itself goes on,
  * so that its step is never left allocated (srun.c: a local_user_init
  * that fails leaves it so on Slurm 22.05).
  */
@@ -31,10 +31,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "steps/lender.h"
-#include "steps/run.h"
-#include "steps/ports.h"
+#include "container/container.h"
+#include "plugin/common.h"
+#include "plugin/handover.h"
+#include "plugin/slurm.h"
 #include "render/render.h"
+#include "steps/election.h"
+#include "steps/keep.h"
+#include "steps/lender.h"
+#include "steps/master.h"
+#include "steps/ports.h"
+#include "steps/step.h"
 
 #define FIRST_PROGRESS_S 3
 #define PROGRESS_EVERY_S 5

@@ -30,7 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plugin/plugin.h"
+#include "base/base.h"
+#include "jobdir/jobdir.h"
+#include "net/net.h"
+#include "plugin/handover.h"
+#include "plugstack/plugstack.h"
 #include "steps/ports.h"
 
 #define MAX_CANDIDATES 32

@@ -5,9 +5,14 @@
 #ifndef MCP_PORTS_H_
 #define MCP_PORTS_H_
 
-#include "plugin/plugin.h"
+#include <stddef.h>
+#include <sys/types.h>
 
-/* ---- ports.c: the master's ports (ports=auto|fixed) ----------------- */
+#include "mooncake_recipe.h"
+#include "plugstack/plugstack.h"
+
+
+/* ---- the master's ports (ports=auto|fixed) ---------------------------- */
 
 /* How many port triples an election may try: 1 for ports=fixed. */
 int mcp_port_candidates(const struct mcri_plugstack *ps);

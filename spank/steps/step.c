@@ -1,14 +1,28 @@
 /*
- * master_step.c - the master step itself, for master.c: its srun command
- * line and environment, its log's last lines, and stopping it (its
- * readiness probes: master_probe.c).
+ * step.c - the job steps the plugin starts: their one launcher (the
+ * master, a memory lender, the pool's sampler), the master step's command
+ * line, log and stop, its readiness probes, and the sampler. Every step
+ * is launched as
  *
- *   srun --quiet --jobid=J --overlap -N1 -n1 ... --job-name=mooncake-master
- *        --nodelist=<infra> --output=<dir>/mooncake_master.log --chdir=<dir>
- *        [the container's options, container.c]
- *        mooncake_master --port=8700 ... (the recipe's argv, lib/render/argv.c)
- * started by the plugin's one step launcher (spawn.c).
+ *   srun --jobid=J --overlap -N1 -n1 ... --job-name=NAME -w <infra>
+ *        (an HA pool's masters: -N<k> -n<k> --no-kill -w <its nodes>)
+ *        --output=LOG --chdir=<dir> [the container's options] CMD...
+ *
+ * spawned detached from the srun that starts it (own session, default
+ * signals, stdin /dev/null, output to LOG, no other descriptor). The rule
+ * for every such step: it runs exactly where the plugin decides (the host,
+ * or the recipe's container through the system container.c chose) and
+ * inherits no container option of the srun that started it. srun keeps
+ * the SPANK options of every plugin in its environment
+ * (_SLURM_SPANK_OPTION_<plugin>_<option>, and SLURM_SPANK_ before that
+ * for the sruns of a job script), and a child srun takes them as its own;
+ * pyxis also reads PYXIS_CONTAINER_* in srun and in slurmstepd, srun
+ * reads SRUN_CONTAINER*, slurmstepd sets SLURM_CONTAINER*, and enroot
+ * reads ENROOT_*. None of them reaches the step.
+ *
+ * Each is spawned by the plugin's one posix_spawn (plugin/child.c).
  */
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,8 +34,202 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "container/container.h"
+#include "plugin/child.h"
+#include "plugin/common.h"
+#include "plugin/handover.h"
+#include "steps/election.h"
+#include "steps/ha.h"
 #include "steps/step.h"
 
+extern char **environ;
+
+/* what no step the plugin starts inherits (prefixes of NAME=VALUE) */
+static const char *const not_inherited[] = {
+	/* the child srun must not start another master */
+	"_SLURM_SPANK_OPTION_" MCP_NAME "_",
+	"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
+	/* what srun hands its own tasks, and the master its ports and guard */
+	MCP_TASK_VAR "=", MCP_PORTS_VAR "=", MCP_GUARD_VAR "=", MCP_HA_VAR "=",
+	"SLURM_MOONCAKE_LENDERS=", "SLURM_MOONCAKE_LENDER=",
+	/* the Mooncake settings of the srun's own environment: a step gets
+	 * those the plugin gives it (a store service reads MOONCAKE_*, and a
+	 * MOONCAKE_CONFIG_PATH would replace them all) */
+	"MOONCAKE_",
+	/* the MPI of the srun's step: each step the plugin starts runs
+	 * --mpi=none, its one task no rank of another's */
+	"PMI_", "PMIX_", "OMPI_", "SLURM_MPI_TYPE=",
+	/* a step time limit would end the pool before the job */
+	"SLURM_TIMELIMIT=",
+	/* the job's GPU requests are the workers'; with --gres=none they
+	 * make the step an invalid TRES request */
+	"SLURM_GPUS=", "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_PER_TASK=",
+	"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
+	"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
+	"SLURM_TRES_PER_TASK=",
+	/* the master's RPC transport is its own business: MC_RPC_PROTOCOL
+	 * set for the workers must not change it */
+	"MC_RPC_PROTOCOL=",
+	/* the containers of the srun that starts the step (a worker's): pyxis's
+	 * options as srun and slurmstepd pass them, its defaults from the
+	 * environment; Slurm's --container as srun reads it and as slurmstepd
+	 * sets it; enroot's settings */
+	"_SLURM_SPANK_OPTION_pyxis_", "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_",
+	"PYXIS_CONTAINER_", "SRUN_CONTAINER", "SLURM_CONTAINER", "ENROOT_",
+	NULL,
+};
+
+bool mcp_step_inherits(const char *var)
+{
+	for (const char *const *p = not_inherited; *p; p++)
+		if (strncmp(var, *p, strlen(*p)) == 0)
+			return false;
+	return true;
+}
+
+char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err)
+{
+	size_t n = 0, k = 0, count = extra ? extra->count : 0;
+	char **env;
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	env = calloc(n + count + 1, sizeof(*env));
+	if (!env)
+		goto nomem;
+	for (char **e = environ; e && *e; e++) {
+		size_t len = strcspn(*e, "=");
+		bool replaced = false;
+
+		for (size_t i = 0; i < count; i++)
+			replaced |= strlen(extra->vars[i].name) == len &&
+				    strncmp(extra->vars[i].name, *e, len) == 0;
+		if (replaced || !mcp_step_inherits(*e))
+			continue;
+		if (!(env[k++] = strdup(*e)))
+			goto nomem;
+	}
+	for (size_t i = 0; i < count; i++)
+		if (asprintf(&env[k++], "%s=%s", extra->vars[i].name,
+			     extra->vars[i].value) < 0) {
+			env[k - 1] = NULL;
+			goto nomem;
+		}
+	return env;
+nomem:
+	mcr_strv_free(env);
+	mcri_error_set(err, MCR_EIO, "out of memory");
+	return NULL;
+}
+
+/* `n` strings of `from` into `to` at *k (heap copies) */
+static int append(char **to, size_t *k, char *const *from, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(to[(*k)++] = strdup(from[i])))
+			return -1;
+	return 0;
+}
+
+char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
+		     const char *name, const char *log, char *const *options,
+		     char *const *cmd, struct mcr_error *err)
+{
+	char jobid[64], output[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], node[900];
+	char job_name[96], nodes[32], tasks[32];
+	char *fixed[] = {
+		(char *)ps->srun, "--quiet", jobid, "--overlap", nodes, tasks,
+		"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
+		"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
+		"--kill-on-bad-exit=0", job_name, node, output, chdir_opt, NULL,
+		NULL, NULL, /* room for --het-group=0, --no-kill */
+	};
+	size_t nf = mcr_strv_len(fixed), k = 0, len = mcr_strv_len(cmd);
+	size_t no = options ? mcr_strv_len(options) : 0;
+	char **argv;
+
+	/* a heterogeneous job from outside: srun needs its component */
+	if (at->het)
+		fixed[nf++] = (char *)"--het-group=0";
+	/* a step of several nodes (an HA pool's masters): a node lost ends
+	 * its task, not the step */
+	if (at->nodes > 1)
+		fixed[nf++] = (char *)"--no-kill";
+	snprintf(nodes, sizeof(nodes), "--nodes=%d", at->nodes > 1 ? at->nodes : 1);
+	snprintf(tasks, sizeof(tasks), "--ntasks=%d", at->nodes > 1 ? at->nodes : 1);
+	snprintf(jobid, sizeof(jobid), "--jobid=%s", at->job_id);
+	snprintf(job_name, sizeof(job_name), "--job-name=%s", name);
+	snprintf(output, sizeof(output), "--output=%s", log);
+	snprintf(chdir_opt, sizeof(chdir_opt), "--chdir=%s", at->dir);
+	snprintf(node, sizeof(node), "--nodelist=%s", at->node);
+	argv = calloc(nf + no + len + 1, sizeof(*argv));
+	if (!argv || append(argv, &k, fixed, nf) || append(argv, &k, options, no) ||
+	    append(argv, &k, cmd, len)) {
+		mcr_strv_free(argv);
+		mcri_error_set(err, MCR_EIO, "out of memory");
+		return NULL;
+	}
+	return argv;
+}
+
+int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
+		   const struct mcp_step *step, pid_t *pid, struct mcr_error *err)
+{
+	char **cmd = calloc(mcr_strv_len(step->cmd) + 1, sizeof(*cmd));
+	char **options = NULL, **env = NULL, **argv = NULL;
+	struct mcri_jobdir jd = { .fd = -1 };
+	const char *name = strrchr(step->log, '/');
+	size_t k = 0;
+	int fd = -1, rc = -1;
+
+	if (!cmd || append(cmd, &k, step->cmd, mcr_strv_len(step->cmd))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	/* a fresh log for this step, in the job's directory and through it
+	 * (a regular file, no link followed, 0600); its srun writes there too */
+	if (!name || (size_t)(name - step->log) != strlen(at->dir) ||
+	    strncmp(step->log, at->dir, (size_t)(name - step->log)) != 0) {
+		mcri_error_set(err, MCR_EINVAL, "the log %s of the %s step is not in the job's directory %s",
+			       step->log, step->name, at->dir);
+		goto out;
+	}
+	if (mcri_jobdir_open(&jd, at->dir, getuid(), false, err) ||
+	    (fd = mcri_jobdir_append(&jd, name + 1, true, err)) < 0)
+		goto out;
+	/* where it runs: the container's srun options and command (none on
+	 * the host), an environment with no container of this srun's */
+	if (mcp_container_options(step->container, at->dir, step->env, &options, &cmd, err) ||
+	    !(env = mcp_step_env(step->env, err)) ||
+	    !(argv = mcp_step_argv(ps, at, step->name, step->log, options, cmd, err)))
+		goto out;
+	rc = mcp_spawn(argv, env, &(struct mcp_spawn_io){ .log_fd = fd, .detached = true }, pid);
+	if (rc != 0)
+		rc = mcri_error_set(err, MCR_ESTATE,
+				    "cannot run %s to start the %s step: %s; set srun= in plugstack.conf to the path of srun",
+				    argv[0], step->name, strerror(rc));
+out:
+	if (fd >= 0)
+		close(fd);
+	mcri_jobdir_close(&jd);
+	mcr_strv_free(cmd);
+	mcr_strv_free(options);
+	mcr_strv_free(env);
+	mcr_strv_free(argv);
+	return rc;
+}
+
+
+/* ---- the master step itself, for master.c: its srun command
+ * line and environment, its log's last lines, and stopping it (its
+ * readiness probes: below).
+ *
+ *   srun --quiet --jobid=J --overlap -N1 -n1 ... --job-name=mooncake-master
+ *        --nodelist=<infra> --output=<dir>/mooncake_master.log --chdir=<dir>
+ *        [the container's options, container.c]
+ *        mooncake_master --port=8700 ... (the recipe's argv, lib/render/argv.c)
+ * started by the plugin's one step launcher (above).
+ */
 
 #define LOG_TAIL_LINES 12
 #define LOG_LINE_MAX 200
@@ -129,7 +337,7 @@ int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *r
 		goto out;
 	/* the step's task claims its ports on the infra node (ports.c; an HA
 	 * pool's tasks each on its node, its etcd's with them), and its guard
-	 * proves them the master's (guard.c) */
+	 * proves them the master's (keep.c) */
 	if (ha)
 		snprintf(pv, sizeof(pv), "%d,%d,%d,%d,%d", ports->rpc, ports->metadata, ports->metrics,
 			 st->ha.etcd_client, st->ha.etcd_peer);
@@ -150,4 +358,142 @@ out:
 	mcr_env_free(&env);
 	mcr_strv_free(margv);
 	return rc;
+}
+
+
+/* ---- is a master there, and ready? The readiness probes of
+ * a job's master (TCP on its RPC port, GET /health on its metadata and
+ * metrics ports, the job's token on its metadata server) and the look
+ * for a listener on ports before a master is started there, for the
+ * srun that starts or joins a pool (master.c, master.c) and an HA
+ * pool's members (ha.c).
+ */
+
+/* errno of a failed probe: did the host answer at all? (a timeout is not
+ * a refusal) */
+static enum mcp_probe failed_probe(void)
+{
+	switch (errno) {
+	case ETIMEDOUT:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EHOSTDOWN:
+	case ENETDOWN:
+		return MCP_PROBE_NO_ANSWER;
+	default:
+		return MCP_PROBE_REFUSED;
+	}
+}
+
+enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
+				const char *key_path, const char *token, bool health,
+				char *why, size_t why_size)
+{
+	struct mcr_error reason;
+	char body[256];
+	int status;
+
+	if (mcri_tcp_probe(addr, ports->rpc, MCP_PROBE_TIMEOUT_MS, &reason)) {
+		enum mcp_probe r = failed_probe();
+
+		snprintf(why, why_size, "port %d (RPC) does not accept: %.200s", ports->rpc, reason.text);
+		return r;
+	}
+	for (int k = 0; health && k < 2; k++) {
+		int port = k ? ports->metrics : ports->metadata;
+		const char *what = k ? "metrics" : "metadata";
+
+		if (mcri_http(addr, port, "GET", "/health", NULL, MCP_PROBE_TIMEOUT_MS, &status,
+			      body, sizeof(body), &reason)) {
+			enum mcp_probe r = failed_probe();
+
+			snprintf(why, why_size, "port %d (%s) GET /health: %.200s", port, what, reason.text);
+			return r;
+		}
+		if (status != 200 || (!k && strncmp(body, "OK", 2) != 0)) {
+			snprintf(why, why_size, "port %d (%s) GET /health answered %d", port, what, status);
+			return MCP_PROBE_REFUSED;
+		}
+	}
+	if (!token)
+		return MCP_PROBE_READY;
+	if (mcri_http(addr, ports->metadata, "GET", key_path, NULL, MCP_PROBE_TIMEOUT_MS, &status,
+		      body, sizeof(body), &reason)) {
+		enum mcp_probe r = failed_probe();
+
+		snprintf(why, why_size, "port %d GET %s: %.200s", ports->metadata, key_path, reason.text);
+		return r;
+	}
+	if (status != 200 || strcmp(body, token) != 0) {
+		snprintf(why, why_size,
+			 "a master answers on %s, but it is not the one this job started (its metadata server does not know this job)",
+			 addr);
+		return MCP_PROBE_REFUSED;
+	}
+	return MCP_PROBE_READY;
+}
+
+int mcp_busy_port(const char *addr, const struct mcr_ports *ports)
+{
+	const int p[3] = { ports->rpc, ports->metadata, ports->metrics };
+
+	for (int k = 0; k < 3; k++) {
+		struct mcr_error reason;
+
+		/* a lender's store has one port (lender.c) */
+		if (p[k] > 0 && mcri_tcp_probe(addr, p[k], MCP_PROBE_TIMEOUT_MS, &reason) == 0)
+			return p[k];
+	}
+	return 0;
+}
+
+
+/* ---- the pool's sampler: once the job's master is ready, the srun
+ * that saw it ready starts a step of its own next to it,
+ *   srun --jobid=J --overlap -N1 -n1 -w <infra> --job-name=mooncake-pool
+ *        --output=<dir>/mooncake_pool.log <sampler> sample --dir <dir> --interval S
+ * detached like the master step, by the same launcher (step.c), and on
+ * the infra node's host: never in the recipe's container or a worker's
+ * (the host's mooncake-recipe, sampler=). It asks the master's /metrics
+ * every S seconds and, when Slurm ends the job's steps, writes the pool's
+ * report and picture into the job's directory (mooncake-recipe(1),
+ * sample). The master's start, failure and stop do not depend on it: a
+ * sampler that cannot start is a warning on srun's terminal.
+ */
+
+#define POOL_LOG "mooncake_pool.log"
+
+static int start(const struct mcri_plugstack *config, const struct mcp_step_place *job,
+		 struct mcr_error *err)
+{
+	char log[PATH_MAX + 32], interval[32];
+	char *const cmd[] = { (char *)config->sampler, "sample", "--dir", (char *)job->dir,
+			      "--interval", interval, NULL };
+	pid_t pid;
+
+	if (access(config->sampler, X_OK) != 0)
+		return mcri_error_set(err, MCR_ESTATE,
+				      "the pool sampler %s cannot run here (%s), so this job gets no pool report; install mooncake-recipe there, set sampler=/path/to/mooncake-recipe in plugstack.conf, or pool_interval=0 to switch the sampler off",
+				      config->sampler, strerror(errno));
+	snprintf(interval, sizeof(interval), "%d", config->pool_interval);
+	snprintf(log, sizeof(log), "%s/%s", job->dir, POOL_LOG);
+	/* on the host (no container: NULL), whatever containers the workers,
+	 * the srun that starts it or the master run in */
+	return mcp_step_start(config, job, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
+			      &pid, err);
+}
+
+int mcp_start_sampler(const struct mcri_plugstack *config, const struct mcp_step_place *job,
+		      struct mcr_error *err)
+{
+	char msg[MCR_ERROR_MESSAGE_LENGTH];
+
+	if (config->pool_interval <= 0)
+		return 0;
+	if (start(config, job, err) == 0)
+		return 0;
+	err->kind = MCR_WARNING;
+	mcr_error_format(err, msg, sizeof(msg));
+	slurm_info("%s", msg);
+	return -1;
 }

@@ -1,13 +1,61 @@
 /*
- * master.h - what master.c (the driver of the election), master_step.c
- * (the master step: command line, log, stop) and master_probe.c (its
- * readiness probes) share.
+ * step.h - the job steps the plugin starts (step.c): how each is launched
+ * (the one srun --overlap command line), the master step's command line,
+ * its readiness probes and its stop, and the pool's sampler step.
  */
-#ifndef MCP_MASTER_H_
-#define MCP_MASTER_H_
+#ifndef MCP_STEP_H_
+#define MCP_STEP_H_
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "container/container.h"
+#include "mooncake_recipe.h"
+#include "plugstack/plugstack.h"
 #include "steps/election.h"
-#include "plugin/plugin.h"
+
+/* ---- the one launcher of the job steps the plugin starts ------------- */
+
+/* where such a step runs: the job, its Mooncake directory, the infra node */
+struct mcp_step_place {
+	const char *job_id;
+	const char *dir;
+	const char *node;     /* or an HA pool's nodes, "n1,n2,n3" */
+	bool het;             /* a heterogeneous job seen from outside its
+			       * allocation: the step goes to component 0 */
+	int nodes;            /* how many nodes, a task each (0: 1) */
+};
+/* what it is (step.c: the master; step.c: the pool's sampler) */
+struct mcp_step {
+	const char *name;                      /* --job-name (squeue --steps) */
+	const char *log;                       /* its output; truncated first */
+	char *const *cmd;                      /* what it runs */
+	const struct mcr_env *env;             /* variables it gets, or NULL */
+	const struct mcp_container *container; /* where: NULL (or mode NONE) the host */
+};
+/* Start the step: srun --jobid=J --overlap -N1 -n1 ... --job-name=NAME -w
+ * <infra> --output=LOG --chdir=<dir> [the container's options] CMD...,
+ * detached (mcp_spawn), with this process's environment minus what no
+ * step inherits (mcp_step_inherits) plus `env`. Every step the plugin
+ * starts goes through here: it runs where `container` says and nowhere
+ * else. 0, or -1 with err. */
+int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
+		   const struct mcp_step *step, pid_t *pid, struct mcr_error *err);
+/* false for what a step must not inherit from the srun that starts it:
+ * the plugin's own options and handovers, the job's time limit and GPU
+ * requests, MC_RPC_PROTOCOL, and every container option of that srun
+ * (pyxis's _SLURM_SPANK_OPTION_pyxis_*, SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_*
+ * and PYXIS_CONTAINER_*, Slurm's SRUN_CONTAINER* and SLURM_CONTAINER*,
+ * enroot's ENROOT_*). `var` is NAME=VALUE. */
+bool mcp_step_inherits(const char *var);
+/* environ, filtered so, plus `extra` (NULL: none); NULL-terminated,
+ * mcr_strv_free. */
+char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err);
+/* the step's srun command line (mcr_strv_free) */
+char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
+		     const char *name, const char *log, char *const *options,
+		     char *const *cmd, struct mcr_error *err);
 
 #define MCP_PROBE_TIMEOUT_MS 1000
 
@@ -30,8 +78,8 @@ int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
  * `log`, truncated): the recipe's argv on `ports`, in `container` (NULL:
  * on the host); with `claim`, the step's task claims them on the infra
  * node first (MCP_PORTS_VAR); with `guard` (MCP_GUARD_VAR's value), its
- * guard proves them the master's (guard.c). With `ha` (MCP_HA_VAR's
- * value, master_ha.c), the masters of an HA pool, a task on each of
+ * guard proves them the master's (keep.c). With `ha` (MCP_HA_VAR's
+ * value, ha.c), the masters of an HA pool, a task on each of
  * at->nodes nodes, in Mooncake's HA mode (and their etcd ports claimed
  * too). */
 int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
@@ -39,37 +87,16 @@ int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *r
 		     const struct mcri_state *st, bool claim, const char *guard, const char *ha,
 		     const char *log, pid_t *pid, struct mcr_error *err);
 
-/* master_ha.c, srun's side of an HA pool (st->ha). The plan of the
- * starter of a new attempt (st->job_id set): the job's first `got` nodes
- * (at most 3) become st's infra node and, with ha=etcd and 2 or more of
- * them, an HA pool's masters (a one-node job: one master, said with -v),
- * its masters on the host (c: none, said); MCR_EINVAL for a recipe whose
- * clients cannot use one (mcr_recipe_ha_check). The pool's nodes as
- * srun's --nodelist ("n1,n2,n3"). */
-int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
-		const struct mcri_ha_member *nodes, int got, struct mcri_state *st,
-		struct mcp_container *c, struct mcr_error *err);
-int mcp_ha_nodelist(const struct mcri_ha *ha, char *buf, size_t size);
-/* The first port of a
- * member's that accepts a connection (its master's or its etcd's), or 0;
- * is it ready: a leader serves (its RPC port accepts), and with `every`
- * every master answers (the pool's start). REFUSED while none leads (a
- * failover), NO_ANSWER when none answers; why says what it saw. */
-int mcp_ha_busy_port(const struct mcri_state *st);
-enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, size_t size);
-/* slurmstepd, a master's keeper: what the HA pool's etcd (read from this
- * node's member p->self, else the first) holds still steers the clients to
- * the pool's own: every master_view names one of its masters on port
- * `rpc`, every member's peer URL one of its etcd members (Mooncake cannot
- * authenticate to etcd: another user who reaches it can write both), and
- * no answer is larger than a pool's etcd gives. 1 sound; 0 not, with what
- * it holds in why; -1 it did not answer. *names_self: a view names this
- * node's master (which must then lead: the keeper checks). The first
- * NOSPACE alarm seen (*full) is said on stderr. */
-int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *names_self, char *why,
-		      size_t size);
 /* SIGTERM the master step's srun (it forwards it), SIGKILL after 10 s.
  * `ours`: our child, reaped. */
 void mcp_stop_step(pid_t pid, bool ours);
 
-#endif /* MCP_MASTER_H_ */
+/* ---- the pool's sampler ---------------------------------------------- */
+/* Start the pool's sampler step (after the master is ready), on the
+ * infra node's host, never in a container; 0, or -1 with err set and
+ * printed as a warning (never an error of srun); nothing with
+ * pool_interval=0. */
+int mcp_start_sampler(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
+		      struct mcr_error *err);
+
+#endif /* MCP_STEP_H_ */

@@ -1,7 +1,10 @@
 #!/bin/bash
-# layout.sh OBJECTS... - the shape of lib/ and runtime/ (lib/README.md,
-# runtime/README.md): no call cycle between their files, no file of lib/
-# calling into runtime/, and no static error buffer. A file's length
+# layout.sh OBJECTS... - the shape of lib/, runtime/ (lib/README.md,
+# runtime/README.md) and spank/ (spank/README.md): no call cycle between
+# the files of lib/ and runtime/, no file of lib/ calling into runtime/;
+# spank/'s folders use only the folders below them, by their calls and
+# by their includes, each header compiles on its own, and spank/README.md
+# says what each folder is; no static error buffer. A file's length
 # follows its concept: no line limit.
 set -u
 pass=0 fails=0
@@ -10,7 +13,7 @@ ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cycles=$(python3 - "$@" <<'PY'
 import subprocess, sys
-objs = sys.argv[1:]
+objs = [o for o in sys.argv[1:] if "/spank/" not in o]
 defs, uses = {}, {}
 for o in objs:
     uses[o] = set()
@@ -47,11 +50,63 @@ for v in objs:
         visit(v)
 PY
 )
-[ -z "$cycles" ] && ok "no call cycle between the $# files of lib/ and runtime/, and lib/ never calls runtime/" ||
+nlr=$(printf '%s\n' "$@" | grep -vc /spank/)
+[ -z "$cycles" ] && ok "no call cycle between the $nlr files of lib/ and runtime/, and lib/ never calls runtime/" ||
 	ko "files of lib/ and runtime/ that call each other in a cycle, or lib/ calling runtime/: $cycles"
+# spank/: which folder may use which (spank/README.md), checked on the
+# objects' calls and on the sources' includes; dispatch.c uses them all
+spank=$(python3 - "$@" <<'PY'
+import glob, os, re, subprocess, sys
+may = {"plugin": {"plugin"},
+       "container": {"plugin", "container"},
+       "steps": {"plugin", "container", "steps"},
+       "srun": {"plugin", "container", "steps", "srun"},
+       "stepd": {"plugin", "container", "steps", "stepd"}}
+def folder(path):
+    m = re.search(r"spank/(\w+)/\w+\.[cho]$", path)
+    return m.group(1) if m else None
+bad = []
+objs = [o for o in sys.argv[1:] if "/spank/" in o]
+defs, uses = {}, {}
+for o in objs:
+    uses[o] = set()
+    for line in subprocess.run(["nm", o], capture_output=True, text=True).stdout.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "TDBR":
+            defs[f[2]] = o
+        elif len(f) == 2 and f[0] == "U":
+            uses[o].add(f[1])
+for o in objs:
+    a = folder(o)
+    for s in sorted(uses[o]):
+        b = folder(defs.get(s, ""))
+        if a and b and b not in may.get(a, set()):
+            bad.append("%s calls %s of %s/" % (o.split("spank/")[1], s, b))
+for src in sorted(glob.glob("spank/*/*.[ch]")):
+    a = folder(src)
+    for inc in re.findall(r'^#include "(\w+)/\w+\.h"', open(src).read(), re.M):
+        if inc in may and inc not in may[a]:
+            bad.append("%s includes %s/" % (src[len("spank/"):], inc))
+if set(may) != {d for d in os.listdir("spank") if os.path.isdir("spank/" + d)}:
+    bad.append("spank/'s folders are not %s" % sorted(may))
+readme = open("spank/README.md").read() if os.path.exists("spank/README.md") else ""
+for d in may:
+    if not re.search(r"^- `%s/`: \S" % d, readme, re.M):
+        bad.append("spank/README.md says nothing of %s/ (a line '- `%s/`: what it is')" % (d, d))
+print("\n".join(bad))
+PY
+)
+[ -z "$spank" ] && ok "spank/'s folders use only those below them (calls and includes), and spank/README.md says what each is" ||
+	ko "spank/'s layout: $spank"
+alone=""
+for h in spank/*/*.h; do
+	echo "#include \"${h#spank/}\"" | ${CC:-cc} -fsyntax-only -Werror -Wall -Ilib -Iruntime -Ispank ${SLURM_CFLAGS:-} -x c - 2>/dev/null ||
+		alone="$alone $h"
+done
+[ -z "$alone" ] && ok "each header of spank/ compiles on its own" || ko "headers that need another included first:$alone"
 # an error buffer that outlives its call: the plugin's live on the heap
 # (MCP_ERROR), the tool's on main's stack
-kept=$(grep -n 'static struct mcr_error' lib/*/*.c runtime/*/*.c spank/*.c tools/*.c)
+kept=$(grep -n 'static struct mcr_error' lib/*/*.c runtime/*/*.c spank/*.c spank/*/*.c tools/*.c)
 [ -z "$kept" ] && ok "no static struct mcr_error" || ko "static error buffers: $kept"
 total=$((pass + fails))
 echo "$((100 * pass / total))%: Checks: $total, Failures: $fails, Errors: 0"

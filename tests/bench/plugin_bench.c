@@ -22,8 +22,10 @@
 #include <unistd.h>
 
 #include "fake_master.h"
-#include "plugin/plugin.h"
+#include "jobdir/jobdir.h"
+#include "plugin/handover.h"
 #include "stub.h"
+#include "sys/sys.h"
 
 /* the state file of a job directory, through its one writer and reader */
 static int state_at(const char *dir, struct mcri_state *st, bool write)

@@ -1,7 +1,7 @@
 /*
  * fuzz_handover.c - libFuzzer target (make fuzz): the handover variable
  * (MCP_TASK_VAR), which srun puts in each task's environment and
- * slurmstepd reads in every task (spank/handover.c): any bytes through
+ * slurmstepd reads in every task (spank/plugin/handover.c): any bytes through
  * mcp_handover_decode, then what a task does with a handover: each value
  * with the node's address filled in, the per-GPU file for GPU 0. Besides
  * the sanitizers' findings it aborts when a promise breaks:
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/plugin.h"
+#include "plugin/handover.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_registry.c - libFuzzer target (make fuzz): the ports registry of a
- * node (spank/ports.c), read by every master step's claim on the node.
+ * node (spank/steps/ports.c), read by every master step's claim on the node.
  * Only root writes it, but it is read as if anyone could have: any bytes,
  * cut at the file's bound as the claim cuts them, through
  * mcp_registry_parse. Besides the sanitizers' findings it aborts when a
@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/plugin.h"
 #include "steps/ports.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

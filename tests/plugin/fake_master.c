@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "fake_master.h"
-#include "plugin/plugin.h"
+#include "plugin/handover.h"
+#include "steps/keep.h"
 
 static int listen_on(int port)
 {

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "fake_master.h"
-#include "plugin/plugin.h"
 
 Suite *srun_suite(void);
 Suite *srun_pool_suite(void);

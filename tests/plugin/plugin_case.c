@@ -7,7 +7,10 @@
 
 #include <slurm/slurm.h>
 
+#include "jobdir/jobdir.h"
+#include "plugin/handover.h"
 #include "plugin_case.h"
+#include "sys/sys.h"
 
 char case_dir[256];
 

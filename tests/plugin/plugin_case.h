@@ -13,7 +13,7 @@
 #include <check.h>
 
 #include "fake_master.h"
-#include "plugin/plugin.h"
+#include "jobdir/jobdir.h"
 #include "stub.h"
 #include "testdir.h"
 

@@ -5,7 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plugin/plugin.h"
+#include "base/base.h"
+#include "plugin/slurm.h"
 #include "stub.h"
 
 struct stub stub;
@@ -220,7 +221,7 @@ LOGGER(slurm_verbose, "verbose", (void)0)
 LOGGER(slurm_debug, "debug", (void)0)
 LOGGER(slurm_spank_log, "log", (void)0)
 
-/* slurm_query.c stand-ins: slurmctld's answers */
+/* slurm.c stand-ins: slurmctld's answers */
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 {
 	if (!stub.nodes)

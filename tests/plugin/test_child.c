@@ -1,5 +1,5 @@
 /*
- * test_child.c - the plugin's children (spank/child.c): what mcp_spawn
+ * test_child.c - the plugin's children (spank/plugin/child.c): what mcp_spawn
  * gives the program it starts (stdin /dev/null, its output where asked, no
  * other descriptor; detached, a session and default signals of its own; a
  * missing program's error number), the same whether it is built on
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "plugin/child.h"
-#include "plugin/plugin.h"
+#include "steps/election.h"
 #include "testdir.h"
 
 /* what the child shell says: which of the descriptors 0-4, 20, 21 and $0

@@ -1,6 +1,6 @@
 /*
  * test_container.c - the master step in the recipe's container
- * (spank/container.c): container= in plugstack.conf, the decision per
+ * (spank/container/container.c): container= in plugstack.conf, the decision per
  * cluster (pyxis, Slurm's OCI, neither) and its refusals, the master
  * step's command line in each, and a task's check of its client config
  * (inside an OCI bundle: where the bundle mounts it).
@@ -12,10 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "container/container.h"
+#include "plugin/handover.h"
+#include "steps/master.h"
 #include "steps/step.h"
-#include "plugin/plugin.h"
-#include "testdir.h"
 #include "stub.h"
+#include "testdir.h"
 
 static char tmp[256], nofile[512];
 

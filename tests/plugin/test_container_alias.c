@@ -1,6 +1,6 @@
 /*
- * test_container_alias.c - srtctl's container aliases (spank/container_alias.c,
- * spank/container.c): `container: trtllm` resolves through srtslurm.yaml
+ * test_container_alias.c - srtctl's container aliases (spank/container/alias.c,
+ * spank/container/container.c): `container: trtllm` resolves through srtslurm.yaml
  * found as srtctl finds it ($SRTSLURM_CONFIG, else the working directory,
  * its parent, its grandparent), then the cluster's srtslurm= file, to an
  * image or a bundle; an alias no file maps is refused before any step,
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "plugin/plugin.h"
+#include "container/container.h"
 #include "stub.h"
 #include "testdir.h"
 
@@ -95,7 +95,7 @@ START_TEST(an_alias_resolves_through_srtctls_file)
 	ck_assert_int_eq(c.mode, MCRI_CONTAINER_PYXIS);
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0");
 	/* the srun that starts the master says which image, from which file
-	 * (slurm_info, not only -v: master_step.c) */
+	 * (slurm_info, not only -v: step.c) */
 	snprintf(want, sizeof(want),
 		 "mooncake: r.yaml:2:29: model.container ('trtllm' is containers.trtllm of %s/a/srtslurm.yaml:3:11): the master step runs in nvcr.io#nvidia/tensorrt-llm/release:1.0.0 (pyxis)",
 		 tmp);

@@ -1,5 +1,5 @@
 /*
- * test_guard.c - the master step's guard (spank/guard.c), started as
+ * test_guard.c - the master step's guard (spank/steps/keep.c), started as
  * slurmstepd starts it: the test process is the master step's task (the
  * master, once it would exec mooncake_master), and it binds the ports
  * itself, or finds one of them taken by a process outside its tree.
@@ -7,7 +7,11 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "net/net.h"
+#include "plugin/handover.h"
 #include "plugin_case.h"
+#include "steps/ha.h"
+#include "steps/keep.h"
 
 static const struct mcr_ports GUARD_PORTS = { 8980, 8981, 8982 };
 

@@ -1,6 +1,6 @@
 /*
  * test_ha_etcd.c - an HA pool's etcd member, as its keeper runs it
- * (spank/master_ha.c): a stand-in etcd (a script that listens on the two
+ * (spank/steps/ha.c): a stand-in etcd (a script that listens on the two
  * ports its command line names and records that command line) is started
  * with its data in a new directory, proved the owner of its ports,
  * stopped, and its data removed; a port another process holds first
@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include "plugin_case.h"
+#include "steps/ha.h"
 
 #define CLIENT_PORT 8990
 #define PEER_PORT 8991

@@ -1,5 +1,5 @@
 /*
- * test_handover.c - the handover variable read back (spank/handover.c):
+ * test_handover.c - the handover variable read back (spank/plugin/handover.c):
  * what srun encodes decodes to the same; what is not srun's, or does not
  * fit, is refused whole, never cut (a value cut to fit is one the task
  * could not hand on).
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/plugin.h"
+#include "plugin/handover.h"
 
 #define MARK "@mooncake-node-address-0123456789abcdef@"
 

@@ -1,6 +1,6 @@
 /*
  * test_keep.c - the master step keeps its master running (restart=,
- * spank/master_keep.c), as slurmstepd runs it: a child of the test is the
+ * spank/steps/keep.c), as slurmstepd runs it: a child of the test is the
  * master step's task; task_init returns in the keeper's child, which
  * stands for mooncake_master (it binds the ports, waits for its proof,
  * then dies as a crash or an OOM kill would), and the task itself stays
@@ -13,7 +13,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "plugin/handover.h"
 #include "plugin_case.h"
+#include "steps/keep.h"
 
 static const struct mcr_ports KEEP_PORTS = { 8983, 8984, 8985 };
 

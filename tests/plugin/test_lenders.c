@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "steps/lender.h"
+#include "plugin/common.h"
 #include "plugin_case.h"
+#include "stepd/stepd.h"
+#include "steps/keep.h"
+#include "steps/lender.h"
 
 START_TEST(lender_guard_round_trip)
 {

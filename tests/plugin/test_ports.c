@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "plugin/plugin.h"
+#include "net/net.h"
 #include "steps/ports.h"
 
 static struct mcri_plugstack ps;
@@ -375,7 +375,7 @@ START_TEST(claim_without_registry)
 }
 END_TEST
 
-/* the ports registry's lines (spank/ports.c): only well-formed entries,
+/* the ports registry's lines (spank/steps/ports.c): only well-formed entries,
  * at most MCP_REGISTRY_MAX, and what is formatted parses the same */
 START_TEST(registry_lines)
 {

@@ -6,7 +6,12 @@
 #include <stdlib.h>
 
 
+#include "net/net.h"
+#include "plugin/handover.h"
+#include "plugin/slurm.h"
 #include "plugin_case.h"
+#include "plugstack/plugstack.h"
+#include "srun/outside.h"
 
 static const char BAD[] =
 	"schema: 2\n"
@@ -331,22 +336,22 @@ START_TEST(net_addresses)
 	struct mcr_error err;
 	char addr[64];
 
-	ck_assert_int_eq(mcp_resolve_ipv4("127.0.0.1", addr, sizeof(addr), &err), 0);
+	ck_assert_int_eq(mcri_resolve_ipv4("127.0.0.1", addr, sizeof(addr), &err), 0);
 	ck_assert_str_eq(addr, "127.0.0.1");
-	ck_assert_int_eq(mcp_resolve_ipv4("no-such-node.invalid", addr, sizeof(addr), &err), -1);
+	ck_assert_int_eq(mcri_resolve_ipv4("no-such-node.invalid", addr, sizeof(addr), &err), -1);
 	ck_assert_msg(strstr(err.text, "cannot resolve the address of node no-such-node.invalid: ") == err.text,
 		      "%s", err.text);
 	ck_assert_ptr_nonnull(strstr(err.text, "its NodeAddr in slurm.conf must resolve to an IPv4 address"));
-	ck_assert_int_eq(mcp_local_address(NULL, "127.0.0.1", addr, sizeof(addr), &err), 0);
+	ck_assert_int_eq(mcri_local_address(NULL, "127.0.0.1", addr, sizeof(addr), &err), 0);
 	ck_assert_str_eq(addr, "127.0.0.1");
-	ck_assert_int_eq(mcp_local_address("lo", "192.0.2.1", addr, sizeof(addr), &err), 0);
+	ck_assert_int_eq(mcri_local_address("lo", "192.0.2.1", addr, sizeof(addr), &err), 0);
 	ck_assert_str_eq(addr, "127.0.0.1");
-	ck_assert_int_eq(mcp_local_address("nope0", "127.0.0.1", addr, sizeof(addr), &err), -1);
+	ck_assert_int_eq(mcri_local_address("nope0", "127.0.0.1", addr, sizeof(addr), &err), -1);
 	ck_assert_str_eq(err.text, "the network interface 'nope0' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network");
-	ck_assert_int_eq(mcp_local_address(NULL, "not-an-address", addr, sizeof(addr), &err), -1);
+	ck_assert_int_eq(mcri_local_address(NULL, "not-an-address", addr, sizeof(addr), &err), -1);
 	ck_assert_str_eq(err.text, "'not-an-address' is not an IPv4 address");
 	/* only lo in this network namespace: no route elsewhere */
-	ck_assert_int_eq(mcp_local_address(NULL, "192.0.2.1", addr, sizeof(addr), &err), -1);
+	ck_assert_int_eq(mcri_local_address(NULL, "192.0.2.1", addr, sizeof(addr), &err), -1);
 	ck_assert_str_eq(err.text, "no route from this node to the master at 192.0.2.1: Network is unreachable; set interface= in plugstack.conf");
 }
 END_TEST

@@ -13,6 +13,8 @@
 
 #include <slurm/slurm.h>
 
+#include "jobdir/jobdir.h"
+#include "plugin/handover.h"
 #include "plugin_case.h"
 
 /* A fake master on the default ports, and job 4301's state of `phase`

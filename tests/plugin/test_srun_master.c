@@ -9,7 +9,10 @@
 
 #include <slurm/slurm.h>
 
+#include "net/net.h"
+#include "plugin/handover.h"
 #include "plugin_case.h"
+#include "steps/step.h"
 
 /* A fake srun that runs the fake master on the ports of its argv. */
 static void fake_srun(char *opt, size_t size)

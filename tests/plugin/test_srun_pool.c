@@ -9,7 +9,9 @@
 
 #include <slurm/slurm.h>
 
+#include "plugin/handover.h"
 #include "plugin_case.h"
+#include "steps/master.h"
 
 /* Another srun is starting the master and fails while this srun waits:
  * this srun fails at once with that srun's message. */

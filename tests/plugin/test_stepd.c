@@ -7,7 +7,9 @@
 
 #include <slurm/slurm.h>
 
+#include "plugin/handover.h"
 #include "plugin_case.h"
+#include "steps/keep.h"
 
 static const char SGLANG[] =
 	"schema: 2\n"

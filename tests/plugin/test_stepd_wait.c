@@ -1,7 +1,7 @@
 /*
  * test_stepd_wait.c - the plugin's callbacks against the SPANK stub
  * (stub.c): a task of a step whose srun joined the job's master while it
- * started waits in task_init for ready (spank/slurmstepd.c).
+ * started waits in task_init for ready (spank/stepd/stepd.c).
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,6 +11,8 @@
 
 #include <slurm/slurm.h>
 
+#include "plugin/common.h"
+#include "plugin/handover.h"
 #include "plugin_case.h"
 
 /* What srun hands the tasks of a prefill step of job 4301 (heap) when the

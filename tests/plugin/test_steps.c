@@ -1,6 +1,6 @@
 /*
  * test_steps.c - the one rule for every job step the plugin starts
- * (spank/spawn.c): the master and the pool's sampler run exactly where the
+ * (spank/steps/step.c): the master and the pool's sampler run exactly where the
  * plugin decides (the host, or the recipe's container through pyxis or
  * Slurm's OCI support) and inherit no container option of the srun that
  * started them, here a worker's srun with pyxis's --container-image
@@ -18,8 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "container/container.h"
+#include "plugin/handover.h"
+#include "steps/ha.h"
 #include "steps/step.h"
-#include "plugin/plugin.h"
 #include "stub.h"
 #include "testdir.h"
 

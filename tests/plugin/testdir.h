@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "jobdir/jobdir.h"
+
 /* A fresh directory ${TMPDIR:-/tmp}/mck-NAME.XXXXXX in buf (size bytes),
  * made the current directory. */
 void testdir_make(char *buf, size_t size, const char *name);

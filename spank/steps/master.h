@@ -1,14 +1,91 @@
 /*
- * master_run.h - one srun's run of the master election, shared by the
- * files of the driver: master.c acts (the lock, the spawn, the verdict),
- * master_look.c looks (the master step, the state file, the lock, the
- * proof, slurmctld), master_advice.c words a failure. Private to them.
+ * master.h - one mooncake_master per job, as a job step of its own
+ * (master.c): srun looks, runs the election (election.c) and starts or
+ * joins the master; its waits end when srun is told to stop.
  */
-#ifndef MCP_MASTER_RUN_H_
-#define MCP_MASTER_RUN_H_
+#ifndef MCP_MASTER_H_
+#define MCP_MASTER_H_
 
-#include "steps/step.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 
+#include "container/container.h"
+#include "jobdir/jobdir.h"
+#include "mooncake_recipe.h"
+#include "plugstack/plugstack.h"
+#include "steps/election.h"
+
+/* ---- make sure the job's master runs (srun) -------------------------- */
+
+struct mcp_job {
+	const char *job_id;
+	int run;                /* the job's run (SLURM_RESTART_COUNT), -1 unknown
+				 * (an srun from outside the allocation) */
+	bool het;               /* a heterogeneous job's leader, from outside its
+				 * allocation (mcp_step_place.het) */
+	const struct mcri_jobdir *dir; /* the job's Mooncake directory, open */
+	const char *recipe;     /* the recipe's real path */
+	/* the job's first `want` nodes (the infra node first) and their
+	 * addresses, *got of them (fewer when the job has fewer); found
+	 * lazily (a Slurm RPC) only by the srun that starts the master */
+	int (*find_nodes)(void *arg, struct mcri_ha_member *nodes, int want, int *got,
+			  struct mcr_error *err);
+	void *find_nodes_arg;
+	/* where the master runs, decided by srun before anything was written;
+	 * NULL when the pool ran already (the starter decides then) */
+	const struct mcp_container *container;
+	/* the starter, just before it launches the master step and again
+	 * just before it records the pool ready: the job's client configs for
+	 * the master at `master` ("host:port"), so that no srun that joins
+	 * finds them missing or of an earlier run or attempt; -1 with err */
+	int (*configs)(void *arg, const char *master, struct mcr_error *err);
+	void *configs_arg;
+	/* the caller may join a master whose step was launched but is not
+	 * ready yet (*st then says starting): its tasks wait for ready
+	 * (mcp_handover.starting). Never an HA pool. */
+	bool join_starting;
+	/* which job of its id this is, where srun knows it without asking
+	 * slurmctld (SLURM_CLUSTER_NAME; SLURM_JOB_START_TIME, Slurm 23.02
+	 * on; an srun from outside the allocation asked): "" and 0 unknown */
+	const char *cluster;
+	long long start;
+};
+/* The longest master address a pool's clients get (an HA pool's etcd://
+ * address of three members; mcri_state_master) */
+#define MCP_MASTER_ADDRESS_MAX 1024
+/* Start or join the job's master. On success *st is the ready state
+ * (infra node and address, ports), or with job->join_starting the state
+ * of a master that is starting (phase MCRI_PHASE_STARTING): its step was
+ * launched and its client configs written, ready is still to come. */
+int mcp_ensure_master(const struct mcri_plugstack *ps,
+		      const struct mcr_recipe *recipe, const struct mcp_job *job,
+		      struct mcri_state *st, struct mcr_error *err);
+/* How long a master may take to be ready (seconds): the recipe's bound,
+ * else plugstack.conf's ready_timeout=. */
+int mcp_ready_timeout(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe);
+/* The address the pool's clients get (mcri_state_master: "host:port", an
+ * HA pool's etcd://) into buf (size bytes): 0, or -1 with err set. */
+int mcp_master_address(const struct mcri_state *st, char *buf, size_t size, struct mcr_error *err);
+
+/* The fix for a master step that could not run
+ * mooncake_master, from its log's `tail` (slurmstepd's "execve(): NAME:
+ * No such file or directory", env(1)'s, a container runtime's): inside
+ * the container `c` (NULL or mode NONE: the host), the image to fix or
+ * master=; on the host, the PATH or master=/path/to/NAME. "" when the tail
+ * shows no such failure. `master` is master=. */
+void mcp_master_advice(const struct mcp_container *c, const char *tail, const char *master,
+		       const char *node, char *out, size_t size);
+
+/* srun's waits end on SIGTERM, SIGINT and SIGHUP. Watch
+ * (on) from the start of a wait to its end (off): the signal srun was
+ * told to stop with (still pending, or caught and passed to srun's own
+ * handler), or 0. */
+void mcp_interrupt_watch(bool on);
+int mcp_interrupted(void);
+
+/* ---- one srun's run of the election (master.c; lender.c runs it on a
+ * lender's records) --------------------------------------------------- */
 struct master {
 	/* whose election: the master's (NULL), or a lender's on one node
 	 * (lender.c): its records' subject (runtime/jobdir), and what
@@ -60,7 +137,7 @@ struct master {
 
 /* `pid` runs, and is the process that started at `start` (0: unknown) */
 bool mcp_master_alive(long pid, unsigned long long start);
-/* master.c's actions that serve any subject's election: take the lock of
+/* The driver's actions that serve any subject's election: take the lock of
  * `attempt`, let go of it, record a failure of ours for the others, finish
  * the work of a starter that died, stop the step (ours: the one this srun
  * launched, else the adopted one) */
@@ -99,4 +176,4 @@ bool mcp_master_job_ended(struct master *m, struct mcr_error *err);
 /* the message of a failed election (its verdict), into err */
 void mcp_master_failure(struct master *m, const struct mcp_election *el, struct mcr_error *err);
 
-#endif /* MCP_MASTER_RUN_H_ */
+#endif /* MCP_MASTER_H_ */

@@ -1,5 +1,5 @@
 /*
- * net.c - addresses: a node's IPv4 for MOONCAKE_MASTER, this host's for
+ * address.c - addresses: a node's IPv4 for MOONCAKE_MASTER, this host's for
  * MOONCAKE_LOCAL_HOSTNAME.
  */
 #include <arpa/inet.h>
@@ -12,9 +12,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "plugin/plugin.h"
+#include "base/base.h"
+#include "net/net.h"
 
-int mcp_resolve_ipv4(const char *host, char *addr, size_t size,
+int mcri_resolve_ipv4(const char *host, char *addr, size_t size,
 		     struct mcr_error *err)
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
@@ -62,7 +63,7 @@ static int iface_ipv4(const char *iface, char *addr, size_t size,
 	return rc;
 }
 
-int mcp_local_address(const char *iface, const char *peer, char *addr,
+int mcri_local_address(const char *iface, const char *peer, char *addr,
 		      size_t size, struct mcr_error *err)
 {
 	struct sockaddr_in dst = { 0 }, src = { 0 };
@@ -94,7 +95,7 @@ int mcp_local_address(const char *iface, const char *peer, char *addr,
 	return 0;
 }
 
-bool mcp_own_name_is_loopback(void)
+bool mcri_own_name_is_loopback(void)
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
 	char name[256];
