@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	struct mcri_jobdir jd;
 	struct mcr_recipe *recipe = NULL;
 	struct mcr_error err;
-	struct mcr_ports ports = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
+	struct mcr_ports ports = { .rpc = MCR_MASTER_PORT, .metadata = MCR_METADATA_PORT, .metrics = MCR_METRICS_PORT };
 	char *master = NULL, end;
 	int c, rc = 2;
 
@@ -264,8 +264,11 @@ int main(int argc, char **argv)
 		rc = 0;
 	} else if (!strcmp(cmd, "env")) {
 		struct mcr_env env;
-		struct mcr_env_input in = { master, infra, config_dir, NULL,
-					    local ? local : infra, ports.metadata };
+		struct mcr_env_input in = { .master_address = master,
+					    .metadata_host = infra,
+					    .config_dir = config_dir,
+					    .local_hostname = local ? local : infra,
+					    .metadata_port = ports.metadata };
 		enum mcr_role role;
 
 		if (mcr_recipe_resolve_role(recipe, role_name, false, &role, &err) ||
@@ -279,7 +282,11 @@ int main(int argc, char **argv)
 		rc = 0;
 	} else if (!strcmp(cmd, "explain")) {
 		/* the node's address: a placeholder unless given */
-		struct mcr_env_input in = { master, infra, config_dir, NULL, local, ports.metadata };
+		struct mcr_env_input in = { .master_address = master,
+					    .metadata_host = infra,
+					    .config_dir = config_dir,
+					    .local_hostname = local,
+					    .metadata_port = ports.metadata };
 		enum mcr_role role;
 		char *text;
 

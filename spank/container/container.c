@@ -84,7 +84,7 @@ static bool srun_lists(const char *srun, const char *option)
 	close(fds[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (rc == 0 && len < HELP_MAX) {
-		struct pollfd p = { fds[0], POLLIN, 0 };
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
 		long waited;
 		ssize_t n;
 

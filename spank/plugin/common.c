@@ -26,14 +26,6 @@ void mcp_error(const struct mcr_error *err)
 	slurm_error("%s", msg);
 }
 
-void mcp_freep(void *pointer_to_pointer)
-{
-	void **p = pointer_to_pointer;
-
-	free(*p);
-	*p = NULL;
-}
-
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	     struct mcr_recipe **recipe, enum mcr_role *role,
 	     struct mcr_error *err)
@@ -49,6 +41,24 @@ int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 		*recipe = NULL;
 		return -1;
 	}
+	return 0;
+}
+
+int mcp_job_id_parse(const char *name, const char *text, uint32_t *id, struct mcr_error *err)
+{
+	unsigned long long v = 0;
+	const char *c = text;
+
+	for (; c && *c >= '0' && *c <= '9' && v <= 0xfffffffdULL; c++)
+		v = v * 10 + (unsigned long long)(*c - '0');
+	if (!text || c == text || *c || v == 0 || v > 0xfffffffdULL) {
+		char shown[64];
+
+		return mcri_error_set(err, MCR_EINVAL,
+				      "%s is '%s', which is not a Slurm job id (a number from 1 to 4294967293): run the step inside the job's allocation, or unset %s",
+				      name, mcri_printable(text ? text : "", 40, shown, sizeof(shown)), name);
+	}
+	*id = (uint32_t)v;
 	return 0;
 }
 
@@ -89,7 +99,7 @@ bool mcp_pid_alive(long pid)
 
 void mcp_sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;

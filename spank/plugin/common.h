@@ -44,15 +44,16 @@ int mcp_role_without_recipe(void);
 
 /* Print err with slurm_error (mcr_error_format). */
 void mcp_error(const struct mcr_error *err);
-/* A pointer declared MCP_AUTOFREE is freed when it goes out of scope
- * (mcp_freep(&p) is free(p)). */
-#define MCP_AUTOFREE __attribute__((cleanup(mcp_freep)))
-void mcp_freep(void *pointer_to_pointer);
 /* Load and validate the recipe (as the calling user), print its warnings,
  * and decide the role (mcr_recipe_resolve_role). */
 int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
 	     struct mcr_recipe **recipe, enum mcr_role *role,
 	     struct mcr_error *err);
+/* A Slurm job id, `text` (the value of `name`, for the message): decimal
+ * digits only, 1 to 4294967293 (Slurm's NO_VAL and INFINITE are no job).
+ * 0 with *id, or -1 with err (MCR_EINVAL) naming the variable, its value
+ * and the fix. */
+int mcp_job_id_parse(const char *name, const char *text, uint32_t *id, struct mcr_error *err);
 /* The job's Mooncake directory: output.log_dir of the recipe, else the
  * job_dir= template; placeholders expanded, relative to submit_dir (the
  * current directory when NULL or empty). Heap string, or NULL. */

@@ -123,7 +123,10 @@ static const char *srun_getenv(void *arg, const char *name, char *buf, size_t si
 int mcp_srun_post_opt(spank_t sp)
 {
 	struct mcr_error err_buf = { 0 }, *err = &err_buf;
-	const char *recipe = mcp_option_recipe(), *role = mcp_option_role(), *id;
+	/* the job of the pool, in order: a heterogeneous job's leader (one
+	 * pool for its components, the first component's), else the job */
+	static const char *const id_vars[] = { "SLURM_HET_JOB_ID", "SLURM_JOB_ID_HET_GROUP_0", "SLURM_JOB_ID" };
+	const char *recipe = mcp_option_recipe(), *role = mcp_option_role(), *id = NULL, *id_var = NULL;
 	bool inherited;
 
 	(void)sp;
@@ -149,11 +152,8 @@ int mcp_srun_post_opt(spank_t sp)
 	/* inside an allocation: the job is known, prepare it before the step
 	 * exists (a heterogeneous job has one pool, its leader's, the first
 	 * component's) */
-	id = getenv("SLURM_HET_JOB_ID");
-	if (!id || !*id)
-		id = getenv("SLURM_JOB_ID_HET_GROUP_0");
-	if (!id || !*id)
-		id = getenv("SLURM_JOB_ID");
+	for (size_t i = 0; i < sizeof(id_vars) / sizeof(id_vars[0]) && (!id || !*id); i++)
+		id = getenv(id_var = id_vars[i]);
 	if (!id || !*id) {
 		/* srun --jobid from outside the allocation joins a job whose
 		 * starter decided (user_init decides only when it starts the
@@ -164,8 +164,11 @@ int mcp_srun_post_opt(spank_t sp)
 			return 0;
 		return decide_container();
 	}
+	if (mcp_job_id_parse(id_var, id, &ctx.prepared_job, err)) {
+		mcp_error(err);
+		return -1;
+	}
 	ctx.prepared = true;
-	ctx.prepared_job = (uint32_t)strtoul(id, NULL, 10);
 	return prepare_job(ctx.prepared_job, getuid());
 }
 
@@ -173,7 +176,9 @@ int mcp_srun_post_opt(spank_t sp)
  * environment names (SLURM_JOB_ID_HET_GROUP_<k>) */
 static bool het_component(uint32_t job_id)
 {
+	struct mcr_error ignored;
 	char name[64];
+	uint32_t id;
 
 	for (int k = 0; k < 128; k++) {
 		const char *v;
@@ -181,7 +186,7 @@ static bool het_component(uint32_t job_id)
 		snprintf(name, sizeof(name), "SLURM_JOB_ID_HET_GROUP_%d", k);
 		if (!(v = getenv(name)))
 			return false;
-		if (strtoul(v, NULL, 10) == job_id)
+		if (mcp_job_id_parse(name, v, &id, &ignored) == 0 && id == job_id)
 			return true;
 	}
 	return false;
@@ -466,7 +471,8 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	ctx.pool_job = job_id;
 	ctx.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0;
 	start = getenv("SLURM_JOB_START_TIME");
-	job = (struct mcp_job){ .job_id = job_id_s,
+	job = (struct mcp_job){ .job_num = job_id,
+				.job_id = job_id_s,
 				.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
 				.het = ctx.het_outside,
 				.dir = &jd,
@@ -581,7 +587,11 @@ static int hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const 
 {
 	struct mcp_handover h = { 0 };
 	/* the node's address is each task's own: srun renders a mark for it */
-	struct mcr_env_input in = { master, metadata_host, dir, NULL, h.mark, metadata_port };
+	struct mcr_env_input in = { .master_address = master,
+				     .metadata_host = metadata_host,
+				     .config_dir = dir,
+				     .local_hostname = h.mark,
+				     .metadata_port = metadata_port };
 	const char *ext = mcr_recipe_external_master(recipe);
 	struct mcr_file node = { 0 };
 	char *text = NULL, *host = NULL;

@@ -389,9 +389,9 @@ out:
 static int master_task(spank_t sp, const char *text, struct mcr_error *err)
 {
 	struct mcr_ports ports;
-	struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
+	struct mcp_guard *g = NULL;
 	char guard[PATH_MAX + 64];
-	int etcd[2];
+	int etcd[2], rc = -1;
 	char ns[64] = "", registry[128];
 	ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
 	uint32_t job_id, tasks = 0;
@@ -401,24 +401,31 @@ static int master_task(spank_t sp, const char *text, struct mcr_error *err)
 		*err = ctx.ps_err;
 		return -1;
 	}
-	if (!g)
+	if (!(g = calloc(1, sizeof(*g))))
 		return mcri_error_nomem(err);
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS)
-		return mcri_error_set(err, MCR_ESTATE, "the master step cannot get its job id, user and tasks");
+	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS) {
+		mcri_error_set(err, MCR_ESTATE, "the master step cannot get its job id, user and tasks");
+		goto out;
+	}
 	if (mcp_ports_parse(text, &ports, etcd, err))
-		return -1;
+		goto out;
 	if (!stepd_getenv(sp, MCP_GUARD_VAR, guard, sizeof(guard)) || mcp_guard_parse(guard, 0, g, err) ||
 	    g->proof.ports.rpc != ports.rpc || g->proof.ports.metadata != ports.metadata ||
-	    g->proof.ports.metrics != ports.metrics || tasks != 1)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "%s='%s' is set on a step the plugin did not launch as a job's master step (its own variables name no such step, or it runs %u tasks on this node): the variable is the plugin's alone; unset it",
-				      MCP_PORTS_VAR, text, tasks);
+	    g->proof.ports.metrics != ports.metrics || tasks != 1) {
+		mcri_error_set(err, MCR_EINVAL,
+			       "%s='%s' is set on a step the plugin did not launch as a job's master step (its own variables name no such step, or it runs %u tasks on this node): the variable is the plugin's alone; unset it",
+			       MCP_PORTS_VAR, text, tasks);
+		goto out;
+	}
 	ns[n > 0 ? n : 0] = '\0';
 	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry,
 			  sizeof(registry));
-	return mcp_ports_claim(&ports, etcd, &ctx.ps, job_id, uid, registry, err);
+	rc = mcp_ports_claim(&ports, etcd, &ctx.ps, job_id, uid, registry, err);
+out:
+	free(g);
+	return rc;
 }
 
 /* An HA pool's master on this node (ha.c): which member it is,
@@ -489,10 +496,9 @@ static bool job_step(spank_t sp, uint32_t *step_id)
 int mcp_stepd_task_init_privileged(spank_t sp)
 {
 	struct mcr_error err_buf = { 0 }, *err = &err_buf;
-	char value[64];
+	char value[64], *lender = NULL;
 	uint32_t step_id;
-
-	char *lender MCP_AUTOFREE = NULL;
+	int rc = 0;
 
 	/* where the task is before any plugin's task_init (entered_container) */
 	if (stat("/proc/self/ns/mnt", &ctx.mnt) != 0)
@@ -502,21 +508,19 @@ int mcp_stepd_task_init_privileged(spank_t sp)
 	/* a lender step: its port, claimed as the master's are (keep.c) */
 	if ((lender = malloc(ENV_VALUE_MAX)) && stepd_getenv(sp, MCP_LENDER_VAR, lender, ENV_VALUE_MAX)) {
 		if (!ctx.ps_ok) {
-			mcp_error(&ctx.ps_err);
-			return -1;
+			*err = ctx.ps_err;
+			rc = -1;
+		} else {
+			rc = mcp_lender_task_privileged(sp, lender, &ctx.ps, err);
 		}
-		if (mcp_lender_task_privileged(sp, lender, &ctx.ps, err) == 0)
-			return 0;
-		mcp_error(err);
-		return -1;
+	} else if (stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value))) {
+		spank_unsetenv(sp, MCP_PORTS_VAR);
+		rc = master_task(sp, value, err);
 	}
-	if (!stepd_getenv(sp, MCP_PORTS_VAR, value, sizeof(value)))
-		return 0;
-	spank_unsetenv(sp, MCP_PORTS_VAR);
-	if (master_task(sp, value, err) == 0)
-		return 0;
-	mcp_error(err);
-	return -1;
+	if (rc)
+		mcp_error(err);
+	free(lender);
+	return rc;
 }
 
 /* In a child of slurmstepd that has become the job's user: the proof of
@@ -554,7 +558,7 @@ static int record_end(const char *guard, const char *ha, const char *node, uint3
 
 int mcp_stepd_task_exit(spank_t sp)
 {
-	char *guard MCP_AUTOFREE = NULL, *ha MCP_AUTOFREE = NULL, node[256] = "", probe[1];
+	char *guard = NULL, *ha = NULL, node[256] = "", probe[1];
 	uint32_t step_id;
 	uid_t uid;
 	gid_t gid;
@@ -570,7 +574,7 @@ int mcp_stepd_task_exit(spank_t sp)
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
 	    !(guard = malloc(ENV_VALUE_MAX)) || !(ha = malloc(ENV_VALUE_MAX)) ||
 	    !stepd_getenv(sp, lender ? MCP_LENDER_VAR : MCP_GUARD_VAR, guard, ENV_VALUE_MAX))
-		return 0;
+		goto out;
 	if (lender || !stepd_getenv(sp, MCP_HA_VAR, ha, ENV_VALUE_MAX)) {
 		free(ha);
 		ha = NULL;
@@ -579,7 +583,7 @@ int mcp_stepd_task_exit(spank_t sp)
 		gethostname(node, sizeof(node) - 1);
 	/* never as root on the user's files: a child that is the user */
 	if ((pid = fork()) < 0)
-		return 0;
+		goto out;
 	if (pid == 0) {
 		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0 || getuid() != uid ||
 		    geteuid() != uid)
@@ -590,21 +594,25 @@ int mcp_stepd_task_exit(spank_t sp)
 	 * rather than stall slurmstepd) */
 	for (int i = 0; i < (RECORD_END_S + 1) * 10; i++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
-			return 0;
+			break;
 		if (i == RECORD_END_S * 10)
 			kill(pid, SIGKILL);
 		mcp_sleep_ms(100);
 	}
+out:
+	free(guard);
+	free(ha);
 	return 0;
 }
 
 int mcp_stepd_task_init(spank_t sp)
 {
 	struct mcr_error err_buf = { 0 }, *err = &err_buf;
-	char *value MCP_AUTOFREE = malloc(ENV_VALUE_MAX);
+	char *value = malloc(ENV_VALUE_MAX);
 	const char *recipe = mcp_option_recipe(), *role = mcp_option_role();
+	struct mcp_guard *g = NULL;
 	uint32_t step_id;
-	int rc;
+	int rc = 0;
 
 	if (!value) {
 		mcri_error_nomem(err);
@@ -612,8 +620,8 @@ int mcp_stepd_task_init(spank_t sp)
 		return -1;
 	}
 	if (!job_step(sp, &step_id))
-		return 0;
-	/* a lender step: its keeper (keep.c, keep.c) */
+		goto out;
+	/* a lender step: its keeper (keep.c) */
 	if (stepd_getenv(sp, MCP_LENDER_VAR, value, ENV_VALUE_MAX)) {
 		if (!ctx.ps_ok) {
 			*err = ctx.ps_err;
@@ -629,12 +637,9 @@ int mcp_stepd_task_init(spank_t sp)
 	 * run) its ports, an HA pool's part of this node, then its keeper
 	 * (keep.c), which a node's etcd member needs too */
 	} else if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
-		struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
-
-		if (!g) {
-			mcri_error_nomem(err);
-			mcp_error(err);
-			return -1;
+		if (!(g = calloc(1, sizeof(*g)))) {
+			rc = mcri_error_nomem(err);
+			goto out;
 		}
 		rc = mcp_guard_parse(value, step_id, g, err);
 		if (!rc && !ctx.ps_ok) {
@@ -685,11 +690,13 @@ int mcp_stepd_task_init(spank_t sp)
 		rc = mcri_error_set(err, MCR_ESTATE,
 				    "srun handed this task no Mooncake environment (%s is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on, and of the same version?",
 				    MCP_TASK_VAR);
-	} else {
-		return 0; /* a step without a role */
 	}
+	/* else a step without a role: nothing */
+out:
 	if (rc)
 		mcp_error(err);
+	free(g);
+	free(value);
 	return rc;
 }
 
@@ -784,21 +791,25 @@ static int look(const struct mcri_jobdir *jd, struct wanted *w, struct mcri_lock
 
 int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error *err)
 {
-	char *text MCP_AUTOFREE = strdup(value), *lines, *dir, *save = NULL, *l;
-	struct wanted *w MCP_AUTOFREE = NULL;
+	char *text = strdup(value), *lines, *dir, *save = NULL, *l;
+	struct wanted *w = NULL;
 	struct mcri_jobdir jd = { .fd = -1 };
 	struct mcri_watch watch = MCRI_WATCH_NONE;
-	struct mcri_lock_seen *seen MCP_AUTOFREE = NULL;
-	double *looked MCP_AUTOFREE = NULL, t0 = mcp_now();
+	struct mcri_lock_seen *seen = NULL;
+	double *looked = NULL, t0 = mcp_now();
 	size_t n = 0, left;
 	bool watched = false, tried = false;
 	int rc = -1;
 
-	if (!text)
-		return mcri_error_nomem(err);
-	if (strncmp(text, "1\n", 2) != 0 || !(dir = text + 2) || !(lines = strchr(dir, '\n')))
-		return mcri_error_set(err, MCR_EINVAL, "%s is not what srun hands a task: is the plugin on srun's host of the same version?",
-				      MCP_LENDERS_VAR);
+	if (!text) {
+		mcri_error_nomem(err);
+		goto out;
+	}
+	if (strncmp(text, "1\n", 2) != 0 || !(dir = text + 2) || !(lines = strchr(dir, '\n'))) {
+		mcri_error_set(err, MCR_EINVAL, "%s is not what srun hands a task: is the plugin on srun's host of the same version?",
+			       MCP_LENDERS_VAR);
+		goto out;
+	}
 	*lines++ = '\0';
 	/* the lenders, then srun's word on those that failed */
 	for (l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -810,8 +821,10 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 
 			if (!on)
 				continue;
-			if (!(grown = realloc(w, (n + 1) * sizeof(*w))))
-				return mcri_error_nomem(err);
+			if (!(grown = realloc(w, (n + 1) * sizeof(*w)))) {
+				mcri_error_nomem(err);
+				goto out;
+			}
 			w = grown;
 			memset(&w[n], 0, sizeof(w[n]));
 			snprintf(w[n].name, sizeof(w[n].name), "%s", name);
@@ -829,12 +842,16 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 					w[i].failed = why;
 		}
 	}
+	rc = 0;
 	if (!n)
-		return 0;
-	if (!(seen = calloc(n, sizeof(*seen))) || !(looked = calloc(n, sizeof(*looked))))
-		return mcri_error_nomem(err);
+		goto out;
+	rc = -1;
+	if (!(seen = calloc(n, sizeof(*seen))) || !(looked = calloc(n, sizeof(*looked)))) {
+		mcri_error_nomem(err);
+		goto out;
+	}
 	if (mcri_jobdir_open(&jd, dir, getuid(), false, err))
-		return -1;
+		goto out;
 	/* a watch only once a look found one not ready (a first wave's tasks
 	 * mostly find theirs ready: no inotify instance each) */
 	for (left = n;;) {
@@ -879,6 +896,10 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 out:
 	mcri_jobdir_unwatch(&watch);
 	mcri_jobdir_close(&jd);
+	free(looked);
+	free(seen);
+	free(w);
+	free(text);
 	return rc;
 }
 

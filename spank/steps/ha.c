@@ -121,7 +121,7 @@ int mcp_ha_master_args(const struct mcri_ha *ha, char ***argv, struct mcr_error 
 
 int mcp_ha_busy_port(const struct mcri_state *st)
 {
-	const struct mcr_ports etcd = { st->ha.etcd_client, st->ha.etcd_peer, st->ha.etcd_peer };
+	const struct mcr_ports etcd = { .rpc = st->ha.etcd_client, .metadata = st->ha.etcd_peer, .metrics = st->ha.etcd_peer };
 	int p;
 
 	for (int k = 0; k < st->ha.masters; k++)

@@ -193,7 +193,7 @@ static void leave(struct mcp_guard *g, const struct signals *s, int status, bool
 		sigprocmask(SIG_SETMASK, &s->mask, NULL);
 		sigprocmask(SIG_UNBLOCK, &s->passed, NULL);
 		/* the master's SIGABRT or SIGSEGV: the keeper dumps no core */
-		setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
+		setrlimit(RLIMIT_CORE, &(struct rlimit){ .rlim_cur = 0, .rlim_max = 0 });
 		raise(sig);
 		_exit(128 + sig);
 	}
@@ -1230,60 +1230,78 @@ static void record(spank_t sp, struct mcp_guard *g, const char *iface)
 int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *ps, uint32_t step,
 		    bool rejoin, struct mcr_error *err)
 {
-	struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
+	struct mcp_guard *g = calloc(1, sizeof(*g));
 	char run_dir[PATH_MAX * 2];
+	int rc = -1;
 
 	if (!g)
 		return mcri_error_nomem(err);
 	spank_unsetenv(sp, MCP_LENDER_VAR);
 	if (mcp_lender_guard_parse(value, step, g, err))
-		return -1;
+		goto out;
 	/* a donor's run and ready directory, in the job's (TRT-LLM makes
 	 * neither) */
 	if (g->lender.kind == MCRI_LENDER_DONOR) {
 		size_t len = strlen(g->lender.ready);
 
 		snprintf(run_dir, sizeof(run_dir), "%s/mooncake", g->dir);
-		if (mkdir(run_dir, 0700) != 0 && errno != EEXIST)
-			return mcri_error_set(err, MCR_EIO, "cannot make %s for the donor: %s", run_dir, strerror(errno));
+		if (mkdir(run_dir, 0700) != 0 && errno != EEXIST) {
+			mcri_error_set(err, MCR_EIO, "cannot make %s for the donor: %s", run_dir, strerror(errno));
+			goto out;
+		}
 		/* mooncake/donor-<node>.ready: its run directory mooncake/donor-<node> */
 		snprintf(run_dir, sizeof(run_dir), "%s/%.*s", g->dir,
 			 len > 6 && !strcmp(g->lender.ready + len - 6, ".ready") ? (int)len - 6 : (int)len,
 			 g->lender.ready);
-		if (mkdir(run_dir, 0700) != 0 && errno != EEXIST)
-			return mcri_error_set(err, MCR_EIO, "cannot make %s for the donor: %s", run_dir, strerror(errno));
+		if (mkdir(run_dir, 0700) != 0 && errno != EEXIST) {
+			mcri_error_set(err, MCR_EIO, "cannot make %s for the donor: %s", run_dir, strerror(errno));
+			goto out;
+		}
 	}
 	record(sp, g, ps->interface);
 	g->rejoin = rejoin;
-	return mcp_master_keep(g, err);
+	rc = mcp_master_keep(g, err);
+out:
+	free(g);
+	return rc;
 }
 
 int mcp_lender_task_privileged(spank_t sp, const char *value, const struct mcri_plugstack *ps,
 			       struct mcr_error *err)
 {
-	struct mcp_guard *g MCP_AUTOFREE = calloc(1, sizeof(*g));
+	struct mcp_guard *g = calloc(1, sizeof(*g));
 	char ns[64] = "", registry[128];
 	ssize_t n = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
 	uint32_t job_id, tasks = 0;
 	uid_t uid;
+	int rc = -1;
 
 	if (!g)
 		return mcri_error_nomem(err);
 	if (mcp_lender_guard_parse(value, 0, g, err))
-		return -1;
+		goto out;
+	rc = 0;
 	if (!g->proof.ports.rpc)
-		return 0; /* a donor: no port of its own */
+		goto out; /* a donor: no port of its own */
+	rc = -1;
 	if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS)
-		return mcri_error_set(err, MCR_ESTATE, "the lender step cannot get its job id, user and tasks");
-	if (tasks != 1)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "%s is set on a step that runs %u tasks on this node, not one the plugin launched as a lender step: the variable is the plugin's alone; unset it",
-				      MCP_LENDER_VAR, tasks);
+	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &tasks) != ESPANK_SUCCESS) {
+		mcri_error_set(err, MCR_ESTATE, "the lender step cannot get its job id, user and tasks");
+		goto out;
+	}
+	if (tasks != 1) {
+		mcri_error_set(err, MCR_EINVAL,
+			       "%s is set on a step that runs %u tasks on this node, not one the plugin launched as a lender step: the variable is the plugin's alone; unset it",
+			       MCP_LENDER_VAR, tasks);
+		goto out;
+	}
 	ns[n > 0 ? n : 0] = '\0';
 	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry, sizeof(registry));
-	return mcp_lender_port_claim(g->proof.ports.rpc, ps, job_id, uid, registry, err);
+	rc = mcp_lender_port_claim(g->proof.ports.rpc, ps, job_id, uid, registry, err);
+out:
+	free(g);
+	return rc;
 }
 
 int mcp_lender_record_end(const char *value, uint32_t step)

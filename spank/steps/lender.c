@@ -148,7 +148,7 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 	}
 	port = l->kind == MCRI_LENDER_STORE ?
 		       mcp_lender_port_candidate(ls->ps, m->job_num, l->name, x->el.candidate) : 0;
-	st->ports = (struct mcr_ports){ port, 0, 0 };
+	st->ports = (struct mcr_ports){ .rpc = port };
 	st->phase = MCRI_PHASE_STARTING;
 	st->srun_pid = 0;
 	st->srun_start = 0;
@@ -164,8 +164,14 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 	if (master_of(ls, &ms, master, sizeof(master), &m->err))
 		return MCP_SPAWN_ERROR;
 	snprintf(metrics, sizeof(metrics), "%s:%d", ms.infra_addr, ms.ports.metrics);
-	at = (struct mcri_lender_at){ x->node, st->infra_addr, port, master, ms.infra_addr, ms.ports.metadata,
-				      m->job->dir->path, m->timeout };
+	at = (struct mcri_lender_at){ .node = x->node,
+				      .addr = st->infra_addr,
+				      .port = port,
+				      .master = master,
+				      .metadata_host = ms.infra_addr,
+				      .metadata_port = ms.ports.metadata,
+				      .dir = m->job->dir->path,
+				      .timeout = m->timeout };
 	if (l->kind == MCRI_LENDER_STORE ? !(segment = mcri_lender_segment(ls->r, l, &at, &m->err)) :
 					   !(ready = mcri_donor_ready_file(x->node)))
 		goto nomem_or_err;
@@ -193,7 +199,7 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 	if (mcp_step_start(ls->ps,
 			   &(struct mcp_step_place){ .job_id = m->job->job_id, .dir = m->job->dir->path,
 						     .node = x->node, .het = ls->job->het },
-			   &(struct mcp_step){ l->name, log, argv, &env, &m->container }, &m->child, &m->err))
+			   &(struct mcp_step){ .name = l->name, .log = log, .cmd = argv, .env = &env, .container = &m->container }, &m->child, &m->err))
 		goto out;
 	st->srun_pid = (long)m->child;
 	st->srun_start = mcri_pid_start(m->child);
@@ -546,7 +552,8 @@ static void elections(struct lenders *ls)
 		if ((x->done = lending(ls, x)))
 			continue;
 
-		x->mj = (struct mcp_job){ .job_id = ls->job->job_id,
+		x->mj = (struct mcp_job){ .job_num = ls->job->job_num,
+					  .job_id = ls->job->job_id,
 					  .run = ls->job->run,
 					  .het = ls->job->het,
 					  .dir = ls->job->dir,
@@ -713,7 +720,7 @@ static int hand_over(struct lenders *ls, enum mcr_role role, struct mcr_error *e
 int mcp_srun_lenders(const struct mcri_plugstack *ps, const struct mcr_recipe *r, enum mcr_role role,
 		     const struct mcp_lender_job *job, struct mcr_error *err)
 {
-	struct lenders ls = { ps, r, job, NULL, 0 };
+	struct lenders ls = { .ps = ps, .r = r, .job = job };
 	char *step_nodes = NULL, *job_nodes = NULL;
 	struct mcri_state master;
 	struct mcr_error ignored;

@@ -132,7 +132,7 @@ void mcp_master_identify(struct master *m, struct mcri_state *st)
 
 	snprintf(st->cluster, sizeof(st->cluster), "%s", m->job->cluster ? m->job->cluster : "");
 	st->job_start = m->job->start;
-	if (mcp_job_facts((uint32_t)m->job_num, &f, &ignored) == 0) {
+	if (mcp_job_facts(m->job_num, &f, &ignored) == 0) {
 		if (f.start_time)
 			st->job_start = f.start_time;
 		if (f.cluster[0])
@@ -489,11 +489,11 @@ int mcp_ensure_master(const struct mcri_plugstack *ps,
 	struct mcp_seen seen = { 0 };
 	enum mcp_el_state before;
 	char **a = NULL, **b = NULL;
-	const struct mcr_ports probe = { 1, 2, 3 };
+	const struct mcr_ports probe = { .rpc = 1, .metadata = 2, .metrics = 3 };
 	int rc;
 
 	m.timeout = timeout;
-	m.job_num = strtoul(job->job_id, NULL, 10);
+	m.job_num = job->job_num;
 	gethostname(m.host, sizeof(m.host) - 1);
 	snprintf(m.log, sizeof(m.log), "%s/%s", job->dir->path, MCRI_MASTER_LOG);
 	snprintf(m.pool_path, sizeof(m.pool_path), "/metadata?key=" POOL_KEY "%s", job->job_id);
@@ -923,7 +923,7 @@ bool mcp_master_other_job_of_this_id(struct master *m, bool ask)
 		return false;
 	if (!st->job_start && !st->cluster[0])
 		return false; /* a state that says nothing of which job */
-	return mcp_job_facts((uint32_t)m->job_num, &f, &ignored) == 0 && differs(st, f.cluster, f.start_time);
+	return mcp_job_facts(m->job_num, &f, &ignored) == 0 && differs(st, f.cluster, f.start_time);
 }
 
 void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
@@ -945,8 +945,9 @@ void mcp_master_read_state(struct master *m, int attempt, struct mcp_seen *s)
 	if (m->st.job_id[0] && strcmp(m->st.job_id, m->job->job_id) != 0) {
 		if (strcmp(m->other_job, m->st.job_id) != 0) {
 			struct mcp_job_facts f;
-			bool known = mcp_job_facts((uint32_t)strtoul(m->st.job_id, NULL, 10), &f,
-						   &ignored) == 0;
+			uint32_t other;
+			bool known = mcp_job_id_parse("the state file's job_id", m->st.job_id, &other, &ignored) == 0 &&
+				     mcp_job_facts(other, &f, &ignored) == 0;
 
 			m->other_job_runs = !known || !f.ended;
 			snprintf(m->other_job, sizeof(m->other_job), "%s", known ? m->st.job_id : "");
@@ -993,7 +994,7 @@ bool mcp_master_job_ended(struct master *m, struct mcr_error *err)
 	if (t - m->t0 < JOB_CHECK_S || t - m->job_checked < JOB_CHECK_S)
 		return false;
 	m->job_checked = t;
-	if (mcp_job_facts((uint32_t)m->job_num, &f, &ignored) != 0 || !f.ended)
+	if (mcp_job_facts(m->job_num, &f, &ignored) != 0 || !f.ended)
 		return false;
 	mcri_error_set(err, MCR_ESTATE,
 		       "job %s has ended (%s) while this srun waited for %s; nothing was started for this step",

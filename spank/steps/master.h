@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "container/container.h"
@@ -19,7 +20,8 @@
 /* ---- make sure the job's master runs (srun) -------------------------- */
 
 struct mcp_job {
-	const char *job_id;
+	uint32_t job_num;       /* the job of the pool (mcp_job_id_parse) */
+	const char *job_id;     /* ... in decimal, for records and messages */
 	int run;                /* the job's run (SLURM_RESTART_COUNT), -1 unknown
 				 * (an srun from outside the allocation) */
 	bool het;               /* a heterogeneous job's leader, from outside its
@@ -95,7 +97,7 @@ struct master {
 	const struct mcri_plugstack *ps;
 	const struct mcr_recipe *recipe;
 	const struct mcp_job *job;
-	unsigned long job_num;
+	uint32_t job_num;
 	char host[256];
 	char log[PATH_MAX + 32];
 	char pool_path[128];

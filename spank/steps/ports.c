@@ -40,7 +40,7 @@
 #define MAX_CANDIDATES 32
 #define LOCK_WAIT_MS 2000         /* then claim without the registry */
 
-static const struct mcr_ports DEFAULT = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
+static const struct mcr_ports DEFAULT = { .rpc = MCR_MASTER_PORT, .metadata = MCR_METADATA_PORT, .metrics = MCR_METRICS_PORT };
 
 static int triples(const struct mcri_plugstack *ps)
 {
@@ -447,8 +447,11 @@ static int claim(const int *want, const char *const *what, int count, bool lende
 				MCP_REGISTRY_PER_USER, want[0], want[2]);
 		} else {
 			for (int k = 0; k < count; k++)
-				r[kept++] = (struct mcp_reservation){ want[k], (long)getpid(),
-								      mcri_pid_start(getpid()), job, (long)uid };
+				r[kept++] = (struct mcp_reservation){ .port = want[k],
+								      .pid = (long)getpid(),
+								      .start = mcri_pid_start(getpid()),
+								      .job = job,
+								      .uid = (long)uid };
 			registry_write(fd, r, kept);
 		}
 	}

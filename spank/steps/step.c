@@ -352,7 +352,7 @@ int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *r
 	if (container && container->note[0])
 		slurm_info("%s", container->note);
 	rc = mcp_step_start(ps, at,
-			    &(struct mcp_step){ "mooncake-master", log, margv, &env, container },
+			    &(struct mcp_step){ .name = "mooncake-master", .log = log, .cmd = margv, .env = &env, .container = container },
 			    pid, err);
 out:
 	mcr_env_free(&env);
@@ -479,7 +479,7 @@ static int start(const struct mcri_plugstack *config, const struct mcp_step_plac
 	snprintf(log, sizeof(log), "%s/%s", job->dir, POOL_LOG);
 	/* on the host (no container: NULL), whatever containers the workers,
 	 * the srun that starts it or the master run in */
-	return mcp_step_start(config, job, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
+	return mcp_step_start(config, job, &(struct mcp_step){ .name = "mooncake-pool", .log = log, .cmd = cmd },
 			      &pid, err);
 }
 

@@ -160,6 +160,32 @@ START_TEST(srun_jobid_other_than_the_environment)
 }
 END_TEST
 
+/* A job id that is not one (garbage, 0, past Slurm's NO_VAL) is refused
+ * with the variable and its value: never taken for job 0 or another job */
+START_TEST(srun_refuses_a_job_id_that_is_not_one)
+{
+	const char *bad[] = { "4302x", "0", "4294967294", "99999999999999999999", "-1", " 4302" };
+
+	in_tmpdir();
+	write_file("agg.yaml", "schema: 2\nroles: {agg: {}}\n");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char want[128];
+
+		setenv("SLURM_JOB_ID", bad[i], 1);
+		ck_assert_int_eq(srun_post_opt(NULL, "agg.yaml", NULL), -1);
+		snprintf(want, sizeof(want), "mooncake: SLURM_JOB_ID is '%s', which is not a Slurm job id", bad[i]);
+		ck_log_contains(want);
+		ck_assert(!exists("%s/outputs", case_dir));
+		slurm_spank_exit(NULL, 0, NULL);
+	}
+	/* the largest job id Slurm gives is one */
+	setenv("SLURM_JOB_ID", "4294967293", 1);
+	ck_assert_int_eq(srun_post_opt(NULL, "agg.yaml", NULL), 0);
+	ck_assert_int_eq(stub.errors, 0);
+	slurm_spank_exit(NULL, 0, NULL);
+}
+END_TEST
+
 /* A recipe whose master is external: the tasks are pointed at it, and
  * nothing is started or written for a pool of the job's own */
 START_TEST(srun_external_master_starts_nothing)
@@ -399,6 +425,7 @@ Suite *srun_suite(void)
 	tcase_add_checked_fixture(srun, NULL, remove_tmpdir);
 	tcase_add_checked_fixture(alloc, NULL, remove_tmpdir);
 	tcase_add_test(srun, srun_without_option_does_nothing);
+	tcase_add_test(srun, srun_refuses_a_job_id_that_is_not_one);
 	tcase_add_test(srun, srun_bad_recipe_fails_before_anything);
 	tcase_add_test(srun, srun_missing_recipe_file);
 	tcase_add_test(srun, srun_several_roles_need_a_role);
