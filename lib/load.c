@@ -21,8 +21,7 @@
 /* reference §1: at most 16 MiB */
 #define MCR_MAX_RECIPE_BYTES (16u << 20)
 
-static int load(const char *text, size_t len, const char *name,
-		struct mcr_recipe **out, struct mcr_error *err)
+static int load(const char *text, size_t len, const char *name, struct mcr_recipe **out, struct mcr_error *err)
 {
 	struct mcri_doc *doc = NULL;
 	struct mcr_recipe *r;
@@ -47,15 +46,13 @@ static int load(const char *text, size_t len, const char *name,
 	return 0;
 }
 
-int mcr_recipe_load_buffer(const char *text, size_t len,
-			   const char *display_name, struct mcr_recipe **out,
+int mcr_recipe_load_buffer(const char *text, size_t len, const char *display_name, struct mcr_recipe **out,
 			   struct mcr_error *err)
 {
 	return load(text, len, display_name ? display_name : "recipe", out, err);
 }
 
-int mcr_recipe_load_file(const char *path, const char *display_name,
-			 struct mcr_recipe **out, struct mcr_error *err)
+int mcr_recipe_load_file(const char *path, const char *display_name, struct mcr_recipe **out, struct mcr_error *err)
 {
 	const char *name = display_name ? display_name : path;
 	char *text = NULL, cwd[PATH_MAX] = "";
@@ -70,21 +67,20 @@ int mcr_recipe_load_file(const char *path, const char *display_name,
 	case ENOMEM:
 		return mcri_error_nomem(err);
 	case EISDIR:
-		return mcri_error_set(err, MCR_EIO,
-				      "the recipe %s is not a regular file; give the path of a YAML file",
+		return mcri_error_set(err, MCR_EIO, "the recipe %s is not a regular file; give the path of a YAML file",
 				      name);
 	case EFBIG:
 		return mcri_error_set(err, MCR_EIO,
-				      "the recipe %s is larger than %u MiB; a recipe is a small YAML file",
-				      name, MCR_MAX_RECIPE_BYTES >> 20);
+				      "the recipe %s is larger than %u MiB; a recipe is a small YAML file", name,
+				      MCR_MAX_RECIPE_BYTES >> 20);
 	default:
 		/* a relative path: say where it was looked for */
 		if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
 			return mcri_error_set(err, MCR_EIO,
 					      "cannot read the recipe %s (relative to %s): %s; check the recipe's path",
 					      name, cwd, strerror(e));
-		return mcri_error_set(err, MCR_EIO, "cannot read the recipe %s: %s; check the recipe's path",
-				      name, strerror(e));
+		return mcri_error_set(err, MCR_EIO, "cannot read the recipe %s: %s; check the recipe's path", name,
+				      strerror(e));
 	}
 	rc = load(text, len, name, out, err);
 	free(text);

@@ -44,9 +44,9 @@ extern "C" {
 #endif
 
 /* The three ports of the master (§5), as srtctl fixes them. */
-#define MCR_MASTER_PORT 8700         /* RPC: master_server_address */
-#define MCR_METADATA_PORT 8701       /* HTTP metadata server (/metadata, /health) */
-#define MCR_METRICS_PORT 8702        /* admin/metrics HTTP (/health, /metrics) */
+#define MCR_MASTER_PORT 8700   /* RPC: master_server_address */
+#define MCR_METADATA_PORT 8701 /* HTTP metadata server (/metadata, /health) */
+#define MCR_METRICS_PORT 8702  /* admin/metrics HTTP (/health, /metrics) */
 /* An HA pool's master address starts so (mcr_recipe_ha_check) */
 #define MCR_HA_SCHEME "etcd://"
 
@@ -74,24 +74,39 @@ enum mcr_error_kind {
  * Codes are only ever added, at the end.
  */
 enum mcr_error_code {
-	MCR_E_NONE = 0,    /* no error (kind MCR_OK) */
-	MCR_E_INVALID,     /* an argument, or input no numbered rule covers, is wrong */
-	MCR_E_IO,          /* a file or directory could not be read or written */
-	MCR_E_NOMEM,       /* out of memory */
-	MCR_E_STATE,       /* the job's master or directory is not in a usable state */
-	MCR_E_ADVICE,      /* a warning on a valid recipe (kind MCR_WARNING) */
-	MCR_E_YAML,        /* not YAML srtctl loads: syntax, tags, anchors, depth, size */
-	MCR_E_FIELD,       /* a key the recipe's schema does not have */
-	MCR_E_SCHEMA,      /* §10.2: the schema version and srtctl's v1 keys */
-	MCR_E_LOG_DIR,     /* §10.3: output.log_dir */
-	MCR_E_SHAPE,       /* §10.4-§10.6: one master, the engine, kv store, services, roles */
-	MCR_E_C1, MCR_E_C2, MCR_E_C3, MCR_E_C4, MCR_E_C5, MCR_E_C6,
-	MCR_E_C7, MCR_E_C8, MCR_E_C9, MCR_E_C10, MCR_E_C11,
-	MCR_E_V1, MCR_E_V2, MCR_E_V3, MCR_E_S1, MCR_E_M1,
-	MCR_E_E1, MCR_E_E2, MCR_E_E3,
-	MCR_E_H1,          /* §10.13: what an HA pool's clients cannot use (0.5) */
-	MCR_E_T1,          /* §10.11: a value Mooncake's setup() refuses (0.5) */
-	MCR_E_E4,          /* §8: a blank address variable (0.5) */
+	MCR_E_NONE = 0, /* no error (kind MCR_OK) */
+	MCR_E_INVALID,  /* an argument, or input no numbered rule covers, is wrong */
+	MCR_E_IO,       /* a file or directory could not be read or written */
+	MCR_E_NOMEM,    /* out of memory */
+	MCR_E_STATE,    /* the job's master or directory is not in a usable state */
+	MCR_E_ADVICE,   /* a warning on a valid recipe (kind MCR_WARNING) */
+	MCR_E_YAML,     /* not YAML srtctl loads: syntax, tags, anchors, depth, size */
+	MCR_E_FIELD,    /* a key the recipe's schema does not have */
+	MCR_E_SCHEMA,   /* §10.2: the schema version and srtctl's v1 keys */
+	MCR_E_LOG_DIR,  /* §10.3: output.log_dir */
+	MCR_E_SHAPE,    /* §10.4-§10.6: one master, the engine, kv store, services, roles */
+	MCR_E_C1,
+	MCR_E_C2,
+	MCR_E_C3,
+	MCR_E_C4,
+	MCR_E_C5,
+	MCR_E_C6,
+	MCR_E_C7,
+	MCR_E_C8,
+	MCR_E_C9,
+	MCR_E_C10,
+	MCR_E_C11,
+	MCR_E_V1,
+	MCR_E_V2,
+	MCR_E_V3,
+	MCR_E_S1,
+	MCR_E_M1,
+	MCR_E_E1,
+	MCR_E_E2,
+	MCR_E_E3,
+	MCR_E_H1, /* §10.13: what an HA pool's clients cannot use (0.5) */
+	MCR_E_T1, /* §10.11: a value Mooncake's setup() refuses (0.5) */
+	MCR_E_E4, /* §8: a blank address variable (0.5) */
 };
 
 /* The code's name as doc/recipe-reference.md writes it ("C5", "YAML",
@@ -188,11 +203,9 @@ struct mcr_recipe;
  * MCR_EINVAL when the recipe is malformed, exceeds a limit or breaks a
  * rule (source, line and column say where).
  */
-int mcr_recipe_load_file(const char *path, const char *display_name,
-			 struct mcr_recipe **out, struct mcr_error *err);
+int mcr_recipe_load_file(const char *path, const char *display_name, struct mcr_recipe **out, struct mcr_error *err);
 /* Same, from a buffer of `len` bytes (display_name NULL: "recipe"). */
-int mcr_recipe_load_buffer(const char *text, size_t len,
-			   const char *display_name, struct mcr_recipe **out,
+int mcr_recipe_load_buffer(const char *text, size_t len, const char *display_name, struct mcr_recipe **out,
 			   struct mcr_error *err);
 /* NULL is allowed. */
 void mcr_recipe_free(struct mcr_recipe *recipe);
@@ -218,8 +231,7 @@ const char *mcr_recipe_external_master(const struct mcr_recipe *recipe);
 bool mcr_recipe_has_role(const struct mcr_recipe *recipe, enum mcr_role role);
 /* True when the role's workers read a client config file (TRT-LLM connector
  * roles, every vLLM role) with a master; false otherwise. */
-bool mcr_recipe_role_reads_config(const struct mcr_recipe *recipe,
-				  enum mcr_role role);
+bool mcr_recipe_role_reads_config(const struct mcr_recipe *recipe, enum mcr_role role);
 /* For vLLM with a non-empty device_names_by_gpu, the number of GPUs it
  * names: each task reads the per-GPU file of its own GPUs
  * (mcr_vllm_gpu_config). 0 otherwise (no per-GPU files). */
@@ -241,8 +253,7 @@ const char *mcr_recipe_log_dir(const struct mcr_recipe *recipe);
  * named it says where the value is: its source, line, column and key path
  * ("model.container").
  */
-const char *mcr_recipe_master_container(const struct mcr_recipe *recipe,
-					struct mcr_position *where);
+const char *mcr_recipe_master_container(const struct mcr_recipe *recipe, struct mcr_position *where);
 /*
  * srtctl's container aliases: the value of the key `alias` in the
  * `containers:` mapping of the srtslurm.yaml file `path` (srtctl's cluster
@@ -257,8 +268,8 @@ const char *mcr_recipe_master_container(const struct mcr_recipe *recipe,
  * and on 1 it says where the value is (its file, line, column and the key
  * path "containers.<alias>").
  */
-int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias,
-			   char **value, struct mcr_position *where, struct mcr_error *err);
+int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias, char **value,
+			   struct mcr_position *where, struct mcr_error *err);
 /* Declared roles as "prefill, decode", "(none)" without roles (caller
  * frees; NULL only when out of memory). */
 char *mcr_recipe_role_list(const struct mcr_recipe *recipe);
@@ -275,9 +286,8 @@ char *mcr_recipe_role_list(const struct mcr_recipe *recipe);
  *   MCR_ROLE_NONE for a step without a role under an inherited recipe (the
  *   step gets nothing); otherwise an error that lists the roles.
  */
-int mcr_recipe_resolve_role(const struct mcr_recipe *recipe,
-			    const char *requested, bool inherited,
-			    enum mcr_role *role, struct mcr_error *err);
+int mcr_recipe_resolve_role(const struct mcr_recipe *recipe, const char *requested, bool inherited, enum mcr_role *role,
+			    struct mcr_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Client-config files (§7)                                            */
@@ -308,8 +318,7 @@ struct mcr_file_list {
  * that bound (refused as soon as the text passes it); MCR_EIO out of
  * memory.
  */
-int mcr_client_configs(const struct mcr_recipe *recipe,
-		       const char *master_address, struct mcr_file_list *out,
+int mcr_client_configs(const struct mcr_recipe *recipe, const char *master_address, struct mcr_file_list *out,
 		       struct mcr_error *err);
 /* Frees the files and empties the list. */
 void mcr_file_list_free(struct mcr_file_list *list);
@@ -317,8 +326,7 @@ void mcr_file_list_free(struct mcr_file_list *list);
 /* File name of the client config that `role` reads, or NULL when it reads
  * none (borrowed, static storage). For vLLM with device_names_by_gpu use
  * mcr_vllm_gpu_config. */
-const char *mcr_client_config_name(const struct mcr_recipe *recipe,
-				   enum mcr_role role);
+const char *mcr_client_config_name(const struct mcr_recipe *recipe, enum mcr_role role);
 
 /*
  * vLLM with options.device_names_by_gpu (§7.2): the per-GPU client config for
@@ -331,10 +339,8 @@ const char *mcr_client_config_name(const struct mcr_recipe *recipe,
  * (count 0), a GPU outside the list (the message names the uncovered ones),
  * a file beyond 16 times the recipe's size plus 1 MiB.
  */
-int mcr_vllm_gpu_config(const struct mcr_recipe *recipe,
-			const char *master_address, const int *gpu_ids,
-			size_t count, struct mcr_file *out,
-			struct mcr_error *err);
+int mcr_vllm_gpu_config(const struct mcr_recipe *recipe, const char *master_address, const int *gpu_ids, size_t count,
+			struct mcr_file *out, struct mcr_error *err);
 /*
  * TRT-LLM (§7.1): the client config of `role` for one node, whose
  * connector announces `local_hostname` (the node's address on the network
@@ -349,9 +355,8 @@ int mcr_vllm_gpu_config(const struct mcr_recipe *recipe,
  * address that would not make a plain file name (empty, '/', a leading
  * '.'), a file beyond the render bound.
  */
-int mcr_trtllm_node_config(const struct mcr_recipe *recipe, enum mcr_role role,
-			   const char *master_address, const char *local_hostname,
-			   struct mcr_file *out, struct mcr_error *err);
+int mcr_trtllm_node_config(const struct mcr_recipe *recipe, enum mcr_role role, const char *master_address,
+			   const char *local_hostname, struct mcr_file *out, struct mcr_error *err);
 /*
  * The per-GPU part of that file, alone: for a process on the physical GPUs
  * `gpu_ids` (`count`, any order), its file name
@@ -361,8 +366,7 @@ int mcr_trtllm_node_config(const struct mcr_recipe *recipe, enum mcr_role role,
  * Both heap strings, the caller's. MCR_EINVAL without GPUs or for a GPU
  * outside `names` (the message lists them).
  */
-int mcr_gpu_selection(const char *const *names, size_t n_names,
-		      const int *gpu_ids, size_t count, char **file_name,
+int mcr_gpu_selection(const char *const *names, size_t n_names, const int *gpu_ids, size_t count, char **file_name,
 		      char **device_name, struct mcr_error *err);
 /* Frees name and text (NULL is allowed). */
 void mcr_file_free(struct mcr_file *file);
@@ -378,11 +382,9 @@ void mcr_file_free(struct mcr_file *file);
  * replaced. Mode 0644 minus the caller's umask.
  * Errors: MCR_EIO naming the file and the reason; no temporary file is left.
  */
-int mcr_write_files(const char *dir, const struct mcr_file_list *list,
-		    struct mcr_error *err);
+int mcr_write_files(const char *dir, const struct mcr_file_list *list, struct mcr_error *err);
 /* One file, same guarantees (`len` bytes of `text`). */
-int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
-			  size_t len, struct mcr_error *err);
+int mcr_write_file_atomic(const char *dir, const char *name, const char *text, size_t len, struct mcr_error *err);
 
 /*
  * An HA pool (the plugin's ha=etcd): the job's masters run in Mooncake's
@@ -418,8 +420,7 @@ int mcr_recipe_ha_check(const struct mcr_recipe *recipe, struct mcr_error *err);
  * Errors: MCR_EINVAL when the recipe starts no master (none, or external) or
  * a port is outside 1-65535, MCR_EIO out of memory.
  */
-int mcr_master_argv(const struct mcr_recipe *recipe, const char *binary,
-		    const struct mcr_ports *ports, char ***argv,
+int mcr_master_argv(const struct mcr_recipe *recipe, const char *binary, const struct mcr_ports *ports, char ***argv,
 		    struct mcr_error *err);
 /* Frees each string and the vector (NULL is allowed). */
 void mcr_strv_free(char **strv);
@@ -442,12 +443,12 @@ struct mcr_env {
 };
 
 struct mcr_env_input {
-	const char *master_address;   /* "host:port" of the master (NULL: no master) */
-	const char *metadata_host;    /* host of the HTTP metadata server */
-	const char *config_dir;       /* directory holding the client configs */
-	const char *config_name;      /* file for this task (NULL: the role's default) */
-	const char *local_hostname;   /* this node's address for MOONCAKE_LOCAL_HOSTNAME */
-	int metadata_port;            /* the job's master's metadata port (0: 8701) */
+	const char *master_address; /* "host:port" of the master (NULL: no master) */
+	const char *metadata_host;  /* host of the HTTP metadata server */
+	const char *config_dir;     /* directory holding the client configs */
+	const char *config_name;    /* file for this task (NULL: the role's default) */
+	const char *local_hostname; /* this node's address for MOONCAKE_LOCAL_HOSTNAME */
+	int metadata_port;          /* the job's master's metadata port (0: 8701) */
 };
 
 /*
@@ -469,9 +470,8 @@ struct mcr_env_input {
  * directory, say), an environment beyond 16 times the recipe's size plus
  * 1 MiB; MCR_EIO out of memory.
  */
-int mcr_worker_env(const struct mcr_recipe *recipe, enum mcr_role role,
-		   const struct mcr_env_input *in, struct mcr_env *out,
-		   struct mcr_error *err);
+int mcr_worker_env(const struct mcr_recipe *recipe, enum mcr_role role, const struct mcr_env_input *in,
+		   struct mcr_env *out, struct mcr_error *err);
 /* Frees the variables and empties env. */
 void mcr_env_free(struct mcr_env *env);
 /*
@@ -480,8 +480,7 @@ void mcr_env_free(struct mcr_env *env);
  * only.) Empty for a recipe without a master. *out is the caller's
  * (mcr_env_free). Errors: MCR_EIO out of memory.
  */
-int mcr_master_env(const struct mcr_recipe *recipe, struct mcr_env *out,
-		   struct mcr_error *err);
+int mcr_master_env(const struct mcr_recipe *recipe, struct mcr_env *out, struct mcr_error *err);
 /* Value of `name` in env, or NULL (borrowed). */
 const char *mcr_env_get(const struct mcr_env *env, const char *name);
 
@@ -495,8 +494,7 @@ const char *mcr_env_get(const struct mcr_env *env, const char *name);
  * MCR_EINVAL error naming `key` when the text is not a byte count or a
  * binary-unit size.
  */
-int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
-			struct mcr_error *err);
+int mcr_parse_size_text(const char *key, const char *text, long long *bytes, struct mcr_error *err);
 
 #ifdef __cplusplus
 }

@@ -88,7 +88,7 @@ rpm) install_missing rpm rpm2cpio cpio rpmlint; log "ready: $(rpmbuild --version
 esac
 install_missing "${build[@]}" slurmctld slurmd slurm-client munge \
 	debootstrap "$py" "$py-venv" libibverbs1 libnuma1 "$curl_pkg" curl \
-	git build-essential dpkg-dev debhelper fakeroot lintian gcovr clang libclang-rt-dev etcd-server
+	git build-essential dpkg-dev debhelper fakeroot lintian gcovr clang clang-format libclang-rt-dev etcd-server
 if ! "$MOONCAKE_VENV/bin/python" -c 'import mooncake.store' 2>/dev/null ||
 	[ ! -x "$MOONCAKE_VENV/bin/mooncake_master" ]; then
 	log "installing $MOONCAKE_WHEEL into $MOONCAKE_VENV ($py)"

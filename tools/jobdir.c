@@ -23,8 +23,7 @@
  * parser (runtime/plugstack) into tmpl; tmpl is left as it is when the file
  * has no such line. -1 with err when the line's arguments are ones the
  * plugin refuses too. */
-static int plugstack_job_dir(const char *path, int depth, char *tmpl, size_t size,
-			     struct mcr_error *err)
+static int plugstack_job_dir(const char *path, int depth, char *tmpl, size_t size, struct mcr_error *err)
 {
 	char line[8192];
 	FILE *f;
@@ -51,8 +50,7 @@ static int plugstack_job_dir(const char *path, int depth, char *tmpl, size_t siz
 			globfree(&g);
 			continue;
 		}
-		if ((strcmp(kind, "required") && strcmp(kind, "optional")) ||
-		    !strstr(arg, "spank_mooncake.so"))
+		if ((strcmp(kind, "required") && strcmp(kind, "optional")) || !strstr(arg, "spank_mooncake.so"))
 			continue;
 		while (ac < 64 && (av[ac] = strtok_r(NULL, " \t\n", &save)))
 			ac++;
@@ -98,8 +96,7 @@ static char *plugstack_of_slurm_conf(void)
 	if (!found) {
 		const char *slash = strrchr(conf, '/');
 
-		found = mcri_asprintf("%.*s/plugstack.conf", slash ? (int)(slash - conf) : 1,
-				      slash ? conf : ".");
+		found = mcri_asprintf("%.*s/plugstack.conf", slash ? (int)(slash - conf) : 1, slash ? conf : ".");
 	}
 	return found;
 }
@@ -130,8 +127,7 @@ bool cli_job_ended(const char *job_id, char *state, size_t size)
 	return job.ended;
 }
 
-int cli_job_dir(const char *job_id, char **dir, uid_t *job_uid, bool *ended, char *state,
-		size_t size)
+int cli_job_dir(const char *job_id, char **dir, uid_t *job_uid, bool *ended, char *state, size_t size)
 {
 	char tmpl[4096] = MCRI_DEFAULT_JOB_DIR, user[256], why[512], *plug;
 	struct mcr_error err = { 0 };

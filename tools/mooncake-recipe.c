@@ -15,7 +15,7 @@
 #include "mooncake_recipe.h"
 #include "plugstack/plugstack.h"
 #include "render/explain.h"
-#include "sys/sys.h"        /* private: mcri_mkdir_p, mcri_env_value_problem */
+#include "sys/sys.h" /* private: mcri_mkdir_p, mcri_env_value_problem */
 
 #ifndef MCR_VERSION
 #define MCR_VERSION "0"
@@ -23,34 +23,33 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: mooncake-recipe check RECIPE\n"
-		"       mooncake-recipe render RECIPE --infra-addr ADDR --out DIR\n"
-		"       mooncake-recipe env RECIPE --role ROLE --infra-addr ADDR --config-dir DIR\n"
-		"                           [--local-hostname ADDR]\n"
-		"       mooncake-recipe master-argv RECIPE [--binary PATH]\n"
-		"       mooncake-recipe explain RECIPE --role ROLE [--dir JOBDIR | --infra-addr ADDR\n"
-		"                           --config-dir DIR] [--local-hostname ADDR]\n"
-		"       mooncake-recipe status [--job JOBID | --dir DIR] [--json]\n"
-		"       mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n"
-		"       mooncake-recipe plugstack [KEY=VALUE...]\n"
-		"       (render, env and master-argv: [--ports RPC,METADATA,METRICS])\n"
-		"       mooncake-recipe --version\n"
-		"\n"
-		"check        validate RECIPE as srtctl would (schema 2, Mooncake rules)\n"
-		"render       write the client-config files of RECIPE into DIR for a master\n"
-		"             on ADDR (port 8700, or --ports) and print each path\n"
-		"env          print the environment a task of ROLE gets (NAME=value lines)\n"
-		"master-argv  print the master's command line, one argument per line\n"
-		"explain      each key of ROLE's client config and each variable of its\n"
-		"             environment, with the layer and the file:line:col that set it\n"
-		"status       the pool of a running job: segments, bytes, keys, clients\n"
-		"             (inside an allocation: its job)\n"
-		"sample       the pool sampler the plugin runs as the job's mooncake-pool step\n"
-		"plugstack    check the plugin's arguments (its plugstack.conf line after\n"
-		"             the path) as the plugin does, and print every argument's value\n"
-		"\n"
-		"Exit status: 0 ok, 1 the recipe is invalid, 2 usage or I/O error.\n");
+	fprintf(f, "usage: mooncake-recipe check RECIPE\n"
+		   "       mooncake-recipe render RECIPE --infra-addr ADDR --out DIR\n"
+		   "       mooncake-recipe env RECIPE --role ROLE --infra-addr ADDR --config-dir DIR\n"
+		   "                           [--local-hostname ADDR]\n"
+		   "       mooncake-recipe master-argv RECIPE [--binary PATH]\n"
+		   "       mooncake-recipe explain RECIPE --role ROLE [--dir JOBDIR | --infra-addr ADDR\n"
+		   "                           --config-dir DIR] [--local-hostname ADDR]\n"
+		   "       mooncake-recipe status [--job JOBID | --dir DIR] [--json]\n"
+		   "       mooncake-recipe sample --dir DIR [--interval SECONDS] [--report]\n"
+		   "       mooncake-recipe plugstack [KEY=VALUE...]\n"
+		   "       (render, env and master-argv: [--ports RPC,METADATA,METRICS])\n"
+		   "       mooncake-recipe --version\n"
+		   "\n"
+		   "check        validate RECIPE as srtctl would (schema 2, Mooncake rules)\n"
+		   "render       write the client-config files of RECIPE into DIR for a master\n"
+		   "             on ADDR (port 8700, or --ports) and print each path\n"
+		   "env          print the environment a task of ROLE gets (NAME=value lines)\n"
+		   "master-argv  print the master's command line, one argument per line\n"
+		   "explain      each key of ROLE's client config and each variable of its\n"
+		   "             environment, with the layer and the file:line:col that set it\n"
+		   "status       the pool of a running job: segments, bytes, keys, clients\n"
+		   "             (inside an allocation: its job)\n"
+		   "sample       the pool sampler the plugin runs as the job's mooncake-pool step\n"
+		   "plugstack    check the plugin's arguments (its plugstack.conf line after\n"
+		   "             the path) as the plugin does, and print every argument's value\n"
+		   "\n"
+		   "Exit status: 0 ok, 1 the recipe is invalid, 2 usage or I/O error.\n");
 }
 
 static int fail(const struct mcr_error *err)
@@ -141,9 +140,9 @@ int main(int argc, char **argv)
 			binary = optarg;
 			break;
 		case 'p':
-			if (sscanf(optarg, "%d,%d,%d%c", &ports.rpc, &ports.metadata,
-				   &ports.metrics, &end) != 3) {
-				fprintf(stderr, "mooncake: --ports '%s': write three port numbers, RPC,METADATA,METRICS (e.g. 8700,8701,8702)\n",
+			if (sscanf(optarg, "%d,%d,%d%c", &ports.rpc, &ports.metadata, &ports.metrics, &end) != 3) {
+				fprintf(stderr,
+					"mooncake: --ports '%s': write three port numbers, RPC,METADATA,METRICS (e.g. 8700,8701,8702)\n",
 					optarg);
 				return 2;
 			}
@@ -164,16 +163,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (strcmp(cmd, "check") && strcmp(cmd, "render") && strcmp(cmd, "env") &&
-	    strcmp(cmd, "master-argv") && strcmp(cmd, "explain")) {
+	if (strcmp(cmd, "check") && strcmp(cmd, "render") && strcmp(cmd, "env") && strcmp(cmd, "master-argv") &&
+	    strcmp(cmd, "explain")) {
 		fprintf(stderr, "mooncake: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return 2;
 	}
 	/* what goes into NAME=value lines: one line each (rule E2) */
 	{
-		const char *const args[][2] = { { "--infra-addr", infra }, { "--config-dir", config_dir },
-						 { "--local-hostname", local } };
+		const char *const args[][2] = { { "--infra-addr", infra },
+						{ "--config-dir", config_dir },
+						{ "--local-hostname", local } };
 
 		for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
 			const char *problem = args[i][1] ? mcri_env_value_problem("X", args[i][1]) : NULL;
@@ -181,24 +181,29 @@ int main(int argc, char **argv)
 			if (problem) {
 				fprintf(stderr, "mooncake: %s '", args[i][0]);
 				for (const unsigned char *p = (const unsigned char *)args[i][1]; *p; p++)
-					fprintf(stderr, *p == '\n' ? "\\n" : *p < 0x20 || *p == 0x7f ? "\\x%02x" : "%c", *p);
-				fprintf(stderr, "' contains %s, which would break the NAME=value lines of the environment; give it on one line\n",
+					fprintf(stderr,
+						*p == '\n'                ? "\\n"
+						: *p < 0x20 || *p == 0x7f ? "\\x%02x"
+									  : "%c",
+						*p);
+				fprintf(stderr,
+					"' contains %s, which would break the NAME=value lines of the environment; give it on one line\n",
 					problem);
 				return 2;
 			}
 		}
 	}
 	if (out && !*out) {
-		fprintf(stderr, "mooncake: render --out is empty; name the directory to write into (e.g. --out ./configs)\n");
+		fprintf(stderr,
+			"mooncake: render --out is empty; name the directory to write into (e.g. --out ./configs)\n");
 		return 2;
 	}
 	if ((!strcmp(cmd, "render") && (!infra || !out)) ||
-	    (!strcmp(cmd, "env") && (!infra || !role_name || !config_dir)) ||
-	    (!strcmp(cmd, "explain") && !role_name)) {
+	    (!strcmp(cmd, "env") && (!infra || !role_name || !config_dir)) || (!strcmp(cmd, "explain") && !role_name)) {
 		fprintf(stderr, "mooncake: %s needs %s\n", cmd,
-			!strcmp(cmd, "render") ? "--infra-addr and --out" :
-			!strcmp(cmd, "env")    ? "--role, --infra-addr and --config-dir" :
-						 "--role");
+			!strcmp(cmd, "render") ? "--infra-addr and --out"
+			: !strcmp(cmd, "env")  ? "--role, --infra-addr and --config-dir"
+					       : "--role");
 		usage(stderr);
 		return 2;
 	}
@@ -233,11 +238,11 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "check")) {
 		char *roles = mcr_recipe_role_list(recipe), *lenders = mcri_explain_lenders(recipe);
 
-		printf("%s: OK (engine %s; roles %s; %s%s)\n", path,
-		       mcr_engine_name(mcr_recipe_engine(recipe)), roles ? roles : "?",
-		       !mcr_recipe_has_master(recipe)        ? "no mooncake-master" :
-		       mcr_recipe_external_master(recipe) ? "external mooncake-master" :
-							      "the plugin starts mooncake-master",
+		printf("%s: OK (engine %s; roles %s; %s%s)\n", path, mcr_engine_name(mcr_recipe_engine(recipe)),
+		       roles ? roles : "?",
+		       !mcr_recipe_has_master(recipe)       ? "no mooncake-master"
+		       : mcr_recipe_external_master(recipe) ? "external mooncake-master"
+							    : "the plugin starts mooncake-master",
 		       lenders ? lenders : "");
 		free(roles);
 		free(lenders);
@@ -245,8 +250,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "render")) {
 		struct mcr_file_list files;
 
-		if (mcr_client_configs(recipe, master, &files, &err) ||
-		    mcri_mkdir_p(out, 0755, &err) || mcr_write_files(out, &files, &err)) {
+		if (mcr_client_configs(recipe, master, &files, &err) || mcri_mkdir_p(out, 0755, &err) ||
+		    mcr_write_files(out, &files, &err)) {
 			mcr_file_list_free(&files);
 			rc = fail(&err);
 			goto out;
@@ -255,11 +260,10 @@ int main(int argc, char **argv)
 			printf("%s/%s\n", out, files.files[i].name);
 		if (files.count == 0)
 			fprintf(stderr, "mooncake-recipe: %s: no client-config file to write: %s\n", path,
-				!mcr_recipe_has_master(recipe) ?
-					"the recipe has no mooncake-master service" :
-				mcr_recipe_engine(recipe) == MCR_ENGINE_SGLANG ?
-					"SGLang workers read MOONCAKE_* variables, not a file" :
-					"no role uses the Mooncake Store connector");
+				!mcr_recipe_has_master(recipe) ? "the recipe has no mooncake-master service"
+				: mcr_recipe_engine(recipe) == MCR_ENGINE_SGLANG
+					? "SGLang workers read MOONCAKE_* variables, not a file"
+					: "no role uses the Mooncake Store connector");
 		mcr_file_list_free(&files);
 		rc = 0;
 	} else if (!strcmp(cmd, "env")) {

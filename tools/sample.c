@@ -26,7 +26,6 @@
 
 #define LAST_SAMPLE_MS 300 /* the master answers for ~0.1 s after Slurm's SIGTERM */
 
-
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -70,8 +69,8 @@ static int write_report(const struct mcri_jobdir *dir, struct mcri_report *r)
 		fprintf(stderr, "mooncake: %s\n", err.text);
 		rc = 2;
 	} else {
-		printf("mooncake: pool report: %s/%s and %s/%s (%zu samples; %s)\n", dir->path,
-		       MCRI_REPORT_FILE, dir->path, MCRI_PICTURE_FILE, r->nsamples, r->ended_by);
+		printf("mooncake: pool report: %s/%s and %s/%s (%zu samples; %s)\n", dir->path, MCRI_REPORT_FILE,
+		       dir->path, MCRI_PICTURE_FILE, r->nsamples, r->ended_by);
 	}
 	free(json);
 	free(svg);
@@ -125,8 +124,8 @@ static bool restarting(const struct mcri_jobdir *dir, const struct mcri_state *m
 
 /* One sample of the pool (within timeout_ms) appended to the samples
  * file `fd` and to r; -1 with err when the master does not answer. */
-static int take_sample(const struct mcri_jobdir *dir, const struct mcri_state *master, int fd,
-		       struct mcri_report *r, int timeout_ms, struct mcr_error *err)
+static int take_sample(const struct mcri_jobdir *dir, const struct mcri_state *master, int fd, struct mcri_report *r,
+		       int timeout_ms, struct mcr_error *err)
 {
 	struct mcri_pool pool = { .master = *master };
 	struct mcri_sample s = { now_s(), 0, 0, 0, 0 };
@@ -189,8 +188,7 @@ static int sample_loop(const struct mcri_jobdir *dir, double interval, struct mc
 				fprintf(stderr, "mooncake: the master does not answer: %s\n", err.text);
 			quiet = true;
 			if (t - last_ok >= gone_after && !restarting(dir, &master)) {
-				snprintf(r->ended_by, sizeof(r->ended_by),
-					 "the master stopped answering");
+				snprintf(r->ended_by, sizeof(r->ended_by), "the master stopped answering");
 				break;
 			}
 		}
@@ -200,8 +198,7 @@ static int sample_loop(const struct mcri_jobdir *dir, double interval, struct mc
 		/* the job's last moments: Slurm stops the master at the same
 		 * time, and it answers for a little while yet */
 		take_sample(dir, &master, fd, r, LAST_SAMPLE_MS, &err);
-		snprintf(r->ended_by, sizeof(r->ended_by), "%s",
-			 stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+		snprintf(r->ended_by, sizeof(r->ended_by), "%s", stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
 	}
 	close(fd);
 	if (!r->last.master.infra_addr[0])

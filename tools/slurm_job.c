@@ -28,7 +28,7 @@
 
 /* what the child hands back */
 struct answer {
-	int rc;                    /* 0: *job holds the answer; else why says */
+	int rc; /* 0: *job holds the answer; else why says */
 	struct cli_job job;
 	char why[512];
 };

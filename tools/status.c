@@ -50,9 +50,11 @@ static void print_ha(const struct mcri_pool *pool, const char *up)
 		const struct mcri_master_health *h = &pool->health[k];
 
 		printf("master   %s (%s), %s", m->ha.member[k].node, m->ha.member[k].addr,
-		       !pool->answered[k] ? "does not answer" :
-		       h->role == MCRI_MASTER_LEADER ? (h->service_ready ? "leader, serving" : "leader, not serving yet") :
-		       h->role == MCRI_MASTER_STANDBY ? "standby" : "not in HA mode");
+		       !pool->answered[k] ? "does not answer"
+		       : h->role == MCRI_MASTER_LEADER
+			       ? (h->service_ready ? "leader, serving" : "leader, not serving yet")
+		       : h->role == MCRI_MASTER_STANDBY ? "standby"
+							: "not in HA mode");
 		if (k == pool->leader)
 			printf(", up %s (the pool)", up);
 		if (pool->answered[k] && h->view >= 0)
@@ -61,8 +63,7 @@ static void print_ha(const struct mcri_pool *pool, const char *up)
 	}
 }
 
-static void print_table(const struct mcri_pool *pool, const char *job_id,
-			const char *dir, double now)
+static void print_table(const struct mcri_pool *pool, const char *job_id, const char *dir, double now)
 {
 	static const char *const shown[] = { "PutStart", "Get", "Exist", "Del", "Ping" };
 	const struct mcri_state *m = &pool->master;
@@ -74,8 +75,8 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 	if (m->ha.masters)
 		print_ha(pool, up);
 	else
-		printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->infra_node,
-		       m->infra_addr, m->ports.rpc, m->ports.metadata, m->ports.metrics, up);
+		printf("master   %s (%s), rpc %d, metadata %d, metrics %d, up %s\n", m->infra_node, m->infra_addr,
+		       m->ports.rpc, m->ports.metadata, m->ports.metrics, up);
 	if (pool->keeper.restarts) {
 		const struct mcri_restart *last = &pool->keeper.restart[mcri_proof_kept(&pool->keeper) - 1];
 		time_t at = (time_t)last->at;
@@ -87,16 +88,15 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 		printf("restarts %d of at most %d (restart=); the last after it ended at %s (%s): the keys it held were lost\n",
 		       pool->keeper.restarts, pool->keeper.restart_limit, when, last->cause);
 	}
-	printf("%-10s %-15s %-24s %12s %12s %7s\n", "NODE", "ROLE", "SEGMENT", "CAPACITY",
-	       "ALLOCATED", "USED");
+	printf("%-10s %-15s %-24s %12s %12s %7s\n", "NODE", "ROLE", "SEGMENT", "CAPACITY", "ALLOCATED", "USED");
 	for (size_t i = 0; i < pool->nseg; i++) {
 		const struct mcri_segment *s = &pool->seg[i];
 
 		mcri_human_bytes(s->capacity, cap, sizeof(cap));
 		mcri_human_bytes(s->allocated, alloc, sizeof(alloc));
 		percent(s->allocated, s->capacity, use, sizeof(use));
-		printf("%-10s %-15s %-24s %12s %12s %7s\n", s->node ? s->node : "-",
-		       s->role ? s->role : "-", s->name, cap, alloc, use);
+		printf("%-10s %-15s %-24s %12s %12s %7s\n", s->node ? s->node : "-", s->role ? s->role : "-", s->name,
+		       cap, alloc, use);
 	}
 	mcri_human_bytes(pool->capacity, cap, sizeof(cap));
 	mcri_human_bytes(pool->allocated, alloc, sizeof(alloc));
@@ -107,8 +107,8 @@ static void print_table(const struct mcri_pool *pool, const char *job_id,
 	for (size_t k = 0; k < sizeof(shown) / sizeof(shown[0]); k++)
 		for (size_t i = 0; i < pool->nrates; i++)
 			if (strcmp(pool->rates[i].name, shown[k]) == 0) {
-				printf("%s%s %.2f", any ? ", " : "requests/s (the master's summary): ",
-				       shown[k], pool->rates[i].per_s);
+				printf("%s%s %.2f", any ? ", " : "requests/s (the master's summary): ", shown[k],
+				       pool->rates[i].per_s);
 				any = true;
 			}
 	if (any)
@@ -132,13 +132,15 @@ static int open_job_dir(const char *dir, uid_t job_uid, bool job_known, struct m
 	if (geteuid() == 0 && as != 0) {
 		pw = getpwuid(as);
 		if (setgroups(0, NULL) != 0 || setgid(pw ? pw->pw_gid : (gid_t)as) != 0 || setuid(as) != 0) {
-			fprintf(stderr, "mooncake: status cannot take the identity of the job's user (uid %u) to read %s: %s\n",
+			fprintf(stderr,
+				"mooncake: status cannot take the identity of the job's user (uid %u) to read %s: %s\n",
 				(unsigned)as, dir, strerror(errno));
 			return 2;
 		}
 	} else if (stat(dir, &sb) == 0 && sb.st_uid != getuid() && geteuid() != 0) {
 		pw = getpwuid(sb.st_uid);
-		fprintf(stderr, "mooncake: %s belongs to %s (uid %u): only that user (or root) may see the pool of its job\n",
+		fprintf(stderr,
+			"mooncake: %s belongs to %s (uid %u): only that user (or root) may see the pool of its job\n",
 			dir, pw ? pw->pw_name : "another user", (unsigned)sb.st_uid);
 		return 1;
 	}
@@ -229,9 +231,9 @@ int cli_status(int argc, char **argv)
 		goto out;
 	}
 	if (pool.master.phase != MCRI_PHASE_READY) {
-		fprintf(stderr, "mooncake: the pool in %s has no running master: %s/%s says '%s'%s%s%s\n",
-			dir, dir, MCRI_STATE_FILE, mcri_phase_name(pool.master.phase),
-			pool.master.message[0] ? ": " : "", pool.master.message,
+		fprintf(stderr, "mooncake: the pool in %s has no running master: %s/%s says '%s'%s%s%s\n", dir, dir,
+			MCRI_STATE_FILE, mcri_phase_name(pool.master.phase), pool.master.message[0] ? ": " : "",
+			pool.master.message,
 			pool.master.phase == MCRI_PHASE_STARTING ? "; try again in a few seconds" : "");
 		goto out;
 	}
@@ -270,8 +272,8 @@ int cli_status(int argc, char **argv)
 		fprintf(stderr,
 			"mooncake: the job's mooncake_master on %s (%s:%d) does not answer (%s): it has stopped or the job has ended; %s%s%s%s\n",
 			pool.master.infra_node, pool.master.infra_addr, pool.master.ports.metrics, err.text,
-			reported ? "the pool's report is " : "when a job ends its pool's report is in ",
-			dir, reported ? "/" : "", reported ? MCRI_REPORT_FILE : "");
+			reported ? "the pool's report is " : "when a job ends its pool's report is in ", dir,
+			reported ? "/" : "", reported ? MCRI_REPORT_FILE : "");
 		goto out;
 	}
 	if (mcri_pool_join_workers(&pool, &jd, &err)) {

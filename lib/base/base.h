@@ -33,16 +33,14 @@ static inline size_t mcri_weight_add(size_t a, size_t b)
 /* ---- errors (error.c) ---------------------------------------------- */
 
 /* Set every field of err (source NULL: ""); returns -1. */
-int mcri_error_vat(struct mcr_error *err, enum mcr_error_kind kind,
-		   const char *source, int line, int column, const char *fmt,
-		   va_list ap);
+int mcri_error_vat(struct mcr_error *err, enum mcr_error_kind kind, const char *source, int line, int column,
+		   const char *fmt, va_list ap);
 /* err at a position (its path is not used); returns -1. */
-int mcri_error_at(struct mcr_error *err, enum mcr_error_kind kind,
-		  const struct mcr_position *at, const char *fmt, ...)
+int mcri_error_at(struct mcr_error *err, enum mcr_error_kind kind, const struct mcr_position *at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* err without source or position; returns -1. */
-int mcri_error_set(struct mcr_error *err, enum mcr_error_kind kind,
-		   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int mcri_error_set(struct mcr_error *err, enum mcr_error_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* MCR_EIO "out of memory" (code MCR_E_NOMEM); returns -1. */
 int mcri_error_nomem(struct mcr_error *err);
 /* The set error's code said more exactly (the setters above give the
@@ -50,13 +48,12 @@ int mcri_error_nomem(struct mcr_error *err);
  * be NULL; returns -1, so `return mcri_error_code(err, MCR_E_YAML);`. */
 int mcri_error_code(struct mcr_error *err, enum mcr_error_code code);
 /* Fill a position (source NULL: "", path NULL: ""). */
-void mcri_position_set(struct mcr_position *at, const char *source, int line, int column,
-		       const char *path);
+void mcri_position_set(struct mcr_position *at, const char *source, int line, int column, const char *path);
 /* A line about the value at `at` that is no error, printed as messages
  * are ("mooncake: <source>:<line>:<column>: <text>") into buf (size bytes,
  * MCR_ERROR_MESSAGE_LENGTH holds any); returns the complete length. */
-size_t mcri_note_at(char *buf, size_t size, const struct mcr_position *at,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+size_t mcri_note_at(char *buf, size_t size, const struct mcr_position *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* ---- environment variables (names.c; reference §8, E1 and E2) ------ */
 
@@ -118,8 +115,7 @@ struct mcri_buf {
 };
 void mcri_buf_add(struct mcri_buf *b, const char *s, size_t n);
 void mcri_buf_puts(struct mcri_buf *b, const char *s);
-void mcri_buf_printf(struct mcri_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void mcri_buf_printf(struct mcri_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The string (caller frees; "" when nothing was added), or NULL after an
  * allocation failure; the buffer is empty again either way. */
 char *mcri_buf_take(struct mcri_buf *b);
@@ -157,8 +153,8 @@ struct mcri_index {
 int mcri_index_add(struct mcri_index *ix, uint64_t hash, size_t pos);
 /* The first recorded position of hash `hash` for which eq(ctx, pos) is
  * true, or MCRI_NOT_FOUND. */
-size_t mcri_index_find(const struct mcri_index *ix, uint64_t hash,
-		       bool (*eq)(const void *ctx, size_t pos), const void *ctx);
+size_t mcri_index_find(const struct mcri_index *ix, uint64_t hash, bool (*eq)(const void *ctx, size_t pos),
+		       const void *ctx);
 void mcri_index_free(struct mcri_index *ix);
 
 #endif /* MCRI_BASE_H_ */

@@ -78,8 +78,8 @@ static void set_name(char *dst, size_t size, const char *name)
 
 /* "mooncake: <kind><source>:<line>:<column>: <text>" (see
  * mcr_error_format) */
-static size_t format(char *buf, size_t size, const char *kind, const char *source,
-		     int line, int column, const char *text)
+static size_t format(char *buf, size_t size, const char *kind, const char *source, int line, int column,
+		     const char *text)
 {
 	char where[64] = "";
 	const char *sep = source[0] ? (line > 0 ? where : ": ") : "";
@@ -102,12 +102,11 @@ static size_t format(char *buf, size_t size, const char *kind, const char *sourc
 
 size_t mcr_error_format(const struct mcr_error *err, char *buf, size_t size)
 {
-	return format(buf, size, err->kind == MCR_WARNING ? "warning: " : "", err->source,
-		      err->line, err->column, err->text);
+	return format(buf, size, err->kind == MCR_WARNING ? "warning: " : "", err->source, err->line, err->column,
+		      err->text);
 }
 
-size_t mcri_note_at(char *buf, size_t size, const struct mcr_position *at,
-		    const char *fmt, ...)
+size_t mcri_note_at(char *buf, size_t size, const struct mcr_position *at, const char *fmt, ...)
 {
 	char text[MCR_ERROR_TEXT_LENGTH];
 	va_list ap;
@@ -118,8 +117,7 @@ size_t mcri_note_at(char *buf, size_t size, const struct mcr_position *at,
 	return format(buf, size, "", at->source, at->line, at->column, text);
 }
 
-void mcri_position_set(struct mcr_position *at, const char *source, int line, int column,
-		       const char *path)
+void mcri_position_set(struct mcr_position *at, const char *source, int line, int column, const char *path)
 {
 	set_name(at->source, sizeof(at->source), source ? source : "");
 	at->line = line;
@@ -129,10 +127,9 @@ void mcri_position_set(struct mcr_position *at, const char *source, int line, in
 
 /* the codes' names, in the order of enum mcr_error_code */
 static const char *const CODE_NAMES[] = {
-	"none", "invalid", "io", "nomem", "state", "advice", "YAML", "field",
-	"schema", "log_dir", "shape",
-	"C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11",
-	"V1", "V2", "V3", "S1", "M1", "E1", "E2", "E3", "H1", "T1", "E4",
+	"none", "invalid", "io", "nomem", "state", "advice", "YAML", "field", "schema", "log_dir", "shape",
+	"C1",   "C2",      "C3", "C4",    "C5",    "C6",     "C7",   "C8",    "C9",     "C10",     "C11",
+	"V1",   "V2",      "V3", "S1",    "M1",    "E1",     "E2",   "E3",    "H1",     "T1",      "E4",
 };
 
 const char *mcr_error_code_name(enum mcr_error_code code)
@@ -160,9 +157,8 @@ static enum mcr_error_code kind_code(enum mcr_error_kind kind)
 	return MCR_E_INVALID;
 }
 
-int mcri_error_vat(struct mcr_error *err, enum mcr_error_kind kind,
-		   const char *source, int line, int column, const char *fmt,
-		   va_list ap)
+int mcri_error_vat(struct mcr_error *err, enum mcr_error_kind kind, const char *source, int line, int column,
+		   const char *fmt, va_list ap)
 {
 	if (!err)
 		return -1;
@@ -175,8 +171,7 @@ int mcri_error_vat(struct mcr_error *err, enum mcr_error_kind kind,
 	return -1;
 }
 
-int mcri_error_at(struct mcr_error *err, enum mcr_error_kind kind,
-		  const struct mcr_position *at, const char *fmt, ...)
+int mcri_error_at(struct mcr_error *err, enum mcr_error_kind kind, const struct mcr_position *at, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -186,8 +181,7 @@ int mcri_error_at(struct mcr_error *err, enum mcr_error_kind kind,
 	return -1;
 }
 
-int mcri_error_set(struct mcr_error *err, enum mcr_error_kind kind,
-		   const char *fmt, ...)
+int mcri_error_set(struct mcr_error *err, enum mcr_error_kind kind, const char *fmt, ...)
 {
 	va_list ap;
 

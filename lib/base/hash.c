@@ -27,12 +27,22 @@ void mcri_hashkey_init(struct mcri_hashkey *hk)
 }
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND                                                            \
-	do {                                                                \
-		v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);   \
-		v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                      \
-		v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                      \
-		v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);   \
+#define SIPROUND                                                                                                       \
+	do {                                                                                                           \
+		v0 += v1;                                                                                              \
+		v1 = ROTL(v1, 13);                                                                                     \
+		v1 ^= v0;                                                                                              \
+		v0 = ROTL(v0, 32);                                                                                     \
+		v2 += v3;                                                                                              \
+		v3 = ROTL(v3, 16);                                                                                     \
+		v3 ^= v2;                                                                                              \
+		v0 += v3;                                                                                              \
+		v3 = ROTL(v3, 21);                                                                                     \
+		v3 ^= v0;                                                                                              \
+		v2 += v1;                                                                                              \
+		v1 = ROTL(v1, 17);                                                                                     \
+		v1 ^= v2;                                                                                              \
+		v2 = ROTL(v2, 32);                                                                                     \
 	} while (0)
 
 uint64_t mcri_hash(const struct mcri_hashkey *hk, const void *data, size_t len)
@@ -100,8 +110,8 @@ int mcri_index_add(struct mcri_index *ix, uint64_t hash, size_t pos)
 	return 0;
 }
 
-size_t mcri_index_find(const struct mcri_index *ix, uint64_t hash,
-		       bool (*eq)(const void *ctx, size_t pos), const void *ctx)
+size_t mcri_index_find(const struct mcri_index *ix, uint64_t hash, bool (*eq)(const void *ctx, size_t pos),
+		       const void *ctx)
 {
 	if (!ix->mask)
 		return MCRI_NOT_FOUND;

@@ -12,16 +12,13 @@
 #include "base/base.h"
 
 const struct mcri_task_var MCRI_TASK_VARS[] = {
-	{ "MOONCAKE_MASTER", MCRI_TASK_VAR_POOL,
-	  "the job's master (<infra node>:8700, or the external one)" },
+	{ "MOONCAKE_MASTER", MCRI_TASK_VAR_POOL, "the job's master (<infra node>:8700, or the external one)" },
 	{ "MOONCAKE_TE_META_DATA_SERVER", MCRI_TASK_VAR_POOL,
 	  "the job's metadata server (http://<infra node>:8701/metadata)" },
 	{ "MOONCAKE_LOCAL_HOSTNAME", MCRI_TASK_VAR_POOL,
 	  "each node's own address (interface= in plugstack.conf, else the route toward the master)" },
-	{ "MOONCAKE_REQUESTER_LOCAL_HOSTNAME", MCRI_TASK_VAR_VLLM,
-	  "each node's own address, for vLLM's store worker" },
-	{ "MOONCAKE_CONFIG_PATH", MCRI_TASK_VAR_FILE,
-	  "the role's client config in the job's directory" },
+	{ "MOONCAKE_REQUESTER_LOCAL_HOSTNAME", MCRI_TASK_VAR_VLLM, "each node's own address, for vLLM's store worker" },
+	{ "MOONCAKE_CONFIG_PATH", MCRI_TASK_VAR_FILE, "the role's client config in the job's directory" },
 	{ NULL, 0, NULL },
 };
 

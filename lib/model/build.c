@@ -67,19 +67,20 @@ static int model_dir_name(const struct mcri_node *model, char **name)
 	return *name ? 0 : -1;
 }
 
-int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r,
-		      struct mcr_error *err)
+int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r, struct mcr_error *err)
 {
 	const struct mcri_node *root = doc->root, *engine, *services, *sname;
 
 	memset(r, 0, sizeof(*r));
 	r->doc = doc;
 	if (!root)
-		return mcri_err_at(err, MCR_EINVAL, doc, NULL,
-				   "the recipe is empty; write at least `schema: 2`, an engine, roles and a mooncake-master service");
+		return mcri_err_at(
+			err, MCR_EINVAL, doc, NULL,
+			"the recipe is empty; write at least `schema: 2`, an engine, roles and a mooncake-master service");
 	if (root->type != MCRI_T_MAP)
-		return mcri_err_at(err, MCR_EINVAL, doc, root,
-				   "the recipe must be a mapping of keys (schema:, engine:, roles:, services:), not a single value or list");
+		return mcri_err_at(
+			err, MCR_EINVAL, doc, root,
+			"the recipe must be a mapping of keys (schema:, engine:, roles:, services:), not a single value or list");
 	r->root = root;
 
 	/* engine: a type string or a mapping with `type` (omitted = SGLang) */
@@ -108,8 +109,7 @@ int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r,
 	r->roles = mcri_map_get(root, "roles");
 	if (mcri_is_map(r->roles))
 		for (int role = 0; role < MCR_ROLE_COUNT; role++)
-			r->role_node[role] = mcri_map_get(r->roles,
-							  mcr_role_name((enum mcr_role)role));
+			r->role_node[role] = mcri_map_get(r->roles, mcr_role_name((enum mcr_role)role));
 
 	/* the enabled mooncake-master entry (rules/shape.c refuses a second one) */
 	services = mcri_map_get(root, "services");
@@ -117,8 +117,7 @@ int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r,
 		for (size_t i = 0; i < services->n; i++) {
 			const struct mcri_node *e = services->items[i];
 
-			if (mcri_is_map(e) && mcri_entry_is_master(e) &&
-			    mcri_entry_enabled(e) && !r->service)
+			if (mcri_is_map(e) && mcri_entry_is_master(e) && mcri_entry_enabled(e) && !r->service)
 				r->service = e;
 		}
 	}
@@ -201,8 +200,7 @@ int mcri_recipe_build(struct mcri_doc *doc, struct mcr_recipe *r,
 		r->lenders[i].critical = !critical || critical->type == MCRI_T_NULL || mcri_truthy(critical);
 	}
 	{
-		const struct mcri_node *log_dir =
-			mcri_map_get(mcri_map_get(root, "output"), "log_dir");
+		const struct mcri_node *log_dir = mcri_map_get(mcri_map_get(root, "output"), "log_dir");
 
 		if (mcri_is_str(log_dir) && log_dir->s[0])
 			r->log_dir = log_dir->s;

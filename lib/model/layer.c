@@ -28,8 +28,7 @@ static size_t find(const struct mcri_payload *p, const char *key, uint64_t h)
 	return mcri_index_find(&p->ix, h, key_eq, &l);
 }
 
-int mcri_payload_set(struct mcri_payload *p, const char *key,
-		     const struct mcri_node *val, const char *text,
+int mcri_payload_set(struct mcri_payload *p, const char *key, const struct mcri_node *val, const char *text,
 		     struct mcr_error *err)
 {
 	struct mcri_payload_entry *e = NULL;
@@ -44,8 +43,7 @@ int mcri_payload_set(struct mcri_payload *p, const char *key,
 	if (!e) {
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 16;
-			struct mcri_payload_entry *ne =
-				realloc(p->e, cap * sizeof(*ne));
+			struct mcri_payload_entry *ne = realloc(p->e, cap * sizeof(*ne));
 
 			if (!ne) {
 				free(t);
@@ -83,16 +81,14 @@ int mcri_payload_set(struct mcri_payload *p, const char *key,
 	return 0;
 }
 
-int mcri_payload_merge_map(struct mcri_payload *p, const struct mcri_node *map,
-			   const char *src, struct mcr_error *err)
+int mcri_payload_merge_map(struct mcri_payload *p, const struct mcri_node *map, const char *src, struct mcr_error *err)
 {
 	if (!mcri_is_map(map))
 		return 0;
 	for (size_t i = 0; i < map->n; i++) {
 		/* (keys are scalars: the loader refuses unhashable ones) */
 		char *key = mcri_json_key(map->keys[i]);
-		int rc = key ? mcri_payload_set(p, key, map->items[i], NULL, err) :
-			       mcri_error_nomem(err);
+		int rc = key ? mcri_payload_set(p, key, map->items[i], NULL, err) : mcri_error_nomem(err);
 
 		if (rc == 0 && src) {
 			struct mcri_payload_entry *e = (struct mcri_payload_entry *)mcri_payload_get(p, key);
@@ -107,8 +103,7 @@ int mcri_payload_merge_map(struct mcri_payload *p, const struct mcri_node *map,
 	return 0;
 }
 
-const struct mcri_payload_entry *mcri_payload_get(const struct mcri_payload *p,
-						  const char *key)
+const struct mcri_payload_entry *mcri_payload_get(const struct mcri_payload *p, const char *key)
 {
 	size_t i = find(p, key, mcri_hash(p->ix.key, key, strlen(key)));
 
@@ -129,12 +124,10 @@ void mcri_payload_free(struct mcri_payload *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int mcri_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode,
-			const char *master_address, struct mcri_payload *out,
-			struct mcr_error *err)
+int mcri_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode, const char *master_address,
+			struct mcri_payload *out, struct mcr_error *err)
 {
-	const struct mcri_node *msc =
-		mcri_map_get(r->role_node[mode], "mooncake_store_config");
+	const struct mcri_node *msc = mcri_map_get(r->role_node[mode], "mooncake_store_config");
 	char src[64];
 
 	memset(out, 0, sizeof(*out));
@@ -143,12 +136,10 @@ int mcri_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode,
 	/* 1. role, 2. model_key, 3. the master's store_config, 4. the role's
 	 * mooncake_store_config, 5. master_server_address (reference §7.1) */
 	out->layer = MCRI_LAYER_ROLE_DEFAULT;
-	if (mcri_payload_set(out, "role", NULL,
-			     mode == MCR_ROLE_DECODE ? "capacity" : "both", err))
+	if (mcri_payload_set(out, "role", NULL, mode == MCR_ROLE_DECODE ? "capacity" : "both", err))
 		return -1;
 	out->layer = MCRI_LAYER_MODEL_DEFAULT;
-	if (r->served_model_name &&
-	    mcri_payload_set(out, "model_key", NULL, r->served_model_name, err))
+	if (r->served_model_name && mcri_payload_set(out, "model_key", NULL, r->served_model_name, err))
 		return -1;
 	out->layer = MCRI_LAYER_STORE_CONFIG;
 	if (mcri_payload_merge_map(out, r->store_config, r->store_config_where, err))
@@ -160,8 +151,8 @@ int mcri_trtllm_payload(const struct mcr_recipe *r, enum mcr_role mode,
 	return mcri_payload_set(out, "master_server_address", NULL, master_address, err);
 }
 
-int mcri_vllm_payload(const struct mcr_recipe *r, const char *master_address,
-		      struct mcri_payload *out, struct mcr_error *err)
+int mcri_vllm_payload(const struct mcr_recipe *r, const char *master_address, struct mcri_payload *out,
+		      struct mcr_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->ix.key = &r->doc->hashkey;

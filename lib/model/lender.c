@@ -28,8 +28,7 @@ int mcri_entry_lender_kind(const struct mcri_node *entry, enum mcri_lender_kind 
 	return -1;
 }
 
-enum mcri_lender_place mcri_lender_placement(const struct mcr_recipe *r, const struct mcri_node *entry,
-					     unsigned *roles)
+enum mcri_lender_place mcri_lender_placement(const struct mcr_recipe *r, const struct mcri_node *entry, unsigned *roles)
 {
 	const struct mcri_node *placement = mcri_map_get(entry, "placement");
 	const struct mcri_node *node = mcri_map_get(placement, "node");
@@ -55,8 +54,7 @@ enum mcri_lender_place mcri_lender_placement(const struct mcr_recipe *r, const s
 	return MCRI_PLACE_OTHER;
 }
 
-const char *mcri_lender_container(const struct mcr_recipe *r, const struct mcri_lender *l,
-				  struct mcr_position *where)
+const char *mcri_lender_container(const struct mcr_recipe *r, const struct mcri_lender *l, struct mcr_position *where)
 {
 	const struct mcri_node *n;
 	char path[MCRI_LENDER_NAME_MAX + 64];
@@ -65,8 +63,7 @@ const char *mcri_lender_container(const struct mcr_recipe *r, const struct mcri_
 		memset(where, 0, sizeof(*where));
 	if (mcri_is_str(n = mcri_map_get(l->entry, "container")) && n->s[0])
 		snprintf(path, sizeof(path), "services[%s].container", l->name);
-	else if (mcri_is_map(r->kv_block) && mcri_is_str(n = mcri_map_get(r->kv_block, "container")) &&
-		 n->s[0])
+	else if (mcri_is_map(r->kv_block) && mcri_is_str(n = mcri_map_get(r->kv_block, "container")) && n->s[0])
 		snprintf(path, sizeof(path), "engine.mooncake_kv_store.container");
 	else if (mcri_is_str(n = mcri_map_get(mcri_map_get(r->root, "model"), "container")) && n->s[0])
 		snprintf(path, sizeof(path), "model.container");

@@ -57,8 +57,7 @@ size_t mcr_recipe_per_gpu_configs(const struct mcr_recipe *r)
 
 int mcr_recipe_ready_timeout(const struct mcr_recipe *r)
 {
-	const struct mcri_node *t = mcri_map_get(mcri_map_get(r->service, "readiness"),
-						 "timeout_seconds");
+	const struct mcri_node *t = mcri_map_get(mcri_map_get(r->service, "readiness"), "timeout_seconds");
 
 	if (t && t->type == MCRI_T_INT && t->i > 0)
 		return t->i > 86400 ? 86400 : (int)t->i;
@@ -88,8 +87,7 @@ char *mcr_recipe_role_list(const struct mcr_recipe *r)
 	return mcri_buf_take(&b);
 }
 
-int mcr_recipe_resolve_role(const struct mcr_recipe *r, const char *requested,
-			    bool inherited, enum mcr_role *role,
+int mcr_recipe_resolve_role(const struct mcr_recipe *r, const char *requested, bool inherited, enum mcr_role *role,
 			    struct mcr_error *err)
 {
 	char *list = mcr_recipe_role_list(r);
@@ -109,14 +107,14 @@ int mcr_recipe_resolve_role(const struct mcr_recipe *r, const char *requested,
 
 		if (want == MCR_ROLE_NONE) {
 			mcri_err_at(err, MCR_EINVAL, r->doc, NULL,
-				    "--mooncake-role=%s is not a role; use one of the recipe's roles: %s",
-				    requested, list);
+				    "--mooncake-role=%s is not a role; use one of the recipe's roles: %s", requested,
+				    list);
 			goto out;
 		}
 		if (!r->role_node[want]) {
 			mcri_err_at(err, MCR_EINVAL, r->doc, r->roles,
-				    "--mooncake-role=%s: the recipe has no roles.%s; its roles are %s",
-				    requested, requested, list);
+				    "--mooncake-role=%s: the recipe has no roles.%s; its roles are %s", requested,
+				    requested, list);
 			goto out;
 		}
 		*role = want;
@@ -147,8 +145,7 @@ out:
 /* srtctl's choice of the master's container: the service's, else the
  * engine block's, else the job's (model.container); empty strings do not
  * count (srtctl copies the service's only when truthy) */
-const char *mcr_recipe_master_container(const struct mcr_recipe *r,
-					struct mcr_position *where)
+const char *mcr_recipe_master_container(const struct mcr_recipe *r, struct mcr_position *where)
 {
 	const struct mcri_node *n = NULL, *name;
 	char path[320];
@@ -161,11 +158,9 @@ const char *mcr_recipe_master_container(const struct mcr_recipe *r,
 		name = mcri_map_get(r->service, "name");
 		snprintf(path, sizeof(path), "services[%.200s].container",
 			 mcri_is_str(name) ? name->s : "mooncake-master");
-	} else if (mcri_is_map(r->kv_block) &&
-		   mcri_is_str(n = mcri_map_get(r->kv_block, "container")) && n->s[0]) {
+	} else if (mcri_is_map(r->kv_block) && mcri_is_str(n = mcri_map_get(r->kv_block, "container")) && n->s[0]) {
 		snprintf(path, sizeof(path), "engine.mooncake_kv_store.container");
-	} else if (mcri_is_str(n = mcri_map_get(mcri_map_get(r->root, "model"), "container")) &&
-		   n->s[0]) {
+	} else if (mcri_is_str(n = mcri_map_get(mcri_map_get(r->root, "model"), "container")) && n->s[0]) {
 		snprintf(path, sizeof(path), "model.container");
 	} else {
 		return NULL;

@@ -23,11 +23,13 @@ static int unreadable(const char *name, int e, struct mcr_error *err)
 {
 	if (e == ENOMEM)
 		return mcri_error_nomem(err);
-	return mcri_error_set(err, MCR_EIO,
-			      "cannot read srtctl's cluster config %s: %s; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it",
-			      name,
-			      e == EISDIR ? "it is not a regular file" :
-			      e == EFBIG  ? "it is larger than 1 MiB" : strerror(e));
+	return mcri_error_set(
+		err, MCR_EIO,
+		"cannot read srtctl's cluster config %s: %s; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it",
+		name,
+		e == EISDIR  ? "it is not a regular file"
+		: e == EFBIG ? "it is larger than 1 MiB"
+			     : strerror(e));
 }
 
 /* the mapping of `text` (heap, consumed) */
@@ -46,25 +48,28 @@ static int from_text(char *text, size_t len, const char *name, const char *alias
 	if (!doc->root)
 		goto out; /* empty: no aliases */
 	if (!mcri_is_map(doc->root)) {
-		rc = mcri_err_at(err, MCR_EINVAL, doc, doc->root,
-				 "srtctl's cluster config must be a mapping (cluster:, model_paths:, containers:, ...); srtctl ignores this file, and no alias of it resolves: fix it, or remove it");
+		rc = mcri_err_at(
+			err, MCR_EINVAL, doc, doc->root,
+			"srtctl's cluster config must be a mapping (cluster:, model_paths:, containers:, ...); srtctl ignores this file, and no alias of it resolves: fix it, or remove it");
 		goto out;
 	}
 	containers = mcri_map_get(doc->root, "containers");
 	if (!containers || containers->type == MCRI_T_NULL)
 		goto out;
 	if (!mcri_is_map(containers)) {
-		rc = mcri_err_at(err, MCR_EINVAL, doc, containers,
-				 "containers: must map srtctl's container aliases to images, e.g. containers: {trtllm: /shared/images/trtllm.sqsh}");
+		rc = mcri_err_at(
+			err, MCR_EINVAL, doc, containers,
+			"containers: must map srtctl's container aliases to images, e.g. containers: {trtllm: /shared/images/trtllm.sqsh}");
 		goto out;
 	}
 	if (!(v = mcri_map_get(containers, alias)))
 		goto out;
 	if (!mcri_is_str(v) || !v->s[0]) {
 		repr = mcri_repr(v);
-		rc = mcri_err_at(err, MCR_EINVAL, doc, v,
-				 "containers.%s: %s is not an image; write a registry image, a squashfs file or an OCI bundle's path, e.g. %s: /shared/images/%s.sqsh",
-				 alias, repr ? repr : "the value", alias, alias);
+		rc = mcri_err_at(
+			err, MCR_EINVAL, doc, v,
+			"containers.%s: %s is not an image; write a registry image, a squashfs file or an OCI bundle's path, e.g. %s: /shared/images/%s.sqsh",
+			alias, repr ? repr : "the value", alias, alias);
 		free(repr);
 		goto out;
 	}
@@ -84,8 +89,8 @@ out:
 	return rc;
 }
 
-int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias,
-			   char **value, struct mcr_position *where, struct mcr_error *err)
+int mcr_srtslurm_container(const char *path, const char *display_name, const char *alias, char **value,
+			   struct mcr_position *where, struct mcr_error *err)
 {
 	const char *name = display_name ? display_name : path;
 	char *text = NULL;
@@ -100,8 +105,8 @@ int mcr_srtslurm_container(const char *path, const char *display_name, const cha
 	return from_text(text, len, name, alias, value, where, err);
 }
 
-int mcri_srtslurm_container_fd(int fd, const char *name, const char *alias, char **value,
-			       struct mcr_position *where, struct mcr_error *err)
+int mcri_srtslurm_container_fd(int fd, const char *name, const char *alias, char **value, struct mcr_position *where,
+			       struct mcr_error *err)
 {
 	char *text = NULL;
 	size_t len;

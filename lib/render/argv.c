@@ -30,8 +30,7 @@ static bool valid_port(int p)
 	return p >= 1 && p <= 65535;
 }
 
-int mcr_master_argv(const struct mcr_recipe *r, const char *binary,
-		    const struct mcr_ports *ports, char ***argv,
+int mcr_master_argv(const struct mcr_recipe *r, const char *binary, const struct mcr_ports *ports, char ***argv,
 		    struct mcr_error *err)
 {
 	const struct mcr_ports fixed = { MCR_MASTER_PORT, MCR_METADATA_PORT, MCR_METRICS_PORT };
@@ -41,13 +40,11 @@ int mcr_master_argv(const struct mcr_recipe *r, const char *binary,
 
 	*argv = NULL;
 	if (!r->has_master || r->external)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the recipe starts no master (none declared, or external)");
+		return mcri_error_set(err, MCR_EINVAL, "the recipe starts no master (none declared, or external)");
 	if (!ports)
 		ports = &fixed;
 	if (!valid_port(ports->rpc) || !valid_port(ports->metadata) || !valid_port(ports->metrics))
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the master's ports %d, %d, %d: each must be 1-65535",
+		return mcri_error_set(err, MCR_EINVAL, "the master's ports %d, %d, %d: each must be 1-65535",
 				      ports->rpc, ports->metadata, ports->metrics);
 	cap = 2 + (mcri_is_seq(cmd) ? cmd->n : 8) + (mcri_is_seq(args) ? args->n : 0);
 	v = calloc(cap + 1, sizeof(*v));
@@ -61,11 +58,12 @@ int mcr_master_argv(const struct mcr_recipe *r, const char *binary,
 		if (!(v[n++] = strdup(binary)))
 			goto nomem;
 		for (i = 0; DEFAULT_FLAGS[i].flag; i++) {
-			int port = DEFAULT_FLAGS[i].port == 1 ? ports->rpc :
-				   DEFAULT_FLAGS[i].port == 2 ? ports->metadata : ports->metrics;
+			int port = DEFAULT_FLAGS[i].port == 1   ? ports->rpc
+				   : DEFAULT_FLAGS[i].port == 2 ? ports->metadata
+								: ports->metrics;
 
-			v[n++] = DEFAULT_FLAGS[i].port ? mcri_asprintf(DEFAULT_FLAGS[i].flag, port) :
-							 strdup(DEFAULT_FLAGS[i].flag);
+			v[n++] = DEFAULT_FLAGS[i].port ? mcri_asprintf(DEFAULT_FLAGS[i].flag, port)
+						       : strdup(DEFAULT_FLAGS[i].flag);
 			if (!v[n - 1])
 				goto nomem;
 		}

@@ -16,10 +16,10 @@ struct envb {
 	struct mcr_env *env;
 	struct mcri_index ix;
 	size_t bytes, max;
-	const char *name;              /* the one looked up */
-	struct mcri_env_origin **orig; /* NULL: not wanted */
-	enum mcri_layer layer;         /* the layer env_set records */
-	const char *where;             /* its key path, or NULL */
+	const char *name;                          /* the one looked up */
+	struct mcri_env_origin **orig;             /* NULL: not wanted */
+	enum mcri_layer layer;                     /* the layer env_set records */
+	const char *where;                         /* its key path, or NULL */
 	char own_where[MCRI_LENDER_NAME_MAX + 32]; /* room for a key path made here */
 };
 
@@ -30,8 +30,7 @@ static bool name_eq(const void *ctx, size_t pos)
 	return strcmp(b->env->vars[pos].name, b->name) == 0;
 }
 
-static void envb_init(struct envb *b, const struct mcr_recipe *r, struct mcr_env *env,
-		      struct mcri_env_origin **orig)
+static void envb_init(struct envb *b, const struct mcr_recipe *r, struct mcr_env *env, struct mcri_env_origin **orig)
 {
 	memset(env, 0, sizeof(*env));
 	memset(b, 0, sizeof(*b));
@@ -42,8 +41,7 @@ static void envb_init(struct envb *b, const struct mcr_recipe *r, struct mcr_env
 }
 
 /* where the value at `i` (== count: a new one) came from, and what it replaced */
-static int record_origin(struct envb *b, size_t i, const struct mcri_node *node,
-			 struct mcr_error *err)
+static int record_origin(struct envb *b, size_t i, const struct mcri_node *node, struct mcr_error *err)
 {
 	struct mcri_env_origin *o;
 
@@ -71,8 +69,8 @@ static int record_origin(struct envb *b, size_t i, const struct mcri_node *node,
  * recipe sets it (NULL: the plugin's). The recipe's own variables passed E1
  * and E2 at load; a value made from the caller's input (an address, a
  * directory) is checked here the same way. */
-static int env_set(struct envb *b, const char *name, const char *value,
-		   const struct mcri_node *node, struct mcr_error *err)
+static int env_set(struct envb *b, const char *name, const char *value, const struct mcri_node *node,
+		   struct mcr_error *err)
 {
 	struct mcr_env *env = b->env;
 	struct mcr_env_var *v;
@@ -83,18 +81,20 @@ static int env_set(struct envb *b, const char *name, const char *value,
 
 	if (problem) {
 		char *shown = mcri_repr_text(value);
-		int rc = mcri_error_set(err, MCR_EINVAL,
-					"the environment variable %s would be %.200s, which contains %s (rule E2); fix what it is made of: the master's address, the node's address or the job directory",
-					name, shown ? shown : "?", problem);
+		int rc = mcri_error_set(
+			err, MCR_EINVAL,
+			"the environment variable %s would be %.200s, which contains %s (rule E2); fix what it is made of: the master's address, the node's address or the job directory",
+			name, shown ? shown : "?", problem);
 
 		free(shown);
 		return rc;
 	}
 	b->bytes = mcri_weight_add(b->bytes, strlen(name) + strlen(value) + 2);
 	if (b->bytes > b->max)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the environment would hold more than %zu bytes (%u times the recipe's size, plus %u KiB) when %s is set; shorten the recipe's env, environment or engine.mooncake_kv_store.env",
-				      b->max, MCRI_RENDER_FACTOR, MCRI_RENDER_SLACK >> 10, name);
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"the environment would hold more than %zu bytes (%u times the recipe's size, plus %u KiB) when %s is set; shorten the recipe's env, environment or engine.mooncake_kv_store.env",
+			b->max, MCRI_RENDER_FACTOR, MCRI_RENDER_SLACK >> 10, name);
 	if (!(val = strdup(value)))
 		return mcri_error_nomem(err);
 	b->name = name;
@@ -130,16 +130,15 @@ static int env_set(struct envb *b, const char *name, const char *value,
 
 /* every NAME: value of a map (validation let only strings through; str()
  * of anything else, as Python would) */
-static int env_merge(struct envb *b, const struct mcri_node *map,
-		     struct mcr_error *err)
+static int env_merge(struct envb *b, const struct mcri_node *map, struct mcr_error *err)
 {
 	for (size_t i = 0; mcri_is_map(map) && i < map->n; i++) {
 		const struct mcri_node *k = map->keys[i], *val = map->items[i];
 		char *ks = k->type == MCRI_T_STR ? NULL : mcri_key_str(k);
 		char *vs = val->type == MCRI_T_STR ? NULL : mcri_pystr(val);
-		int rc = (k->type != MCRI_T_STR && !ks) || (val->type != MCRI_T_STR && !vs) ?
-				 mcri_error_nomem(err) :
-				 env_set(b, ks ? ks : k->s, vs ? vs : val->s, val, err);
+		int rc = (k->type != MCRI_T_STR && !ks) || (val->type != MCRI_T_STR && !vs)
+				 ? mcri_error_nomem(err)
+				 : env_set(b, ks ? ks : k->s, vs ? vs : val->s, val, err);
 
 		free(ks);
 		free(vs);
@@ -168,8 +167,7 @@ void mcr_env_free(struct mcr_env *env)
 	env->count = 0;
 }
 
-int mcr_master_env(const struct mcr_recipe *r, struct mcr_env *out,
-		   struct mcr_error *err)
+int mcr_master_env(const struct mcr_recipe *r, struct mcr_env *out, struct mcr_error *err)
 {
 	struct envb b;
 	int rc;
@@ -187,8 +185,8 @@ int mcr_master_env(const struct mcr_recipe *r, struct mcr_env *out,
  * else the infra node's at the job's metadata port; P2PHANDSHAKE for an
  * HA pool (an etcd:// master), whose masters' metadata servers are each
  * their own */
-static int metadata_server(const struct mcr_recipe *r, const char *master, const char *infra_host,
-			   int port, char **url, struct mcr_error *err)
+static int metadata_server(const struct mcr_recipe *r, const char *master, const char *infra_host, int port, char **url,
+			   struct mcr_error *err)
 {
 	char *host = NULL;
 
@@ -209,8 +207,7 @@ static int metadata_server(const struct mcr_recipe *r, const char *master, const
 }
 
 /* the layers of reference §8, later entries winning */
-static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
-		     const struct mcr_env_input *in, struct envb *b,
+static int layer_env(const struct mcr_recipe *r, enum mcr_role role, const struct mcr_env_input *in, struct envb *b,
 		     struct mcr_error *err)
 {
 	const char *master = mcri_effective_master(r, in->master_address);
@@ -230,8 +227,7 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 	if (!r->has_master)
 		return 0;
 	if (!master)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "no master address for the worker environment");
+		return mcri_error_set(err, MCR_EINVAL, "no master address for the worker environment");
 	/* 3. the engine block's env; then the plugin's own variables
 	 * (base/taskvars.c), after every layer of the recipe: their values
 	 * always win. 4. MOONCAKE_LOCAL_HOSTNAME (vLLM: and
@@ -243,10 +239,9 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 		return -1;
 	b->layer = MCRI_LAYER_NODE;
 	b->where = NULL;
-	if (in->local_hostname &&
-	    (env_set(b, "MOONCAKE_LOCAL_HOSTNAME", in->local_hostname, NULL, err) ||
-	     (r->engine == MCR_ENGINE_VLLM &&
-	      env_set(b, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME", in->local_hostname, NULL, err))))
+	if (in->local_hostname && (env_set(b, "MOONCAKE_LOCAL_HOSTNAME", in->local_hostname, NULL, err) ||
+				   (r->engine == MCR_ENGINE_VLLM &&
+				    env_set(b, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME", in->local_hostname, NULL, err))))
 		return -1;
 	b->layer = MCRI_LAYER_MASTER;
 	b->where = NULL;
@@ -259,8 +254,7 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 		return rc;
 	/* 7. MOONCAKE_CONFIG_PATH for the roles that read a file */
 	val = mcri_asprintf("%s/%s", in->config_dir ? in->config_dir : ".",
-			    in->config_name ? in->config_name :
-			    mcr_client_config_name(r, role));
+			    in->config_name ? in->config_name : mcr_client_config_name(r, role));
 	if (!val)
 		return mcri_error_nomem(err);
 	b->layer = MCRI_LAYER_JOB_DIR;
@@ -270,9 +264,8 @@ static int layer_env(const struct mcr_recipe *r, enum mcr_role role,
 	return rc;
 }
 
-int mcri_worker_env_origins(const struct mcr_recipe *r, enum mcr_role role,
-			    const struct mcr_env_input *in, struct mcr_env *out,
-			    struct mcri_env_origin **origins, struct mcr_error *err)
+int mcri_worker_env_origins(const struct mcr_recipe *r, enum mcr_role role, const struct mcr_env_input *in,
+			    struct mcr_env *out, struct mcri_env_origin **origins, struct mcr_error *err)
 {
 	struct envb b;
 	int rc;
@@ -296,8 +289,7 @@ int mcri_worker_env_origins(const struct mcr_recipe *r, enum mcr_role role,
 	return rc;
 }
 
-int mcr_worker_env(const struct mcr_recipe *r, enum mcr_role role,
-		   const struct mcr_env_input *in, struct mcr_env *out,
+int mcr_worker_env(const struct mcr_recipe *r, enum mcr_role role, const struct mcr_env_input *in, struct mcr_env *out,
 		   struct mcr_error *err)
 {
 	return mcri_worker_env_origins(r, role, in, out, NULL, err);
@@ -312,8 +304,8 @@ const char *mcri_lender_metadata(const struct mcr_recipe *r, const char **where)
 
 	if (r->engine == MCR_ENGINE_TRTLLM)
 		for (int k = 0; k < MCR_ROLE_COUNT; k++) {
-			const struct mcri_node *own = mcri_map_get(
-				mcri_map_get(r->role_node[k], "mooncake_store_config"), "metadata_server");
+			const struct mcri_node *own =
+				mcri_map_get(mcri_map_get(r->role_node[k], "mooncake_store_config"), "metadata_server");
 
 			if ((r->connector_modes & MCRI_ROLE_BIT(k)) && mcri_is_str(own)) {
 				md = own;
@@ -331,8 +323,8 @@ const char *mcri_lender_metadata(const struct mcr_recipe *r, const char **where)
 	return mcri_is_str(md) ? md->s : "P2PHANDSHAKE";
 }
 
-static int lender_env(const struct mcr_recipe *r, const struct mcri_lender *l,
-		      const struct mcri_lender_at *at, struct envb *b, struct mcr_error *err)
+static int lender_env(const struct mcr_recipe *r, const struct mcri_lender *l, const struct mcri_lender_at *at,
+		      struct envb *b, struct mcr_error *err)
 {
 	char *where = b->own_where, *val = NULL;
 	const char *md;
@@ -385,9 +377,8 @@ static int lender_env(const struct mcr_recipe *r, const struct mcri_lender *l,
 	return rc;
 }
 
-int mcri_lender_env_origins(const struct mcr_recipe *r, const struct mcri_lender *l,
-			    const struct mcri_lender_at *at, struct mcr_env *out,
-			    struct mcri_env_origin **origins, struct mcr_error *err)
+int mcri_lender_env_origins(const struct mcr_recipe *r, const struct mcri_lender *l, const struct mcri_lender_at *at,
+			    struct mcr_env *out, struct mcri_env_origin **origins, struct mcr_error *err)
 {
 	struct envb b;
 	int rc;
@@ -407,8 +398,8 @@ int mcri_lender_env_origins(const struct mcr_recipe *r, const struct mcri_lender
 	return rc;
 }
 
-char *mcri_lender_segment(const struct mcr_recipe *r, const struct mcri_lender *l,
-			  const struct mcri_lender_at *at, struct mcr_error *err)
+char *mcri_lender_segment(const struct mcr_recipe *r, const struct mcri_lender *l, const struct mcri_lender_at *at,
+			  struct mcr_error *err)
 {
 	struct mcr_env env;
 	char *name;

@@ -14,8 +14,7 @@
 #include "rules/engines.h"
 
 /* the layer's name as explain prints it; `r`, `role` for key paths */
-static void layer_name(const struct mcr_recipe *r, enum mcr_role role,
-		       enum mcri_layer layer, char *buf, size_t size)
+static void layer_name(const struct mcr_recipe *r, enum mcr_role role, enum mcri_layer layer, char *buf, size_t size)
 {
 	switch (layer) {
 	case MCRI_LAYER_ROLE_DEFAULT:
@@ -25,8 +24,7 @@ static void layer_name(const struct mcr_recipe *r, enum mcr_role role,
 		snprintf(buf, size, "served-model default");
 		break;
 	case MCRI_LAYER_STORE_CONFIG:
-		snprintf(buf, size, "%s", r->store_config_where ? r->store_config_where :
-				      "options.store_config");
+		snprintf(buf, size, "%s", r->store_config_where ? r->store_config_where : "options.store_config");
 		break;
 	case MCRI_LAYER_ROLE_CONFIG:
 		snprintf(buf, size, "roles.%s.mooncake_store_config", mcr_role_name(role));
@@ -65,8 +63,7 @@ static void layer_name(const struct mcr_recipe *r, enum mcr_role role,
 }
 
 /* "recipe.yaml:12:7" of a node, or "" */
-static void where_of(const struct mcr_recipe *r, const struct mcri_node *n,
-		     char *buf, size_t size)
+static void where_of(const struct mcr_recipe *r, const struct mcri_node *n, char *buf, size_t size)
 {
 	if (n)
 		snprintf(buf, size, "%s:%d:%d", r->doc->name, n->line, n->col);
@@ -75,8 +72,7 @@ static void where_of(const struct mcr_recipe *r, const struct mcri_node *n,
 }
 
 /* what the plugin (or a default) sets, said where no recipe line does */
-static const char *plugin_note(const struct mcr_recipe *r, enum mcri_layer layer,
-			       const char *key)
+static const char *plugin_note(const struct mcr_recipe *r, enum mcri_layer layer, const char *key)
 {
 	switch (layer) {
 	case MCRI_LAYER_ROLE_DEFAULT:
@@ -108,8 +104,8 @@ static const char *plugin_note(const struct mcr_recipe *r, enum mcri_layer layer
  * the byte count the engine's reader makes of a size: "\"32GB\"
  * (34359738368 bytes)"; `shown` unchanged for other keys; NULL (shown
  * freed) when out of memory. */
-static char *with_bytes(const struct mcr_recipe *r, const char *key,
-			const struct mcri_node *val, const char *text, char *shown)
+static char *with_bytes(const struct mcr_recipe *r, const char *key, const struct mcri_node *val, const char *text,
+			char *shown)
 {
 	bool size = !strcmp(key, "global_segment_size") || !strcmp(key, "local_buffer_size");
 	long long bytes;
@@ -118,8 +114,7 @@ static char *with_bytes(const struct mcr_recipe *r, const char *key,
 	if (!shown || !size || mcri_engine_size(r, val, text, &bytes))
 		return shown;
 	/* a count that saturated is a lower bound (Python's ints are not) */
-	out = mcri_asprintf("%s (%lld bytes%s)", shown, bytes,
-			    bytes == 9223372036854775807LL ? " or more" : "");
+	out = mcri_asprintf("%s (%lld bytes%s)", shown, bytes, bytes == 9223372036854775807LL ? " or more" : "");
 	free(shown);
 	return out;
 }
@@ -130,13 +125,13 @@ struct table {
 	struct trow {
 		char *cell[4]; /* key, value, layer, where and note */
 		char *line;
-	} *rows;
+	} * rows;
 	size_t n;
 	bool oom;
 };
 
-static void row(struct table *t, const char *key, const char *value,
-		const char *layer, const char *where, const char *note)
+static void row(struct table *t, const char *key, const char *value, const char *layer, const char *where,
+		const char *note)
 {
 	struct trow *r = realloc(t->rows, (t->n + 1) * sizeof(*r));
 
@@ -185,8 +180,8 @@ static void flush(struct mcri_buf *b, struct table *t)
 		if (r->line)
 			mcri_buf_printf(b, "  %*s  %s\n", w[0], "", r->line);
 		else if (!t->oom)
-			mcri_buf_printf(b, "  %-*s  %-*s  %-*s  %s\n", w[0], r->cell[0], w[1],
-					r->cell[1], w[2], r->cell[2], r->cell[3]);
+			mcri_buf_printf(b, "  %-*s  %-*s  %-*s  %s\n", w[0], r->cell[0], w[1], r->cell[1], w[2],
+					r->cell[2], r->cell[3]);
 		for (int c = 0; c < 4; c++)
 			free(r->cell[c]);
 		free(r->line);
@@ -199,18 +194,15 @@ static void flush(struct mcri_buf *b, struct table *t)
 
 /* a note under a value that replaced another: `json` shows the old
  * value as the client config would (else as the environment has it) */
-static void replaced(struct table *t, const struct mcr_recipe *r,
-		     enum mcr_role role, enum mcri_layer layer,
+static void replaced(struct table *t, const struct mcr_recipe *r, enum mcr_role role, enum mcri_layer layer,
 		     const struct mcri_node *over, const char *over_text, bool json)
 {
 	char lname[128], at[MCR_ERROR_SOURCE_LENGTH + 32];
-	char *v = json ? mcri_value_json(over, over_text ? over_text : "") :
-			 strdup(over_text ? over_text : "");
+	char *v = json ? mcri_value_json(over, over_text ? over_text : "") : strdup(over_text ? over_text : "");
 
 	layer_name(r, role, layer, lname, sizeof(lname));
 	where_of(r, over, at, sizeof(at));
-	note(t, v ? mcri_asprintf("(replaces %s from %s%s%s)", v, lname, at[0] ? " at " : "", at) :
-		    NULL);
+	note(t, v ? mcri_asprintf("(replaces %s from %s%s%s)", v, lname, at[0] ? " at " : "", at) : NULL);
 	free(v);
 }
 
@@ -226,8 +218,7 @@ static const struct mcri_node *model_node(const struct mcr_recipe *r, const char
 	return mcri_map_get(mcri_map_get(r->root, "model"), "path");
 }
 
-static int explain_config(struct mcri_buf *b, const struct mcr_recipe *r,
-			  enum mcr_role role, const char *master,
+static int explain_config(struct mcri_buf *b, const struct mcr_recipe *r, enum mcr_role role, const char *master,
 			  struct mcr_error *err)
 {
 	const char *name = mcr_client_config_name(r, role);
@@ -237,14 +228,14 @@ static int explain_config(struct mcri_buf *b, const struct mcr_recipe *r,
 
 	if (!name) {
 		mcri_buf_printf(b, "client config of roles.%s: none (%s)\n", mcr_role_name(role),
-				!r->has_master ? "the recipe has no mooncake-master" :
-				r->engine == MCR_ENGINE_SGLANG ? "SGLang workers read the MOONCAKE_* variables" :
-				r->engine == MCR_ENGINE_TRTLLM ? "the role does not use the mooncake-store connector" :
-								 "the engine reads no Mooncake client config");
+				!r->has_master                   ? "the recipe has no mooncake-master"
+				: r->engine == MCR_ENGINE_SGLANG ? "SGLang workers read the MOONCAKE_* variables"
+				: r->engine == MCR_ENGINE_TRTLLM ? "the role does not use the mooncake-store connector"
+								 : "the engine reads no Mooncake client config");
 		return 0;
 	}
-	rc = r->engine == MCR_ENGINE_TRTLLM ? mcri_trtllm_payload(r, role, master, &p, err) :
-					      mcri_vllm_payload(r, master, &p, err);
+	rc = r->engine == MCR_ENGINE_TRTLLM ? mcri_trtllm_payload(r, role, master, &p, err)
+					    : mcri_vllm_payload(r, master, &p, err);
 	if (rc) {
 		mcri_payload_free(&p);
 		return -1;
@@ -282,9 +273,8 @@ static int explain_config(struct mcri_buf *b, const struct mcr_recipe *r,
 	return 0;
 }
 
-static int explain_env(struct mcri_buf *b, const struct mcr_recipe *r,
-		       enum mcr_role role, const struct mcr_env_input *in,
-		       struct mcr_error *err)
+static int explain_env(struct mcri_buf *b, const struct mcr_recipe *r, enum mcr_role role,
+		       const struct mcr_env_input *in, struct mcr_error *err)
 {
 	struct mcri_env_origin *o = NULL;
 	struct table t = { 0 };
@@ -300,10 +290,8 @@ static int explain_env(struct mcri_buf *b, const struct mcr_recipe *r,
 
 		layer_name(r, role, o[i].layer, lname, sizeof(lname));
 		where_of(r, o[i].node, where, sizeof(where));
-		if (r->engine == MCR_ENGINE_SGLANG &&
-		    !strcmp(env.vars[i].name, "MOONCAKE_GLOBAL_SEGMENT_SIZE"))
-			v = with_bytes(r, "global_segment_size", NULL, env.vars[i].value,
-				       strdup(env.vars[i].value));
+		if (r->engine == MCR_ENGINE_SGLANG && !strcmp(env.vars[i].name, "MOONCAKE_GLOBAL_SEGMENT_SIZE"))
+			v = with_bytes(r, "global_segment_size", NULL, env.vars[i].value, strdup(env.vars[i].value));
 		row(&t, env.vars[i].name, v ? v : env.vars[i].value, lname, where,
 		    plugin_note(r, o[i].layer, env.vars[i].name));
 		free(v);
@@ -347,8 +335,8 @@ static int explain_lender(struct mcri_buf *b, const struct mcr_recipe *r, const 
 	const struct mcri_node *cmd = mcri_map_get(l->entry, "command"), *args = mcri_map_get(l->entry, "args");
 	const struct mcri_node *options = mcri_map_get(l->entry, "options"), *n;
 	const char *md_where = NULL;
-	struct mcri_lender_at at = { "<node>", "<node address>", 8080, in->master_address, in->metadata_host,
-				     in->metadata_port, in->config_dir, 0 };
+	struct mcri_lender_at at = { "<node>",          "<node address>",  8080,           in->master_address,
+				     in->metadata_host, in->metadata_port, in->config_dir, 0 };
 	struct mcri_env_origin *o = NULL;
 	struct table t = { 0 };
 	struct mcr_env env;
@@ -360,8 +348,8 @@ static int explain_lender(struct mcri_buf *b, const struct mcr_recipe *r, const 
 	snprintf(own_args, sizeof(own_args), "services[%s].args", l->name);
 
 	placement_words(l, placed, sizeof(placed));
-	mcri_buf_printf(b, "\nlender %s (%s), on %s; critical: %s:\n", l->name, mcri_lender_kind_name(l->kind),
-			placed, l->critical ? "true" : "false");
+	mcri_buf_printf(b, "\nlender %s (%s), on %s; critical: %s:\n", l->name, mcri_lender_kind_name(l->kind), placed,
+			l->critical ? "true" : "false");
 	if (mcri_lender_argv(r, l, &at, &argv, err))
 		return -1;
 	row(&t, "COMMAND", "", "", "", "");
@@ -439,8 +427,8 @@ static int explain_lender(struct mcri_buf *b, const struct mcr_recipe *r, const 
 	if (l->kind == MCRI_LENDER_STORE) {
 		if (!(seg = mcri_lender_segment(r, l, &at, err)))
 			return -1;
-		mcri_buf_printf(b, "  ready when its port is its own and the job's master lists its segment %s%s\n", seg,
-				strstr(seg, ":*") ? " (the new one of its host)" : "");
+		mcri_buf_printf(b, "  ready when its port is its own and the job's master lists its segment %s%s\n",
+				seg, strstr(seg, ":*") ? " (the new one of its host)" : "");
 		free(seg);
 	} else {
 		mcri_buf_printf(b, "  ready when its ready file is there\n");
@@ -463,8 +451,8 @@ char *mcri_explain_lenders(const struct mcr_recipe *r)
 	return mcri_buf_take(&b);
 }
 
-char *mcri_explain(const struct mcr_recipe *r, enum mcr_role role,
-		   const struct mcr_env_input *in, struct mcr_error *err)
+char *mcri_explain(const struct mcr_recipe *r, enum mcr_role role, const struct mcr_env_input *in,
+		   struct mcr_error *err)
 {
 	struct mcri_buf b = { 0 };
 	struct mcr_env_input job = *in;
@@ -485,8 +473,7 @@ char *mcri_explain(const struct mcr_recipe *r, enum mcr_role role,
 		job.config_dir = "<job dir>";
 	if (!job.local_hostname)
 		job.local_hostname = "<node address>";
-	if (explain_config(&b, r, role, job.master_address, err) ||
-	    explain_env(&b, r, role, &job, err)) {
+	if (explain_config(&b, r, role, job.master_address, err) || explain_env(&b, r, role, &job, err)) {
 		free(b.p);
 		return NULL;
 	}

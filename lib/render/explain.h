@@ -18,8 +18,8 @@
  * directory. `in` is what the job would give (NULL fields: placeholders).
  * Errors: MCR_EINVAL for a role the recipe lacks, MCR_EIO out of memory.
  */
-char *mcri_explain(const struct mcr_recipe *recipe, enum mcr_role role,
-		   const struct mcr_env_input *in, struct mcr_error *err);
+char *mcri_explain(const struct mcr_recipe *recipe, enum mcr_role role, const struct mcr_env_input *in,
+		   struct mcr_error *err);
 
 /* The recipe's lenders for `check`'s line: ", and mooncake-store store on
  * each node of the sruns of roles.decode" for each (heap; "" without any;

@@ -22,9 +22,8 @@ const char *mcr_client_config_name(const struct mcr_recipe *r, enum mcr_role rol
 	return r->engine == MCR_ENGINE_TRTLLM ? TRT_NAMES[role] : VLLM_NAME;
 }
 
-static int add_file(const struct mcr_recipe *r, struct mcr_file_list *list,
-		    const char *name, const struct mcri_payload *p,
-		    size_t *budget, struct mcr_error *err)
+static int add_file(const struct mcr_recipe *r, struct mcr_file_list *list, const char *name,
+		    const struct mcri_payload *p, size_t *budget, struct mcr_error *err)
 {
 	struct mcr_file *f = realloc(list->files, (list->count + 1) * sizeof(*f));
 
@@ -42,14 +41,13 @@ static int add_file(const struct mcr_recipe *r, struct mcr_file_list *list,
 	return 0;
 }
 
-const char *mcri_effective_master(const struct mcr_recipe *r,
-				  const char *master_address)
+const char *mcri_effective_master(const struct mcr_recipe *r, const char *master_address)
 {
 	return r->external ? r->external : master_address;
 }
 
-int mcr_client_configs(const struct mcr_recipe *r, const char *master_address,
-		       struct mcr_file_list *out, struct mcr_error *err)
+int mcr_client_configs(const struct mcr_recipe *r, const char *master_address, struct mcr_file_list *out,
+		       struct mcr_error *err)
 {
 	size_t budget = mcri_render_max(r);
 
@@ -58,8 +56,7 @@ int mcr_client_configs(const struct mcr_recipe *r, const char *master_address,
 		return 0;
 	master_address = mcri_effective_master(r, master_address);
 	if (!master_address)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "no master address to write into the client configs");
+		return mcri_error_set(err, MCR_EINVAL, "no master address to write into the client configs");
 	if (r->engine == MCR_ENGINE_TRTLLM) {
 		for (int role = 0; role < MCR_ROLE_COUNT; role++) {
 			struct mcri_payload p;
@@ -101,9 +98,8 @@ static bool plain_address(const char *a)
 	return true;
 }
 
-int mcr_trtllm_node_config(const struct mcr_recipe *r, enum mcr_role role,
-			   const char *master_address, const char *local_hostname,
-			   struct mcr_file *out, struct mcr_error *err)
+int mcr_trtllm_node_config(const struct mcr_recipe *r, enum mcr_role role, const char *master_address,
+			   const char *local_hostname, struct mcr_file *out, struct mcr_error *err)
 {
 	struct mcri_payload p;
 	size_t budget = mcri_render_max(r);
@@ -112,12 +108,12 @@ int mcr_trtllm_node_config(const struct mcr_recipe *r, enum mcr_role role,
 
 	memset(out, 0, sizeof(*out));
 	if (r->engine != MCR_ENGINE_TRTLLM || !mcr_recipe_role_reads_config(r, role))
-		return mcri_error_set(err, MCR_EINVAL,
-				      "roles.%s reads no TRT-LLM client config: per-node files are for TRT-LLM connector roles with a master",
-				      mcr_role_name(role) ? mcr_role_name(role) : "?");
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"roles.%s reads no TRT-LLM client config: per-node files are for TRT-LLM connector roles with a master",
+			mcr_role_name(role) ? mcr_role_name(role) : "?");
 	if (!plain_address(local_hostname))
-		return mcri_error_set(err, MCR_EINVAL,
-				      "'%.200s' is not a node address that can name a client config",
+		return mcri_error_set(err, MCR_EINVAL, "'%.200s' is not a node address that can name a client config",
 				      local_hostname ? local_hostname : "");
 	if (mcri_trtllm_payload(r, role, master_address, &p, err))
 		goto out;
@@ -129,8 +125,7 @@ int mcr_trtllm_node_config(const struct mcr_recipe *r, enum mcr_role role,
 	base = TRT_NAMES[role];
 	if (mcri_payload_set(&p, "local_hostname", NULL, local_hostname, err))
 		goto out;
-	out->name = mcri_asprintf("%.*s.%s.json", (int)(strlen(base) - strlen(".json")), base,
-				  local_hostname);
+	out->name = mcri_asprintf("%.*s.%s.json", (int)(strlen(base) - strlen(".json")), base, local_hostname);
 	if (!out->name) {
 		mcri_error_nomem(err);
 		goto out;
@@ -170,8 +165,7 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int mcr_gpu_selection(const char *const *names, size_t n_names,
-		      const int *gpu_ids, size_t count, char **file_name,
+int mcr_gpu_selection(const char *const *names, size_t n_names, const int *gpu_ids, size_t count, char **file_name,
 		      char **device_name, struct mcr_error *err)
 {
 	struct mcri_buf name = { 0 }, devices = { 0 }, missing = { 0 };
@@ -179,8 +173,9 @@ int mcr_gpu_selection(const char *const *names, size_t n_names,
 
 	*file_name = *device_name = NULL;
 	if (count == 0)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the task has no GPUs (CUDA_VISIBLE_DEVICES is empty), but device_names_by_gpu needs each process's physical GPUs; request GPUs for the step (--gpus, --gres=gpu:N)");
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"the task has no GPUs (CUDA_VISIBLE_DEVICES is empty), but device_names_by_gpu needs each process's physical GPUs; request GPUs for the step (--gpus, --gres=gpu:N)");
 	ids = malloc(count * sizeof(*ids));
 	if (!ids)
 		return mcri_error_nomem(err);
@@ -196,9 +191,10 @@ int mcr_gpu_selection(const char *const *names, size_t n_names,
 	}
 	mcri_buf_puts(&name, ".json");
 	if (missing.len) {
-		mcri_error_set(err, MCR_EINVAL,
-			       "mooncake device_names_by_gpu does not cover physical GPUs [%s]: the list has %zu entries (GPUs 0-%zu); give one HCA name per GPU of the node",
-			       missing.p, n_names, n_names ? n_names - 1 : 0);
+		mcri_error_set(
+			err, MCR_EINVAL,
+			"mooncake device_names_by_gpu does not cover physical GPUs [%s]: the list has %zu entries (GPUs 0-%zu); give one HCA name per GPU of the node",
+			missing.p, n_names, n_names ? n_names - 1 : 0);
 		goto out;
 	}
 	/* HCA names in the order of the process's GPUs, duplicates removed */
@@ -229,9 +225,8 @@ out:
 	return rc;
 }
 
-int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address,
-			const int *gpu_ids, size_t count, struct mcr_file *out,
-			struct mcr_error *err)
+int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address, const int *gpu_ids, size_t count,
+			struct mcr_file *out, struct mcr_error *err)
 {
 	const struct mcri_node *dev = r->device_names_by_gpu;
 	struct mcri_payload p = { 0 };
@@ -242,8 +237,9 @@ int mcr_vllm_gpu_config(const struct mcr_recipe *r, const char *master_address,
 
 	memset(out, 0, sizeof(*out));
 	if (r->engine != MCR_ENGINE_VLLM || !mcri_is_seq(dev) || dev->n == 0)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the recipe has no device_names_by_gpu; per-GPU client configs are for vLLM with options.device_names_by_gpu");
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"the recipe has no device_names_by_gpu; per-GPU client configs are for vLLM with options.device_names_by_gpu");
 	names = malloc(dev->n * sizeof(*names));
 	if (!names)
 		return mcri_error_nomem(err);

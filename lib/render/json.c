@@ -75,8 +75,7 @@ static void put_string(struct mcri_buf *b, const char *s, size_t len)
 			cp = (cp << 6) | (*p++ & 0x3f);
 		if (cp >= 0x10000) {
 			cp -= 0x10000;
-			mcri_buf_printf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
-					0xdc00 + (cp & 0x3ff));
+			mcri_buf_printf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
 		} else {
 			mcri_buf_printf(b, "\\u%04x", cp);
 		}
@@ -93,8 +92,7 @@ static void indent(struct mcri_buf *b, int level)
 
 /* n at indentation `level`; stops adding once the text passes `max` bytes
  * (the caller refuses it then) */
-static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level,
-		     size_t max)
+static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level, size_t max)
 {
 	char num[64];
 
@@ -168,9 +166,8 @@ static void put_node(struct mcri_buf *b, const struct mcri_node *n, int level,
 	}
 }
 
-int mcri_payload_dumps(const struct mcr_recipe *r, const struct mcri_payload *p,
-		       const char *what, size_t *budget, char **out,
-		       struct mcr_error *err)
+int mcri_payload_dumps(const struct mcr_recipe *r, const struct mcri_payload *p, const char *what, size_t *budget,
+		       char **out, struct mcr_error *err)
 {
 	struct mcri_buf b = { 0 };
 
@@ -192,10 +189,10 @@ int mcri_payload_dumps(const struct mcr_recipe *r, const struct mcri_payload *p,
 	mcri_buf_puts(&b, "}");
 	if (!b.oom && b.len > *budget) {
 		free(b.p);
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the client config %s would take the render past %zu bytes, what one render may write for this recipe (%u times its %zu bytes, plus %u KiB); make the client config's values smaller (aliases repeat a value wherever they are used)",
-				      what, mcri_render_max(r), MCRI_RENDER_FACTOR,
-				      r->doc->input_len, MCRI_RENDER_SLACK >> 10);
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"the client config %s would take the render past %zu bytes, what one render may write for this recipe (%u times its %zu bytes, plus %u KiB); make the client config's values smaller (aliases repeat a value wherever they are used)",
+			what, mcri_render_max(r), MCRI_RENDER_FACTOR, r->doc->input_len, MCRI_RENDER_SLACK >> 10);
 	}
 	if (!(*out = mcri_buf_take(&b)))
 		return mcri_error_nomem(err);

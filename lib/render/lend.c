@@ -13,12 +13,12 @@
 #include "rules/engines.h"
 
 /* the engines' defaults (doc/engine-contracts.md) */
-#define VLLM_DEFAULT "4GB"            /* DEFAULT_GLOBAL_SEGMENT_SIZE, 4 GiB */
-#define TRTLLM_DEFAULT "3355443200"   /* DEFAULT_GLOBAL_SEGMENT_SIZE */
-#define SGLANG_DEFAULT "4gb"          /* MOONCAKE_GLOBAL_SEGMENT_SIZE's default */
+#define VLLM_DEFAULT "4GB"          /* DEFAULT_GLOBAL_SEGMENT_SIZE, 4 GiB */
+#define TRTLLM_DEFAULT "3355443200" /* DEFAULT_GLOBAL_SEGMENT_SIZE */
+#define SGLANG_DEFAULT "4gb"        /* MOONCAKE_GLOBAL_SEGMENT_SIZE's default */
 
-int mcri_role_lends(const struct mcr_recipe *r, enum mcr_role role, long long *bytes,
-		    char *where, size_t size, struct mcr_error *err)
+int mcri_role_lends(const struct mcr_recipe *r, enum mcr_role role, long long *bytes, char *where, size_t size,
+		    struct mcr_error *err)
 {
 	const struct mcri_node *n = NULL;
 	const char *text = NULL, *layer = NULL;
@@ -34,7 +34,8 @@ int mcri_role_lends(const struct mcr_recipe *r, enum mcr_role role, long long *b
 		if (!mcr_recipe_role_reads_config(r, role))
 			return 0;
 		n = mcri_map_get(r->store_config, "global_segment_size");
-		snprintf(where, size, "%s.global_segment_size", r->store_config_where ? r->store_config_where : "store_config");
+		snprintf(where, size, "%s.global_segment_size",
+			 r->store_config_where ? r->store_config_where : "store_config");
 		if (!n) {
 			text = VLLM_DEFAULT;
 			snprintf(where, size, "global_segment_size (not set: vLLM's default)");

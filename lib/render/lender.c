@@ -16,12 +16,12 @@
  * flag to bind it elsewhere: the plugin runs it as python -m would, its
  * aiohttp site bound to the loopback address, so that no other host
  * reaches it (spank_mooncake(8), SECURITY) */
-#define STORE_BOOTSTRAP                                                                     \
-	"import runpy, aiohttp.web as w\n"                                                   \
-	"class Loopback(w.TCPSite):\n"                                                       \
-	"    def __init__(self, runner, host=None, port=None, **kw):\n"                      \
-	"        super().__init__(runner, '127.0.0.1', port, **kw)\n"                         \
-	"w.TCPSite = Loopback\n"                                                             \
+#define STORE_BOOTSTRAP                                                                                                \
+	"import runpy, aiohttp.web as w\n"                                                                             \
+	"class Loopback(w.TCPSite):\n"                                                                                 \
+	"    def __init__(self, runner, host=None, port=None, **kw):\n"                                                \
+	"        super().__init__(runner, '127.0.0.1', port, **kw)\n"                                                  \
+	"w.TCPSite = Loopback\n"                                                                                       \
 	"runpy.run_module('mooncake.mooncake_store_service', run_name='__main__', alter_sys=True)\n"
 static const char *const STORE_PROGRAM[] = { "python3", "-c", STORE_BOOTSTRAP, NULL };
 static const char *const DONOR_PROGRAM[] = { "trtllm-serve", "mooncake_donor", NULL };
@@ -45,8 +45,8 @@ static int push(char **v, size_t *n, char *word)
 	return 0;
 }
 
-int mcri_lender_argv(const struct mcr_recipe *r, const struct mcri_lender *l,
-		     const struct mcri_lender_at *at, char ***argv, struct mcr_error *err)
+int mcri_lender_argv(const struct mcr_recipe *r, const struct mcri_lender *l, const struct mcri_lender_at *at,
+		     char ***argv, struct mcr_error *err)
 {
 	const struct mcri_node *cmd = mcri_map_get(l->entry, "command");
 	const struct mcri_node *args = mcri_map_get(l->entry, "args");

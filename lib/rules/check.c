@@ -12,8 +12,7 @@
 
 #include "rules/check.h"
 
-void mcri_check_init(struct mcri_check *v, struct mcr_recipe *r,
-		     struct mcr_error *err)
+void mcri_check_init(struct mcri_check *v, struct mcr_recipe *r, struct mcr_error *err)
 {
 	memset(v, 0, sizeof(*v));
 	v->r = r;
@@ -30,8 +29,7 @@ void mcri_check_done(struct mcri_check *v)
 	v->nshown = v->cap = 0;
 }
 
-int mcri_fail(struct mcri_check *v, const struct mcri_node *at,
-	      const char *fmt, ...)
+int mcri_fail(struct mcri_check *v, const struct mcri_node *at, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -146,36 +144,42 @@ static const char *env_name_fix(struct mcri_check *v, const char *name)
 /* E1 and E2 (reference §8): a name a shell can export, a value that keeps
  * a NAME=value line one line and that execve() passes */
 const char *const MCRI_PLUGIN_VARS[] = {
-	"SLURM_MOONCAKE_", "_SLURM_SPANK_OPTION_mooncake_", "SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_",
+	"SLURM_MOONCAKE_",
+	"_SLURM_SPANK_OPTION_mooncake_",
+	"SLURM_SPANK__SLURM_SPANK_OPTION_mooncake_",
 	NULL,
 };
 
 /* E4: the variables that carry an address to a Mooncake client (the
  * master's, the metadata server's, the node's own) */
-static const char *const ADDRESS_VARS[] = {
-	"MOONCAKE_MASTER", "MOONCAKE_TE_META_DATA_SERVER", "MOONCAKE_LOCAL_HOSTNAME",
-	"MOONCAKE_REQUESTER_LOCAL_HOSTNAME", "VLLM_HOST_IP", "LOCAL_HOSTNAME", NULL
-};
+static const char *const ADDRESS_VARS[] = { "MOONCAKE_MASTER",
+					    "MOONCAKE_TE_META_DATA_SERVER",
+					    "MOONCAKE_LOCAL_HOSTNAME",
+					    "MOONCAKE_REQUESTER_LOCAL_HOSTNAME",
+					    "VLLM_HOST_IP",
+					    "LOCAL_HOSTNAME",
+					    NULL };
 
-static int env_rules(struct mcri_check *v, const struct mcri_node *k,
-		     const struct mcri_node *val, const char *path)
+static int env_rules(struct mcri_check *v, const struct mcri_node *k, const struct mcri_node *val, const char *path)
 {
 	const char *problem;
 	size_t len;
 
 	if (!mcri_env_name_valid(k->s)) {
-		mcri_fail(v, k,
-			  "%s: %s is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. %s)",
-			  path, mcri_show(v, k), env_name_fix(v, k->s));
+		mcri_fail(
+			v, k,
+			"%s: %s is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. %s)",
+			path, mcri_show(v, k), env_name_fix(v, k->s));
 		return mcri_error_code(v->err, MCR_E_E1);
 	}
 	/* E3: the plugin's own variables (its handovers, its options as SPANK
 	 * passes them to nested sruns) */
 	for (const char *const *own = MCRI_PLUGIN_VARS; *own; own++)
 		if (strncmp(k->s, *own, strlen(*own)) == 0) {
-			mcri_fail(v, k,
-				  "%s.%s: variables named %s* belong to the plugin (rule E3): set in a task, they would hand a nested srun a forged Mooncake environment or make it start a master step of its own; remove it",
-				  path, k->s, *own);
+			mcri_fail(
+				v, k,
+				"%s.%s: variables named %s* belong to the plugin (rule E3): set in a task, they would hand a nested srun a forged Mooncake environment or make it start a master step of its own; remove it",
+				path, k->s, *own);
 			return mcri_error_code(v->err, MCR_E_E3);
 		}
 	/* E4: a blank address: an engine takes it for none and guesses one */
@@ -185,45 +189,44 @@ static int env_rules(struct mcri_check *v, const struct mcri_node *k,
 		while (isspace((unsigned char)*p))
 			p++;
 		if (!*p) {
-			mcri_fail(v, val,
-				  "%s.%s: %s is blank (rule E4): an engine takes a blank address for none and guesses one (vLLM's store worker the default route's address, SGLang's 'localhost'), or its setup() gets an empty one; remove it%s, or give the address",
-				  path, k->s, mcri_show(v, val),
-				  mcri_task_var(k->s) ? " (the plugin gives every task of a role its own value)" : "");
+			mcri_fail(
+				v, val,
+				"%s.%s: %s is blank (rule E4): an engine takes a blank address for none and guesses one (vLLM's store worker the default route's address, SGLang's 'localhost'), or its setup() gets an empty one; remove it%s, or give the address",
+				path, k->s, mcri_show(v, val),
+				mcri_task_var(k->s) ? " (the plugin gives every task of a role its own value)" : "");
 			return mcri_error_code(v->err, MCR_E_E4);
 		}
 	}
 	problem = mcri_env_value_problem(k->s, val->s);
 	len = strlen(k->s) + 1 + strlen(val->s);
 	if (problem && len > MCRI_ENV_STRING_MAX && strncmp(problem, "more", 4) == 0)
-		mcri_fail(v, val,
-			  "%s.%s: %s=<value> is %zu bytes, more than the %u bytes execve() passes in one variable, so the tasks would not start; shorten the value, or put it in a file and pass the file's path",
-			  path, k->s, k->s, len, MCRI_ENV_STRING_MAX);
+		mcri_fail(
+			v, val,
+			"%s.%s: %s=<value> is %zu bytes, more than the %u bytes execve() passes in one variable, so the tasks would not start; shorten the value, or put it in a file and pass the file's path",
+			path, k->s, k->s, len, MCRI_ENV_STRING_MAX);
 	else if (problem)
-		mcri_fail(v, val,
-			  "%s.%s: the value %s contains %s, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters",
-			  path, k->s, mcri_show(v, val), problem);
+		mcri_fail(
+			v, val,
+			"%s.%s: the value %s contains %s, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters",
+			path, k->s, mcri_show(v, val), problem);
 	return problem ? mcri_error_code(v->err, MCR_E_E2) : 0;
 }
 
-int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map,
-		       const char *path)
+int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map, const char *path)
 {
 	if (!map || map->type == MCRI_T_NULL)
 		return 0;
 	if (map->type != MCRI_T_MAP) {
-		return mcri_fail(v, map, "%s: must be a mapping of NAME: \"value\", got %s",
-				 path, mcri_show(v, map));
+		return mcri_fail(v, map, "%s: must be a mapping of NAME: \"value\", got %s", path, mcri_show(v, map));
 	}
 	for (size_t i = 0; i < map->n; i++) {
 		const struct mcri_node *k = map->keys[i], *val = map->items[i];
 
 		if (k->type != MCRI_T_STR) {
-			return mcri_fail(v, k, "%s: the key %s is not a string; quote it",
-					 path, mcri_show(v, k));
+			return mcri_fail(v, k, "%s: the key %s is not a string; quote it", path, mcri_show(v, k));
 		}
 		if (val->type != MCRI_T_STR) {
-			return mcri_fail(v, val,
-					 "%s.%s: Not a valid string: %s; quote the value (e.g. %s: \"%s\")",
+			return mcri_fail(v, val, "%s.%s: Not a valid string: %s; quote the value (e.g. %s: \"%s\")",
 					 path, k->s, mcri_show(v, val), k->s,
 					 val->type == MCRI_T_BOOL ? (val->b ? "true" : "false") : mcri_show(v, val));
 		}
@@ -233,8 +236,7 @@ int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map,
 	return 0;
 }
 
-int mcri_check_str_list(struct mcri_check *v, const struct mcri_node *list,
-			const char *path, bool no_blank)
+int mcri_check_str_list(struct mcri_check *v, const struct mcri_node *list, const char *path, bool no_blank)
 {
 	if (!list || list->type == MCRI_T_NULL)
 		return 0;
@@ -245,8 +247,7 @@ int mcri_check_str_list(struct mcri_check *v, const struct mcri_node *list,
 		const struct mcri_node *it = list->items[i];
 
 		if (it->type != MCRI_T_STR) {
-			return mcri_fail(v, it,
-					 "%s[%zu]: Not a valid string: %s; quote it", path, i, mcri_show(v, it));
+			return mcri_fail(v, it, "%s[%zu]: Not a valid string: %s; quote it", path, i, mcri_show(v, it));
 		}
 		if (no_blank) {
 			const char *p = it->s;
@@ -254,8 +255,7 @@ int mcri_check_str_list(struct mcri_check *v, const struct mcri_node *list,
 			while (isspace((unsigned char)*p))
 				p++;
 			if (!*p)
-				return mcri_fail(v, it, "%s[%zu]: is blank; remove the empty entry",
-						 path, i);
+				return mcri_fail(v, it, "%s[%zu]: is blank; remove the empty entry", path, i);
 		}
 	}
 	return 0;
@@ -310,9 +310,8 @@ const char *mcri_did_you_mean(const char *word, const char *const *list)
 	return bestd <= maxd ? best : NULL;
 }
 
-static int unknown_field(struct mcri_check *v, const struct mcri_node *key,
-			 const char *path, const char *const *allowed,
-			 const char *hint)
+static int unknown_field(struct mcri_check *v, const struct mcri_node *key, const char *path,
+			 const char *const *allowed, const char *hint)
 {
 	char *k = mcri_key_str(key);
 	const char *near = k ? mcri_did_you_mean(k, allowed) : NULL;
@@ -324,20 +323,18 @@ static int unknown_field(struct mcri_check *v, const struct mcri_node *key,
 		mcri_buf_printf(&b, "%s%s", a == allowed ? "" : ", ", *a);
 	list = mcri_buf_take(&b);
 	if (near)
-		rc = mcri_fail(v, key, "%s.%s: Unknown field. Did you mean %s?%s%s", path,
-			       k, near, hint ? " " : "", hint ? hint : "");
+		rc = mcri_fail(v, key, "%s.%s: Unknown field. Did you mean %s?%s%s", path, k, near, hint ? " " : "",
+			       hint ? hint : "");
 	else
-		rc = mcri_fail(v, key, "%s.%s: Unknown field.%s%s%s Known fields: %s.", path,
-			       k ? k : "?", hint ? " " : "", hint ? hint : "", hint ? "." : "",
-			       list ? list : "?");
+		rc = mcri_fail(v, key, "%s.%s: Unknown field.%s%s%s Known fields: %s.", path, k ? k : "?",
+			       hint ? " " : "", hint ? hint : "", hint ? "." : "", list ? list : "?");
 	free(list);
 	free(k);
 	mcri_error_code(v->err, MCR_E_FIELD);
 	return rc;
 }
 
-int mcri_check_fields(struct mcri_check *v, const struct mcri_node *map,
-		      const char *path, const char *const *allowed,
+int mcri_check_fields(struct mcri_check *v, const struct mcri_node *map, const char *path, const char *const *allowed,
 		      const char *hint)
 {
 	for (size_t i = 0; mcri_is_map(map) && i < map->n; i++) {
@@ -370,8 +367,8 @@ bool mcri_sglang_joins_pool(const struct mcri_node *args)
 	       mcri_str_eq(mcri_arg(args, "hicache-storage-backend"), "mooncake");
 }
 
-const struct mcri_node *mcri_role_env(const struct mcr_recipe *r, enum mcr_role role,
-				      const char *name, const char **where, const char *role_where)
+const struct mcri_node *mcri_role_env(const struct mcr_recipe *r, enum mcr_role role, const char *name,
+				      const char **where, const char *role_where)
 {
 	const struct mcri_node *n;
 

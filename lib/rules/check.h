@@ -18,27 +18,25 @@ struct mcri_check {
 	/* the code of a refusal (mcri_fail): the rule being checked (its
 	 * stage's, set by validate.c; a stage of several rules sets each) */
 	enum mcr_error_code rule;
-	char **shown;     /* mcri_show(), mcri_keepf() strings, freed by mcri_check_done() */
+	char **shown; /* mcri_show(), mcri_keepf() strings, freed by mcri_check_done() */
 	size_t nshown, cap;
 };
 
-void mcri_check_init(struct mcri_check *v, struct mcr_recipe *r,
-		     struct mcr_error *err);
+void mcri_check_init(struct mcri_check *v, struct mcr_recipe *r, struct mcr_error *err);
 void mcri_check_done(struct mcri_check *v);
 
 /* Refuse the recipe: MCR_EINVAL with code v->rule at the position of `at`
  * (none without it); returns -1, so a rule reads
  * `return mcri_fail(v, at, ...);`. */
-int mcri_fail(struct mcri_check *v, const struct mcri_node *at,
-	      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int mcri_fail(struct mcri_check *v, const struct mcri_node *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Python's repr of a node for a message, kept until mcri_check_done(), so
  * a refusal reads `mcri_fail(v, at, "... got %s", mcri_show(v, node))`;
  * "?" when out of memory. */
 const char *mcri_show(struct mcri_check *v, const struct mcri_node *n);
 /* A formatted string (a key path) kept until mcri_check_done(); NULL with
  * v->err set when out of memory. */
-const char *mcri_keepf(struct mcri_check *v, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+const char *mcri_keepf(struct mcri_check *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* `s` is one of the NULL-terminated `list`. */
 bool mcri_in_list(const char *s, const char *const *list);
@@ -51,16 +49,13 @@ const char *mcri_did_you_mean(const char *word, const char *const *list);
 extern const char *const MCRI_PLUGIN_VARS[];
 /* An env-like map: NAME: "value", strings only; null counts as absent;
  * rules E1, E2 and E3 for each variable. */
-int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map,
-		       const char *path);
+int mcri_check_str_map(struct mcri_check *v, const struct mcri_node *map, const char *path);
 /* A list of strings (non-blank with `no_blank`); null counts as absent. */
-int mcri_check_str_list(struct mcri_check *v, const struct mcri_node *list,
-			const char *path, bool no_blank);
+int mcri_check_str_list(struct mcri_check *v, const struct mcri_node *list, const char *path, bool no_blank);
 /* Every key of `map` is one of `allowed` (NULL-terminated); otherwise
  * "<path>.<key>: Unknown field." with the field meant or the known ones,
  * and `hint` (may be NULL). */
-int mcri_check_fields(struct mcri_check *v, const struct mcri_node *map,
-		      const char *path, const char *const *allowed,
+int mcri_check_fields(struct mcri_check *v, const struct mcri_node *map, const char *path, const char *const *allowed,
 		      const char *hint);
 
 /* An engine argument of a role's `args` in either of srtctl's spellings:
@@ -77,8 +72,8 @@ bool mcri_sglang_joins_pool(const struct mcri_node *args);
  * (the layer that wins, reference §8: engine.mooncake_kv_store.env, else
  * environment, else the role's env), or NULL; *where is its layer's key
  * path (`role_where` for the role's env). */
-const struct mcri_node *mcri_role_env(const struct mcr_recipe *r, enum mcr_role role,
-				      const char *name, const char **where, const char *role_where);
+const struct mcri_node *mcri_role_env(const struct mcr_recipe *r, enum mcr_role role, const char *name,
+				      const char **where, const char *role_where);
 
 /* The name of a services entry for messages ("?" without a string name). */
 const char *mcri_entry_name(const struct mcri_node *entry);

@@ -101,9 +101,9 @@ int mcri_store_size_text(const char *text, long long *bytes)
 	static const struct {
 		const char *unit;
 		double scale;
-	} units[] = { { "kb", 1024.0 }, { "mb", 1048576.0 }, { "gb", GIB }, { "tb", GIB * 1024 },
-		      { "k", 1024.0 }, { "m", 1048576.0 }, { "g", GIB }, { "t", GIB * 1024 },
-		      { "b", 1.0 } };
+	} units[] = { { "kb", 1024.0 },     { "mb", 1048576.0 }, { "gb", GIB },
+		      { "tb", GIB * 1024 }, { "k", 1024.0 },     { "m", 1048576.0 },
+		      { "g", GIB },         { "t", GIB * 1024 }, { "b", 1.0 } };
 	const char *b = text, *e = text + strlen(text);
 	double scale = 1.0, v;
 	char num[400], *end;
@@ -167,8 +167,7 @@ int mcri_sglang_size_text(const char *text, long long *bytes)
 	return 0;
 }
 
-int mcri_engine_size(const struct mcr_recipe *r, const struct mcri_node *n,
-		     const char *text, long long *bytes)
+int mcri_engine_size(const struct mcr_recipe *r, const struct mcri_node *n, const char *text, long long *bytes)
 {
 	struct mcr_error ignored;
 
@@ -178,8 +177,9 @@ int mcri_engine_size(const struct mcr_recipe *r, const struct mcri_node *n,
 	case MCR_ENGINE_VLLM:
 		return n ? mcri_vllm_size(n, bytes) : mcri_vllm_size_text(text, bytes);
 	case MCR_ENGINE_SGLANG:
-		return text ? mcri_sglang_size_text(text, bytes) :
-		       mcri_is_str(n) ? mcri_sglang_size_text(n->s, bytes) : -1;
+		return text             ? mcri_sglang_size_text(text, bytes)
+		       : mcri_is_str(n) ? mcri_sglang_size_text(n->s, bytes)
+					: -1;
 	default:
 		if (n)
 			return mcri_size_of_node("size", n, bytes, &ignored);
@@ -195,11 +195,23 @@ static bool meant_bytes(const char *text, double *bytes)
 		const char *unit;
 		double scale;
 	} units[] = {
-		{ "", 1 }, { "b", 1 }, { "k", 1024 }, { "kb", 1024 }, { "kib", 1024 },
-		{ "m", 1048576.0 }, { "mb", 1048576.0 }, { "mib", 1048576.0 },
-		{ "g", GIB }, { "gb", GIB }, { "gib", GIB },
-		{ "t", GIB * 1024 }, { "tb", GIB * 1024 }, { "tib", GIB * 1024 },
-		{ "p", GIB * 1048576 }, { "pb", GIB * 1048576 }, { "pib", GIB * 1048576 },
+		{ "", 1 },
+		{ "b", 1 },
+		{ "k", 1024 },
+		{ "kb", 1024 },
+		{ "kib", 1024 },
+		{ "m", 1048576.0 },
+		{ "mb", 1048576.0 },
+		{ "mib", 1048576.0 },
+		{ "g", GIB },
+		{ "gb", GIB },
+		{ "gib", GIB },
+		{ "t", GIB * 1024 },
+		{ "tb", GIB * 1024 },
+		{ "tib", GIB * 1024 },
+		{ "p", GIB * 1048576 },
+		{ "pb", GIB * 1048576 },
+		{ "pib", GIB * 1048576 },
 	};
 	const char *p = text, *u;
 	double v;
@@ -247,8 +259,8 @@ void mcri_size_suggestion(enum mcr_engine engine, const char *text, char *out, s
 	else
 		snprintf(cand, sizeof(cand), "%lld", b);
 	/* only a spelling the engine reads back as those bytes */
-	if ((engine == MCR_ENGINE_VLLM ? mcri_vllm_size_text(cand, &got) :
-					 mcri_sglang_size_text(cand, &got)) == 0 && got == b)
+	if ((engine == MCR_ENGINE_VLLM ? mcri_vllm_size_text(cand, &got) : mcri_sglang_size_text(cand, &got)) == 0 &&
+	    got == b)
 		snprintf(out, size, "; write '%s' (%lld bytes to %s)", cand, b,
 			 engine == MCR_ENGINE_VLLM ? "vLLM" : "SGLang");
 }

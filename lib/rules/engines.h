@@ -28,8 +28,7 @@ int mcri_store_size_text(const char *text, long long *bytes);
  * client-config value) or a text (an environment value); TRT-LLM's is
  * parse_size(strict_units=True) (size.c). 0, or -1 when the engine
  * refuses it (or both are NULL). */
-int mcri_engine_size(const struct mcr_recipe *r, const struct mcri_node *n,
-		     const char *text, long long *bytes);
+int mcri_engine_size(const struct mcr_recipe *r, const struct mcri_node *n, const char *text, long long *bytes);
 /* For a size `engine` (vLLM or SGLang) refuses: "; write 'X' (N bytes to
  * vLLM)", a spelling it reads as the bytes the text meant (every unit a
  * power of 1024), checked by reading it back; "" when there is none. */

@@ -23,8 +23,7 @@ static const struct mcri_node *role_msc(const struct mcr_recipe *r, enum mcr_rol
 
 static const struct mcri_node *role_kcc(const struct mcr_recipe *r, enum mcr_role role)
 {
-	return mcri_map_get(mcri_map_get(r->role_node[role], "args"),
-			    "kv_connector_config");
+	return mcri_map_get(mcri_map_get(r->role_node[role], "args"), "kv_connector_config");
 }
 
 static bool uses_connector(const struct mcr_recipe *r, enum mcr_role role)
@@ -45,9 +44,10 @@ int mcri_rules_c1(struct mcri_check *v)
 		const char *role = r->roles->keys[i]->s;
 
 		if (mcri_nonempty_map(msc))
-			return mcri_fail(v, msc,
-					 "roles.%s.mooncake_store_config is read by TRT-LLM only. For SGLang, set per-role Mooncake settings as MOONCAKE_* variables in roles.%s.env; for vLLM, in the mooncake-master service's options.store_config.",
-					 role, role);
+			return mcri_fail(
+				v, msc,
+				"roles.%s.mooncake_store_config is read by TRT-LLM only. For SGLang, set per-role Mooncake settings as MOONCAKE_* variables in roles.%s.env; for vLLM, in the mooncake-master service's options.store_config.",
+				role, role);
 	}
 	return 0;
 }
@@ -65,22 +65,19 @@ static bool serve_runs_engine(const struct mcr_recipe *r)
 {
 	const struct mcri_node *ft = mcri_map_get(mcri_map_get(r->root, "frontend"), "type");
 
-	return mcri_str_eq(ft, "trtllm_serve") ||
-	       mcri_truthy(mcri_map_get(mcri_map_get(r->root, "dynamo"), "sidecar"));
+	return mcri_str_eq(ft, "trtllm_serve") || mcri_truthy(mcri_map_get(mcri_map_get(r->root, "dynamo"), "sidecar"));
 }
 
 /* C4: one live server per run_dir: the role's workers, or an earlier
  * connector role with the same run_dir. 1 with *why saying which, 0, or -1
  * when out of memory. */
-static int shared_run_dir(struct mcri_check *v, enum mcr_role role, char **dirs,
-			  const char **why)
+static int shared_run_dir(struct mcri_check *v, enum mcr_role role, char **dirs, const char **why)
 {
 	const struct mcri_node *workers = mcri_map_get(v->r->role_node[role], "workers");
 
 	*why = NULL;
 	if (workers && workers->type == MCRI_T_INT && workers->i > 1) {
-		*why = mcri_keepf(v, "roles.%s.workers is %s", mcr_role_name(role),
-				  mcri_show(v, workers));
+		*why = mcri_keepf(v, "roles.%s.workers is %s", mcr_role_name(role), mcri_show(v, workers));
 		return *why ? 1 : -1;
 	}
 	for (int j = 0; j < (int)role; j++)
@@ -102,9 +99,10 @@ static int no_master_rules(struct mcri_check *v, char **dirs)
 		enum mcr_role role = SORTED_ROLES[i];
 
 		if (mcri_nonempty_map(role_msc(r, role)))
-			return mcri_fail(v, role_msc(r, role),
-					 "roles.%s.mooncake_store_config needs a mooncake-master service: srtslurm writes it into the client config it renders for the master's pool; declare `services: [{name: mooncake-master, type: mooncake-master}]` or remove the block",
-					 mcr_role_name(role));
+			return mcri_fail(
+				v, role_msc(r, role),
+				"roles.%s.mooncake_store_config needs a mooncake-master service: srtslurm writes it into the client config it renders for the master's pool; declare `services: [{name: mooncake-master, type: mooncake-master}]` or remove the block",
+				mcr_role_name(role));
 	}
 	for (int i = 0; i < MCR_ROLE_COUNT; i++) {
 		enum mcr_role role = (enum mcr_role)i;
@@ -118,18 +116,20 @@ static int no_master_rules(struct mcri_check *v, char **dirs)
 		v->rule = MCR_E_C3;
 		run_dir = mcri_map_get(mcri_map_get(role_kcc(r, role), "mooncake_store"), "run_dir");
 		if (!mcri_truthy(run_dir) || !serve_runs_engine(r))
-			return mcri_fail(v, role_kcc(r, role),
-					 "roles.%s.args.kv_connector_config selects the mooncake-store connector, but its workers would not find a Mooncake client config. Declare a mooncake-master service (services: [{name: mooncake-master, type: mooncake-master}]) so the plugin gives each role its config. (Without one, set MOONCAKE_CONFIG_PATH in roles.%s.env, or, when trtllm-serve runs the engine, a mooncake_store block with run_dir.)",
-					 mode, mode);
+			return mcri_fail(
+				v, role_kcc(r, role),
+				"roles.%s.args.kv_connector_config selects the mooncake-store connector, but its workers would not find a Mooncake client config. Declare a mooncake-master service (services: [{name: mooncake-master, type: mooncake-master}]) so the plugin gives each role its config. (Without one, set MOONCAKE_CONFIG_PATH in roles.%s.env, or, when trtllm-serve runs the engine, a mooncake_store block with run_dir.)",
+				mode, mode);
 		/* C4 */
 		v->rule = MCR_E_C4;
 		if (!(dirs[role] = mcri_pystr(run_dir)))
 			return mcri_error_nomem(v->err);
 		rc = shared_run_dir(v, role, dirs, &why);
 		if (rc > 0)
-			return mcri_fail(v, run_dir,
-					 "roles.%s.args.kv_connector_config.mooncake_store.run_dir '%s' would be shared by several servers, and TRT-LLM lets one live server own a run_dir. Give each role its own run_dir and one worker, or declare a mooncake-master service. (%s.)",
-					 mode, dirs[role], why);
+			return mcri_fail(
+				v, run_dir,
+				"roles.%s.args.kv_connector_config.mooncake_store.run_dir '%s' would be shared by several servers, and TRT-LLM lets one live server own a run_dir. Give each role its own run_dir and one worker, or declare a mooncake-master service. (%s.)",
+				mode, dirs[role], why);
 		if (rc < 0)
 			return -1;
 	}
@@ -168,25 +168,24 @@ static const char *const POOL_WIDE[] = {
 };
 
 /* C9 */
-static int block_only_keys(struct mcri_check *v, const struct mcri_node *map,
-			   const char *where)
+static int block_only_keys(struct mcri_check *v, const struct mcri_node *map, const char *where)
 {
 	v->rule = MCR_E_C9;
 	for (size_t k = 0; k < MCRI_ARRAY_LEN(BLOCK_ONLY); k++) {
 		size_t i = mcri_map_index(map, BLOCK_ONLY[k].key);
 
 		if (i != MCRI_NO_INDEX)
-			return mcri_fail(v, map->keys[i],
-					 "%s: %s belongs to the mooncake_store block and the client config ignores it: %s%s (it is set to %s)",
-					 where, BLOCK_ONLY[k].key, BLOCK_ONLY[k].why, BLOCK_ONLY[k].hint,
-					 mcri_show(v, map->items[i]));
+			return mcri_fail(
+				v, map->keys[i],
+				"%s: %s belongs to the mooncake_store block and the client config ignores it: %s%s (it is set to %s)",
+				where, BLOCK_ONLY[k].key, BLOCK_ONLY[k].why, BLOCK_ONLY[k].hint,
+				mcri_show(v, map->items[i]));
 	}
 	return 0;
 }
 
 /* C10 */
-static int pool_wide_keys(struct mcri_check *v, const struct mcri_node *map,
-			  const char *role)
+static int pool_wide_keys(struct mcri_check *v, const struct mcri_node *map, const char *role)
 {
 	struct mcri_buf b = { 0 }, g = { 0 };
 	const struct mcri_node *first = NULL;
@@ -217,9 +216,10 @@ static int pool_wide_keys(struct mcri_check *v, const struct mcri_node *map,
 		rc = 0;
 	else {
 		them = strchr(keys, ',') ? "them" : "it";
-		rc = mcri_fail(v, first,
-			       "roles.%s.mooncake_store_config: %s must be the same for every server of the pool; set %s in the mooncake-master service's options.store_config and remove %s from the role (it sets %s)",
-			       role, keys, them, them, got);
+		rc = mcri_fail(
+			v, first,
+			"roles.%s.mooncake_store_config: %s must be the same for every server of the pool; set %s in the mooncake-master service's options.store_config and remove %s from the role (it sets %s)",
+			role, keys, them, them, got);
 	}
 	free(keys);
 	free(got);
@@ -260,14 +260,16 @@ static int connector_rules(struct mcri_check *v)
 	/* C5 */
 	v->rule = MCR_E_C5;
 	if (r->external)
-		return mcri_fail(v, mcri_map_get(r->service, "external"),
-				 "services[%s].external: an external mooncake-master is not supported for TRT-LLM: srtslurm renders each role's master_server_address from the infra node, where nothing would be listening; remove external to let the plugin start the master",
-				 mcri_entry_name(r->service));
+		return mcri_fail(
+			v, mcri_map_get(r->service, "external"),
+			"services[%s].external: an external mooncake-master is not supported for TRT-LLM: srtslurm renders each role's master_server_address from the infra node, where nothing would be listening; remove external to let the plugin start the master",
+			mcri_entry_name(r->service));
 	/* C6 */
 	v->rule = MCR_E_C6;
 	if (!r->connector_modes)
-		return mcri_fail(v, r->service ? r->service : r->kv_block,
-				 "a mooncake-master service is configured but no roles.<role>.args.kv_connector_config resolves to the Mooncake Store connector (connector: mooncake-store, with connector_module unset or tensorrt_llm._torch.pyexecutor.connectors.mooncake_store), so no TRT-LLM worker would use the master. Add `kv_connector_config: {connector: mooncake-store}` to the roles' args, or remove the service.");
+		return mcri_fail(
+			v, r->service ? r->service : r->kv_block,
+			"a mooncake-master service is configured but no roles.<role>.args.kv_connector_config resolves to the Mooncake Store connector (connector: mooncake-store, with connector_module unset or tensorrt_llm._torch.pyexecutor.connectors.mooncake_store), so no TRT-LLM worker would use the master. Add `kv_connector_config: {connector: mooncake-store}` to the roles' args, or remove the service.");
 	/* C7 */
 	v->rule = MCR_E_C7;
 	for (int i = 0; i < MCR_ROLE_COUNT; i++) {
@@ -275,9 +277,10 @@ static int connector_rules(struct mcri_check *v)
 		const struct mcri_node *block = mcri_map_get(role_kcc(r, role), "mooncake_store");
 
 		if (uses_connector(r, role) && block && block->type != MCRI_T_NULL)
-			return mcri_fail(v, block,
-					 "roles.%s.args.kv_connector_config.mooncake_store is set, but with a mooncake-master service srtslurm gives this role its Mooncake client config through MOONCAKE_CONFIG_PATH, which TRT-LLM reads instead of that block. Remove the block and put its client keys in roles.%s.mooncake_store_config (segment_size is global_segment_size there; pool, run_dir, and master_timeout have no equivalent).",
-					 mcr_role_name(role), mcr_role_name(role));
+			return mcri_fail(
+				v, block,
+				"roles.%s.args.kv_connector_config.mooncake_store is set, but with a mooncake-master service srtslurm gives this role its Mooncake client config through MOONCAKE_CONFIG_PATH, which TRT-LLM reads instead of that block. Remove the block and put its client keys in roles.%s.mooncake_store_config (segment_size is global_segment_size there; pool, run_dir, and master_timeout have no equivalent).",
+				mcr_role_name(role), mcr_role_name(role));
 	}
 	/* C8 */
 	v->rule = MCR_E_C8;
@@ -289,9 +292,10 @@ static int connector_rules(struct mcri_check *v)
 			continue;
 		if (!(list = mode_list(v, r->connector_modes)))
 			return -1;
-		return mcri_fail(v, role_msc(r, role),
-				 "roles.%s.mooncake_store_config is set, but only %s use the Mooncake Store connector; add `kv_connector_config: {connector: mooncake-store}` to roles.%s.args or remove the block",
-				 mcr_role_name(role), list, mcr_role_name(role));
+		return mcri_fail(
+			v, role_msc(r, role),
+			"roles.%s.mooncake_store_config is set, but only %s use the Mooncake Store connector; add `kv_connector_config: {connector: mooncake-store}` to roles.%s.args or remove the block",
+			mcr_role_name(role), list, mcr_role_name(role));
 	}
 	return 0;
 }
@@ -305,10 +309,9 @@ int mcri_rules_trtllm_master(struct mcri_check *v)
 	if (connector_rules(v))
 		return -1;
 	/* C9 in the master's store_config, then C9 and C10 role by role */
-	if (r->store_config &&
-	    block_only_keys(v, r->store_config,
-			    r->service ? "mooncake-master options.store_config" :
-					 "engine.mooncake_kv_store.store_config"))
+	if (r->store_config && block_only_keys(v, r->store_config,
+					       r->service ? "mooncake-master options.store_config"
+							  : "engine.mooncake_kv_store.store_config"))
 		return -1;
 	for (size_t i = 0; mcri_is_map(r->roles) && i < r->roles->n; i++) {
 		const struct mcri_node *msc = mcri_map_get(r->roles->items[i], "mooncake_store_config");
@@ -325,15 +328,11 @@ int mcri_rules_trtllm_master(struct mcri_check *v)
 
 /* ---- vLLM and SGLang with a master (§10.11) ------------------------ */
 
-static const char *const TRANSFER_BACKEND_KEYS[] = {
-	"disaggregation-transfer-backend", "disaggregation_transfer_backend", NULL
-};
-static const char *const TRANSFER_CONFIG_KEYS[] = {
-	"kv-transfer-config", "kv_transfer_config", NULL
-};
+static const char *const TRANSFER_BACKEND_KEYS[] = { "disaggregation-transfer-backend",
+						     "disaggregation_transfer_backend", NULL };
+static const char *const TRANSFER_CONFIG_KEYS[] = { "kv-transfer-config", "kv_transfer_config", NULL };
 
-static bool args_have(const struct mcri_node *args, const char *const *keys,
-		      bool (*ok)(const struct mcri_node *))
+static bool args_have(const struct mcri_node *args, const char *const *keys, bool (*ok)(const struct mcri_node *))
 {
 	for (; *keys; keys++) {
 		const struct mcri_node *n = mcri_map_get(args, *keys);
@@ -364,9 +363,10 @@ static int device_names_rule(struct mcri_check *v)
 		return 0;
 	gpn = mcri_map_get(mcri_map_get(r->root, "resources"), "gpus_per_node");
 	if (!gpn || gpn->type != MCRI_T_INT || (size_t)gpn->i != d->n)
-		return mcri_fail(v, d,
-				 "mooncake device_names_by_gpu must have one entry per physical GPU on each node: it has %zu, resources.gpus_per_node is %s",
-				 d->n, mcri_show(v, gpn));
+		return mcri_fail(
+			v, d,
+			"mooncake device_names_by_gpu must have one entry per physical GPU on each node: it has %zu, resources.gpus_per_node is %s",
+			d->n, mcri_show(v, gpn));
 	for (size_t i = 0; i < d->n; i++) {
 		const char *s = d->items[i]->s;
 		bool bad = !*s || strchr(s, ',');
@@ -374,17 +374,17 @@ static int device_names_rule(struct mcri_check *v)
 		for (const char *p = s; *p; p++)
 			bad |= isspace((unsigned char)*p) != 0;
 		if (bad)
-			return mcri_fail(v, d->items[i],
-					 "mooncake device_names_by_gpu entries must be single nonempty device names without whitespace, got %s at index %zu",
-					 mcri_show(v, d->items[i]), i);
+			return mcri_fail(
+				v, d->items[i],
+				"mooncake device_names_by_gpu entries must be single nonempty device names without whitespace, got %s at index %zu",
+				mcri_show(v, d->items[i]), i);
 	}
 	return 0;
 }
 
 /* V2, vLLM: a kv-transfer-config string that names a Mooncake connector;
  * the usual mistake, the config written as a YAML mapping, is named */
-static int vllm_transfer_rule(struct mcri_check *v, const struct mcri_node *pargs,
-			      const struct mcri_node *dargs)
+static int vllm_transfer_rule(struct mcri_check *v, const struct mcri_node *pargs, const struct mcri_node *dargs)
 {
 	const struct mcr_recipe *r = v->r;
 
@@ -398,13 +398,15 @@ static int vllm_transfer_rule(struct mcri_check *v, const struct mcri_node *parg
 			const struct mcri_node *kt = mcri_map_get(args, *k);
 
 			if (kt && kt->type != MCRI_T_STR)
-				return mcri_fail(v, kt,
-						 "a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has a kv-transfer-config that references a Mooncake connector: roles.%s.args.%s is %s, and vLLM takes it as a JSON string; quote it, e.g. %s: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'",
-						 mcr_role_name((enum mcr_role)role), *k, mcri_show(v, kt), *k);
+				return mcri_fail(
+					v, kt,
+					"a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has a kv-transfer-config that references a Mooncake connector: roles.%s.args.%s is %s, and vLLM takes it as a JSON string; quote it, e.g. %s: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}'",
+					mcr_role_name((enum mcr_role)role), *k, mcri_show(v, kt), *k);
 		}
 	}
-	return mcri_fail(v, r->service ? r->service : r->kv_block,
-			 "a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has a kv-transfer-config that references a Mooncake connector; add e.g. kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}', or remove the service");
+	return mcri_fail(
+		v, r->service ? r->service : r->kv_block,
+		"a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has a kv-transfer-config that references a Mooncake connector; add e.g. kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\",\"kv_role\":\"kv_both\"}', or remove the service");
 }
 
 int mcri_rules_vllm_sglang(struct mcri_check *v)
@@ -422,12 +424,12 @@ int mcri_rules_vllm_sglang(struct mcri_check *v)
 	if (!r->role_node[MCR_ROLE_PREFILL] && !r->role_node[MCR_ROLE_DECODE])
 		return 0;
 	/* SGLang's workers also use the pool through HiCache alone */
-	if (r->engine == MCR_ENGINE_SGLANG &&
-	    !args_have(pargs, TRANSFER_BACKEND_KEYS, is_mooncake_backend) &&
-	    !args_have(dargs, TRANSFER_BACKEND_KEYS, is_mooncake_backend) &&
-	    !mcri_sglang_joins_pool(pargs) && !mcri_sglang_joins_pool(dargs))
-		return mcri_fail(v, r->service ? r->service : r->kv_block,
-				 "a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has 'disaggregation-transfer-backend: mooncake' (nor HiCache with enable-hierarchical-cache: true and hicache-storage-backend: mooncake); add it to the prefill and decode args, or remove the service");
+	if (r->engine == MCR_ENGINE_SGLANG && !args_have(pargs, TRANSFER_BACKEND_KEYS, is_mooncake_backend) &&
+	    !args_have(dargs, TRANSFER_BACKEND_KEYS, is_mooncake_backend) && !mcri_sglang_joins_pool(pargs) &&
+	    !mcri_sglang_joins_pool(dargs))
+		return mcri_fail(
+			v, r->service ? r->service : r->kv_block,
+			"a mooncake-master service is configured but neither roles.prefill.args nor roles.decode.args has 'disaggregation-transfer-backend: mooncake' (nor HiCache with enable-hierarchical-cache: true and hicache-storage-backend: mooncake); add it to the prefill and decode args, or remove the service");
 	if (r->engine == MCR_ENGINE_VLLM)
 		return vllm_transfer_rule(v, pargs, dargs);
 	return 0;
@@ -437,10 +439,13 @@ int mcri_rules_vllm_sglang(struct mcri_check *v)
 
 /* flags (with one or two dashes, with or without =value) that move or
  * switch off one of the three ports */
-static const char *const PORT_FLAGS[] = {
-	"port", "rpc_port", "http_metadata_server_port", "metrics_port",
-	"enable_http_metadata_server", "noenable_http_metadata_server", NULL
-};
+static const char *const PORT_FLAGS[] = { "port",
+					  "rpc_port",
+					  "http_metadata_server_port",
+					  "metrics_port",
+					  "enable_http_metadata_server",
+					  "noenable_http_metadata_server",
+					  NULL };
 
 static bool moves_a_port(const char *arg)
 {
@@ -468,9 +473,10 @@ int mcri_rules_master_ports(struct mcri_check *v)
 		return 0;
 	for (size_t i = 0; mcri_is_seq(args) && i < args->n; i++)
 		if (moves_a_port(args->items[i]->s))
-			return mcri_fail(v, args->items[i],
-					 "%s: '%s' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it",
-					 v->r->kv_block ? "engine.mooncake_kv_store.master_extra_args" : "mooncake-master args",
-					 args->items[i]->s);
+			return mcri_fail(
+				v, args->items[i],
+				"%s: '%s' would move or switch off one of the master's ports; the workers and the readiness check use 8700 (RPC), 8701 (HTTP metadata server) and 8702 (metrics): remove it",
+				v->r->kv_block ? "engine.mooncake_kv_store.master_extra_args" : "mooncake-master args",
+				args->items[i]->s);
 	return 0;
 }

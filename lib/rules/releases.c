@@ -45,18 +45,21 @@ static bool sets_it(const struct mcr_recipe *r, const struct mcri_task_var *t, u
 	return false;
 }
 
-static void plugin_vars(struct mcri_check *v, const struct mcri_node *map, const char *where,
-			unsigned roles)
+static void plugin_vars(struct mcri_check *v, const struct mcri_node *map, const char *where, unsigned roles)
 {
 	for (size_t i = 0; mcri_is_map(map) && i < map->n; i++) {
 		const struct mcri_node *k = map->keys[i];
 		const struct mcri_task_var *t = mcri_is_str(k) ? mcri_task_var(k->s) : NULL;
 
 		if (t && sets_it(v->r, t, roles))
-			mcri_warn(v, k,
-				  "%s.%s: the plugin sets %s itself in every task of %s to %s, and its value always wins over the recipe's (and over an image's or the caller's); remove it",
-				  where, k->s, k->s, roles == MCRI_ROLE_BIT(0) || roles == MCRI_ROLE_BIT(1) ||
-				  roles == MCRI_ROLE_BIT(2) ? "the role" : "each role", t->value);
+			mcri_warn(
+				v, k,
+				"%s.%s: the plugin sets %s itself in every task of %s to %s, and its value always wins over the recipe's (and over an image's or the caller's); remove it",
+				where, k->s, k->s,
+				roles == MCRI_ROLE_BIT(0) || roles == MCRI_ROLE_BIT(1) || roles == MCRI_ROLE_BIT(2)
+					? "the role"
+					: "each role",
+				t->value);
 	}
 }
 
@@ -87,23 +90,35 @@ static void mooncake_vars(struct mcri_check *v, const struct mcri_node *map, con
 	/* vLLM reads it as on when its lower case is "true" or "1" */
 	if (mcri_is_str(n) && (!strcasecmp(n->s, "true") || !strcmp(n->s, "1")))
 		mcri_warn(v, n,
-			  "%s.VLLM_MOONCAKE_STORE_SELECTIVE_LEASE: '%s' needs " MCRI_MOONCAKE_NEXT " or later (MooncakeDistributedStore.batch_probe_key, which " MCRI_MOONCAKE " lacks): " MCRI_VLLM_NEW "'s workers with an older Mooncake fail at start (RuntimeError), and " MCRI_VLLM_OLD " ignores it; " MCRI_MOONCAKE_NEXT " is on PyPI as the CUDA 13 wheel only (mooncake-transfer-engine-cuda13)",
+			  "%s.VLLM_MOONCAKE_STORE_SELECTIVE_LEASE: '%s' needs " MCRI_MOONCAKE_NEXT
+			  " or later (MooncakeDistributedStore.batch_probe_key, which " MCRI_MOONCAKE
+			  " lacks): " MCRI_VLLM_NEW
+			  "'s workers with an older Mooncake fail at start (RuntimeError), and " MCRI_VLLM_OLD
+			  " ignores it; " MCRI_MOONCAKE_NEXT
+			  " is on PyPI as the CUDA 13 wheel only (mooncake-transfer-engine-cuda13)",
 			  where, n->s);
 	n = mcri_map_get(map, "MOONCAKE_STORE_BACKEND");
 	if (!mcri_is_str(n))
 		return;
 	if (!strcmp(n->s, "cpp"))
 		mcri_warn(v, n,
-			  "%s.MOONCAKE_STORE_BACKEND: only " MCRI_MOONCAKE_NEXT " or later reads it, and 'cpp' is its default (" MCRI_MOONCAKE " ignores it); remove it",
+			  "%s.MOONCAKE_STORE_BACKEND: only " MCRI_MOONCAKE_NEXT
+			  " or later reads it, and 'cpp' is its default (" MCRI_MOONCAKE " ignores it); remove it",
 			  where);
 	else if (!strcmp(n->s, "rs"))
-		mcri_warn(v, n,
-			  "%s.MOONCAKE_STORE_BACKEND: 'rs' needs " MCRI_MOONCAKE_NEXT " or later built with Store-RS (WITH_STORE_RS): with 0.3.14's PyPI wheel, importing mooncake.store fails (ImportError), and " MCRI_MOONCAKE " ignores the variable; remove it",
-			  where);
+		mcri_warn(
+			v, n,
+			"%s.MOONCAKE_STORE_BACKEND: 'rs' needs " MCRI_MOONCAKE_NEXT
+			" or later built with Store-RS (WITH_STORE_RS): with 0.3.14's PyPI wheel, importing mooncake.store fails (ImportError), and " MCRI_MOONCAKE
+			" ignores the variable; remove it",
+			where);
 	else
-		mcri_warn(v, n,
-			  "%s.MOONCAKE_STORE_BACKEND: %s makes importing mooncake.store fail with " MCRI_MOONCAKE_NEXT " or later (ValueError: MOONCAKE_STORE_BACKEND must be exactly 'cpp' or 'rs'), and " MCRI_MOONCAKE " ignores it; remove it",
-			  where, mcri_show(v, n));
+		mcri_warn(
+			v, n,
+			"%s.MOONCAKE_STORE_BACKEND: %s makes importing mooncake.store fail with " MCRI_MOONCAKE_NEXT
+			" or later (ValueError: MOONCAKE_STORE_BACKEND must be exactly 'cpp' or 'rs'), and " MCRI_MOONCAKE
+			" ignores it; remove it",
+			where, mcri_show(v, n));
 }
 
 static void mooncake_vars_rule(struct mcri_check *v)
@@ -143,8 +158,11 @@ static void master_flags_rule(struct mcri_check *v)
 
 			if (!strncmp(a, NEXT_FLAGS[k].flag, len) && (a[len] == '=' || !a[len]))
 				mcri_warn(v, args->items[i],
-					  "%s: '%s' is a flag of " MCRI_MOONCAKE_NEXT "'s mooncake_master; " MCRI_MOONCAKE "'s does not know it and does not start; write %s",
-					  v->r->kv_block ? "engine.mooncake_kv_store.master_extra_args" : "mooncake-master args",
+					  "%s: '%s' is a flag of " MCRI_MOONCAKE_NEXT
+					  "'s mooncake_master; " MCRI_MOONCAKE
+					  "'s does not know it and does not start; write %s",
+					  v->r->kv_block ? "engine.mooncake_kv_store.master_extra_args"
+							 : "mooncake-master args",
 					  args->items[i]->s, NEXT_FLAGS[k].instead);
 		}
 	}
@@ -157,9 +175,12 @@ static void per_gpu_rule(struct mcri_check *v)
 	const struct mcri_node *names = mcri_map_get(v->r->store_config, "device_name_per_gpu");
 
 	if (mcri_is_seq(names) && names->n)
-		mcri_warn(v, names,
-			  "%s.device_name_per_gpu: " MCRI_VLLM_NEW " gives each GPU's store client its entry, but " MCRI_VLLM_OLD " ignores the key and passes device_name '' (Mooncake then picks the RDMA devices itself): the same file means other devices to the two releases; mooncake device_names_by_gpu (the plugin writes each GPU's device_name into a file of its own) means the same to both",
-			  v->r->store_config_where);
+		mcri_warn(
+			v, names,
+			"%s.device_name_per_gpu: " MCRI_VLLM_NEW
+			" gives each GPU's store client its entry, but " MCRI_VLLM_OLD
+			" ignores the key and passes device_name '' (Mooncake then picks the RDMA devices itself): the same file means other devices to the two releases; mooncake device_names_by_gpu (the plugin writes each GPU's device_name into a file of its own) means the same to both",
+			v->r->store_config_where);
 }
 
 /* why vLLM 0.34.0's MooncakeStoreConnector.supports_sleep_mode() refuses
@@ -202,13 +223,19 @@ static void sleep_rule(struct mcri_check *v)
 		    !mcri_is_str(kt) || !strstr(kt->s, "MooncakeStoreConnector"))
 			continue;
 		if ((why = sleep_refused(v, (enum mcr_role)role)))
-			mcri_warn(v, on,
-				  "roles.%s.args: enable-sleep-mode with MooncakeStoreConnector: the role's workers fail at start with both vLLM releases (%s does not support sleep mode): " MCRI_VLLM_OLD " never allows it, " MCRI_VLLM_NEW " only with protocol 'rdma', a device named (device_name or device_name_per_gpu), MC_MS_AUTO_DISC unset or 0 and neither MC_USE_TENT nor MC_USE_TEV1 set, and here %s",
-				  mcr_role_name((enum mcr_role)role), "MooncakeStoreConnector", why);
+			mcri_warn(
+				v, on,
+				"roles.%s.args: enable-sleep-mode with MooncakeStoreConnector: the role's workers fail at start with both vLLM releases (%s does not support sleep mode): " MCRI_VLLM_OLD
+				" never allows it, " MCRI_VLLM_NEW
+				" only with protocol 'rdma', a device named (device_name or device_name_per_gpu), MC_MS_AUTO_DISC unset or 0 and neither MC_USE_TENT nor MC_USE_TEV1 set, and here %s",
+				mcr_role_name((enum mcr_role)role), "MooncakeStoreConnector", why);
 		else
-			mcri_warn(v, on,
-				  "roles.%s.args: enable-sleep-mode with MooncakeStoreConnector: " MCRI_VLLM_NEW " allows it with this config, but " MCRI_VLLM_OLD " never does: its workers fail at start (MooncakeStoreConnector does not support sleep mode)",
-				  mcr_role_name((enum mcr_role)role));
+			mcri_warn(
+				v, on,
+				"roles.%s.args: enable-sleep-mode with MooncakeStoreConnector: " MCRI_VLLM_NEW
+				" allows it with this config, but " MCRI_VLLM_OLD
+				" never does: its workers fail at start (MooncakeStoreConnector does not support sleep mode)",
+				mcr_role_name((enum mcr_role)role));
 	}
 }
 
@@ -238,12 +265,13 @@ static void staging_rule(struct mcri_check *v)
 		 * true without a word */
 		for (size_t i = 0; e && i < nsaid; i++)
 			again |= said[i] == e->val;
-		if (e && e->val && !again && !mcri_truthy(e->val) &&
-		    !(kind && strcasestr(kind, "capacity"))) {
+		if (e && e->val && !again && !mcri_truthy(e->val) && !(kind && strcasestr(kind, "capacity"))) {
 			said[nsaid++] = e->val;
-			mcri_warn(v, e->val,
-				  "%s.stage_through_host: %s, but " MCRI_TRTLLM " runs with stage_through_host true whatever the file says (pages pass through pinned host memory, 1 GiB per direction per rank, its only transfer path today; a warning in the worker's log says so); remove it (client config of roles.%s)",
-				  e->src ? e->src : "?", mcri_show(v, e->val), mcr_role_name((enum mcr_role)role));
+			mcri_warn(
+				v, e->val,
+				"%s.stage_through_host: %s, but " MCRI_TRTLLM
+				" runs with stage_through_host true whatever the file says (pages pass through pinned host memory, 1 GiB per direction per rank, its only transfer path today; a warning in the worker's log says so); remove it (client config of roles.%s)",
+				e->src ? e->src : "?", mcri_show(v, e->val), mcr_role_name((enum mcr_role)role));
 		}
 		free(kind);
 		mcri_payload_free(&p);

@@ -33,7 +33,8 @@ int mcri_rules_schema(struct mcri_check *v)
 				 v->name);
 	if (schema->type != MCRI_T_INT || schema->i != 2) {
 		return mcri_fail(v, schema,
-				 "schema: %s is not supported; this plugin reads `schema: 2` recipes (" MIGRATE_HINT " to convert an older one)",
+				 "schema: %s is not supported; this plugin reads `schema: 2` recipes (" MIGRATE_HINT
+				 " to convert an older one)",
 				 mcri_show(v, schema), v->name);
 	}
 	for (const char *const *k = legacy_top; *k; k++) {
@@ -59,11 +60,11 @@ int mcri_rules_schema(struct mcri_check *v)
 				snprintf(b, sizeof(b), "%s_workers", role);
 				snprintf(c, sizeof(c), "gpus_per_%s", role);
 				snprintf(d, sizeof(d), "%s_critical", role);
-				if (!strcmp(k->s, a) || !strcmp(k->s, b) ||
-				    !strcmp(k->s, c) || !strcmp(k->s, d))
-					return mcri_fail(v, k,
-							 "resources.%s is a pre-2.0 (v1) key; per-role sizes live under roles.%s now; " MIGRATE_HINT,
-							 k->s, role, v->name);
+				if (!strcmp(k->s, a) || !strcmp(k->s, b) || !strcmp(k->s, c) || !strcmp(k->s, d))
+					return mcri_fail(
+						v, k,
+						"resources.%s is a pre-2.0 (v1) key; per-role sizes live under roles.%s now; " MIGRATE_HINT,
+						k->s, role, v->name);
 			}
 		}
 	}
@@ -74,8 +75,7 @@ int mcri_rules_schema(struct mcri_check *v)
 			size_t i = mcri_map_index(sec, legacy[s].keys[k]);
 
 			if (i != MCRI_NO_INDEX)
-				return mcri_fail(v, sec->keys[i],
-						 "%s.%s is a pre-2.0 (v1) key; " MIGRATE_HINT,
+				return mcri_fail(v, sec->keys[i], "%s.%s is a pre-2.0 (v1) key; " MIGRATE_HINT,
 						 legacy[s].section, legacy[s].keys[k], v->name);
 		}
 	}
@@ -95,9 +95,10 @@ int mcri_rules_log_dir(struct mcri_check *v)
 		return mcri_fail(v, n, "output.log_dir: must be a directory path, got %s", mcri_show(v, n));
 	}
 	if (n->s[0] == '~')
-		return mcri_fail(v, n,
-				 "output.log_dir: '%s': ~ is not expanded (the directory would be named ~); write the absolute path, or one relative to the submit directory",
-				 n->s);
+		return mcri_fail(
+			v, n,
+			"output.log_dir: '%s': ~ is not expanded (the directory would be named ~); write the absolute path, or one relative to the submit directory",
+			n->s);
 	dir = mcri_expand_dir_template(n->s, "1", "user", "/submit", &e);
 	free(dir);
 	if (dir)

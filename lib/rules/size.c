@@ -33,9 +33,8 @@ static const struct unit UNITS[] = {
 /* Python's str.strip() whitespace for ASCII text */
 bool mcri_py_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-	       c == '\f' || c == '\x1c' || c == '\x1d' || c == '\x1e' ||
-	       c == '\x1f';
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\x1c' ||
+	       c == '\x1d' || c == '\x1e' || c == '\x1f';
 }
 
 /* truncate toward zero, as Python int(float); Python's ints have no bound,
@@ -122,12 +121,10 @@ static void size_fix(const char *text, char *fix, size_t size)
 		return;
 	for (size_t i = 0; i < MCRI_ARRAY_LEN(decimal); i++)
 		if (strcasecmp(unit, decimal[i].unit) == 0)
-			snprintf(fix, size, "; write '%s%s' (binary) or a byte count", num,
-				 decimal[i].binary);
+			snprintf(fix, size, "; write '%s%s' (binary) or a byte count", num, decimal[i].binary);
 }
 
-int mcri_size_of_node(const char *key, const struct mcri_node *n,
-		      long long *bytes, struct mcr_error *err)
+int mcri_size_of_node(const char *key, const struct mcri_node *n, long long *bytes, struct mcr_error *err)
 {
 	char *r, fix[160];
 	int rc;
@@ -142,30 +139,26 @@ int mcri_size_of_node(const char *key, const struct mcri_node *n,
 			return 0;
 		}
 		r = mcri_repr(n);
-		rc = mcri_error_set(err, MCR_EINVAL, "%s must be a finite size, got %s",
-				    key, r ? r : "?");
+		rc = mcri_error_set(err, MCR_EINVAL, "%s must be a finite size, got %s", key, r ? r : "?");
 		break;
 	case MCRI_T_STR:
 		if (parse_text(n->s, bytes) == 0)
 			return 0;
 		r = mcri_repr(n);
 		size_fix(n->s, fix, sizeof(fix));
-		rc = mcri_error_set(err, MCR_EINVAL, "%s %s " SIZE_HINT "%s", key,
-				    r ? r : "?", fix);
+		rc = mcri_error_set(err, MCR_EINVAL, "%s %s " SIZE_HINT "%s", key, r ? r : "?", fix);
 		break;
 	default:
 		r = mcri_repr(n);
-		rc = mcri_error_set(err, MCR_EINVAL,
-				    "%s must be a byte count or a size such as '16GiB', got %s",
-				    key, r ? r : "?");
+		rc = mcri_error_set(err, MCR_EINVAL, "%s must be a byte count or a size such as '16GiB', got %s", key,
+				    r ? r : "?");
 		break;
 	}
 	free(r);
 	return rc;
 }
 
-int mcr_parse_size_text(const char *key, const char *text, long long *bytes,
-			struct mcr_error *err)
+int mcr_parse_size_text(const char *key, const char *text, long long *bytes, struct mcr_error *err)
 {
 	if (parse_text(text, bytes) == 0)
 		return 0;

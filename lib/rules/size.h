@@ -10,8 +10,7 @@
 /* TRT-LLM parse_size(strict_units=True) on a node: an int, a finite float
  * (truncated toward zero) or a size string; beyond 64 bits saturated.
  * MCR_EINVAL with the reason (which names `key`) otherwise. */
-int mcri_size_of_node(const char *key, const struct mcri_node *n,
-		      long long *bytes, struct mcr_error *err);
+int mcri_size_of_node(const char *key, const struct mcri_node *n, long long *bytes, struct mcr_error *err);
 /* Python int(value) for transfer_batch_size (C11.5), saturated at 64
  * bits; false when the conversion fails. */
 bool mcri_py_int(const struct mcri_node *n, long long *out);

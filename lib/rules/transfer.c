@@ -35,16 +35,15 @@
 
 /* Mooncake's client (Client::InitTransferEngine, client_service.cpp): the
  * protocols it installs a transport for */
-static const char *const PROTOCOLS[] = {
-	"rdma", "tcp", "efa", "cxl", "cxi", "ascend", "ubshmem", "sunrise_link", "ub",
-	"nvlink_intra", NULL
-};
+static const char *const PROTOCOLS[] = { "rdma",    "tcp",          "efa", "cxl",          "cxi", "ascend",
+					 "ubshmem", "sunrise_link", "ub",  "nvlink_intra", NULL };
 #define PROTOCOL_LIST "rdma, tcp, efa, cxl, cxi, ascend, ubshmem, sunrise_link, ub, nvlink_intra"
 /* MetadataStoragePlugin::Create (transfer_metadata_plugin.cpp): the
  * schemes of a metadata server's URL */
 static const char *const SCHEMES[] = { "etcd", "http", "https", "redis", NULL };
 #define SETUP MCRI_MOONCAKE "'s MooncakeDistributedStore.setup()"
-#define FORMS "P2PHANDSHAKE (no metadata server), http://<host>:<port>/metadata (an HTTP metadata server), or etcd://<host>:<port> (etcd)"
+#define FORMS                                                                                                          \
+	"P2PHANDSHAKE (no metadata server), http://<host>:<port>/metadata (an HTTP metadata server), or etcd://<host>:<port> (etcd)"
 
 /* the entry of `list` that is `s` in another case, or NULL */
 static const char *other_case(const char *s, const char *const *list)
@@ -55,17 +54,21 @@ static const char *other_case(const char *s, const char *const *list)
 	return NULL;
 }
 
-static int protocol_rule(struct mcri_check *v, const struct mcri_node *at,
-			 const char *where, const char *text)
+static int protocol_rule(struct mcri_check *v, const struct mcri_node *at, const char *where, const char *text)
 {
 	const char *fix;
 
 	if (mcri_in_list(text, PROTOCOLS))
 		return 0;
 	if ((fix = other_case(text, PROTOCOLS)))
-		return mcri_fail(v, at, "%s: '%s' is not a protocol " SETUP " knows: it compares the exact name and returns -1 (unsupported_protocol); write %s",
+		return mcri_fail(v, at,
+				 "%s: '%s' is not a protocol " SETUP
+				 " knows: it compares the exact name and returns -1 (unsupported_protocol); write %s",
 				 where, text, fix);
-	return mcri_fail(v, at, "%s: '%s' is not a protocol " SETUP " knows (it returns -1, unsupported_protocol); it knows " PROTOCOL_LIST " (tcp works on any network, rdma needs InfiniBand or RoCE)",
+	return mcri_fail(v, at,
+			 "%s: '%s' is not a protocol " SETUP
+			 " knows (it returns -1, unsupported_protocol); it knows " PROTOCOL_LIST
+			 " (tcp works on any network, rdma needs InfiniBand or RoCE)",
 			 where, text);
 }
 
@@ -73,15 +76,18 @@ static int protocol_rule(struct mcri_check *v, const struct mcri_node *at,
 
 /* a segment as the engine reads it (the size rules before this one took
  * it) is 0 or at least MIN_SEGMENT */
-static int segment_rule(struct mcri_check *v, const struct mcri_node *at, const struct mcri_node *n,
-			const char *text, const char *where, const char *per_rank)
+static int segment_rule(struct mcri_check *v, const struct mcri_node *at, const struct mcri_node *n, const char *text,
+			const char *where, const char *per_rank)
 {
 	long long bytes;
 
 	if (mcri_engine_size(v->r, n, text, &bytes) || bytes <= 0 || bytes >= MIN_SEGMENT)
 		return 0;
-	return mcri_fail(v, at, "%s: %s is %lld bytes%s, and " SETUP " refuses a segment of 1 byte to 16 MiB less one (it returns -600, INVALID_PARAMS: the master hands out memory in slabs of 16 MiB); give 0 (the worker lends nothing) or at least 16 MiB",
-			 where, mcri_show(v, at), bytes, per_rank);
+	return mcri_fail(
+		v, at,
+		"%s: %s is %lld bytes%s, and " SETUP
+		" refuses a segment of 1 byte to 16 MiB less one (it returns -600, INVALID_PARAMS: the master hands out memory in slabs of 16 MiB); give 0 (the worker lends nothing) or at least 16 MiB",
+		where, mcri_show(v, at), bytes, per_rank);
 }
 
 /* one etcd endpoint of a list: host:port, the port a number 1-65535 */
@@ -106,8 +112,7 @@ static bool etcd_endpoint(const char *b, const char *e)
 	return port >= 1 && port <= 65535;
 }
 
-static int metadata_rule(struct mcri_check *v, const struct mcri_node *at,
-			 const char *where, const char *text)
+static int metadata_rule(struct mcri_check *v, const struct mcri_node *at, const char *where, const char *text)
 {
 	const char *sep = strstr(text, "://"), *b = text, *e;
 	char scheme[16];
@@ -120,22 +125,31 @@ static int metadata_rule(struct mcri_check *v, const struct mcri_node *at,
 	for (e = b + strlen(b); e > b && isspace((unsigned char)e[-1]); e--)
 		;
 	if ((size_t)(e - b) == strlen("P2PHANDSHAKE") && strncasecmp(b, "P2PHANDSHAKE", 12) == 0)
-		return mcri_fail(v, at, "%s: '%s' is not P2PHANDSHAKE to " SETUP ": it compares the exact spelling and takes any other text without '://' for a list of etcd endpoints, so setup() would wait for an etcd that is not there; write P2PHANDSHAKE",
-				 where, text);
+		return mcri_fail(
+			v, at,
+			"%s: '%s' is not P2PHANDSHAKE to " SETUP
+			": it compares the exact spelling and takes any other text without '://' for a list of etcd endpoints, so setup() would wait for an etcd that is not there; write P2PHANDSHAKE",
+			where, text);
 	if (sep) {
 		len = (size_t)(sep - text);
 		snprintf(scheme, sizeof(scheme), "%.*s", (int)(len < sizeof(scheme) ? len : sizeof(scheme) - 1), text);
 		if (len < sizeof(scheme) && mcri_in_list(scheme, SCHEMES)) {
 			if (!sep[3] || isspace((unsigned char)sep[3]))
-				return mcri_fail(v, at, "%s: '%s' names no host after '%s://'; write " FORMS,
-						 where, text, scheme);
+				return mcri_fail(v, at, "%s: '%s' names no host after '%s://'; write " FORMS, where,
+						 text, scheme);
 			return 0;
 		}
 		if (len < sizeof(scheme) && other_case(scheme, SCHEMES))
-			return mcri_fail(v, at, "%s: '%s': " SETUP " knows the scheme only as '%s://' (another spelling makes it abort the whole process: Unable to find metadata storage plugin); write %s%s",
-					 where, text, other_case(scheme, SCHEMES), other_case(scheme, SCHEMES), sep);
-		return mcri_fail(v, at, "%s: '%s' has a scheme " SETUP " has no metadata plugin for (it aborts the whole process: Unable to find metadata storage plugin); write " FORMS,
-				 where, text);
+			return mcri_fail(
+				v, at,
+				"%s: '%s': " SETUP
+				" knows the scheme only as '%s://' (another spelling makes it abort the whole process: Unable to find metadata storage plugin); write %s%s",
+				where, text, other_case(scheme, SCHEMES), other_case(scheme, SCHEMES), sep);
+		return mcri_fail(
+			v, at,
+			"%s: '%s' has a scheme " SETUP
+			" has no metadata plugin for (it aborts the whole process: Unable to find metadata storage plugin); write " FORMS,
+			where, text);
 	}
 	/* etcd endpoints, separated by ',' or ';', blanks around each ignored */
 	for (const char *p = text, *q; *p; p = *q ? q + 1 : q) {
@@ -147,20 +161,24 @@ static int metadata_rule(struct mcri_check *v, const struct mcri_node *at,
 		for (t = q; t > s && isspace((unsigned char)t[-1]); t--)
 			;
 		if (s < t && !etcd_endpoint(s, t))
-			return mcri_fail(v, at, "%s: '%s' is no metadata server " SETUP " can reach: text without '://' is a list of etcd endpoints, each <host>:<port>, and '%.*s' is not one; write " FORMS,
-					 where, text, (int)(t - s), s);
+			return mcri_fail(
+				v, at,
+				"%s: '%s' is no metadata server " SETUP
+				" can reach: text without '://' is a list of etcd endpoints, each <host>:<port>, and '%.*s' is not one; write " FORMS,
+				where, text, (int)(t - s), s);
 		if (!*q)
 			break;
 	}
 	if (b == e)
-		return mcri_fail(v, at, "%s: '%s' is no metadata server: " SETUP " then fails (no valid endpoints provided); write " FORMS,
+		return mcri_fail(v, at,
+				 "%s: '%s' is no metadata server: " SETUP
+				 " then fails (no valid endpoints provided); write " FORMS,
 				 where, text);
 	return 0;
 }
 
 /* the value at `n` of `key` in a client config, from the map at `src` */
-static int config_value(struct mcri_check *v, const struct mcri_node *n, const char *src,
-			const char *key)
+static int config_value(struct mcri_check *v, const struct mcri_node *n, const char *src, const char *key)
 {
 	const char *where;
 
@@ -215,15 +233,15 @@ static int sglang_rule(struct mcri_check *v)
 		if (!(role_where = mcri_keepf(v, "roles.%s.env", mcr_role_name((enum mcr_role)role))))
 			return -1;
 		n = mcri_role_env(v->r, (enum mcr_role)role, "MOONCAKE_PROTOCOL", &where, role_where);
-		if (mcri_is_str(n) && (!(where = mcri_keepf(v, "%s.MOONCAKE_PROTOCOL", where)) ||
-				       protocol_rule(v, n, where, n->s)))
+		if (mcri_is_str(n) &&
+		    (!(where = mcri_keepf(v, "%s.MOONCAKE_PROTOCOL", where)) || protocol_rule(v, n, where, n->s)))
 			return -1;
 		/* SGLang divides it among the tensor- and pipeline-parallel
 		 * ranks of a worker: each rank's share is smaller still */
 		n = mcri_role_env(v->r, (enum mcr_role)role, "MOONCAKE_GLOBAL_SEGMENT_SIZE", &where, role_where);
-		if (mcri_is_str(n) &&
-		    (!(where = mcri_keepf(v, "%s.MOONCAKE_GLOBAL_SEGMENT_SIZE", where)) ||
-		     segment_rule(v, n, NULL, n->s, where, " in all (SGLang gives each of a worker's ranks its share)")))
+		if (mcri_is_str(n) && (!(where = mcri_keepf(v, "%s.MOONCAKE_GLOBAL_SEGMENT_SIZE", where)) ||
+				       segment_rule(v, n, NULL, n->s, where,
+						    " in all (SGLang gives each of a worker's ranks its share)")))
 			return -1;
 	}
 	return 0;
@@ -237,13 +255,12 @@ int mcri_rules_transfer(struct mcri_check *v)
 		return 0;
 	switch (r->engine) {
 	case MCR_ENGINE_VLLM:
-		if (config_value(v, mcri_map_get(r->store_config, "protocol"), r->store_config_where,
-				 "protocol") ||
-		    config_value(v, mcri_map_get(r->store_config, "global_segment_size"),
-				 r->store_config_where, "global_segment_size"))
+		if (config_value(v, mcri_map_get(r->store_config, "protocol"), r->store_config_where, "protocol") ||
+		    config_value(v, mcri_map_get(r->store_config, "global_segment_size"), r->store_config_where,
+				 "global_segment_size"))
 			return -1;
-		return config_value(v, mcri_map_get(r->store_config, "metadata_server"),
-				    r->store_config_where, "metadata_server");
+		return config_value(v, mcri_map_get(r->store_config, "metadata_server"), r->store_config_where,
+				    "metadata_server");
 	case MCR_ENGINE_TRTLLM:
 		return trtllm_rule(v);
 	case MCR_ENGINE_SGLANG:

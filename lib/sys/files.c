@@ -23,7 +23,7 @@
 struct pending {
 	const char *name, *text;
 	size_t len;
-	bool durable;  /* fsync before the rename */
+	bool durable; /* fsync before the rename */
 	char *tmp, *backup;
 	bool replaced; /* renamed into place */
 };
@@ -38,8 +38,7 @@ struct target {
  * O_EXCL (or, for a backup, linked to `from`): nobody can plant a file or
  * a link at a name we are about to write through. The descriptor (0 for
  * a link), or -1 with errno set. */
-static int unique_name(const struct target *t, const char *name, const char *what,
-		       const char *from, char **out)
+static int unique_name(const struct target *t, const char *name, const char *what, const char *from, char **out)
 {
 	static const char ALNUM[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
@@ -63,9 +62,9 @@ static int unique_name(const struct target *t, const char *name, const char *wha
 			errno = ENOMEM;
 			return -1;
 		}
-		if (from ? linkat(t->fd, from, t->fd, *out, 0) == 0 :
-		    (fd = openat(t->fd, *out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-				 (mode_t)t->mode)) >= 0)
+		if (from ? linkat(t->fd, from, t->fd, *out, 0) == 0
+			 : (fd = openat(t->fd, *out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+					(mode_t)t->mode)) >= 0)
 			return from ? 0 : fd;
 		free(*out);
 		*out = NULL;
@@ -83,9 +82,9 @@ static int write_tmp(const struct target *t, struct pending *f, struct mcr_error
 	size_t off = 0;
 
 	if (fd < 0)
-		return errno == ENOMEM ? mcri_error_nomem(err) :
-		       mcri_error_set(err, MCR_EIO, "cannot write %s/%s: %s", t->path, f->name,
-				      strerror(errno));
+		return errno == ENOMEM ? mcri_error_nomem(err)
+				       : mcri_error_set(err, MCR_EIO, "cannot write %s/%s: %s", t->path, f->name,
+							strerror(errno));
 	while (off < f->len) {
 		ssize_t n = write(fd, f->text + off, f->len - off);
 
@@ -105,8 +104,7 @@ static int write_tmp(const struct target *t, struct pending *f, struct mcr_error
 		return -1;
 	}
 	if (close(fd) != 0)
-		return mcri_error_set(err, MCR_EIO, "cannot write %s/%s: %s", t->path, f->tmp,
-				      strerror(errno));
+		return mcri_error_set(err, MCR_EIO, "cannot write %s/%s: %s", t->path, f->tmp, strerror(errno));
 	return 0;
 }
 
@@ -121,21 +119,19 @@ static int prepare_replace(const struct target *t, struct pending *f, struct mcr
 	if (fstatat(t->fd, f->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		if (errno == ENOENT)
 			return 0;
-		return mcri_error_set(err, MCR_EIO, "cannot write %s/%s: %s", t->path, f->name,
-				      strerror(errno));
+		return mcri_error_set(err, MCR_EIO, "cannot write %s/%s: %s", t->path, f->name, strerror(errno));
 	}
 	if (!S_ISREG(st.st_mode))
 		return mcri_error_set(err, MCR_EIO,
 				      "cannot write %s/%s: it exists and is not a regular file (%s); remove it",
-				      t->path, f->name,
-				      S_ISDIR(st.st_mode) ? "a directory" : "a special file or link");
+				      t->path, f->name, S_ISDIR(st.st_mode) ? "a directory" : "a special file or link");
 	if (unique_name(t, f->name, "old", f->name, &f->backup) == 0)
 		return 0;
 	if (errno == ENOENT) /* replaced by another writer between the two looks */
 		return 0;
-	return errno == ENOMEM ? mcri_error_nomem(err) :
-	       mcri_error_set(err, MCR_EIO, "cannot keep the previous %s/%s while it is replaced: %s",
-			      t->path, f->name, strerror(errno));
+	return errno == ENOMEM ? mcri_error_nomem(err)
+			       : mcri_error_set(err, MCR_EIO, "cannot keep the previous %s/%s while it is replaced: %s",
+						t->path, f->name, strerror(errno));
 }
 
 /* The files of a set all replaced, or none: every text is written to a
@@ -151,8 +147,7 @@ static int write_set(const struct target *t, struct pending *f, size_t n, struct
 			goto out;
 	for (i = 0; i < n; i++) {
 		if (renameat(t->fd, f[i].tmp, t->fd, f[i].name) != 0) {
-			mcri_error_set(err, MCR_EIO,
-				       "cannot rename %s/%s to %s/%s: %s; no file of the set was changed",
+			mcri_error_set(err, MCR_EIO, "cannot rename %s/%s to %s/%s: %s; no file of the set was changed",
 				       t->path, f[i].tmp, t->path, f[i].name, strerror(errno));
 			goto out;
 		}
@@ -162,11 +157,12 @@ static int write_set(const struct target *t, struct pending *f, size_t n, struct
 out:
 	for (i = 0; i < n; i++) {
 		if (rc && f[i].replaced &&
-		    !(f[i].backup ? renameat(t->fd, f[i].backup, t->fd, f[i].name) == 0 :
-				    unlinkat(t->fd, f[i].name, 0) == 0))
-			mcri_error_set(err, MCR_EIO,
-				       "cannot put %s/%s back after a failed write: %s; the directory holds a mix of old and new files: write them again",
-				       t->path, f[i].name, strerror(errno));
+		    !(f[i].backup ? renameat(t->fd, f[i].backup, t->fd, f[i].name) == 0
+				  : unlinkat(t->fd, f[i].name, 0) == 0))
+			mcri_error_set(
+				err, MCR_EIO,
+				"cannot put %s/%s back after a failed write: %s; the directory holds a mix of old and new files: write them again",
+				t->path, f[i].name, strerror(errno));
 		if (f[i].tmp && !f[i].replaced)
 			unlinkat(t->fd, f[i].tmp, 0);
 		if (f[i].backup && !(rc && f[i].replaced))
@@ -181,13 +177,12 @@ out:
 static int plain_name(const char *dir, const char *name, struct mcr_error *err)
 {
 	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-		return mcri_error_set(err, MCR_EINVAL, "cannot write '%s' in %s: not a file name",
-				      name, dir);
+		return mcri_error_set(err, MCR_EINVAL, "cannot write '%s' in %s: not a file name", name, dir);
 	return 0;
 }
 
-int mcri_write_file_at(int dirfd, const char *dir, const char *name, const char *text,
-		       size_t len, bool durable, unsigned mode, struct mcr_error *err)
+int mcri_write_file_at(int dirfd, const char *dir, const char *name, const char *text, size_t len, bool durable,
+		       unsigned mode, struct mcr_error *err)
 {
 	struct pending f = { name, text, len, durable, NULL, NULL, false };
 	const struct target t = { dirfd, dir, mode };
@@ -205,8 +200,8 @@ static int open_dir(const char *dir, struct mcr_error *err)
 	return fd;
 }
 
-int mcri_write_file(const char *dir, const char *name, const char *text, size_t len,
-		    bool durable, struct mcr_error *err)
+int mcri_write_file(const char *dir, const char *name, const char *text, size_t len, bool durable,
+		    struct mcr_error *err)
 {
 	int fd = open_dir(dir, err), rc;
 
@@ -217,14 +212,13 @@ int mcri_write_file(const char *dir, const char *name, const char *text, size_t 
 	return rc;
 }
 
-int mcr_write_file_atomic(const char *dir, const char *name, const char *text,
-			  size_t len, struct mcr_error *err)
+int mcr_write_file_atomic(const char *dir, const char *name, const char *text, size_t len, struct mcr_error *err)
 {
 	return mcri_write_file(dir, name, text, len, true, err);
 }
 
-int mcri_write_files_at(int dirfd, const char *dir, const struct mcr_file_list *list,
-			unsigned mode, struct mcr_error *err)
+int mcri_write_files_at(int dirfd, const char *dir, const struct mcr_file_list *list, unsigned mode,
+			struct mcr_error *err)
 {
 	const struct target t = { dirfd, dir, mode };
 	struct pending *f;
@@ -248,8 +242,7 @@ int mcri_write_files_at(int dirfd, const char *dir, const struct mcr_file_list *
 	return rc;
 }
 
-int mcr_write_files(const char *dir, const struct mcr_file_list *list,
-		    struct mcr_error *err)
+int mcr_write_files(const char *dir, const struct mcr_file_list *list, struct mcr_error *err)
 {
 	int fd, rc;
 
@@ -278,9 +271,8 @@ int mcri_mkdir_p(const char *path, unsigned mode, struct mcr_error *err)
 
 			*s = '\0';
 			if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
-				rc = mcri_error_set(err, MCR_EIO,
-						    "cannot create the directory %s: %s",
-						    p, strerror(errno));
+				rc = mcri_error_set(err, MCR_EIO, "cannot create the directory %s: %s", p,
+						    strerror(errno));
 				break;
 			}
 			*s = c;
@@ -293,8 +285,7 @@ int mcri_mkdir_p(const char *path, unsigned mode, struct mcr_error *err)
 
 		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 			rc = mcri_error_set(err, MCR_EIO,
-					    "%s is not a directory; remove it or choose another job directory",
-					    path);
+					    "%s is not a directory; remove it or choose another job directory", path);
 	}
 	free(p);
 	return rc;

@@ -8,8 +8,7 @@
 
 #include "sys/sys.h"
 
-int mcri_host_port_parse(const char *text, char **host, int *port,
-			 struct mcr_error *err)
+int mcri_host_port_parse(const char *text, char **host, int *port, struct mcr_error *err)
 {
 	const char *colon = strrchr(text, ':'), *p;
 	long value = 0;
@@ -31,7 +30,5 @@ int mcri_host_port_parse(const char *text, char **host, int *port,
 		*port = (int)value;
 	return 0;
 bad:
-	return mcri_error_set(err, MCR_EINVAL,
-			      "'%s' is not host:port (a host, a colon, a port from 1 to 65535)",
-			      text);
+	return mcri_error_set(err, MCR_EINVAL, "'%s' is not host:port (a host, a colon, a port from 1 to 65535)", text);
 }

@@ -12,8 +12,7 @@
 
 #include "sys/sys.h"
 
-char *mcri_expand_dir_template(const char *tmpl, const char *job_id,
-			       const char *user, const char *submit_dir,
+char *mcri_expand_dir_template(const char *tmpl, const char *job_id, const char *user, const char *submit_dir,
 			       struct mcr_error *err)
 {
 	struct mcri_buf b = { 0 };
@@ -40,9 +39,10 @@ char *mcri_expand_dir_template(const char *tmpl, const char *job_id,
 				mcri_buf_puts(&b, submit_dir);
 			else {
 				free(b.p);
-				mcri_error_set(err, MCR_EINVAL,
-					       "the job directory '%s' has an unknown placeholder at '%s'; use {job_id}, {user} and {submit_dir}",
-					       tmpl, p);
+				mcri_error_set(
+					err, MCR_EINVAL,
+					"the job directory '%s' has an unknown placeholder at '%s'; use {job_id}, {user} and {submit_dir}",
+					tmpl, p);
 				return NULL;
 			}
 			p = end + 1;

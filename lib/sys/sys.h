@@ -14,17 +14,17 @@
 
 /* mcr_write_file_atomic, and without its fsync when not `durable` (a
  * reader still never sees half of the file; a crash may lose it). */
-int mcri_write_file(const char *dir, const char *name, const char *text, size_t len,
-		    bool durable, struct mcr_error *err);
+int mcri_write_file(const char *dir, const char *name, const char *text, size_t len, bool durable,
+		    struct mcr_error *err);
 /* The same in the directory open at `dirfd` (its name `dir`, for
  * messages), new files with `mode`: every step relative to the descriptor,
  * no name followed through a link. `name` is a file name (MCR_EINVAL for
  * a path). */
-int mcri_write_file_at(int dirfd, const char *dir, const char *name, const char *text,
-		       size_t len, bool durable, unsigned mode, struct mcr_error *err);
+int mcri_write_file_at(int dirfd, const char *dir, const char *name, const char *text, size_t len, bool durable,
+		       unsigned mode, struct mcr_error *err);
 /* mcr_write_files in the directory open at `dirfd`, new files with `mode`. */
-int mcri_write_files_at(int dirfd, const char *dir, const struct mcr_file_list *list,
-			unsigned mode, struct mcr_error *err);
+int mcri_write_files_at(int dirfd, const char *dir, const struct mcr_file_list *list, unsigned mode,
+			struct mcr_error *err);
 
 /* mkdir -p with `mode` for the directories it creates. MCR_EIO when one
  * cannot be created or `path` exists and is not a directory. */
@@ -53,8 +53,7 @@ int mcri_read_fd(int fd, size_t max, char **text, size_t *len);
  * removed. A heap string, or NULL with err set (MCR_EINVAL for an empty
  * template or an unknown placeholder).
  */
-char *mcri_expand_dir_template(const char *template, const char *job_id,
-			       const char *user, const char *submit_dir,
+char *mcri_expand_dir_template(const char *template, const char *job_id, const char *user, const char *submit_dir,
 			       struct mcr_error *err);
 
 /* ---- host:port (hostport.c) ---------------------------------------- */
@@ -66,7 +65,6 @@ char *mcri_expand_dir_template(const char *template, const char *job_id,
  * digits. On success *host (heap, caller frees) and *port are set when not
  * NULL. MCR_EINVAL otherwise.
  */
-int mcri_host_port_parse(const char *text, char **host, int *port,
-			 struct mcr_error *err);
+int mcri_host_port_parse(const char *text, char **host, int *port, struct mcr_error *err);
 
 #endif /* MCRI_SYS_H_ */

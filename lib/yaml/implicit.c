@@ -31,8 +31,7 @@ static size_t span_digits(const char *s, size_t n, char max_digit)
 static bool all_hex(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!is_digit(s[i]) && !(s[i] >= 'a' && s[i] <= 'f') &&
-		    !(s[i] >= 'A' && s[i] <= 'F') && s[i] != '_')
+		if (!is_digit(s[i]) && !(s[i] >= 'a' && s[i] <= 'f') && !(s[i] >= 'A' && s[i] <= 'F') && s[i] != '_')
 			return false;
 	return n > 0;
 }
@@ -136,10 +135,9 @@ static bool is_float(const char *s, size_t n)
  * §12) */
 static enum mcri_implicit match(const char *s, size_t n)
 {
-	static const char *const BOOLS[] = {
-		"yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE",
-		"false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", NULL
-	};
+	static const char *const BOOLS[] = { "yes",  "Yes",  "YES",   "no",    "No",    "NO", "true",
+					     "True", "TRUE", "false", "False", "FALSE", "on", "On",
+					     "ON",   "off",  "Off",   "OFF",   NULL };
 	static const char *const NULLS[] = { "~", "null", "Null", "NULL", NULL };
 
 	if (word_in(s, n, BOOLS))

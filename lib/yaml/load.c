@@ -25,7 +25,7 @@ struct anchor {
 };
 
 struct frame {
-	struct mcri_node *node;  /* collection under construction */
+	struct mcri_node *node; /* collection under construction */
 	/* raw mapping pairs before merge flattening and de-duplication */
 	struct mcri_pairs raw;
 	struct mcri_node *pending_key;
@@ -35,7 +35,7 @@ struct frame {
 struct loader {
 	struct mcri_doc *doc;
 	struct mcr_error *err;
-	struct anchor *anchors;  /* in order of definition */
+	struct anchor *anchors; /* in order of definition */
 	size_t nanchors, anchors_cap;
 	struct mcri_index anchor_index; /* by name */
 	struct mcri_budget budget;
@@ -43,8 +43,7 @@ struct loader {
 	int depth;
 };
 
-static struct mcri_node *new_node(struct loader *ld, enum mcri_type type,
-				 const yaml_mark_t *mark)
+static struct mcri_node *new_node(struct loader *ld, enum mcri_type type, const yaml_mark_t *mark)
 {
 	struct mcri_node *n = calloc(1, sizeof(*n));
 
@@ -101,9 +100,10 @@ static struct mcri_node at_mark(const yaml_mark_t *m)
  * is built) */
 static int too_many_values(struct loader *ld, const struct mcri_node *at)
 {
-	return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, at,
-			   "the recipe has more than %u values (keys, items and scalars); a recipe describes one job: remove what it does not need",
-			   MCRI_MAX_VALUES);
+	return mcri_err_at(
+		ld->err, MCR_EINVAL, ld->doc, at,
+		"the recipe has more than %u values (keys, items and scalars); a recipe describes one job: remove what it does not need",
+		MCRI_MAX_VALUES);
 }
 
 static bool anchor_eq(const void *ctx, size_t pos)
@@ -117,23 +117,21 @@ static bool anchor_eq(const void *ctx, size_t pos)
 static struct anchor *find_anchor(struct loader *ld, const char *name)
 {
 	const void *ctx[2] = { ld, name };
-	size_t i = mcri_index_find(&ld->anchor_index,
-				   mcri_hash(&ld->doc->hashkey, name, strlen(name)),
-				   anchor_eq, ctx);
+	size_t i = mcri_index_find(&ld->anchor_index, mcri_hash(&ld->doc->hashkey, name, strlen(name)), anchor_eq, ctx);
 
 	return i == MCRI_NOT_FOUND ? NULL : &ld->anchors[i];
 }
 
 /* Define anchor `name` for `node`; PyYAML refuses a second definition. */
-static int remember_anchor(struct loader *ld, const char *name,
-			   struct mcri_node *node)
+static int remember_anchor(struct loader *ld, const char *name, struct mcri_node *node)
 {
 	struct anchor *a = find_anchor(ld, name);
 
 	if (a)
-		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, node,
-				   "found duplicate anchor '&%s' (first defined at line %d, column %d); give each anchor its own name",
-				   name, a->line, a->col);
+		return mcri_err_at(
+			ld->err, MCR_EINVAL, ld->doc, node,
+			"found duplicate anchor '&%s' (first defined at line %d, column %d); give each anchor its own name",
+			name, a->line, a->col);
 	if (ld->nanchors == ld->anchors_cap) {
 		size_t cap = ld->anchors_cap ? ld->anchors_cap * 2 : 16;
 		struct anchor *v = realloc(ld->anchors, cap * sizeof(*v));
@@ -146,8 +144,7 @@ static int remember_anchor(struct loader *ld, const char *name,
 	a = &ld->anchors[ld->nanchors];
 	if (!(a->name = strdup(name)))
 		return mcri_error_nomem(ld->err);
-	if (mcri_index_add(&ld->anchor_index,
-			   mcri_hash(&ld->doc->hashkey, name, strlen(name)), ld->nanchors)) {
+	if (mcri_index_add(&ld->anchor_index, mcri_hash(&ld->doc->hashkey, name, strlen(name)), ld->nanchors)) {
 		free(a->name);
 		return mcri_error_nomem(ld->err);
 	}
@@ -163,21 +160,22 @@ static int remember_anchor(struct loader *ld, const char *name,
 static int check_size(struct loader *ld, const struct mcri_node *n)
 {
 	if (n->weight > MCRI_MAX_VALUES && ld->budget.aliases)
-		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
-				   "the recipe expands to more than %u values through aliases; write it out without nested aliases",
-				   MCRI_MAX_VALUES);
+		return mcri_err_at(
+			ld->err, MCR_EINVAL, ld->doc, n,
+			"the recipe expands to more than %u values through aliases; write it out without nested aliases",
+			MCRI_MAX_VALUES);
 	if (n->weight > MCRI_MAX_VALUES)
 		return too_many_values(ld, n);
 	if (n->bytes > ld->budget.max_bytes && ld->budget.aliases)
-		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
-				   "the recipe expands through aliases to more than %zu bytes of values (%u times its %zu bytes, plus %u KiB); write the aliased values out, or alias smaller ones",
-				   ld->budget.max_bytes, MCRI_EXPANSION_FACTOR,
-				   ld->doc->input_len, MCRI_EXPANSION_SLACK >> 10);
+		return mcri_err_at(
+			ld->err, MCR_EINVAL, ld->doc, n,
+			"the recipe expands through aliases to more than %zu bytes of values (%u times its %zu bytes, plus %u KiB); write the aliased values out, or alias smaller ones",
+			ld->budget.max_bytes, MCRI_EXPANSION_FACTOR, ld->doc->input_len, MCRI_EXPANSION_SLACK >> 10);
 	if (n->bytes > ld->budget.max_bytes)
-		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
-				   "the recipe's values hold more than %zu bytes of text (%u times its %zu bytes, plus %u KiB); a recipe describes one job: remove what it does not need",
-				   ld->budget.max_bytes, MCRI_EXPANSION_FACTOR,
-				   ld->doc->input_len, MCRI_EXPANSION_SLACK >> 10);
+		return mcri_err_at(
+			ld->err, MCR_EINVAL, ld->doc, n,
+			"the recipe's values hold more than %zu bytes of text (%u times its %zu bytes, plus %u KiB); a recipe describes one job: remove what it does not need",
+			ld->budget.max_bytes, MCRI_EXPANSION_FACTOR, ld->doc->input_len, MCRI_EXPANSION_SLACK >> 10);
 	return 0;
 }
 
@@ -192,10 +190,10 @@ static int attach(struct loader *ld, struct mcri_node *n)
 	if (check_size(ld, n))
 		return -1;
 	if ((n->merge_key || n->value_key) && !key)
-		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
-				   "'%s' is YAML's %s key, and PyYAML cannot read it as a value (safe_load fails); quote it ('%s') to keep it a string",
-				   n->merge_key ? "<<" : "=", n->merge_key ? "merge" : "value",
-				   n->merge_key ? "<<" : "=");
+		return mcri_err_at(
+			ld->err, MCR_EINVAL, ld->doc, n,
+			"'%s' is YAML's %s key, and PyYAML cannot read it as a value (safe_load fails); quote it ('%s') to keep it a string",
+			n->merge_key ? "<<" : "=", n->merge_key ? "merge" : "value", n->merge_key ? "<<" : "=");
 	if (!f) {
 		ld->doc->root = n;
 		return 0;
@@ -209,8 +207,7 @@ static int attach(struct loader *ld, struct mcri_node *n)
 
 		if (seq->n == seq->cap) {
 			size_t cap = seq->cap ? seq->cap * 2 : 8;
-			struct mcri_node **items =
-				realloc(seq->items, cap * sizeof(*items));
+			struct mcri_node **items = realloc(seq->items, cap * sizeof(*items));
 
 			if (!items)
 				return mcri_error_nomem(ld->err);
@@ -237,8 +234,7 @@ static int on_scalar(struct loader *ld, yaml_event_t *ev)
 	bool unsupported;
 	const char *tag = mcri_short_tag(raw_tag, &unsupported);
 	/* PyYAML resolves a plain scalar, and any tagged `!`, by its text */
-	bool implicit = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ||
-			(raw_tag && strcmp(raw_tag, "!") == 0);
+	bool implicit = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE || (raw_tag && strcmp(raw_tag, "!") == 0);
 	struct mcri_node *n = new_node(ld, MCRI_T_STR, &ev->start_mark);
 
 	if (!n)
@@ -247,17 +243,14 @@ static int on_scalar(struct loader *ld, yaml_event_t *ev)
 		return too_many_values(ld, n);
 	n->bytes = mcri_weight_add(len, 1);
 	if (memchr(text, '\0', len))
-		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
-				   "a value contains a NUL character; remove it");
+		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n, "a value contains a NUL character; remove it");
 	if (unsupported)
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
-				   "the tag '%s' is not supported in a recipe; remove it",
-				   raw_tag);
+				   "the tag '%s' is not supported in a recipe; remove it", raw_tag);
 	if (mcri_scalar_resolve(ld->doc, n, text, len, tag, implicit, raw_tag, ld->err))
 		return -1;
 	n->complete = true;
-	if (ev->data.scalar.anchor &&
-	    remember_anchor(ld, (const char *)ev->data.scalar.anchor, n))
+	if (ev->data.scalar.anchor && remember_anchor(ld, (const char *)ev->data.scalar.anchor, n))
 		return -1;
 	return attach(ld, n);
 }
@@ -265,12 +258,10 @@ static int on_scalar(struct loader *ld, yaml_event_t *ev)
 static int on_start(struct loader *ld, yaml_event_t *ev, enum mcri_type type)
 {
 	bool unsupported;
-	const char *raw_tag = (const char *)(type == MCRI_T_MAP ?
-						     ev->data.mapping_start.tag :
-						     ev->data.sequence_start.tag);
-	const char *anchor = (const char *)(type == MCRI_T_MAP ?
-						    ev->data.mapping_start.anchor :
-						    ev->data.sequence_start.anchor);
+	const char *raw_tag =
+		(const char *)(type == MCRI_T_MAP ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
+	const char *anchor =
+		(const char *)(type == MCRI_T_MAP ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor);
 	const char *tag = mcri_short_tag(raw_tag, &unsupported);
 	struct mcri_node *n = new_node(ld, type, &ev->start_mark);
 	struct frame *f;
@@ -281,12 +272,10 @@ static int on_start(struct loader *ld, yaml_event_t *ev, enum mcri_type type)
 		return too_many_values(ld, n);
 	if (unsupported || (tag && strcmp(tag, type == MCRI_T_MAP ? "map" : "seq")))
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
-				   "the tag '%s' is not supported in a recipe; remove it",
-				   raw_tag);
+				   "the tag '%s' is not supported in a recipe; remove it", raw_tag);
 	if (ld->depth == MCRI_MAX_DEPTH)
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, n,
-				   "the recipe nests more than %d levels deep; flatten it",
-				   MCRI_MAX_DEPTH);
+				   "the recipe nests more than %d levels deep; flatten it", MCRI_MAX_DEPTH);
 	f = &ld->stack[ld->depth++];
 	memset(f, 0, sizeof(*f));
 	f->node = n;
@@ -328,30 +317,28 @@ static int on_alias(struct loader *ld, yaml_event_t *ev)
 	ld->budget.aliases++;
 	if (!target)
 		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, &pos,
-				   "found undefined alias '*%s'; define the anchor '&%s' before using it",
-				   name, name);
+				   "found undefined alias '*%s'; define the anchor '&%s' before using it", name, name);
 	if (!target->complete)
-		return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, &pos,
-				   "the alias '*%s' refers to a value that contains it (a cycle); recipes cannot be recursive",
-				   name);
+		return mcri_err_at(
+			ld->err, MCR_EINVAL, ld->doc, &pos,
+			"the alias '*%s' refers to a value that contains it (a cycle); recipes cannot be recursive",
+			name);
 	return attach(ld, target);
 }
 
 static int parse_error(struct loader *ld, yaml_parser_t *p)
 {
-	struct mcri_node pos = at_mark(p->problem_mark.line || p->problem_mark.column ?
-					       &p->problem_mark : &p->context_mark);
+	struct mcri_node pos =
+		at_mark(p->problem_mark.line || p->problem_mark.column ? &p->problem_mark : &p->context_mark);
 
 	if (p->error == YAML_MEMORY_ERROR)
 		return mcri_error_nomem(ld->err);
-	return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, &pos,
-			   "not valid YAML: %s%s%s; fix the syntax",
-			   p->problem ? p->problem : "syntax error",
-			   p->context ? " " : "", p->context ? p->context : "");
+	return mcri_err_at(ld->err, MCR_EINVAL, ld->doc, &pos, "not valid YAML: %s%s%s; fix the syntax",
+			   p->problem ? p->problem : "syntax error", p->context ? " " : "",
+			   p->context ? p->context : "");
 }
 
-int mcri_doc_parse(const char *text, size_t len, const char *name,
-		   struct mcri_doc **out, struct mcr_error *err)
+int mcri_doc_parse(const char *text, size_t len, const char *name, struct mcri_doc **out, struct mcr_error *err)
 {
 	struct loader ld = { 0 };
 	yaml_parser_t parser;
@@ -368,9 +355,9 @@ int mcri_doc_parse(const char *text, size_t len, const char *name,
 	}
 	ld.doc->input_len = len;
 	mcri_hashkey_init(&ld.doc->hashkey);
-	ld.budget.max_bytes = mcri_weight_add(MCRI_EXPANSION_SLACK,
-					      len > SIZE_MAX / MCRI_EXPANSION_FACTOR ? SIZE_MAX :
-					      len * MCRI_EXPANSION_FACTOR);
+	ld.budget.max_bytes =
+		mcri_weight_add(MCRI_EXPANSION_SLACK,
+				len > SIZE_MAX / MCRI_EXPANSION_FACTOR ? SIZE_MAX : len * MCRI_EXPANSION_FACTOR);
 	if (!yaml_parser_initialize(&parser)) {
 		mcri_doc_free(ld.doc);
 		return mcri_error_nomem(err);
@@ -391,8 +378,9 @@ int mcri_doc_parse(const char *text, size_t len, const char *name,
 			if (++docs > 1) {
 				struct mcri_node pos = at_mark(&ev.start_mark);
 
-				erc = mcri_err_at(err, MCR_EINVAL, ld.doc, &pos,
-						  "expected a single document in the stream, but found another one; keep one recipe per file");
+				erc = mcri_err_at(
+					err, MCR_EINVAL, ld.doc, &pos,
+					"expected a single document in the stream, but found another one; keep one recipe per file");
 			}
 			break;
 		case YAML_SCALAR_EVENT:

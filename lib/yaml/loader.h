@@ -45,8 +45,7 @@ const char *mcri_short_tag(const char *tag, bool *unsupported);
  * tagged `!`), `raw_tag` the tag as written (for messages). A plain `<<`
  * is a merge key (n->merge_key). MCR_EINVAL for a tag the recipe cannot
  * use or a value that does not fit its tag; MCR_EIO out of memory. */
-int mcri_scalar_resolve(const struct mcri_doc *doc, struct mcri_node *n,
-			const char *text, size_t len, const char *tag,
+int mcri_scalar_resolve(const struct mcri_doc *doc, struct mcri_node *n, const char *text, size_t len, const char *tag,
 			bool implicit, const char *raw_tag, struct mcr_error *err);
 
 /* ---- mappings (mapping.c) ------------------------------------------ */
@@ -60,8 +59,7 @@ struct mcri_pairs {
 	struct mcri_pair *v;
 	size_t n, cap;
 };
-int mcri_pairs_add(struct mcri_pairs *p, struct mcri_node *key,
-		   struct mcri_node *value, struct mcr_error *err);
+int mcri_pairs_add(struct mcri_pairs *p, struct mcri_node *key, struct mcri_node *value, struct mcr_error *err);
 void mcri_pairs_free(struct mcri_pairs *p);
 
 /* Fill `map` from its pairs in document order as PyYAML's flatten_mapping
@@ -71,8 +69,7 @@ void mcri_pairs_free(struct mcri_pairs *p);
  * merges copy are counted in `budget` and refused beyond MCRI_MAX_VALUES
  * before they are copied. Each key is found by hash (map->index): linear
  * in the pairs. */
-int mcri_mapping_finish(struct mcri_node *map, const struct mcri_pairs *pairs,
-			struct mcri_budget *budget, const struct mcri_doc *doc,
-			struct mcr_error *err);
+int mcri_mapping_finish(struct mcri_node *map, const struct mcri_pairs *pairs, struct mcri_budget *budget,
+			const struct mcri_doc *doc, struct mcr_error *err);
 
 #endif /* MCRI_YAML_LOADER_H_ */

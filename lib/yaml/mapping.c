@@ -102,8 +102,7 @@ static int build_index(struct mcri_node *map, const struct mcri_doc *doc)
 	return 0;
 }
 
-static int map_put(struct mcri_node *map, struct mcri_node *key,
-		   struct mcri_node *val, const struct mcri_doc *doc,
+static int map_put(struct mcri_node *map, struct mcri_node *key, struct mcri_node *val, const struct mcri_doc *doc,
 		   struct mcr_error *err)
 {
 	size_t i = MCRI_NOT_FOUND;
@@ -139,14 +138,12 @@ static int map_put(struct mcri_node *map, struct mcri_node *key,
 	map->keys[map->n] = key;
 	map->items[map->n] = val;
 	map->n++;
-	if (map->index ? mcri_index_add(map->index, h, map->n - 1) :
-	    map->n > SMALL_MAP ? build_index(map, doc) : 0)
+	if (map->index ? mcri_index_add(map->index, h, map->n - 1) : map->n > SMALL_MAP ? build_index(map, doc) : 0)
 		return mcri_error_nomem(err);
 	return 0;
 }
 
-int mcri_pairs_add(struct mcri_pairs *p, struct mcri_node *key,
-		   struct mcri_node *value, struct mcr_error *err)
+int mcri_pairs_add(struct mcri_pairs *p, struct mcri_node *key, struct mcri_node *value, struct mcr_error *err)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 8;
@@ -170,8 +167,7 @@ void mcri_pairs_free(struct mcri_pairs *p)
 }
 
 /* How many pairs a `<<: value` merges (a mapping, or a list of them). */
-static int merge_size(const struct mcri_node *v, size_t *count,
-		      const struct mcri_doc *doc, struct mcr_error *err)
+static int merge_size(const struct mcri_node *v, size_t *count, const struct mcri_doc *doc, struct mcr_error *err)
 {
 	if (v->type == MCRI_T_MAP) {
 		*count = mcri_weight_add(*count, v->n);
@@ -182,8 +178,9 @@ static int merge_size(const struct mcri_node *v, size_t *count,
 				   "expected a mapping or list of mappings for merging (<<); merge only mappings");
 	for (size_t s = 0; s < v->n; s++) {
 		if (v->items[s]->type != MCRI_T_MAP)
-			return mcri_err_at(err, MCR_EINVAL, doc, v->items[s],
-					   "expected a mapping for merging (<<), but found another value; merge only mappings");
+			return mcri_err_at(
+				err, MCR_EINVAL, doc, v->items[s],
+				"expected a mapping for merging (<<), but found another value; merge only mappings");
 		*count = mcri_weight_add(*count, v->items[s]->n);
 	}
 	return 0;
@@ -191,8 +188,8 @@ static int merge_size(const struct mcri_node *v, size_t *count,
 
 /* put the pairs a `<<: value` merges, PyYAML's order: for a list, the last
  * mapping first, so that the first one wins */
-static int merge_into(struct mcri_node *map, const struct mcri_node *v,
-		      const struct mcri_doc *doc, struct mcr_error *err)
+static int merge_into(struct mcri_node *map, const struct mcri_node *v, const struct mcri_doc *doc,
+		      struct mcr_error *err)
 {
 	size_t subs = v->type == MCRI_T_MAP ? 1 : v->n;
 
@@ -206,9 +203,8 @@ static int merge_into(struct mcri_node *map, const struct mcri_node *v,
 	return 0;
 }
 
-int mcri_mapping_finish(struct mcri_node *map, const struct mcri_pairs *pairs,
-			struct mcri_budget *budget, const struct mcri_doc *doc,
-			struct mcr_error *err)
+int mcri_mapping_finish(struct mcri_node *map, const struct mcri_pairs *pairs, struct mcri_budget *budget,
+			const struct mcri_doc *doc, struct mcr_error *err)
 {
 	size_t copies = 0;
 	const struct mcri_node *first_merge = NULL;
@@ -224,13 +220,13 @@ int mcri_mapping_finish(struct mcri_node *map, const struct mcri_pairs *pairs,
 			first_merge = pairs->v[i].key;
 	}
 	if (copies > MCRI_MAX_VALUES - (budget->values < MCRI_MAX_VALUES ? budget->values : MCRI_MAX_VALUES))
-		return mcri_err_at(err, MCR_EINVAL, doc, first_merge,
-				   "the merge keys (<<) of the recipe copy more than %u values in all; merge fewer or smaller mappings, or write the values out",
-				   MCRI_MAX_VALUES);
+		return mcri_err_at(
+			err, MCR_EINVAL, doc, first_merge,
+			"the merge keys (<<) of the recipe copy more than %u values in all; merge fewer or smaller mappings, or write the values out",
+			MCRI_MAX_VALUES);
 	budget->values += copies;
 	for (size_t i = 0; i < pairs->n; i++)
-		if (pairs->v[i].key->merge_key &&
-		    merge_into(map, pairs->v[i].value, doc, err))
+		if (pairs->v[i].key->merge_key && merge_into(map, pairs->v[i].value, doc, err))
 			return -1;
 	for (size_t i = 0; i < pairs->n; i++) {
 		struct mcri_node *k = pairs->v[i].key;
@@ -246,12 +242,9 @@ int mcri_mapping_finish(struct mcri_node *map, const struct mcri_pairs *pairs,
 	/* the final pairs' weight and size (load.c counted the raw pairs) */
 	map->weight = map->bytes = 1;
 	for (size_t i = 0; i < map->n; i++) {
-		map->weight = mcri_weight_add(map->weight,
-					      mcri_weight_add(map->keys[i]->weight,
-							      map->items[i]->weight));
-		map->bytes = mcri_weight_add(map->bytes,
-					     mcri_weight_add(map->keys[i]->bytes,
-							     map->items[i]->bytes));
+		map->weight =
+			mcri_weight_add(map->weight, mcri_weight_add(map->keys[i]->weight, map->items[i]->weight));
+		map->bytes = mcri_weight_add(map->bytes, mcri_weight_add(map->keys[i]->bytes, map->items[i]->bytes));
 	}
 	return 0;
 }

@@ -27,8 +27,7 @@ size_t mcri_map_index(const struct mcri_node *map, const char *key)
 	if (!map || map->type != MCRI_T_MAP)
 		return MCRI_NO_INDEX;
 	if (map->index) { /* the hash of a string key (mapping.c) */
-		i = mcri_index_find(map->index, mcri_hash(map->index->key, key, strlen(key)),
-				    str_key_eq, &l);
+		i = mcri_index_find(map->index, mcri_hash(map->index->key, key, strlen(key)), str_key_eq, &l);
 		return i == MCRI_NOT_FOUND ? MCRI_NO_INDEX : i;
 	}
 	for (i = 0; i < map->n; i++)
@@ -89,9 +88,8 @@ bool mcri_str_eq(const struct mcri_node *n, const char *s)
 	return mcri_is_str(n) && strcmp(n->s, s) == 0;
 }
 
-int mcri_verr_at(struct mcr_error *err, enum mcr_error_kind kind,
-		 const struct mcri_doc *doc, const struct mcri_node *at,
-		 const char *fmt, va_list ap)
+int mcri_verr_at(struct mcr_error *err, enum mcr_error_kind kind, const struct mcri_doc *doc,
+		 const struct mcri_node *at, const char *fmt, va_list ap)
 {
 	const char *name = doc && doc->name ? doc->name : "recipe";
 
@@ -100,15 +98,12 @@ int mcri_verr_at(struct mcr_error *err, enum mcr_error_kind kind,
 	return mcri_error_vat(err, kind, name, 0, 0, fmt, ap);
 }
 
-void mcri_position_of(struct mcr_position *at, const struct mcri_doc *doc,
-		      const struct mcri_node *n, const char *path)
+void mcri_position_of(struct mcr_position *at, const struct mcri_doc *doc, const struct mcri_node *n, const char *path)
 {
-	mcri_position_set(at, doc && doc->name ? doc->name : "recipe", n ? n->line : 0,
-			  n ? n->col : 0, path);
+	mcri_position_set(at, doc && doc->name ? doc->name : "recipe", n ? n->line : 0, n ? n->col : 0, path);
 }
 
-int mcri_err_at(struct mcr_error *err, enum mcr_error_kind kind,
-		const struct mcri_doc *doc, const struct mcri_node *at,
+int mcri_err_at(struct mcr_error *err, enum mcr_error_kind kind, const struct mcri_doc *doc, const struct mcri_node *at,
 		const char *fmt, ...)
 {
 	va_list ap;

@@ -109,8 +109,7 @@ static void repr_str(struct mcri_buf *b, const char *s)
  * (a string, the recipe's own, is shown whole) */
 #define REPR_MAX (64u << 10)
 
-static void repr_into(struct mcri_buf *b, const struct mcri_node *n, bool quote,
-		      int depth)
+static void repr_into(struct mcri_buf *b, const struct mcri_node *n, bool quote, int depth)
 {
 	char num[64];
 	size_t i;

@@ -68,16 +68,14 @@ static int construct_int(const char *text, long long *out, bool *range)
 		/* sexagesimal: 1:30 = 90 */
 		char *save = NULL, *part;
 
-		for (part = strtok_r(p, ":", &save); part;
-		     part = strtok_r(NULL, ":", &save)) {
+		for (part = strtok_r(p, ":", &save); part; part = strtok_r(NULL, ":", &save)) {
 			long long d;
 
 			errno = 0;
 			d = strtoll(part, &end, 10);
 			if (errno || *end || end == part)
 				goto out;
-			if (__builtin_mul_overflow(value, 60, &value) ||
-			    __builtin_add_overflow(value, d, &value)) {
+			if (__builtin_mul_overflow(value, 60, &value) || __builtin_add_overflow(value, d, &value)) {
 				*range = true;
 				goto out;
 			}
@@ -219,8 +217,7 @@ static const struct {
 	const char *word;
 	bool value;
 } BOOLS[] = {
-	{ "yes", true }, { "no", false }, { "true", true },
-	{ "false", false }, { "on", true }, { "off", false },
+	{ "yes", true }, { "no", false }, { "true", true }, { "false", false }, { "on", true }, { "off", false },
 };
 
 static bool bool_value(const char *text, bool *out)
@@ -249,18 +246,17 @@ static int big_int(struct mcri_node *n, const char *text, struct mcr_error *err)
 	return n->s ? 0 : mcri_error_nomem(err);
 }
 
-static int too_long(const struct mcri_doc *doc, const struct mcri_node *n,
-		    const char *text, struct mcr_error *err)
+static int too_long(const struct mcri_doc *doc, const struct mcri_node *n, const char *text, struct mcr_error *err)
 {
-	return mcri_err_at(err, MCR_EINVAL, doc, n,
-			   "integer '%s' has more than %d digits, which Python does not convert (PyYAML refuses the recipe); quote it to keep it a string",
-			   text, PY_MAX_STR_DIGITS);
+	return mcri_err_at(
+		err, MCR_EINVAL, doc, n,
+		"integer '%s' has more than %d digits, which Python does not convert (PyYAML refuses the recipe); quote it to keep it a string",
+		text, PY_MAX_STR_DIGITS);
 }
 
 /* the value of a scalar PyYAML's resolvers typed as `it`, by its
  * constructor; a text PyYAML's constructor raises on is refused */
-static int construct_implicit(const struct mcri_doc *doc, struct mcri_node *n,
-			      const char *text, enum mcri_implicit it,
+static int construct_implicit(const struct mcri_doc *doc, struct mcri_node *n, const char *text, enum mcri_implicit it,
 			      bool newline, struct mcr_error *err)
 {
 	static const char *const NAMES[] = { "str", "null", "bool", "int", "float", "merge", "value" };
@@ -285,8 +281,8 @@ static int construct_implicit(const struct mcri_doc *doc, struct mcri_node *n,
 		if (rc == TOO_LONG)
 			return too_long(doc, n, text, err);
 		if (range)
-			return mcri_err_at(err, MCR_EINVAL, doc, n,
-					   "integer '%s' is out of range (at most 64 bits)", text);
+			return mcri_err_at(err, MCR_EINVAL, doc, n, "integer '%s' is out of range (at most 64 bits)",
+					   text);
 		n->type = MCRI_T_INT;
 		if (rc == 0)
 			return 0;
@@ -315,13 +311,13 @@ static int construct_implicit(const struct mcri_doc *doc, struct mcri_node *n,
 	default:
 		break;
 	}
-	return mcri_err_at(err, MCR_EINVAL, doc, n,
-			   "'%s' is written as a YAML 1.1 %s, but PyYAML cannot read it as one (safe_load fails); quote it to keep it a string",
-			   text, NAMES[it]);
+	return mcri_err_at(
+		err, MCR_EINVAL, doc, n,
+		"'%s' is written as a YAML 1.1 %s, but PyYAML cannot read it as one (safe_load fails); quote it to keep it a string",
+		text, NAMES[it]);
 }
 
-int mcri_scalar_resolve(const struct mcri_doc *doc, struct mcri_node *n,
-			const char *text, size_t len, const char *tag,
+int mcri_scalar_resolve(const struct mcri_doc *doc, struct mcri_node *n, const char *text, size_t len, const char *tag,
 			bool implicit, const char *raw_tag, struct mcr_error *err)
 {
 	bool range = false;
@@ -382,13 +378,11 @@ int mcri_scalar_resolve(const struct mcri_doc *doc, struct mcri_node *n,
 		if (rc == 0)
 			return 0;
 	} else {
-		return mcri_err_at(err, MCR_EINVAL, doc, n,
-				   "the tag '%s' is not supported in a recipe; remove it",
+		return mcri_err_at(err, MCR_EINVAL, doc, n, "the tag '%s' is not supported in a recipe; remove it",
 				   raw_tag);
 	}
-	return mcri_err_at(err, MCR_EINVAL, doc, n,
-			   "'%s' cannot be read as !!%s; fix the value or drop the tag",
-			   text, tag);
+	return mcri_err_at(err, MCR_EINVAL, doc, n, "'%s' cannot be read as !!%s; fix the value or drop the tag", text,
+			   tag);
 }
 
 const char *mcri_short_tag(const char *tag, bool *unsupported)
@@ -401,4 +395,3 @@ const char *mcri_short_tag(const char *tag, bool *unsupported)
 	*unsupported = true;
 	return tag;
 }
-

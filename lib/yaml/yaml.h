@@ -26,21 +26,21 @@ enum mcri_type {
 
 struct mcri_node {
 	enum mcri_type type;
-	int line, col;      /* 1-based position in the file */
-	bool b;             /* MCRI_T_BOOL */
-	long long i;        /* MCRI_T_INT (clamped when beyond 64 bits; then s holds the digits) */
-	double f;           /* MCRI_T_FLOAT */
-	char *s;            /* MCRI_T_STR: the value (no NUL inside); big MCRI_T_INT: digits */
-	size_t n;           /* MCRI_T_SEQ: items; MCRI_T_MAP: pairs */
+	int line, col;            /* 1-based position in the file */
+	bool b;                   /* MCRI_T_BOOL */
+	long long i;              /* MCRI_T_INT (clamped when beyond 64 bits; then s holds the digits) */
+	double f;                 /* MCRI_T_FLOAT */
+	char *s;                  /* MCRI_T_STR: the value (no NUL inside); big MCRI_T_INT: digits */
+	size_t n;                 /* MCRI_T_SEQ: items; MCRI_T_MAP: pairs */
 	struct mcri_node **items; /* MCRI_T_SEQ items; MCRI_T_MAP values */
 	struct mcri_node **keys;  /* MCRI_T_MAP keys (any scalar type) */
 	size_t cap;
-	struct mcri_index *index; /* MCRI_T_MAP of more than a few keys: keys by hash */
-	size_t weight;      /* values reachable, aliases expanded (saturating) */
-	size_t bytes;       /* bytes of their text, aliases expanded (saturating) */
-	bool complete;      /* construction finished (alias cycle guard) */
-	bool merge_key;     /* a `<<` key (YAML merge) */
-	bool value_key;     /* a plain `=` (PyYAML reads it as a key only) */
+	struct mcri_index *index;     /* MCRI_T_MAP of more than a few keys: keys by hash */
+	size_t weight;                /* values reachable, aliases expanded (saturating) */
+	size_t bytes;                 /* bytes of their text, aliases expanded (saturating) */
+	bool complete;                /* construction finished (alias cycle guard) */
+	bool merge_key;               /* a `<<` key (YAML merge) */
+	bool value_key;               /* a plain `=` (PyYAML reads it as a key only) */
 	struct mcri_node *next_alloc; /* arena list */
 };
 
@@ -55,10 +55,10 @@ struct mcri_node {
 #define MCRI_EXPANSION_SLACK (64u << 10)
 
 struct mcri_doc {
-	char *name;              /* what messages call the file (mcr_error.source) */
-	struct mcri_node *root;  /* NULL for an empty document */
-	struct mcri_node *arena; /* every node, for freeing (aliases share nodes) */
-	size_t input_len;        /* bytes of YAML it was read from */
+	char *name;                  /* what messages call the file (mcr_error.source) */
+	struct mcri_node *root;      /* NULL for an empty document */
+	struct mcri_node *arena;     /* every node, for freeing (aliases share nodes) */
+	size_t input_len;            /* bytes of YAML it was read from */
 	struct mcri_hashkey hashkey; /* this document's hashes (map keys, render) */
 };
 
@@ -70,8 +70,7 @@ struct mcri_doc {
  * be (syntax, several documents, unknown tags, what PyYAML's safe_load
  * refuses, the limits), MCR_EIO for memory. *out is the caller's
  * (mcri_doc_free). */
-int mcri_doc_parse(const char *text, size_t len, const char *name,
-		   struct mcri_doc **out, struct mcr_error *err);
+int mcri_doc_parse(const char *text, size_t len, const char *name, struct mcri_doc **out, struct mcr_error *err);
 void mcri_doc_free(struct mcri_doc *doc);
 
 /* ---- accessors and positioned errors (nodes.c) --------------------- */
@@ -93,16 +92,13 @@ bool mcri_truthy(const struct mcri_node *n);
 bool mcri_nonempty_map(const struct mcri_node *n);
 
 /* Where node n of doc is (n NULL: no line), with its key path. */
-void mcri_position_of(struct mcr_position *at, const struct mcri_doc *doc,
-		      const struct mcri_node *n, const char *path);
+void mcri_position_of(struct mcr_position *at, const struct mcri_doc *doc, const struct mcri_node *n, const char *path);
 /* err with the document's name as source and the position of `at` (no
  * position without `at`); returns -1. */
-int mcri_err_at(struct mcr_error *err, enum mcr_error_kind kind,
-		const struct mcri_doc *doc, const struct mcri_node *at,
+int mcri_err_at(struct mcr_error *err, enum mcr_error_kind kind, const struct mcri_doc *doc, const struct mcri_node *at,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-int mcri_verr_at(struct mcr_error *err, enum mcr_error_kind kind,
-		 const struct mcri_doc *doc, const struct mcri_node *at,
-		 const char *fmt, va_list ap);
+int mcri_verr_at(struct mcr_error *err, enum mcr_error_kind kind, const struct mcri_doc *doc,
+		 const struct mcri_node *at, const char *fmt, va_list ap);
 
 /* ---- Python's views of a node (pyrepr.c) --------------------------- */
 /* Each returns a new string, NULL only when out of memory. */

@@ -11,8 +11,7 @@
 #include "net/net.h"
 
 bool mcri_ha_join(const struct mcri_ha *ha, int n, const char *sep,
-		  int (*item)(char *out, size_t size, const struct mcri_ha *ha, int k), char *buf,
-		  size_t size)
+		  int (*item)(char *out, size_t size, const struct mcri_ha *ha, int k), char *buf, size_t size)
 {
 	size_t len = 0;
 
@@ -43,8 +42,7 @@ bool mcri_ha_address(const struct mcri_ha *ha, char *buf, size_t size)
 {
 	size_t n = strlen(MCR_HA_SCHEME);
 
-	if (size <= n || ha->etcd_members < 1 ||
-	    !mcri_ha_join(ha, ha->etcd_members, ";", endpoint, buf + n, size - n))
+	if (size <= n || ha->etcd_members < 1 || !mcri_ha_join(ha, ha->etcd_members, ";", endpoint, buf + n, size - n))
 		return false;
 	memcpy(buf, MCR_HA_SCHEME, n);
 	return true;
@@ -55,8 +53,8 @@ bool mcri_ha_endpoints(const struct mcri_ha *ha, char *buf, size_t size)
 	return ha->etcd_members >= 1 && mcri_ha_join(ha, ha->etcd_members, ";", endpoint, buf, size);
 }
 
-int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_master_health *health,
-		   bool *answered, int *answering, int *refusing)
+int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_master_health *health, bool *answered,
+		   int *answering, int *refusing)
 {
 	int leader = -1;
 
@@ -65,12 +63,12 @@ int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_mast
 	for (int k = 0; k < st->ha.masters && k < MCRI_HA_MAX; k++) {
 		struct mcr_error ignored;
 
-		answered[k] = mcri_master_health(st->ha.member[k].addr, st->ports.metrics, timeout_ms,
-						 &health[k], &ignored) == 0;
+		answered[k] = mcri_master_health(st->ha.member[k].addr, st->ports.metrics, timeout_ms, &health[k],
+						 &ignored) == 0;
 		*answering += answered[k];
 		/* the host answered, but no master there did */
-		*refusing += !answered[k] && errno != ETIMEDOUT && errno != EHOSTUNREACH &&
-			     errno != ENETUNREACH && errno != EHOSTDOWN && errno != ENETDOWN;
+		*refusing += !answered[k] && errno != ETIMEDOUT && errno != EHOSTUNREACH && errno != ENETUNREACH &&
+			     errno != EHOSTDOWN && errno != ENETDOWN;
 		if (answered[k] && leader < 0 && health[k].role == MCRI_MASTER_LEADER && health[k].service_ready)
 			leader = k;
 	}
@@ -100,8 +98,8 @@ json_t *mcri_ha_pack(const struct mcri_ha *ha)
 	json_t *members = json_array();
 
 	for (int k = 0; members && k < ha->masters && k < MCRI_HA_MAX; k++)
-		if (json_array_append_new(members, json_pack("{s:s, s:s}", "node", ha->member[k].node,
-							     "addr", ha->member[k].addr))) {
+		if (json_array_append_new(members, json_pack("{s:s, s:s}", "node", ha->member[k].node, "addr",
+							     ha->member[k].addr))) {
 			json_decref(members);
 			members = NULL;
 		}

@@ -26,36 +26,38 @@ static int check_dir(int fd, const char *path, uid_t uid, struct mcr_error *err)
 	struct stat st;
 
 	if (fstat(fd, &st) != 0)
-		return mcri_error_set(err, MCR_EIO, "cannot use the job's directory %s: %s", path,
-				      strerror(errno));
+		return mcri_error_set(err, MCR_EIO, "cannot use the job's directory %s: %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return mcri_error_set(err, MCR_ESTATE, "%s is not a directory; remove it or choose another job directory",
-				      path);
+		return mcri_error_set(err, MCR_ESTATE,
+				      "%s is not a directory; remove it or choose another job directory", path);
 	if (st.st_uid != uid) {
 		mcri_who(st.st_uid, owner, sizeof(owner));
 		mcri_who(uid, user, sizeof(user));
-		return mcri_error_set(err, MCR_ESTATE,
-				      "the job's directory %s belongs to %s, not to the job's user, %s: another user could plant or change the pool's files there; use a directory of your own (output.log_dir in the recipe, or job_dir= with {user} in plugstack.conf)",
-				      path, owner, user);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's directory %s belongs to %s, not to the job's user, %s: another user could plant or change the pool's files there; use a directory of your own (output.log_dir in the recipe, or job_dir= with {user} in plugstack.conf)",
+			path, owner, user);
 	}
 	if (mcri_others_write(&st, uid))
-		return mcri_error_set(err, MCR_ESTATE,
-				      "the job's directory %s may be written by %s (mode %04o): another user could plant or change the pool's files there; run chmod go-w %s, or use a directory of your own",
-				      path, (st.st_mode & S_IWOTH) ? "every user" : "its group",
-				      (unsigned)(st.st_mode & 07777), path);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's directory %s may be written by %s (mode %04o): another user could plant or change the pool's files there; run chmod go-w %s, or use a directory of your own",
+			path, (st.st_mode & S_IWOTH) ? "every user" : "its group", (unsigned)(st.st_mode & 07777),
+			path);
 	return 0;
 }
 
-static int open_checked(int at, const char *name, const char *path, uid_t uid,
-			struct mcri_jobdir *d, struct mcr_error *err)
+static int open_checked(int at, const char *name, const char *path, uid_t uid, struct mcri_jobdir *d,
+			struct mcr_error *err)
 {
 	d->fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (d->fd < 0)
-		return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
-				      errno == ELOOP || errno == ENOTDIR ?
-					      "the job's directory %s is a link or not a directory: %s; use a real directory" :
-					      "cannot open the job's directory %s: %s",
-				      path, strerror(errno));
+		return mcri_error_set(
+			err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
+			errno == ELOOP || errno == ENOTDIR
+				? "the job's directory %s is a link or not a directory: %s; use a real directory"
+				: "cannot open the job's directory %s: %s",
+			path, strerror(errno));
 	if (check_dir(d->fd, path, uid, err)) {
 		mcri_jobdir_close(d);
 		return -1;
@@ -70,20 +72,20 @@ static int open_checked(int at, const char *name, const char *path, uid_t uid,
  * container's user namespace (pyxis's, enroot's), an owner it does not map
  * (shown as the overflow user) passes: srun checked the directory's
  * parents on the host, with their owners, before the step. */
-static int check_parent(int fd, const char *name, const char *path, uid_t uid,
-			struct mcr_error *err)
+static int check_parent(int fd, const char *name, const char *path, uid_t uid, struct mcr_error *err)
 {
 	char owner[128];
 	struct stat st;
 
 	if (fstat(fd, &st) != 0)
-		return mcri_error_set(err, MCR_EIO, "cannot use %s, a parent of the job's directory %s: %s",
-				      name, path, strerror(errno));
+		return mcri_error_set(err, MCR_EIO, "cannot use %s, a parent of the job's directory %s: %s", name, path,
+				      strerror(errno));
 	if (st.st_uid != 0 && st.st_uid != uid && !mcri_unmapped_owner(st.st_uid)) {
 		mcri_who(st.st_uid, owner, sizeof(owner));
-		return mcri_error_set(err, MCR_ESTATE,
-				      "the job's directory %s is inside %s, which belongs to %s: that user could move it and put a directory of theirs in its place; use a directory whose every parent only you and root can change (output.log_dir in the recipe, or job_dir= in plugstack.conf)",
-				      path, name, owner);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's directory %s is inside %s, which belongs to %s: that user could move it and put a directory of theirs in its place; use a directory whose every parent only you and root can change (output.log_dir in the recipe, or job_dir= in plugstack.conf)",
+			path, name, owner);
 	}
 	if (!mcri_parent_trusted(&st, uid)) {
 		char fix[PATH_MAX + 64];
@@ -93,10 +95,11 @@ static int check_parent(int fd, const char *name, const char *path, uid_t uid,
 			snprintf(fix, sizeof(fix), "run chmod go-w %s (or chmod +t, as /tmp), or ", name);
 		else
 			snprintf(fix, sizeof(fix), "ask its owner, root, to run chmod +t %s, or ", name);
-		return mcri_error_set(err, MCR_ESTATE,
-				      "the job's directory %s is inside %s, which %s may write (mode %04o, without the sticky bit): another user could move it and put a directory of theirs in its place; %suse a directory whose every parent only you and root can change (output.log_dir in the recipe, e.g. a directory in your home)",
-				      path, name, (st.st_mode & S_IWOTH) ? "every user" : "its group",
-				      (unsigned)(st.st_mode & 07777), fix);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's directory %s is inside %s, which %s may write (mode %04o, without the sticky bit): another user could move it and put a directory of theirs in its place; %suse a directory whose every parent only you and root can change (output.log_dir in the recipe, e.g. a directory in your home)",
+			path, name, (st.st_mode & S_IWOTH) ? "every user" : "its group", (unsigned)(st.st_mode & 07777),
+			fix);
 	}
 	return 0;
 }
@@ -129,8 +132,8 @@ static int open_walked(const char *real, uid_t uid, struct mcri_jobdir *d, struc
 		return mcri_error_set(err, MCR_EIO, "cannot open /: %s", strerror(errno));
 	if (fd == -1)
 		return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
-				      "cannot open %s, a parent of the job's directory %s: %s%s", at,
-				      real, strerror(errno), errno == ELOOP ? " (it changed into a link)" : "");
+				      "cannot open %s, a parent of the job's directory %s: %s%s", at, real,
+				      strerror(errno), errno == ELOOP ? " (it changed into a link)" : "");
 	if (fd < 0)
 		return -1;
 	rc = open_checked(fd, leaf, real, uid, d, err);
@@ -181,8 +184,7 @@ static int check_existing_parents(const char *path, uid_t uid, struct mcr_error 
 	return 0;
 }
 
-int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool create,
-		     struct mcr_error *err)
+int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool create, struct mcr_error *err)
 {
 	char *parent, real[PATH_MAX];
 	struct stat st;
@@ -224,20 +226,19 @@ int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool cr
 	return open_walked(real, uid, d, err);
 }
 
-int mcri_jobdir_sub(const struct mcri_jobdir *d, const char *name, bool create,
-		    struct mcri_jobdir *sub, struct mcr_error *err)
+int mcri_jobdir_sub(const struct mcri_jobdir *d, const char *name, bool create, struct mcri_jobdir *sub,
+		    struct mcr_error *err)
 {
 	struct stat st;
 
 	sub->fd = -1;
-	if (snprintf(sub->path, sizeof(sub->path), "%.*s/%s", (int)(sizeof(sub->path) - 2 - strlen(name)),
-		     d->path, name) >= (int)sizeof(sub->path))
+	if (snprintf(sub->path, sizeof(sub->path), "%.*s/%s", (int)(sizeof(sub->path) - 2 - strlen(name)), d->path,
+		     name) >= (int)sizeof(sub->path))
 		return mcri_error_set(err, MCR_EINVAL, "%s/%s is too long a path", d->path, name);
 	if (fstat(d->fd, &st) != 0)
 		return mcri_error_set(err, MCR_EIO, "cannot use %s: %s", d->path, strerror(errno));
 	if (create && mkdirat(d->fd, name, 0700) != 0 && errno != EEXIST)
-		return mcri_error_set(err, MCR_EIO, "cannot create the directory %s: %s", sub->path,
-				      strerror(errno));
+		return mcri_error_set(err, MCR_EIO, "cannot create the directory %s: %s", sub->path, strerror(errno));
 	return open_checked(d->fd, name, sub->path, st.st_uid, sub, err);
 }
 
@@ -249,26 +250,27 @@ void mcri_jobdir_close(struct mcri_jobdir *d)
 }
 
 /* `name` opened as a regular file of the directory (no link, no FIFO) */
-static int open_file(const struct mcri_jobdir *d, const char *name, int flags,
-		     struct stat *st, struct mcr_error *err)
+static int open_file(const struct mcri_jobdir *d, const char *name, int flags, struct stat *st, struct mcr_error *err)
 {
 	int fd = openat(d->fd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, FILE_MODE);
 
 	if (fd < 0)
-		return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO,
-				      "cannot open %s/%s: %s%s", d->path, name, strerror(errno),
-				      errno == ELOOP ? " (a link: the job's files are never followed through one)" : "");
+		return mcri_error_set(err, errno == ENOENT ? MCR_ESTATE : MCR_EIO, "cannot open %s/%s: %s%s", d->path,
+				      name, strerror(errno),
+				      errno == ELOOP ? " (a link: the job's files are never followed through one)"
+						     : "");
 	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
 		close(fd);
-		return mcri_error_set(err, MCR_EIO,
-				      "%s/%s is not a regular file (a FIFO, a device or a directory): the pool's files are regular files; remove it",
-				      d->path, name);
+		return mcri_error_set(
+			err, MCR_EIO,
+			"%s/%s is not a regular file (a FIFO, a device or a directory): the pool's files are regular files; remove it",
+			d->path, name);
 	}
 	return fd;
 }
 
-int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
-		     size_t *len, struct mcr_error *err)
+int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, char **text, size_t *len,
+		     struct mcr_error *err)
 {
 	return mcri_jobdir_read_stat(d, name, max, text, len, NULL, err);
 }
@@ -330,14 +332,14 @@ bool mcri_jobdir_locks_shared(const struct mcri_jobdir *d)
 	if (fstatfs(d->fd, &fs) != 0 || fstat(d->fd, &st) != 0)
 		return false;
 	switch ((unsigned long)fs.f_type) {
-	case 0xEF53:     /* ext2, ext3, ext4 */
-	case 0x58465342: /* XFS */
-	case 0x9123683E: /* btrfs */
-	case 0x01021994: /* tmpfs */
-	case 0x794c7630: /* overlayfs */
-	case 0x2FC12FC1: /* ZFS */
+	case 0xEF53:         /* ext2, ext3, ext4 */
+	case 0x58465342:     /* XFS */
+	case 0x9123683E:     /* btrfs */
+	case 0x01021994:     /* tmpfs */
+	case 0x794c7630:     /* overlayfs */
+	case 0x2FC12FC1:     /* ZFS */
 		return true; /* one host's: its kernel sees every lock */
-	case 0x6969:     /* NFS: the server's locks, unless mounted to keep them local */
+	case 0x6969:         /* NFS: the server's locks, unless mounted to keep them local */
 		if (!mount_options(st.st_dev, opts, sizeof(opts)))
 			return false;
 		for (char *save = NULL, *o = strtok_r(opts, ",", &save); o; o = strtok_r(NULL, ",", &save))
@@ -376,14 +378,14 @@ int mcri_jobdir_hold(const struct mcri_jobdir *d, const char *name)
 	return fd;
 }
 
-int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
-			  size_t *len, struct stat *opened, struct mcr_error *err)
+int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t max, char **text, size_t *len,
+			  struct stat *opened, struct mcr_error *err)
 {
 	return mcri_jobdir_read_held(d, name, max, text, len, opened, NULL, err);
 }
 
-int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
-			  size_t *len, struct stat *opened, int *holder, struct mcr_error *err)
+int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t max, char **text, size_t *len,
+			  struct stat *opened, int *holder, struct mcr_error *err)
 {
 	struct stat st;
 	size_t got = 0;
@@ -399,8 +401,9 @@ int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t 
 		*holder = mcri_jobdir_holder(fd);
 	if ((unsigned long long)st.st_size > max) {
 		close(fd);
-		return mcri_error_set(err, MCR_EIO, "%s/%s is %lld bytes, more than the %zu a record of the pool may hold",
-				      d->path, name, (long long)st.st_size, max);
+		return mcri_error_set(err, MCR_EIO,
+				      "%s/%s is %lld bytes, more than the %zu a record of the pool may hold", d->path,
+				      name, (long long)st.st_size, max);
 	}
 	if (!(buf = malloc(max + 1))) {
 		close(fd);
@@ -435,26 +438,24 @@ int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t 
 	return 0;
 }
 
-int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char *text,
-		      size_t len, bool durable, struct mcr_error *err)
+int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char *text, size_t len, bool durable,
+		      struct mcr_error *err)
 {
 	return mcri_write_file_at(d->fd, d->path, name, text, len, durable, FILE_MODE, err);
 }
 
-int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_list *files,
-			    struct mcr_error *err)
+int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_list *files, struct mcr_error *err)
 {
 	return mcri_write_files_at(d->fd, d->path, files, FILE_MODE, err);
 }
 
-int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text,
-		       struct mcr_error *err)
+int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text, struct mcr_error *err)
 {
 	return mcri_jobdir_create_held(d, name, text, NULL, err);
 }
 
-int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const char *text,
-			    int *held, struct mcr_error *err)
+int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const char *text, int *held,
+			    struct mcr_error *err)
 {
 	struct flock lock = whole_file(F_WRLCK);
 	char host[256] = "", *tmp;
@@ -478,8 +479,10 @@ int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const
 	if (fd >= 0 && held && !(locked = fcntl(fd, F_OFD_SETLK, &lock) == 0) && !no_locks(errno)) {
 		mcri_error_set(err, MCR_EIO, "cannot lock %s/%s: %s", d->path, tmp, strerror(errno));
 	} else if (fd < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0) {
-		mcri_error_set(err, MCR_EIO, "cannot create %s/%s: %s; the job's directory must be writable by you (and its file system not full)",
-			       d->path, name, strerror(errno));
+		mcri_error_set(
+			err, MCR_EIO,
+			"cannot create %s/%s: %s; the job's directory must be writable by you (and its file system not full)",
+			d->path, name, strerror(errno));
 	} else if (linkat(d->fd, tmp, d->fd, name, 0) == 0) {
 		rc = 1;
 	} else if (errno == EEXIST) {
@@ -498,8 +501,7 @@ int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const
 	return rc;
 }
 
-int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool truncate,
-		       struct mcr_error *err)
+int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool truncate, struct mcr_error *err)
 {
 	struct stat st;
 	int fd = open_file(d, name, O_WRONLY | O_CREAT | O_APPEND, &st, err);
@@ -513,11 +515,11 @@ int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool trunc
 	return fd;
 }
 
-#define SETTLE_TRIES 10   /* looks at a file that differs, */
+#define SETTLE_TRIES 10    /* looks at a file that differs, */
 #define SETTLE_PAUSE_MS 20 /* this far apart */
 
-int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *files, bool owner,
-		       size_t *differs, size_t *written, struct mcr_error *err)
+int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *files, bool owner, size_t *differs,
+		       size_t *written, struct mcr_error *err)
 {
 	const struct timespec pause = { 0, SETTLE_PAUSE_MS * 1000000L };
 

@@ -41,8 +41,8 @@
 #define MCRI_STATE_FILE "mooncake_master.json"
 #define MCRI_PROOF_FILE "mooncake_master.proof.json"
 #define MCRI_MEMBER_PROOF_FILE "mooncake_master.proof.%d.json" /* an HA pool's k-th master, k >= 1 */
-#define MCRI_ETCD_LOG "mooncake_etcd.%d.log" /* an HA pool's k-th etcd member */
-#define MCRI_LOCK_FILE "mooncake_master.%d.lock" /* per attempt */
+#define MCRI_ETCD_LOG "mooncake_etcd.%d.log"                   /* an HA pool's k-th etcd member */
+#define MCRI_LOCK_FILE "mooncake_master.%d.lock"               /* per attempt */
 #define MCRI_MASTER_LOG "mooncake_master.log"
 #define MCRI_POOL_LOG "mooncake_pool.log"
 #define MCRI_WORKERS_DIR "workers"
@@ -80,30 +80,29 @@ struct mcri_jobdir {
  * must be a directory, not a link, owned by `uid`, that neither its group
  * nor others may write: otherwise MCR_ESTATE with what to change. *d is
  * the caller's (mcri_jobdir_close), closed on failure. */
-int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool create,
-		     struct mcr_error *err);
+int mcri_jobdir_open(struct mcri_jobdir *d, const char *path, uid_t uid, bool create, struct mcr_error *err);
 /* A sub-directory (workers/), made 0700 with `create`, checked the same. */
-int mcri_jobdir_sub(const struct mcri_jobdir *d, const char *name, bool create,
-		    struct mcri_jobdir *sub, struct mcr_error *err);
+int mcri_jobdir_sub(const struct mcri_jobdir *d, const char *name, bool create, struct mcri_jobdir *sub,
+		    struct mcr_error *err);
 void mcri_jobdir_close(struct mcri_jobdir *d);
 
 /* The regular file `name`, NUL-terminated (heap), its length in *len when
  * not NULL. MCR_ESTATE with errno ENOENT when there is none; MCR_EIO when
  * it is a link, a FIFO or another special file, larger than `max` bytes,
  * or unreadable. */
-int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
-		     size_t *len, struct mcr_error *err);
+int mcri_jobdir_read(const struct mcri_jobdir *d, const char *name, size_t max, char **text, size_t *len,
+		     struct mcr_error *err);
 /* The same, and the file's status as it was opened in *opened (on NFS an
  * open revalidates the attributes: its mtime is the server's, never a
  * cached one). */
-int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
-			  size_t *len, struct stat *opened, struct mcr_error *err);
+int mcri_jobdir_read_stat(const struct mcri_jobdir *d, const char *name, size_t max, char **text, size_t *len,
+			  struct stat *opened, struct mcr_error *err);
 /* The same, and whether a live process holds a lock on it (*holder: 1 a
  * process holds an open file description lock on it, 0 none does, -1 the
  * file system cannot tell: it keeps no such locks). On NFS the lock is
  * the server's: no attribute cache delays it. */
-int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t max, char **text,
-			  size_t *len, struct stat *opened, int *holder, struct mcr_error *err);
+int mcri_jobdir_read_held(const struct mcri_jobdir *d, const char *name, size_t max, char **text, size_t *len,
+			  struct stat *opened, int *holder, struct mcr_error *err);
 /* Whether another open file description than fd's holds a lock on fd's
  * file: 1, 0, or -1 (the file system cannot tell). A 0 is another host's
  * truth only where mcri_jobdir_locks_shared says so. */
@@ -120,24 +119,22 @@ bool mcri_jobdir_locks_shared(const struct mcri_jobdir *d);
  * another, or the file system keeps no locks. */
 int mcri_jobdir_hold(const struct mcri_jobdir *d, const char *name);
 /* Replace `name` atomically (mode 0600), fsynced when `durable`. */
-int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char *text,
-		      size_t len, bool durable, struct mcr_error *err);
+int mcri_jobdir_write(const struct mcri_jobdir *d, const char *name, const char *text, size_t len, bool durable,
+		      struct mcr_error *err);
 /* The set of files all replaced, or none (the client configs). */
-int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_list *files,
-			    struct mcr_error *err);
+int mcri_jobdir_write_files(const struct mcri_jobdir *d, const struct mcr_file_list *files, struct mcr_error *err);
 /* Create `name` holding `text` unless it exists (looked for first: then
  * nothing is written): the text is written to a temporary file first and
  * linked into place, so the file never exists empty or half written (a
  * full disk leaves no file). 1 when created, 0 when it existed already,
  * -1 with err set. */
-int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text,
-		       struct mcr_error *err);
+int mcri_jobdir_create(const struct mcri_jobdir *d, const char *name, const char *text, struct mcr_error *err);
 /* The same, and when it is created *held is a descriptor of it that holds
  * its lock (locked before the file had its name, so that it is never seen
  * unheld while this process lives; the caller closes it to let go), or -1
  * where the file system keeps no locks. */
-int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const char *text,
-			    int *held, struct mcr_error *err);
+int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const char *text, int *held,
+			    struct mcr_error *err);
 /* The client configs `files`, as one of many sruns of a job puts them
  * there at the same time (the first wave of a job's sruns). A file that
  * is missing is created whole, atomically, by whichever srun comes first
@@ -147,12 +144,11 @@ int mcri_jobdir_create_held(const struct mcri_jobdir *d, const char *name, const
  * after a file being replaced would have settled (about 0.2 s) is the
  * answer 1, its index in *differs. *written: how many files this call
  * wrote. 0, 1, or -1 with err. */
-int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *files, bool owner,
-		       size_t *differs, size_t *written, struct mcr_error *err);
+int mcri_jobdir_settle(const struct mcri_jobdir *d, const struct mcr_file_list *files, bool owner, size_t *differs,
+		       size_t *written, struct mcr_error *err);
 /* `name` opened for appending (a log, the samples), created 0600, emptied
  * first with `truncate`; a regular file only. The descriptor, or -1. */
-int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool truncate,
-		       struct mcr_error *err);
+int mcri_jobdir_append(const struct mcri_jobdir *d, const char *name, bool truncate, struct mcr_error *err);
 /* Does the regular file `name` hold exactly `text`? (bounded, no link) */
 bool mcri_jobdir_same(const struct mcri_jobdir *d, const char *name, const char *text);
 /* Keep `name` as `name`.`suffix` (a rename in the directory; nothing
@@ -188,8 +184,8 @@ bool mcri_unmapped_owner(uid_t owner);
  * (nonzero stops the walk). That directory's descriptor (O_PATH, the
  * caller closes it) and *leaf, the last part of real; -1 with errno when
  * a directory cannot be opened (`at` names it); -2 when check stopped. */
-int mcri_walk(const char *real, int (*check)(int fd, const char *dir, void *arg), void *arg,
-	      char *at, size_t at_size, const char **leaf);
+int mcri_walk(const char *real, int (*check)(int fd, const char *dir, void *arg), void *arg, char *at, size_t at_size,
+	      const char **leaf);
 /* The file `path` (absolute, as getcwd gives its directory) that the
  * plugin found by itself, opened once for reading (O_NOFOLLOW,
  * O_NONBLOCK: no link followed, no FIFO waited on) and used only if uid
@@ -225,8 +221,8 @@ int mcri_trusted_open(const char *path, uid_t uid, struct mcr_error *err);
  * d stays open while it is used. A watch that is none (-1 above, or
  * MCRI_WATCH_NONE) waits no time and unwatches as nothing. */
 struct mcri_watch {
-	int inotify;         /* inotify's descriptor, or -1 */
-	int dir;             /* the directory's (d's, not owned), -1: no watch */
+	int inotify;          /* inotify's descriptor, or -1 */
+	int dir;              /* the directory's (d's, not owned), -1: no watch */
 	struct timespec seen; /* without inotify, its change time as last seen */
 	bool unsettled;       /* ... which was then within a clock tick */
 };
@@ -275,8 +271,7 @@ int mcri_ha_member_of(const struct mcri_ha *ha, const char *node);
 /* item(out, size, ha, k) (snprintf's return) of the first n members,
  * joined by sep, into buf; false when it does not fit. */
 bool mcri_ha_join(const struct mcri_ha *ha, int n, const char *sep,
-		  int (*item)(char *out, size_t size, const struct mcri_ha *ha, int k), char *buf,
-		  size_t size);
+		  int (*item)(char *out, size_t size, const struct mcri_ha *ha, int k), char *buf, size_t size);
 struct mcri_master_health;
 struct mcri_state;
 /* Ask each master of st's HA pool what it is (GET /health on its
@@ -284,15 +279,15 @@ struct mcri_state;
  * of MCRI_HA_MAX), *answering how many did, *refusing how many did not
  * though their host answered (nothing listens there: no timeout, no
  * unreachable host). The serving leader's member, or -1. */
-int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_master_health *health,
-		   bool *answered, int *answering, int *refusing);
+int mcri_ha_leader(const struct mcri_state *st, int timeout_ms, struct mcri_master_health *health, bool *answered,
+		   int *answering, int *refusing);
 
 /* mooncake_master.json: the master of the job's pool */
 struct mcri_state {
 	enum mcri_phase phase;
-	int attempt;              /* the election attempt it is about */
-	int run;                  /* the job's run (SLURM_RESTART_COUNT) it belongs to */
-	char job_id[32];          /* the job whose pool it is */
+	int attempt;     /* the election attempt it is about */
+	int run;         /* the job's run (SLURM_RESTART_COUNT) it belongs to */
+	char job_id[32]; /* the job whose pool it is */
 	/* which job of that id: its cluster and its start (Unix seconds), as
 	 * slurmctld had them when the pool started ("", 0: unknown); another
 	 * job that got the same id (a new slurmctld state, another cluster on
@@ -302,18 +297,18 @@ struct mcri_state {
 	long long job_start;
 	char infra_node[256];
 	char infra_addr[64];
-	struct mcr_ports ports;   /* 8700-8702 unless the file says (each 1-65535) */
-	char recipe[PATH_MAX];    /* the recipe that started the pool (its real path) */
-	char message[2048];       /* why it failed */
+	struct mcr_ports ports; /* 8700-8702 unless the file says (each 1-65535) */
+	char recipe[PATH_MAX];  /* the recipe that started the pool (its real path) */
+	char message[2048];     /* why it failed */
 	char starter_host[256];
 	long starter_pid;
-	long srun_pid;            /* the master step's srun, on the starter's host */
+	long srun_pid; /* the master step's srun, on the starter's host */
 	/* their start times (clock ticks since boot): a pid given to a later
 	 * process is not the srun (0: unknown) */
 	unsigned long long starter_start, srun_start;
-	long master_step;         /* the master step's id, once ready (0: a job's first step) */
+	long master_step;               /* the master step's id, once ready (0: a job's first step) */
 	long long started_at, ready_at; /* Unix seconds, 0 unknown */
-	struct mcri_ha ha;        /* an HA pool's masters and etcd (ha.masters 0: none) */
+	struct mcri_ha ha;              /* an HA pool's masters and etcd (ha.masters 0: none) */
 };
 
 /* MCR_ESTATE (errno ENOENT) when there is none, MCR_EIO when it cannot be
@@ -323,11 +318,9 @@ struct mcri_state {
  * etcd:// address; false when it does not fit in buf. */
 bool mcri_state_master(const struct mcri_state *st, char *buf, size_t size);
 int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct mcr_error *err);
-int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
-		     struct mcr_error *err);
+int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st, struct mcr_error *err);
 /* ... of a subject (NULL: the master's) */
-int mcri_state_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_state *st,
-		       struct mcr_error *err);
+int mcri_state_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_state *st, struct mcr_error *err);
 int mcri_state_write_of(const struct mcri_jobdir *d, const char *subject, const struct mcri_state *st,
 			struct mcr_error *err);
 
@@ -342,31 +335,31 @@ enum mcri_proof_verdict {
 	MCRI_PROOF_FOREIGN, /* a socket on one of them belongs to another process */
 };
 struct mcri_proof {
-	int attempt;                 /* the election attempt it is about */
-	int member;                  /* an HA pool's master (0-2; 0 also for a pool of one) */
-	bool ha;                     /* in Mooncake's HA mode: a standby master does not
+	int attempt; /* the election attempt it is about */
+	int member;  /* an HA pool's master (0-2; 0 also for a pool of one) */
+	bool ha;     /* in Mooncake's HA mode: a standby master does not
 				      * listen on its RPC port until it leads */
 	enum mcri_proof_verdict verdict;
 	struct mcr_ports ports;
-	long pid;                    /* the master's (the master step's task) */
-	unsigned long long start;    /* its start time, clock ticks since boot */
-	unsigned long step;          /* the master step's id */
-	int foreign_port;            /* FOREIGN: the port, */
-	unsigned foreign_uid;        /* the owner of the socket on it */
+	long pid;                 /* the master's (the master step's task) */
+	unsigned long long start; /* its start time, clock ticks since boot */
+	unsigned long step;       /* the master step's id */
+	int foreign_port;         /* FOREIGN: the port, */
+	unsigned foreign_uid;     /* the owner of the socket on it */
 	/* the master step keeps its master running (spank/steps/keep.c): */
-	int restart_limit;           /* how often it may start it again (restart=) */
-	int restarts;                /* how often it has */
-	bool restarting;             /* the master ended, and is being started again */
-	bool ended;                  /* the keeper has left: the pool has ended */
-	char ended_why[400];         /* ... why, when the keeper ended it ("" else) */
-	bool steered;                /* ... because an HA pool's etcd named a leader or
+	int restart_limit;   /* how often it may start it again (restart=) */
+	int restarts;        /* how often it has */
+	bool restarting;     /* the master ended, and is being started again */
+	bool ended;          /* the keeper has left: the pool has ended */
+	char ended_why[400]; /* ... why, when the keeper ended it ("" else) */
+	bool steered;        /* ... because an HA pool's etcd named a leader or
 				      * member not its own: the whole pool ends */
-	double proved_at;            /* when the running master was proved (Unix s), 0 unknown */
-	double alive_at;             /* when the keeper last said it runs (Unix s, every
+	double proved_at;    /* when the running master was proved (Unix s), 0 unknown */
+	double alive_at;     /* when the keeper last said it runs (Unix s, every
 				      * MCRI_PROOF_ALIVE_S), 0 unknown */
 	struct mcri_restart {
-		double at;           /* when the master ended, Unix seconds */
-		char cause[64];      /* how: "signal 9 (Killed)", "exit status 1" */
+		double at;             /* when the master ended, Unix seconds */
+		char cause[64];        /* how: "signal 9 (Killed)", "exit status 1" */
 	} restart[MCRI_RESTARTS_KEPT]; /* the last ones, oldest first */
 };
 /* The keeper says it runs this often; a proof older than MCRI_PROOF_STALE_S
@@ -378,8 +371,7 @@ struct mcri_proof {
  * first's (the only one of a pool of one), mooncake_master.proof.<k>.json
  * an HA pool's k-th (p->member). mcri_proof_read reads the first's. */
 int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mcr_error *err);
-int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_proof *p,
-			   struct mcr_error *err);
+int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_proof *p, struct mcr_error *err);
 /* The proof of election attempt `attempt` (the state's): 0, or -1 with *p
  * all zero when there is none for it (no file, a damaged one, or one of
  * another attempt: a master step that has not proved its master yet). */
@@ -394,19 +386,15 @@ struct mcri_pool_end {
 	bool steered;
 	char why[400];
 };
-void mcri_pool_end(const struct mcri_jobdir *d, int attempt, int masters, int skip,
-		   struct mcri_pool_end *out);
+void mcri_pool_end(const struct mcri_jobdir *d, int attempt, int masters, int skip, struct mcri_pool_end *out);
 /* How many of p->restart hold a restart (the last MCRI_RESTARTS_KEPT). */
 size_t mcri_proof_kept(const struct mcri_proof *p);
 /* One more restart: the master ended at `at` (Unix seconds) of `cause`. */
 void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause);
-int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
-		     struct mcr_error *err);
+int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p, struct mcr_error *err);
 /* ... of a subject (NULL: the master's), its member 0 */
-int mcri_proof_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_proof *p,
-		       struct mcr_error *err);
-int mcri_proof_of_subject(const struct mcri_jobdir *d, const char *subject, int attempt,
-			  struct mcri_proof *p);
+int mcri_proof_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_proof *p, struct mcr_error *err);
+int mcri_proof_of_subject(const struct mcri_jobdir *d, const char *subject, int attempt, struct mcri_proof *p);
 int mcri_proof_write_of(const struct mcri_jobdir *d, const char *subject, const struct mcri_proof *p,
 			struct mcr_error *err);
 
@@ -416,20 +404,19 @@ int mcri_proof_write_of(const struct mcri_jobdir *d, const char *subject, const 
  * loses it at once) and touches it every second (a heartbeat, for file
  * systems that keep no locks). */
 struct mcri_lock {
-	long pid;           /* the srun that took it, 0 unknown */
+	long pid;                 /* the srun that took it, 0 unknown */
 	unsigned long long start; /* its start time, 0 unknown */
-	char host[256];     /* its host ("" unknown) */
-	double mtime;       /* when its holder last touched it (the file
+	char host[256];           /* its host ("" unknown) */
+	double mtime;             /* when its holder last touched it (the file
 			     * server's clock, Unix seconds), -1: no lock */
-	int held;           /* 1 a live process holds it, 0 none does, -1
+	int held;                 /* 1 a live process holds it, 0 none does, -1
 			     * the file system cannot tell */
 };
 /* Take the lock of `attempt` for this process: 1 taken, 0 another has it,
  * -1 with err set (the directory cannot be written). When taken, *held
  * is the descriptor that holds it (-1: the file system keeps no locks):
  * the caller closes it once it has recorded its verdict. */
-int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host, int *held,
-		   struct mcr_error *err);
+int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host, int *held, struct mcr_error *err);
 /* Who holds it (mtime -1 when nobody took it). */
 void mcri_lock_read(const struct mcri_jobdir *d, int attempt, struct mcri_lock *l);
 /* Hold the lock of `attempt`, whose holder is gone (the one srun that
@@ -439,11 +426,11 @@ int mcri_lock_hold(const struct mcri_jobdir *d, int attempt);
  * monotonic clock (seconds): whatever the hosts' clocks say, a change of
  * the lock's mtime is a sign of its holder's life. */
 struct mcri_lock_seen {
-	int attempt;        /* the lock it is about (0: none read yet) */
-	double mtime;       /* its mtime as last read (-1: none read) */
-	double changed;     /* when it was first read or last changed */
-	bool touched;       /* it changed since this reader first read it */
-	bool free_told;     /* a lock no process holds is told so here: its
+	int attempt;    /* the lock it is about (0: none read yet) */
+	double mtime;   /* its mtime as last read (-1: none read) */
+	double changed; /* when it was first read or last changed */
+	bool touched;   /* it changed since this reader first read it */
+	bool free_told; /* a lock no process holds is told so here: its
 			     * holder is on this host, or the file system shows
 			     * every host's locks (mcri_jobdir_locks_shared) */
 };
@@ -462,8 +449,7 @@ void mcri_lock_seen_update(struct mcri_lock_seen *s, const struct mcri_jobdir *d
  * MCRI_LOCK_QUIET_S + `extra` seconds, or, where it is not told, for
  * MCRI_LOCK_STALE_S + `extra` (a lock that was never read counts as
  * untouched). A held lock never is. */
-bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock *l, double now,
-			 double extra);
+bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock *l, double now, double extra);
 /* The holder is alive: its lock's age starts again (a heartbeat, so that
  * sruns on other hosts tell a dead starter within seconds). */
 void mcri_lock_touch(const struct mcri_jobdir *d, int attempt);
@@ -471,8 +457,8 @@ void mcri_lock_touch(const struct mcri_jobdir *d, int attempt);
  * true for the first caller. */
 bool mcri_lock_adopt(const struct mcri_jobdir *d, int attempt);
 /* The same, of a subject's election (NULL: the master's) */
-int mcri_lock_take_of(const struct mcri_jobdir *d, const char *subject, int attempt, const char *host,
-		      int *held, struct mcr_error *err);
+int mcri_lock_take_of(const struct mcri_jobdir *d, const char *subject, int attempt, const char *host, int *held,
+		      struct mcr_error *err);
 void mcri_lock_read_of(const struct mcri_jobdir *d, const char *subject, int attempt, struct mcri_lock *l);
 int mcri_lock_hold_of(const struct mcri_jobdir *d, const char *subject, int attempt);
 void mcri_lock_touch_of(const struct mcri_jobdir *d, const char *subject, int attempt);
@@ -484,15 +470,14 @@ bool mcri_lock_adopt_of(const struct mcri_jobdir *d, const char *subject, int at
 struct mcri_worker {
 	char node[256];
 	char role[96];
-	char address[300];  /* what its Mooncake clients announce (a lender: its segment) */
+	char address[300]; /* what its Mooncake clients announce (a lender: its segment) */
 	unsigned long job, step, task;
 };
 /* Written without fsync (it is advice). */
-int mcri_worker_write(const struct mcri_jobdir *d, const struct mcri_worker *w,
-		      struct mcr_error *err);
+int mcri_worker_write(const struct mcri_jobdir *d, const struct mcri_worker *w, struct mcr_error *err);
 /* Every record (at most `max`; ones that do not parse are skipped);
  * *out is the caller's (free), *n its length. */
-int mcri_workers_read(const struct mcri_jobdir *d, size_t max, struct mcri_worker **out,
-		      size_t *n, struct mcr_error *err);
+int mcri_workers_read(const struct mcri_jobdir *d, size_t max, struct mcri_worker **out, size_t *n,
+		      struct mcr_error *err);
 
 #endif /* MCRI_JOBDIR_H_ */

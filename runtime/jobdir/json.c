@@ -7,8 +7,7 @@
 
 #include "jobdir/json.h"
 
-json_t *mcri_json_read(const struct mcri_jobdir *d, const char *name, size_t max,
-		       struct mcr_error *err)
+json_t *mcri_json_read(const struct mcri_jobdir *d, const char *name, size_t max, struct mcr_error *err)
 {
 	json_error_t jerr;
 	char *text;
@@ -66,8 +65,7 @@ int mcri_json_port(const json_t *obj, const char *key, int fallback)
 	return p >= 1 && p <= 65535 ? (int)p : fallback;
 }
 
-int mcri_json_write(const struct mcri_jobdir *d, const char *name, json_t *obj,
-		    struct mcr_error *err)
+int mcri_json_write(const struct mcri_jobdir *d, const char *name, json_t *obj, struct mcr_error *err)
 {
 	char *text;
 	int rc;
@@ -82,4 +80,3 @@ int mcri_json_write(const struct mcri_jobdir *d, const char *name, json_t *obj,
 	free(text);
 	return rc;
 }
-

@@ -14,12 +14,10 @@
 #include "jobdir/jobdir.h"
 
 /* The JSON object in `name` (at most `max` bytes), or NULL with err set. */
-json_t *mcri_json_read(const struct mcri_jobdir *d, const char *name, size_t max,
-		       struct mcr_error *err);
+json_t *mcri_json_read(const struct mcri_jobdir *d, const char *name, size_t max, struct mcr_error *err);
 /* obj (its reference taken; NULL: out of memory), indented, as the file
  * `name`, replaced whole. */
-int mcri_json_write(const struct mcri_jobdir *d, const char *name, json_t *obj,
-		    struct mcr_error *err);
+int mcri_json_write(const struct mcri_jobdir *d, const char *name, json_t *obj, struct mcr_error *err);
 /* The string `key` (or ""), cut to fit `dst` where a UTF-8 character
  * starts, so that what is read can always be written again. */
 void mcri_json_str(char *dst, size_t size, const json_t *obj, const char *key);

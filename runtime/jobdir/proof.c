@@ -34,20 +34,17 @@ int mcri_proof_read(const struct mcri_jobdir *d, struct mcri_proof *p, struct mc
 static int proof_read(const struct mcri_jobdir *d, const char *subject, int member, struct mcri_proof *p,
 		      struct mcr_error *err);
 
-int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_proof *p,
-			   struct mcr_error *err)
+int mcri_proof_read_member(const struct mcri_jobdir *d, int member, struct mcri_proof *p, struct mcr_error *err)
 {
 	return proof_read(d, NULL, member, p, err);
 }
 
-int mcri_proof_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_proof *p,
-		       struct mcr_error *err)
+int mcri_proof_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_proof *p, struct mcr_error *err)
 {
 	return proof_read(d, subject, 0, p, err);
 }
 
-int mcri_proof_of_subject(const struct mcri_jobdir *d, const char *subject, int attempt,
-			  struct mcri_proof *p)
+int mcri_proof_of_subject(const struct mcri_jobdir *d, const char *subject, int attempt, struct mcri_proof *p)
 {
 	struct mcr_error ignored;
 
@@ -94,7 +91,8 @@ static int proof_read(const struct mcri_jobdir *d, const char *subject, int memb
 	p->steered = json_is_true(json_object_get(obj, "steered"));
 	p->proved_at = mcri_json_seconds(json_object_get(obj, "proved_at"));
 	p->alive_at = mcri_json_seconds(json_object_get(obj, "alive_at"));
-	json_array_foreach(json_object_get(obj, "restart"), i, event) {
+	json_array_foreach(json_object_get(obj, "restart"), i, event)
+	{
 		struct mcri_restart *r = &p->restart[n];
 
 		if (n == MCRI_RESTARTS_KEPT || !json_is_object(event))
@@ -145,8 +143,7 @@ void mcri_proof_restart(struct mcri_proof *p, double at, const char *cause)
 	p->restarts++;
 }
 
-int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p,
-		     struct mcr_error *err)
+int mcri_proof_write(const struct mcri_jobdir *d, const struct mcri_proof *p, struct mcr_error *err)
 {
 	return mcri_proof_write_of(d, NULL, p, err);
 }
@@ -168,24 +165,22 @@ int mcri_proof_write_of(const struct mcri_jobdir *d, const char *subject, const 
 			events = NULL;
 		}
 	/* "o" takes the array's reference, and a NULL fails the whole */
-	return mcri_json_write(d, name,
-			       json_pack("{s:i, s:b, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:b, s:s, s:b, s:f, s:f, s:o}",
-					 "attempt", p->attempt, "ha", (int)p->ha,
-					 "verdict", VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0],
-					 "rpc_port", p->ports.rpc, "metadata_port", p->ports.metadata,
-					 "metrics_port", p->ports.metrics, "pid", (json_int_t)p->pid,
-					 "start", (json_int_t)p->start, "step", (json_int_t)p->step,
-					 "foreign_port", p->foreign_port, "foreign_uid", (json_int_t)p->foreign_uid,
-					 "restart_limit", p->restart_limit, "restarts", p->restarts,
-					 "restarting", (int)p->restarting, "ended", (int)p->ended,
-					 "ended_why", p->ended_why, "steered", (int)p->steered,
-					 "proved_at", round(p->proved_at * 1000) / 1000,
-					 "alive_at", round(p->alive_at * 1000) / 1000, "restart", events),
-			       err);
+	return mcri_json_write(
+		d, name,
+		json_pack(
+			"{s:i, s:b, s:s, s:i, s:i, s:i, s:I, s:I, s:I, s:i, s:I, s:i, s:i, s:b, s:b, s:s, s:b, s:f, s:f, s:o}",
+			"attempt", p->attempt, "ha", (int)p->ha, "verdict",
+			VERDICTS[p->verdict < MCRI_ARRAY_LEN(VERDICTS) ? p->verdict : 0], "rpc_port", p->ports.rpc,
+			"metadata_port", p->ports.metadata, "metrics_port", p->ports.metrics, "pid", (json_int_t)p->pid,
+			"start", (json_int_t)p->start, "step", (json_int_t)p->step, "foreign_port", p->foreign_port,
+			"foreign_uid", (json_int_t)p->foreign_uid, "restart_limit", p->restart_limit, "restarts",
+			p->restarts, "restarting", (int)p->restarting, "ended", (int)p->ended, "ended_why",
+			p->ended_why, "steered", (int)p->steered, "proved_at", round(p->proved_at * 1000) / 1000,
+			"alive_at", round(p->alive_at * 1000) / 1000, "restart", events),
+		err);
 }
 
-void mcri_pool_end(const struct mcri_jobdir *d, int attempt, int masters, int skip,
-		   struct mcri_pool_end *out)
+void mcri_pool_end(const struct mcri_jobdir *d, int attempt, int masters, int skip, struct mcri_pool_end *out)
 {
 	struct mcri_proof p;
 

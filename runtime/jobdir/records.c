@@ -50,8 +50,7 @@ int mcri_state_read(const struct mcri_jobdir *d, struct mcri_state *st, struct m
 	return mcri_state_read_of(d, NULL, st, err);
 }
 
-int mcri_state_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_state *st,
-		       struct mcr_error *err)
+int mcri_state_read_of(const struct mcri_jobdir *d, const char *subject, struct mcri_state *st, struct mcr_error *err)
 {
 	const char *phase;
 	char file[NAME_MAX + 1];
@@ -95,8 +94,7 @@ int mcri_state_read_of(const struct mcri_jobdir *d, const char *subject, struct 
 	return 0;
 }
 
-int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st,
-		     struct mcr_error *err)
+int mcri_state_write(const struct mcri_jobdir *d, const struct mcri_state *st, struct mcr_error *err)
 {
 	return mcri_state_write_of(d, NULL, st, err);
 }
@@ -105,21 +103,15 @@ int mcri_state_write_of(const struct mcri_jobdir *d, const char *subject, const 
 			struct mcr_error *err)
 {
 	char file[NAME_MAX + 1];
-	json_t *obj = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-				"state", mcri_phase_name(st->phase), "attempt", st->attempt,
-				"run", st->run, "job_id", st->job_id, "infra_node", st->infra_node,
-				"infra_addr", st->infra_addr, "rpc_port", st->ports.rpc,
-				"metadata_port", st->ports.metadata,
-				"metrics_port", st->ports.metrics,
-				"recipe", st->recipe, "message", st->message,
-				"starter_host", st->starter_host,
-				"starter_pid", (json_int_t)st->starter_pid,
-				"srun_pid", (json_int_t)st->srun_pid,
-				"starter_start", (json_int_t)st->starter_start,
-				"srun_start", (json_int_t)st->srun_start,
-				"master_step", (json_int_t)st->master_step,
-				"started_at", (json_int_t)st->started_at,
-				"ready_at", (json_int_t)st->ready_at);
+	json_t *obj = json_pack(
+		"{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+		"state", mcri_phase_name(st->phase), "attempt", st->attempt, "run", st->run, "job_id", st->job_id,
+		"infra_node", st->infra_node, "infra_addr", st->infra_addr, "rpc_port", st->ports.rpc, "metadata_port",
+		st->ports.metadata, "metrics_port", st->ports.metrics, "recipe", st->recipe, "message", st->message,
+		"starter_host", st->starter_host, "starter_pid", (json_int_t)st->starter_pid, "srun_pid",
+		(json_int_t)st->srun_pid, "starter_start", (json_int_t)st->starter_start, "srun_start",
+		(json_int_t)st->srun_start, "master_step", (json_int_t)st->master_step, "started_at",
+		(json_int_t)st->started_at, "ready_at", (json_int_t)st->ready_at);
 
 	/* which job of its id it is, where known */
 	if (obj && (json_object_set_new(obj, "cluster", json_string(st->cluster)) ||
@@ -144,17 +136,15 @@ static const char *lock_name(const char *subject, int attempt, char *name, size_
 	return name;
 }
 
-int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host, int *held,
-		   struct mcr_error *err)
+int mcri_lock_take(const struct mcri_jobdir *d, int attempt, const char *host, int *held, struct mcr_error *err)
 {
 	return mcri_lock_take_of(d, NULL, attempt, host, held, err);
 }
 
-int mcri_lock_take_of(const struct mcri_jobdir *d, const char *subject, int attempt, const char *host,
-		      int *held, struct mcr_error *err)
+int mcri_lock_take_of(const struct mcri_jobdir *d, const char *subject, int attempt, const char *host, int *held,
+		      struct mcr_error *err)
 {
-	char name[NAME_MAX + 1], *text = mcri_asprintf("%ld %s %llu\n", (long)getpid(), host,
-					     mcri_pid_start(getpid()));
+	char name[NAME_MAX + 1], *text = mcri_asprintf("%ld %s %llu\n", (long)getpid(), host, mcri_pid_start(getpid()));
 	int rc;
 
 	if (!text)
@@ -229,8 +219,7 @@ void mcri_lock_seen_update(struct mcri_lock_seen *s, const struct mcri_jobdir *d
 	}
 }
 
-bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock *l, double now,
-			 double extra)
+bool mcri_lock_seen_gone(const struct mcri_lock_seen *s, const struct mcri_lock *l, double now, double extra)
 {
 	double quiet = now - s->changed;
 
@@ -268,14 +257,12 @@ bool mcri_lock_adopt_of(const struct mcri_jobdir *d, const char *subject, int at
 
 /* ---- worker records --------------------------------------------------- */
 
-int mcri_worker_write(const struct mcri_jobdir *d, const struct mcri_worker *w,
-		      struct mcr_error *err)
+int mcri_worker_write(const struct mcri_jobdir *d, const struct mcri_worker *w, struct mcr_error *err)
 {
 	struct mcri_jobdir sub;
 	char *text = NULL, *name = NULL;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "node", w->node, "role", w->role,
-			      "address", w->address, "job", (json_int_t)w->job,
-			      "step", (json_int_t)w->step, "task", (json_int_t)w->task);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "node", w->node, "role", w->role, "address", w->address,
+			      "job", (json_int_t)w->job, "step", (json_int_t)w->step, "task", (json_int_t)w->task);
 	int rc = -1;
 
 	if (o)
@@ -320,8 +307,8 @@ static bool worker_of(const struct mcri_jobdir *d, const char *name, struct mcri
 	return ok;
 }
 
-int mcri_workers_read(const struct mcri_jobdir *d, size_t max, struct mcri_worker **out,
-		      size_t *n, struct mcr_error *err)
+int mcri_workers_read(const struct mcri_jobdir *d, size_t max, struct mcri_worker **out, size_t *n,
+		      struct mcr_error *err)
 {
 	struct mcri_jobdir sub;
 	struct dirent *de;

@@ -82,8 +82,8 @@ bool mcri_parent_trusted(const struct stat *st, uid_t uid)
 	       (!mcri_others_write(st, uid) || (st->st_mode & S_ISVTX));
 }
 
-int mcri_walk(const char *real, int (*check)(int fd, const char *dir, void *arg), void *arg,
-	      char *at, size_t at_size, const char **leaf)
+int mcri_walk(const char *real, int (*check)(int fd, const char *dir, void *arg), void *arg, char *at, size_t at_size,
+	      const char **leaf)
 {
 	char prefix[PATH_MAX] = "/";
 	const char *p = real + 1, *slash;
@@ -139,8 +139,7 @@ static int note_parent(int fd, const char *dir, void *arg)
 		snprintf(f->why, sizeof(f->why), "it is in %s, which belongs to %s", dir, owner);
 	} else {
 		snprintf(f->why, sizeof(f->why), "it is in %s, which %s may write (mode %04o, without the sticky bit)",
-			 dir, (st.st_mode & S_IWOTH) ? "every user" : "its group",
-			 (unsigned)(st.st_mode & 07777));
+			 dir, (st.st_mode & S_IWOTH) ? "every user" : "its group", (unsigned)(st.st_mode & 07777));
 	}
 	return 0;
 }

@@ -29,9 +29,9 @@
 /* a file system whose every write is this host's */
 static bool local(int dirfd)
 {
-	static const unsigned long LOCAL[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC,
-					       TMPFS_MAGIC, OVERLAYFS_SUPER_MAGIC, F2FS_SUPER_MAGIC,
-					       RAMFS_MAGIC, ZFS_SUPER_MAGIC };
+	static const unsigned long LOCAL[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC,       BTRFS_SUPER_MAGIC,
+					       TMPFS_MAGIC,      OVERLAYFS_SUPER_MAGIC, F2FS_SUPER_MAGIC,
+					       RAMFS_MAGIC,      ZFS_SUPER_MAGIC };
 	struct statfs fs;
 
 	if (fstatfs(dirfd, &fs) != 0)

@@ -15,8 +15,7 @@
 #include "base/base.h"
 #include "net/net.h"
 
-int mcri_resolve_ipv4(const char *host, char *addr, size_t size,
-		     struct mcr_error *err)
+int mcri_resolve_ipv4(const char *host, char *addr, size_t size, struct mcr_error *err)
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
 	int rc;
@@ -25,11 +24,11 @@ int mcri_resolve_ipv4(const char *host, char *addr, size_t size,
 	hints.ai_socktype = SOCK_STREAM;
 	rc = getaddrinfo(host, NULL, &hints, &res);
 	if (rc != 0 || !res)
-		return mcri_error_set(err, MCR_ESTATE,
-				      "cannot resolve the address of node %s: %s; its NodeAddr in slurm.conf must resolve to an IPv4 address",
-				      host, gai_strerror(rc));
-	if (!inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr,
-		       addr, (socklen_t)size)) {
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"cannot resolve the address of node %s: %s; its NodeAddr in slurm.conf must resolve to an IPv4 address",
+			host, gai_strerror(rc));
+	if (!inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, addr, (socklen_t)size)) {
 		freeaddrinfo(res);
 		return mcri_error_set(err, MCR_ESTATE, "cannot format the address of %s", host);
 	}
@@ -37,34 +36,30 @@ int mcri_resolve_ipv4(const char *host, char *addr, size_t size,
 	return 0;
 }
 
-static int iface_ipv4(const char *iface, char *addr, size_t size,
-		      struct mcr_error *err)
+static int iface_ipv4(const char *iface, char *addr, size_t size, struct mcr_error *err)
 {
 	struct ifaddrs *ifs = NULL;
 	int rc = -1;
 
 	if (getifaddrs(&ifs) != 0)
-		return mcri_error_set(err, MCR_ESTATE, "cannot list network interfaces: %s",
-				      strerror(errno));
+		return mcri_error_set(err, MCR_ESTATE, "cannot list network interfaces: %s", strerror(errno));
 	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
-		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
-		    strcmp(i->ifa_name, iface) != 0)
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || strcmp(i->ifa_name, iface) != 0)
 			continue;
-		if (inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr,
-			      addr, (socklen_t)size))
+		if (inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, addr, (socklen_t)size))
 			rc = 0;
 		break;
 	}
 	freeifaddrs(ifs);
 	if (rc)
-		mcri_error_set(err, MCR_ESTATE,
-			       "the network interface '%s' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network",
-			       iface);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"the network interface '%s' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network",
+			iface);
 	return rc;
 }
 
-int mcri_local_address(const char *iface, const char *peer, char *addr,
-		      size_t size, struct mcr_error *err)
+int mcri_local_address(const char *iface, const char *peer, char *addr, size_t size, struct mcr_error *err)
 {
 	struct sockaddr_in dst = { 0 }, src = { 0 };
 	socklen_t len = sizeof(src);
@@ -87,9 +82,10 @@ int mcri_local_address(const char *iface, const char *peer, char *addr,
 		int e = errno;
 
 		close(fd);
-		return mcri_error_set(err, MCR_ESTATE,
-				      "no route from this node to the master at %s: %s; set interface= in plugstack.conf",
-				      peer, strerror(e));
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"no route from this node to the master at %s: %s; set interface= in plugstack.conf", peer,
+			strerror(e));
 	}
 	close(fd);
 	return 0;

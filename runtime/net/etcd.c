@@ -32,8 +32,8 @@ static void b64_encode(const char *in, char *out)
 	const unsigned char *s = (const unsigned char *)in;
 
 	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
-			     (i + 2 < n ? s[i + 2] : 0);
+		unsigned v =
+			(unsigned)s[i] << 16 | (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) | (i + 2 < n ? s[i + 2] : 0);
 
 		out[o++] = B64[v >> 18 & 63];
 		out[o++] = B64[v >> 12 & 63];
@@ -73,8 +73,7 @@ static int b64_decode(const char *in, char *out, size_t size)
  * NULL with err. An answer larger than ANSWER_MAX is an error: a pool's
  * etcd holds a few small keys, and what cannot be read whole cannot be
  * checked. */
-static char *ask(const char *host, int port, const char *path, const char *body, int timeout_ms,
-		 struct mcr_error *err)
+static char *ask(const char *host, int port, const char *path, const char *body, int timeout_ms, struct mcr_error *err)
 {
 	char *text = NULL;
 	int status;
@@ -101,7 +100,8 @@ static int view_keys(const char *json, char (*keys)[512], int max, int *n)
 		json_decref(o);
 		return -1;
 	}
-	json_array_foreach(json_object_get(o, "kvs"), i, kv) {
+	json_array_foreach(json_object_get(o, "kvs"), i, kv)
+	{
 		const char *k = json_string_value(json_object_get(kv, "key"));
 		size_t kl;
 
@@ -127,7 +127,8 @@ int mcri_etcd_views_parse(const char *json, char (*views)[MCRI_ETCD_VALUE_MAX], 
 		return -1;
 	}
 	kvs = json_object_get(o, "kvs");
-	json_array_foreach(kvs, i, kv) {
+	json_array_foreach(kvs, i, kv)
+	{
 		char key[512];
 		const char *k = json_string_value(json_object_get(kv, "key")),
 			   *v = json_string_value(json_object_get(kv, "value"));
@@ -157,12 +158,14 @@ int mcri_etcd_members_parse(const char *json, char (*peers)[MCRI_ETCD_VALUE_MAX]
 		json_decref(o);
 		return -1;
 	}
-	json_array_foreach(members, i, m) {
+	json_array_foreach(members, i, m)
+	{
 		urls = json_object_get(m, "peerURLs");
 		/* a member without a peer URL is one added that never came */
 		if (!json_array_size(urls) && *n < max)
 			snprintf(peers[(*n)++], MCRI_ETCD_VALUE_MAX, "(none)");
-		json_array_foreach(urls, j, u) {
+		json_array_foreach(urls, j, u)
+		{
 			if (*n == max)
 				break;
 			snprintf(peers[(*n)++], MCRI_ETCD_VALUE_MAX, "%s",
@@ -173,8 +176,7 @@ int mcri_etcd_members_parse(const char *json, char (*peers)[MCRI_ETCD_VALUE_MAX]
 	return 0;
 }
 
-int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_view *v,
-		   struct mcr_error *err)
+int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_view *v, struct mcr_error *err)
 {
 	char from[64], to[64], body[240], *text;
 	char keys[MCRI_ETCD_LIST_MAX][512];
@@ -221,7 +223,8 @@ int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_
 	/* the alarms: NOSPACE, the backend quota reached */
 	if ((text = ask(host, port, "/v3/maintenance/alarm", "{\"action\": \"GET\"}", timeout_ms, err))) {
 		o = json_loads(text, 0, NULL);
-		json_array_foreach(json_object_get(o, "alarms"), i, a) {
+		json_array_foreach(json_object_get(o, "alarms"), i, a)
+		{
 			const char *kind = json_string_value(json_object_get(a, "alarm"));
 
 			v->nospace |= kind && strcmp(kind, "NOSPACE") == 0;

@@ -43,8 +43,7 @@ int mcri_master_health_parse(const char *body, struct mcri_master_health *h)
 	return 0;
 }
 
-int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_master_health *h,
-		       struct mcr_error *err)
+int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_master_health *h, struct mcr_error *err)
 {
 	char *body = NULL;
 	int status, rc;
@@ -56,8 +55,7 @@ int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_m
 	if (status != 200)
 		rc = mcri_error_set(err, MCR_ESTATE, "%s:%d GET /health answered %d", host, port, status);
 	else if ((rc = mcri_master_health_parse(body, h)))
-		mcri_error_set(err, MCR_ESTATE, "%s:%d GET /health answered no JSON object: %.80s", host, port,
-			       body);
+		mcri_error_set(err, MCR_ESTATE, "%s:%d GET /health answered no JSON object: %.80s", host, port, body);
 	free(body);
 	if (rc)
 		errno = EPROTO; /* an answer, not a master's */

@@ -25,8 +25,7 @@ static int push(struct out *o, char *s, struct mcr_error *err)
 		return mcri_error_nomem(err);
 	if (o->n >= o->max) {
 		free(s);
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the host list names more than %zu hosts", o->max);
+		return mcri_error_set(err, MCR_EINVAL, "the host list names more than %zu hosts", o->max);
 	}
 	v = realloc(o->v, (o->n + 2) * sizeof(*v));
 	if (!v) {
@@ -41,8 +40,7 @@ static int push(struct out *o, char *s, struct mcr_error *err)
 
 /* Expand one host expression: prefix[ranges]suffix, possibly several
  * bracket groups ("rack[1-2]-n[1-3]"), recursively. */
-static int expand(struct out *o, const char *expr, size_t len,
-		  struct mcr_error *err)
+static int expand(struct out *o, const char *expr, size_t len, struct mcr_error *err)
 {
 	const char *open = memchr(expr, '[', len), *close, *p;
 
@@ -50,9 +48,8 @@ static int expand(struct out *o, const char *expr, size_t len,
 		return push(o, strndup(expr, len), err);
 	close = memchr(open, ']', len - (size_t)(open - expr));
 	if (!close || close == open + 1)
-		return mcri_error_set(err, MCR_EINVAL,
-				      "bad host list '%.*s': unbalanced or empty brackets",
-				      (int)len, expr);
+		return mcri_error_set(err, MCR_EINVAL, "bad host list '%.*s': unbalanced or empty brackets", (int)len,
+				      expr);
 	for (p = open + 1; p < close;) {
 		const char *comma = memchr(p, ',', (size_t)(close - p));
 		const char *end = comma ? comma : close, *dash;
@@ -76,11 +73,9 @@ static int expand(struct out *o, const char *expr, size_t len,
 				goto bad;
 		}
 		if (hi - lo >= o->max)
-			return mcri_error_set(err, MCR_EINVAL,
-					      "the host list names more than %zu hosts", o->max);
+			return mcri_error_set(err, MCR_EINVAL, "the host list names more than %zu hosts", o->max);
 		for (unsigned long i = lo; i <= hi; i++) {
-			char *s = mcri_asprintf("%.*s%0*lu%.*s", (int)(open - expr), expr,
-						width, i,
+			char *s = mcri_asprintf("%.*s%0*lu%.*s", (int)(open - expr), expr, width, i,
 						(int)(len - (size_t)(close + 1 - expr)), close + 1);
 			int rc;
 
@@ -95,13 +90,11 @@ static int expand(struct out *o, const char *expr, size_t len,
 	}
 	return 0;
 bad:
-	return mcri_error_set(err, MCR_EINVAL,
-			      "bad host list '%.*s': ranges must look like [1-3,7] or [01-10]",
+	return mcri_error_set(err, MCR_EINVAL, "bad host list '%.*s': ranges must look like [1-3,7] or [01-10]",
 			      (int)len, expr);
 }
 
-int mcri_hostlist_expand(const char *list, size_t max_hosts, char ***hosts,
-			 struct mcr_error *err)
+int mcri_hostlist_expand(const char *list, size_t max_hosts, char ***hosts, struct mcr_error *err)
 {
 	struct out o = { NULL, 0, max_hosts };
 	const char *p = list;
@@ -122,8 +115,7 @@ int mcri_hostlist_expand(const char *list, size_t max_hosts, char ***hosts,
 		}
 		if (depth != 0) {
 			mcr_strv_free(o.v);
-			return mcri_error_set(err, MCR_EINVAL,
-					      "bad host list '%s': unbalanced brackets", list);
+			return mcri_error_set(err, MCR_EINVAL, "bad host list '%s': unbalanced brackets", list);
 		}
 		if (p > start && expand(&o, start, (size_t)(p - start), err)) {
 			mcr_strv_free(o.v);

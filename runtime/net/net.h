@@ -16,8 +16,7 @@
  * At most `max_hosts` names (a larger list is an MCR_EINVAL error).
  * NULL-terminated array, free with mcr_strv_free.
  */
-int mcri_hostlist_expand(const char *hostlist, size_t max_hosts, char ***hosts,
-			 struct mcr_error *err);
+int mcri_hostlist_expand(const char *hostlist, size_t max_hosts, char ***hosts, struct mcr_error *err);
 
 /* ---- readiness probes (probe.c) ------------------------------------ */
 
@@ -31,8 +30,7 @@ long long mcri_now_ms(void);
  * its cause in errno: ECONNREFUSED (nothing listens: the host answered),
  * ETIMEDOUT, EHOSTUNREACH, ENETUNREACH (no answer: the host is unreachable).
  */
-int mcri_tcp_probe(const char *host, int port, int timeout_ms,
-		   struct mcr_error *err);
+int mcri_tcp_probe(const char *host, int port, int timeout_ms, struct mcr_error *err);
 
 /*
  * One HTTP/1.0 request (`method` GET or PUT, `body` for PUT or NULL) within
@@ -43,9 +41,8 @@ int mcri_tcp_probe(const char *host, int port, int timeout_ms,
  * connection opened but no answer came in time; EPROTO for an answer that
  * is not HTTP).
  */
-int mcri_http(const char *host, int port, const char *method, const char *path,
-	      const char *body, int timeout_ms, int *status, char *resp,
-	      size_t resp_size, struct mcr_error *err);
+int mcri_http(const char *host, int port, const char *method, const char *path, const char *body, int timeout_ms,
+	      int *status, char *resp, size_t resp_size, struct mcr_error *err);
 
 /*
  * An HTTP answer as a master (or anything listening on its port) sent it,
@@ -61,12 +58,11 @@ int mcri_http_answer(const char *answer, int *status, const char **body);
  * its body. -1 as mcri_http, and also when the answer is larger than `max`
  * bytes (errno EMSGSIZE): /metrics grows with the segments of the pool.
  */
-int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
-		  size_t max, int *status, char **body, struct mcr_error *err);
+int mcri_http_get(const char *host, int port, const char *path, int timeout_ms, size_t max, int *status, char **body,
+		  struct mcr_error *err);
 /* ... any `method` with a `request` body (NULL: none), as mcri_http_get */
-int mcri_http_whole(const char *host, int port, const char *method, const char *path,
-		    const char *request, int timeout_ms, size_t max, int *status, char **body,
-		    struct mcr_error *err);
+int mcri_http_whole(const char *host, int port, const char *method, const char *path, const char *request,
+		    int timeout_ms, size_t max, int *status, char **body, struct mcr_error *err);
 
 /* ---- a master's word on itself (health.c) ------------------------- */
 
@@ -74,9 +70,9 @@ int mcri_http_whole(const char *host, int port, const char *method, const char *
 enum mcri_master_role { MCRI_MASTER_UNKNOWN = 0, MCRI_MASTER_LEADER, MCRI_MASTER_STANDBY };
 struct mcri_master_health {
 	enum mcri_master_role role;
-	bool service_ready;  /* the leader serves clients (after its warm-up) */
-	char leader[64];     /* leader_address, "ADDR:PORT" ("" unknown) */
-	long long view;      /* view_version (-1 unknown): each new leader's is higher */
+	bool service_ready; /* the leader serves clients (after its warm-up) */
+	char leader[64];    /* leader_address, "ADDR:PORT" ("" unknown) */
+	long long view;     /* view_version (-1 unknown): each new leader's is higher */
 };
 /*
  * The master on host:port (its metrics port) says of itself: GET /health
@@ -84,8 +80,7 @@ struct mcri_master_health {
  * as mcri_http sets it; an answer other than 200, or no JSON object, as a
  * master outside HA mode gives: errno EPROTO).
  */
-int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_master_health *h,
-		       struct mcr_error *err);
+int mcri_master_health(const char *host, int port, int timeout_ms, struct mcri_master_health *h, struct mcr_error *err);
 /* /health's body into *h: 0, or -1 when it is no JSON object. */
 int mcri_master_health_parse(const char *body, struct mcri_master_health *h);
 
@@ -110,8 +105,7 @@ struct mcri_etcd_view {
  * no answer, or not etcd's) and errno EMSGSIZE when an answer was larger
  * than a pool's etcd gives (64 KiB: the keys under mooncake-store/ are
  * read without their values, each view alone). */
-int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_view *v,
-		   struct mcr_error *err);
+int mcri_etcd_read(const char *host, int port, int timeout_ms, struct mcri_etcd_view *v, struct mcr_error *err);
 /* The gateway's answers, parsed (for the tests and the fuzzer): a range's
  * master_view values, a member list's peer URLs, at most `max`, into the
  * caller's arrays; 0, or -1 when it is no JSON object. */
@@ -128,8 +122,7 @@ struct mcri_listener {
 /* The listening TCP sockets of a /proc/net/tcp or tcp6 text whose local
  * port is one of `ports` (nports), at most `max` into out; lines that are
  * not a socket are skipped. */
-size_t mcri_listeners(const char *text, const int *ports, size_t nports,
-		      struct mcri_listener *out, size_t max);
+size_t mcri_listeners(const char *text, const int *ports, size_t nports, struct mcri_listener *out, size_t max);
 /* The same in this network namespace, IPv4 then IPv6: from the kernel's
  * socket diagnostics (netlink), which walk the listening sockets alone; a
  * family the kernel gives none for from its table (read up to 8 MiB).
@@ -137,16 +130,13 @@ size_t mcri_listeners(const char *text, const int *ports, size_t nports,
  * families the kernel gave no diagnostics for (bit 0 IPv4, bit 1 IPv6),
  * which are not asked again (where inet_diag is missing, each ask makes
  * the kernel try to load it). */
-size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max,
-		      unsigned *no_diag);
+size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max, unsigned *no_diag);
 /* ... of one family (AF_INET, AF_INET6) from the socket diagnostics alone:
  * how many into out, or -1 when the kernel gives none (no inet_diag, a
  * sandbox without netlink, a dump that failed or was beyond bounds) */
-ssize_t mcri_listening_diag(int family, const int *ports, size_t nports,
-			    struct mcri_listener *out, size_t max);
+ssize_t mcri_listening_diag(int family, const int *ports, size_t nports, struct mcri_listener *out, size_t max);
 /* ... from its table alone, /proc/net/tcp (AF_INET) or tcp6 (AF_INET6) */
-size_t mcri_listening_tables(int family, const int *ports, size_t nports,
-			     struct mcri_listener *out, size_t max);
+size_t mcri_listening_tables(int family, const int *ports, size_t nports, struct mcri_listener *out, size_t max);
 /* Does process pid hold the socket `inode`? Does pid or a process under it? */
 bool mcri_pid_has_socket(long pid, unsigned long long inode);
 bool mcri_tree_has_socket(long root, unsigned long long inode);
@@ -159,12 +149,10 @@ unsigned long long mcri_pid_start(long pid);
 /* ---- addresses (address.c) ---------------------------------------- */
 
 /* IPv4 of `host` (a name or a dotted quad). */
-int mcri_resolve_ipv4(const char *host, char *addr, size_t size,
-		     struct mcr_error *err);
+int mcri_resolve_ipv4(const char *host, char *addr, size_t size, struct mcr_error *err);
 /* This host's address for MOONCAKE_LOCAL_HOSTNAME: the IPv4 of `iface`
  * when given, else the source address of the route toward `peer`. */
-int mcri_local_address(const char *iface, const char *peer, char *addr,
-		      size_t size, struct mcr_error *err);
+int mcri_local_address(const char *iface, const char *peer, char *addr, size_t size, struct mcr_error *err);
 /* What TRT-LLM's connector announces without a local_hostname in its
  * file, gethostbyname(gethostname()), is of no use to the other nodes:
  * this host's name resolves to no IPv4 address or to a loopback one

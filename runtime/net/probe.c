@@ -34,8 +34,7 @@ static int remaining(long long deadline)
 }
 
 /* connected non-blocking socket or -1 with err set */
-static int connect_to(const char *host, int port, long long deadline,
-		      struct mcr_error *err)
+static int connect_to(const char *host, int port, long long deadline, struct mcr_error *err)
 {
 	struct addrinfo hints = { 0 }, *res = NULL;
 	char service[16];
@@ -46,8 +45,7 @@ static int connect_to(const char *host, int port, long long deadline,
 	snprintf(service, sizeof(service), "%d", port);
 	rc = getaddrinfo(host, service, &hints, &res);
 	if (rc != 0) {
-		mcri_error_set(err, MCR_ESTATE, "cannot resolve %s: %s", host,
-			       gai_strerror(rc));
+		mcri_error_set(err, MCR_ESTATE, "cannot resolve %s: %s", host, gai_strerror(rc));
 		errno = EHOSTUNREACH;
 		return -1;
 	}
@@ -73,8 +71,7 @@ static int connect_to(const char *host, int port, long long deadline,
 			mcri_error_set(err, MCR_ESTATE, "timed out");
 			goto fail;
 		}
-		if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 ||
-		    soerr != 0) {
+		if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 || soerr != 0) {
 			e = soerr ? soerr : errno;
 			mcri_error_set(err, MCR_ESTATE, "%s", strerror(e));
 			goto fail;
@@ -90,8 +87,7 @@ fail:
 	return -1;
 }
 
-int mcri_tcp_probe(const char *host, int port, int timeout_ms,
-		   struct mcr_error *err)
+int mcri_tcp_probe(const char *host, int port, int timeout_ms, struct mcr_error *err)
 {
 	int fd = connect_to(host, port, mcri_now_ms() + timeout_ms, err);
 
@@ -128,10 +124,8 @@ static int send_all(int fd, const char *buf, size_t len, long long deadline)
 /* One request; the answer (headers and body) into *answer (heap,
  * NUL-terminated) and its length into *len: at most `max` bytes, the rest
  * dropped when `cut`, else an error (errno EMSGSIZE). */
-static int exchange(const char *host, int port, const char *method,
-		    const char *path, const char *body, int timeout_ms,
-		    size_t max, bool cut, char **answer, size_t *len,
-		    struct mcr_error *err)
+static int exchange(const char *host, int port, const char *method, const char *path, const char *body, int timeout_ms,
+		    size_t max, bool cut, char **answer, size_t *len, struct mcr_error *err)
 {
 	long long deadline = mcri_now_ms() + timeout_ms;
 	char *buf = NULL, *req = NULL;
@@ -146,8 +140,7 @@ static int exchange(const char *host, int port, const char *method,
 	n = asprintf(&req,
 		     "%s %s HTTP/1.0\r\nHost: %s:%d\r\nUser-Agent: spank-mooncake\r\n"
 		     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-		     method, path, host, port, body ? strlen(body) : 0,
-		     body ? body : "");
+		     method, path, host, port, body ? strlen(body) : 0, body ? body : "");
 	if (n < 0) {
 		mcri_error_nomem(err);
 		req = NULL;
@@ -246,9 +239,8 @@ static const char *parse_answer(const char *answer, int *status)
 	return body;
 }
 
-int mcri_http(const char *host, int port, const char *method, const char *path,
-	      const char *body, int timeout_ms, int *status, char *resp,
-	      size_t resp_size, struct mcr_error *err)
+int mcri_http(const char *host, int port, const char *method, const char *path, const char *body, int timeout_ms,
+	      int *status, char *resp, size_t resp_size, struct mcr_error *err)
 {
 	char *answer;
 	size_t len;
@@ -257,8 +249,7 @@ int mcri_http(const char *host, int port, const char *method, const char *path,
 	if (resp_size)
 		resp[0] = '\0';
 	/* the first 8 KiB of the answer are enough for /health and /metadata */
-	if (exchange(host, port, method, path, body, timeout_ms, 8191, true, &answer,
-		     &len, err))
+	if (exchange(host, port, method, path, body, timeout_ms, 8191, true, &answer, &len, err))
 		return -1;
 	if (resp_size)
 		snprintf(resp, resp_size, "%s", parse_answer(answer, status));
@@ -268,15 +259,14 @@ int mcri_http(const char *host, int port, const char *method, const char *path,
 	return 0;
 }
 
-int mcri_http_get(const char *host, int port, const char *path, int timeout_ms,
-		  size_t max, int *status, char **body, struct mcr_error *err)
+int mcri_http_get(const char *host, int port, const char *path, int timeout_ms, size_t max, int *status, char **body,
+		  struct mcr_error *err)
 {
 	return mcri_http_whole(host, port, "GET", path, NULL, timeout_ms, max, status, body, err);
 }
 
-int mcri_http_whole(const char *host, int port, const char *method, const char *path,
-		    const char *request, int timeout_ms, size_t max, int *status, char **body,
-		    struct mcr_error *err)
+int mcri_http_whole(const char *host, int port, const char *method, const char *path, const char *request,
+		    int timeout_ms, size_t max, int *status, char **body, struct mcr_error *err)
 {
 	char *answer;
 	const char *start;

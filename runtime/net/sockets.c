@@ -36,8 +36,7 @@ static bool wanted(int port, const int *ports, size_t nports)
 	return false;
 }
 
-size_t mcri_listeners(const char *text, const int *ports, size_t nports,
-		      struct mcri_listener *out, size_t max)
+size_t mcri_listeners(const char *text, const int *ports, size_t nports, struct mcri_listener *out, size_t max)
 {
 	size_t n = 0;
 
@@ -56,8 +55,8 @@ size_t mcri_listeners(const char *text, const int *ports, size_t nports,
 		memcpy(line, p, len);
 		line[len] = '\0';
 		/* "  0: 00000000:1FFC 00000000:0000 0A ... uid timeout inode ..." */
-		if (sscanf(line, " %*u: %63s %63s %7s %*s %*s %*s %u %*u %llu", local, remote, state, &uid,
-			   &inode) != 5 ||
+		if (sscanf(line, " %*u: %63s %63s %7s %*s %*s %*s %u %*u %llu", local, remote, state, &uid, &inode) !=
+			    5 ||
 		    strcmp(state, "0A") != 0 || !(colon = strrchr(local, ':')) ||
 		    sscanf(colon + 1, "%4x", &port) != 1 || strlen(colon + 1) != 4)
 			continue; /* the header, another state, a line that is no socket */
@@ -98,16 +97,17 @@ static char *read_proc(const char *path, size_t max)
  * network namespaces') hash table, milliseconds on a busy host, and the
  * master step looks every few milliseconds while its master starts; a
  * dump of the listening state walks the listening sockets alone. */
-ssize_t mcri_listening_diag(int family, const int *ports, size_t nports,
-			    struct mcri_listener *out, size_t max)
+ssize_t mcri_listening_diag(int family, const int *ports, size_t nports, struct mcri_listener *out, size_t max)
 {
 	struct {
 		struct nlmsghdr nlh;
 		struct inet_diag_req_v2 req;
 	} ask = {
-		.nlh = { .nlmsg_len = sizeof(ask), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		.nlh = { .nlmsg_len = sizeof(ask),
+			 .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 			 .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
-		.req = { .sdiag_family = (unsigned char)family, .sdiag_protocol = IPPROTO_TCP,
+		.req = { .sdiag_family = (unsigned char)family,
+			 .sdiag_protocol = IPPROTO_TCP,
 			 .idiag_states = 1u << TCP_LISTEN },
 	};
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
@@ -152,8 +152,7 @@ ssize_t mcri_listening_diag(int family, const int *ports, size_t nports,
 			}
 			if (h->nlmsg_type == NLMSG_ERROR)
 				goto out; /* no inet_diag for this family */
-			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
-			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY || h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
 				continue;
 			m = NLMSG_DATA(h);
 			port = ntohs(m->id.idiag_sport);
@@ -168,8 +167,7 @@ out:
 	return rc;
 }
 
-size_t mcri_listening_tables(int family, const int *ports, size_t nports,
-			     struct mcri_listener *out, size_t max)
+size_t mcri_listening_tables(int family, const int *ports, size_t nports, struct mcri_listener *out, size_t max)
 {
 	char *text = read_proc(family == AF_INET6 ? "/proc/net/tcp6" : "/proc/net/tcp", 8u << 20);
 	size_t n = text ? mcri_listeners(text, ports, nports, out, max) : 0;
@@ -178,8 +176,7 @@ size_t mcri_listening_tables(int family, const int *ports, size_t nports,
 	return n;
 }
 
-size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max,
-		      unsigned *no_diag)
+size_t mcri_listening(const int *ports, size_t nports, struct mcri_listener *out, size_t max, unsigned *no_diag)
 {
 	static const int families[] = { AF_INET, AF_INET6 };
 	unsigned none = 0, *skip = no_diag ? no_diag : &none;

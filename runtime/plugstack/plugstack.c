@@ -39,8 +39,19 @@ static int name_index(const char *value, const char *const *names, size_t n)
 	return -1;
 }
 
-enum arg_kind { ARG_PATH, ARG_ABSPATH, ARG_SECONDS, ARG_INTERVAL, ARG_PORTS, ARG_RANGE, ARG_CONTAINER, ARG_RESTART,
-		ARG_HA, ARG_HANG, ARG_QUOTA };
+enum arg_kind {
+	ARG_PATH,
+	ARG_ABSPATH,
+	ARG_SECONDS,
+	ARG_INTERVAL,
+	ARG_PORTS,
+	ARG_RANGE,
+	ARG_CONTAINER,
+	ARG_RESTART,
+	ARG_HA,
+	ARG_HANG,
+	ARG_QUOTA
+};
 
 static const struct plugstack_arg {
 	const char *key;
@@ -68,7 +79,8 @@ static const struct plugstack_arg {
 	  "the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml" },
 };
 #define N_ARGS (sizeof(ARGS) / sizeof(ARGS[0]))
-#define ARG_LIST "master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart=, hang_timeout=, ha=, etcd=, etcd_quota= and srtslurm="
+#define ARG_LIST                                                                                                       \
+	"master=, srun=, job_dir=, interface=, ready_timeout=, ports=, port_range=, sampler=, pool_interval=, container=, restart=, hang_timeout=, ha=, etcd=, etcd_quota= and srtslurm="
 
 static int parse_long(const char *text, long lo, long hi, long *out)
 {
@@ -79,8 +91,7 @@ static int parse_long(const char *text, long lo, long hi, long *out)
 	return errno || end == text || *end || *out < lo || *out > hi ? -1 : 0;
 }
 
-static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
-		   const char *value, struct mcr_error *err)
+static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a, const char *value, struct mcr_error *err)
 {
 	long lo, hi;
 	int n;
@@ -88,36 +99,37 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 	switch (a->kind) {
 	case ARG_ABSPATH:
 		if (value[0] != '/')
-			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: %s=%s must be an absolute path (%s)",
+			return mcri_error_set(err, MCR_EINVAL, "plugstack.conf: %s=%s must be an absolute path (%s)",
 					      a->key, value, a->what);
 		/* fall through */
 	case ARG_PATH:
 		n = snprintf((char *)ps + a->offset, a->size, "%s", value);
 		if (!*value || n < 0 || (size_t)n >= a->size)
-			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: %s=%s: %s", a->key, value,
+			return mcri_error_set(err, MCR_EINVAL, "plugstack.conf: %s=%s: %s", a->key, value,
 					      *value ? "too long" : "needs a value");
 		return 0;
 	case ARG_INTERVAL:
 		if (parse_long(value, 0, 3600, &lo))
-			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: pool_interval=%s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off",
-					      value);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"plugstack.conf: pool_interval=%s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off",
+				value);
 		ps->pool_interval = (int)lo;
 		return 0;
 	case ARG_RESTART:
 		if (parse_long(value, 0, MCRI_RESTART_MAX, &lo))
-			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: restart=%s must be how many times the master step may start the job's mooncake_master again when it dies, 0 to %d (0: never)",
-					      value, MCRI_RESTART_MAX);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"plugstack.conf: restart=%s must be how many times the master step may start the job's mooncake_master again when it dies, 0 to %d (0: never)",
+				value, MCRI_RESTART_MAX);
 		ps->restart = (int)lo;
 		return 0;
 	case ARG_HANG:
 		if (parse_long(value, 0, 86400, &lo) || (lo > 0 && lo < MCRI_HANG_MIN))
-			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: hang_timeout=%s must be how many seconds a running mooncake_master may answer none of its master step's probes before it is ended and started again as a crashed one is, %d to 86400 (0: never)",
-					      value, MCRI_HANG_MIN);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"plugstack.conf: hang_timeout=%s must be how many seconds a running mooncake_master may answer none of its master step's probes before it is ended and started again as a crashed one is, %d to 86400 (0: never)",
+				value, MCRI_HANG_MIN);
 		ps->hang_timeout = (int)lo;
 		return 0;
 	case ARG_QUOTA: {
@@ -126,9 +138,10 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 
 		if (mcr_parse_size_text("etcd_quota", value, &bytes, &ignored) || bytes < MCRI_ETCD_QUOTA_MIN ||
 		    bytes > MCRI_ETCD_QUOTA_MAX)
-			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: etcd_quota=%s must be the most an HA pool's etcd member may keep, bytes or a binary unit (KiB, MiB, GiB), 16MiB to 64GiB (e.g. etcd_quota=8GiB)",
-					      value);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"plugstack.conf: etcd_quota=%s must be the most an HA pool's etcd member may keep, bytes or a binary unit (KiB, MiB, GiB), 16MiB to 64GiB (e.g. etcd_quota=8GiB)",
+				value);
 		ps->etcd_quota = bytes;
 		return 0;
 	}
@@ -137,21 +150,24 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 			ps->ha = (enum mcri_ha_mode)n;
 			return 0;
 		}
-		return mcri_error_set(err, MCR_EINVAL,
-				      "plugstack.conf: ha=%s: write ha=none (one mooncake_master per job, on its first node) or ha=etcd (jobs of two or more nodes get masters in Mooncake's HA mode on their first two or three nodes, with an etcd of the job's own)",
-				      value);
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"plugstack.conf: ha=%s: write ha=none (one mooncake_master per job, on its first node) or ha=etcd (jobs of two or more nodes get masters in Mooncake's HA mode on their first two or three nodes, with an etcd of the job's own)",
+			value);
 	case ARG_SECONDS:
 		if (parse_long(value, 1, 86400, &lo))
-			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: ready_timeout=%s must be a number of seconds between 1 and 86400",
-					      value);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"plugstack.conf: ready_timeout=%s must be a number of seconds between 1 and 86400",
+				value);
 		ps->ready_timeout = (int)lo;
 		return 0;
 	case ARG_PORTS:
 		if (strcmp(value, "auto") && strcmp(value, "fixed"))
-			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: ports=%s: write ports=auto (8700-8702 when free on the infra node, else free ports of port_range=) or ports=fixed (always 8700-8702)",
-					      value);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"plugstack.conf: ports=%s: write ports=auto (8700-8702 when free on the infra node, else free ports of port_range=) or ports=fixed (always 8700-8702)",
+				value);
 		ps->fixed_ports = strcmp(value, "fixed") == 0;
 		return 0;
 	case ARG_CONTAINER:
@@ -159,9 +175,10 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 			ps->container = (enum mcri_container_mode)n;
 			return 0;
 		}
-		return mcri_error_set(err, MCR_EINVAL,
-				      "plugstack.conf: container=%s: write container=auto (the cluster's container support: pyxis's --container-image, else Slurm's --container with oci.conf, else the host), container=pyxis, container=oci, or container=none (the master always runs on the host)",
-				      value);
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"plugstack.conf: container=%s: write container=auto (the cluster's container support: pyxis's --container-image, else Slurm's --container with oci.conf, else the host), container=pyxis, container=oci, or container=none (the master always runs on the host)",
+			value);
 	case ARG_RANGE: {
 		const char *dash = strchr(value, '-');
 		char low[16];
@@ -169,23 +186,22 @@ static int set_arg(struct mcri_plugstack *ps, const struct plugstack_arg *a,
 		if (!dash || (size_t)(dash - value) >= sizeof(low))
 			goto bad_range;
 		snprintf(low, sizeof(low), "%.*s", (int)(dash - value), value);
-		if (parse_long(low, 1024, 65535, &lo) || parse_long(dash + 1, 1024, 65535, &hi) ||
-		    hi - lo + 1 < 3)
+		if (parse_long(low, 1024, 65535, &lo) || parse_long(dash + 1, 1024, 65535, &hi) || hi - lo + 1 < 3)
 			goto bad_range;
 		ps->port_lo = (int)lo;
 		ps->port_hi = (int)hi;
 		return 0;
 	bad_range:
-		return mcri_error_set(err, MCR_EINVAL,
-				      "plugstack.conf: port_range=%s must be LOW-HIGH, ports 1024-65535 with room for at least 3 (e.g. port_range=8700-8999)",
-				      value);
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"plugstack.conf: port_range=%s must be LOW-HIGH, ports 1024-65535 with room for at least 3 (e.g. port_range=8700-8999)",
+			value);
 	}
 	}
 	return 0;
 }
 
-int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
-			struct mcr_error *err)
+int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av, struct mcr_error *err)
 {
 	memset(ps, 0, sizeof(*ps));
 	snprintf(ps->master, sizeof(ps->master), "mooncake_master");
@@ -210,7 +226,8 @@ int mcri_plugstack_parse(struct mcri_plugstack *ps, int ac, char **av,
 				a = &ARGS[k];
 		if (!a)
 			return mcri_error_set(err, MCR_EINVAL,
-					      "plugstack.conf: unknown argument '%s'; spank_mooncake.so takes " ARG_LIST " (see spank_mooncake(8))",
+					      "plugstack.conf: unknown argument '%s'; spank_mooncake.so takes " ARG_LIST
+					      " (see spank_mooncake(8))",
 					      av[i]);
 		if (set_arg(ps, a, eq ? eq + 1 : "", err))
 			return -1;

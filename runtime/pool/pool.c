@@ -34,8 +34,8 @@ static bool seg_named(const void *ctx, size_t pos)
 
 /* the segment `name` of pool (a new one at the end, seg grown by
  * doubling from *cap); NULL with err set */
-static struct mcri_segment *segment(struct mcri_pool *pool, size_t *cap, struct mcri_index *ix,
-				    const char *name, struct mcr_error *err)
+static struct mcri_segment *segment(struct mcri_pool *pool, size_t *cap, struct mcri_index *ix, const char *name,
+				    struct mcr_error *err)
 {
 	struct seg_lookup l = { pool, name };
 	uint64_t h = mcri_hash(ix->key, name, strlen(name));
@@ -46,9 +46,10 @@ static struct mcri_segment *segment(struct mcri_pool *pool, size_t *cap, struct 
 	if (at != MCRI_NOT_FOUND)
 		return &pool->seg[at];
 	if (pool->nseg >= MCRI_POOL_SEGMENTS_MAX) {
-		mcri_error_set(err, MCR_EINVAL,
-			       "the master's /metrics names more than %u segments: it is read no further; is what answers on the job's metrics port its mooncake_master?",
-			       MCRI_POOL_SEGMENTS_MAX);
+		mcri_error_set(
+			err, MCR_EINVAL,
+			"the master's /metrics names more than %u segments: it is read no further; is what answers on the job's metrics port its mooncake_master?",
+			MCRI_POOL_SEGMENTS_MAX);
 		return NULL;
 	}
 	if (pool->nseg == *cap) {
@@ -76,8 +77,7 @@ static struct mcri_segment *segment(struct mcri_pool *pool, size_t *cap, struct 
 	return s;
 }
 
-int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
-			struct mcr_error *err)
+int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool, struct mcr_error *err)
 {
 	struct mcri_hashkey key;
 	struct mcri_index ix = { .key = &key };
@@ -86,8 +86,9 @@ int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
 	int rc = 0;
 
 	if (!mcri_prom_value(p, "master_total_capacity_bytes", &v))
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the master's /metrics has no master_total_capacity_bytes: is it a mooncake_master?");
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"the master's /metrics has no master_total_capacity_bytes: is it a mooncake_master?");
 	pool->capacity = count(v);
 	pool->allocated = mcri_prom_value(p, "master_allocated_bytes", &v) ? count(v) : 0;
 	pool->keys = mcri_prom_value(p, "master_key_count", &v) ? count(v) : 0;
@@ -117,8 +118,7 @@ int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
 	return rc;
 }
 
-int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
-		    struct mcr_error *err)
+int mcri_pool_rates(const char *summary, struct mcri_pool *pool, struct mcr_error *err)
 {
 	static const char tag[] = "Requests (Success/Total per sec):";
 	const char *p = strstr(summary, tag), *end;
@@ -210,8 +210,7 @@ static int add_roles(char **to, const char *roles)
 	return 0;
 }
 
-int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir,
-			   struct mcr_error *err)
+int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir, struct mcr_error *err)
 {
 	struct mcri_hashkey key;
 	struct mcri_index ix = { .key = &key };
@@ -282,23 +281,22 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 
 		pool->leader = mcri_ha_leader(m, timeout_ms, pool->health, pool->answered, &answering, &refusing);
 		if (pool->leader < 0)
-			return mcri_error_set(err, MCR_ESTATE,
-					      "no master of the job's HA pool leads and serves now (on %s and %d more): they may be choosing a leader; ask again in a few seconds",
-					      m->infra_node, m->ha.masters - 1);
+			return mcri_error_set(
+				err, MCR_ESTATE,
+				"no master of the job's HA pool leads and serves now (on %s and %d more): they may be choosing a leader; ask again in a few seconds",
+				m->infra_node, m->ha.masters - 1);
 		addr = m->ha.member[pool->leader].addr;
 	}
-	if (mcri_http_get(addr, m->ports.metrics, "/metrics", timeout_ms, MCRI_METRICS_MAX,
-			  &status, &body, err)) {
+	if (mcri_http_get(addr, m->ports.metrics, "/metrics", timeout_ms, MCRI_METRICS_MAX, &status, &body, err)) {
 		char why[512];
 
 		snprintf(why, sizeof(why), "%.500s", err->text);
-		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics: %s", addr,
-				      m->ports.metrics, why);
+		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics: %s", addr, m->ports.metrics, why);
 	}
 	if (status != 200) {
 		free(body);
-		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics answered %d",
-				      addr, m->ports.metrics, status);
+		return mcri_error_set(err, MCR_ESTATE, "GET http://%s:%d/metrics answered %d", addr, m->ports.metrics,
+				      status);
 	}
 	rc = mcri_prom_parse(body, &prom, err);
 	free(body);
@@ -309,8 +307,8 @@ int mcri_pool_fetch(struct mcri_pool *pool, int timeout_ms, struct mcr_error *er
 	if (rc)
 		return -1;
 	/* the rates are a bonus: a master without them is still the pool */
-	if (mcri_http_get(addr, m->ports.metrics, "/metrics/summary", timeout_ms,
-			  MCRI_METRICS_MAX, &status, &body, err) == 0) {
+	if (mcri_http_get(addr, m->ports.metrics, "/metrics/summary", timeout_ms, MCRI_METRICS_MAX, &status, &body,
+			  err) == 0) {
 		rc = status == 200 ? mcri_pool_rates(body, pool, err) : 0;
 		free(body);
 	}

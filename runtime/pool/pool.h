@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "jobdir/jobdir.h" /* the state file, the worker records */
-#include "net/net.h"        /* what a master says of itself */
+#include "net/net.h"       /* what a master says of itself */
 
 /* ---- Prometheus text format 0.0.4 (prom.c) ------------------------- */
 
@@ -44,10 +44,10 @@ struct mcri_prom_sample {
 struct mcri_prom {
 	struct mcri_prom_sample *s;
 	size_t n, cap;
-	char *text;          /* the page, each name and label cut out in place */
-	char **label;        /* every sample's labels, one list after another */
+	char *text;               /* the page, each name and label cut out in place */
+	char **label;             /* every sample's labels, one list after another */
 	size_t nlabel, label_cap; /* entries of label (pairs and NULLs), room */
-	size_t nlabels;      /* label pairs of all samples */
+	size_t nlabels;           /* label pairs of all samples */
 };
 
 /* Every sample line of `text` (comments, blank lines and timestamps
@@ -58,8 +58,7 @@ struct mcri_prom {
  * samples or MCRI_PROM_LABELS_MAX labels; MCR_EIO for memory; `out` is
  * empty on failure. Time and memory linear in the text's length (about
  * twice it, and 32 bytes a sample). */
-int mcri_prom_parse(const char *text, struct mcri_prom *out,
-		    struct mcr_error *err);
+int mcri_prom_parse(const char *text, struct mcri_prom *out, struct mcr_error *err);
 void mcri_prom_free(struct mcri_prom *p);
 /* Value of label `label` of a sample, or NULL. */
 const char *mcri_prom_label(const struct mcri_prom_sample *s, const char *label);
@@ -69,17 +68,17 @@ bool mcri_prom_value(const struct mcri_prom *p, const char *name, double *v);
 /* ---- the pool now (pool.c) ----------------------------------------- */
 
 struct mcri_segment {
-	char *name;       /* the master's segment name: "<client address>:<port>" */
-	char *address;    /* the host part of the name */
-	char *node;       /* the worker's node (<dir>/workers/), or NULL */
-	char *role;       /* its role(s), "prefill" or "prefill+decode", or NULL */
+	char *name;    /* the master's segment name: "<client address>:<port>" */
+	char *address; /* the host part of the name */
+	char *node;    /* the worker's node (<dir>/workers/), or NULL */
+	char *role;    /* its role(s), "prefill" or "prefill+decode", or NULL */
 	long long capacity, allocated;
 	long long peak_allocated; /* report: the most seen during the job */
 };
 
 struct mcri_rate {
-	char *name;       /* the master's name, e.g. "PutStart", "Get" */
-	double per_s;     /* total requests per second */
+	char *name;   /* the master's name, e.g. "PutStart", "Get" */
+	double per_s; /* total requests per second */
 };
 
 struct mcri_pool {
@@ -88,7 +87,7 @@ struct mcri_pool {
 	long long capacity, allocated, keys, clients;
 	struct mcri_segment *seg;
 	size_t nseg;
-	struct mcri_rate *rates;  /* /metrics/summary, when it answered */
+	struct mcri_rate *rates; /* /metrics/summary, when it answered */
 	size_t nrates;
 	/* an HA pool (master.ha.masters): what each master said of itself
 	 * (answered[k]: it did), and the one that leads and was asked (-1:
@@ -101,16 +100,13 @@ struct mcri_pool {
 /* The numbers of a /metrics text (master_total_capacity_bytes,
  * master_allocated_bytes, master_key_count, master_active_clients and the
  * segment_* gauges) into pool; the master part is left alone. */
-int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool,
-			struct mcr_error *err);
+int mcri_pool_from_prom(const struct mcri_prom *p, struct mcri_pool *pool, struct mcr_error *err);
 /* The request rates of a /metrics/summary text ("Requests (Success/Total
  * per sec): PutStart=1.57/1.57, ..."); nothing when it has none. */
-int mcri_pool_rates(const char *summary, struct mcri_pool *pool,
-		    struct mcr_error *err);
+int mcri_pool_rates(const char *summary, struct mcri_pool *pool, struct mcr_error *err);
 /* Node and role of each segment, from the worker records of the job's
  * directory (mcri_workers_read), joined by address. */
-int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir,
-			   struct mcr_error *err);
+int mcri_pool_join_workers(struct mcri_pool *pool, const struct mcri_jobdir *dir, struct mcr_error *err);
 /* Ask the master of pool->master (GET /metrics, /metrics/summary) within
  * timeout_ms each; MCR_ESTATE when it does not answer. An HA pool's
  * masters are each asked who leads (GET /health), and its serving leader
@@ -127,51 +123,47 @@ void mcri_pool_free(struct mcri_pool *pool);
 /* ---- samples, the report and its picture (report.c, svg.c) --------- */
 
 struct mcri_sample {
-	double t;            /* Unix time, seconds */
+	double t; /* Unix time, seconds */
 	long long capacity, allocated, keys, clients;
 };
 
 #define MCRI_FAILOVERS_KEPT 16
 struct mcri_report {
 	char job_id[32];
-	struct mcri_pool last;          /* the pool at its last sample */
-	struct mcri_segment *seg;       /* every segment seen, with its peak */
-	size_t nseg, seg_cap;           /* at most MCRI_POOL_SEGMENTS_MAX */
-	size_t seg_unkept;              /* segments seen once seg was full */
-	struct mcri_hashkey seg_key;    /* seg by name (set at the first segment) */
+	struct mcri_pool last;       /* the pool at its last sample */
+	struct mcri_segment *seg;    /* every segment seen, with its peak */
+	size_t nseg, seg_cap;        /* at most MCRI_POOL_SEGMENTS_MAX */
+	size_t seg_unkept;           /* segments seen once seg was full */
+	struct mcri_hashkey seg_key; /* seg by name (set at the first segment) */
 	struct mcri_index seg_index;
 	struct mcri_sample *samples;
 	size_t nsamples, cap;
 	double ended_at;
-	char ended_by[64];              /* "SIGTERM", "the master stopped answering" */
+	char ended_by[64]; /* "SIGTERM", "the master stopped answering" */
 	/* an HA pool: the node of the leader at the last sample, and each
 	 * change of leader seen (a higher view; the last MCRI_FAILOVERS_KEPT) */
 	char leader[256];
-	long long view;                 /* its view_version (-1 unknown) */
+	long long view; /* its view_version (-1 unknown) */
 	struct mcri_failover {
-		double at;           /* the first sample with the new leader */
+		double at; /* the first sample with the new leader */
 		char from[256], to[256];
 	} failover[MCRI_FAILOVERS_KEPT];
 	size_t nfailover, failovers;
 };
 
 /* status --json: one JSON object (heap; NULL out of memory). */
-char *mcri_pool_json(const struct mcri_pool *pool, const char *job_id,
-		     double now);
+char *mcri_pool_json(const struct mcri_pool *pool, const char *job_id, double now);
 /* One line of mooncake_pool_samples.jsonl, with its newline (heap). */
 char *mcri_sample_line(const struct mcri_sample *s);
 /* The samples of a .jsonl text, appended to r (lines that do not parse,
  * such as a last line cut by a kill, are skipped). */
-int mcri_samples_parse(const char *text, struct mcri_report *r,
-		       struct mcr_error *err);
-int mcri_report_add_sample(struct mcri_report *r, const struct mcri_sample *s,
-			   struct mcr_error *err);
+int mcri_samples_parse(const char *text, struct mcri_report *r, struct mcr_error *err);
+int mcri_report_add_sample(struct mcri_report *r, const struct mcri_sample *s, struct mcr_error *err);
 /* Remember the segments of `pool` (peaks) and keep it as r->last; an HA
  * pool's leader, and a change of it as a failover at r's last sample.
  * Of MCRI_POOL_SEGMENTS_MAX segments and more, the report keeps the first
  * and counts the others (seg_unkept). Time linear in pool's segments. */
-int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
-			  struct mcr_error *err);
+int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool, struct mcr_error *err);
 /* mooncake_pool_report.json (heap). */
 char *mcri_report_json(const struct mcri_report *r);
 /* mooncake_pool.svg (heap): capacity, allocated bytes and keys over time. */

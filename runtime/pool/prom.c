@@ -29,8 +29,7 @@
 
 static bool name_char(char c, bool first)
 {
-	return isalpha((unsigned char)c) || c == '_' || c == ':' ||
-	       (!first && isdigit((unsigned char)c));
+	return isalpha((unsigned char)c) || c == '_' || c == ':' || (!first && isdigit((unsigned char)c));
 }
 
 static char *skip_blank(char *p)
@@ -235,17 +234,19 @@ int mcri_prom_parse(const char *text, struct mcri_prom *out, struct mcr_error *e
 			continue; /* a sample of a label no one can use */
 		if (rc == LINE_OK && out->n == MCRI_PROM_SAMPLES_MAX) {
 			mcri_prom_free(out);
-			return mcri_error_set(err, MCR_EINVAL,
-					      "the master's /metrics holds more than %u samples (line %d), more than a pool of %u segments gives: it is read no further; is what answers on the job's metrics port its mooncake_master?",
-					      MCRI_PROM_SAMPLES_MAX, lineno, MCRI_POOL_SEGMENTS_MAX);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"the master's /metrics holds more than %u samples (line %d), more than a pool of %u segments gives: it is read no further; is what answers on the job's metrics port its mooncake_master?",
+				MCRI_PROM_SAMPLES_MAX, lineno, MCRI_POOL_SEGMENTS_MAX);
 		}
 		if (rc == LINE_OK && !room((void **)&out->s, &out->cap, out->n, 1, sizeof(*out->s)))
 			rc = LINE_NOMEM;
 		if (rc == LINE_LABELS) {
 			mcri_prom_free(out);
-			return mcri_error_set(err, MCR_EINVAL,
-					      "the master's /metrics holds more than %u labels (line %d), more than a pool of %u segments gives: it is read no further; is what answers on the job's metrics port its mooncake_master?",
-					      MCRI_PROM_LABELS_MAX, lineno, MCRI_POOL_SEGMENTS_MAX);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"the master's /metrics holds more than %u labels (line %d), more than a pool of %u segments gives: it is read no further; is what answers on the job's metrics port its mooncake_master?",
+				MCRI_PROM_LABELS_MAX, lineno, MCRI_POOL_SEGMENTS_MAX);
 		}
 		if (rc) {
 			mcri_prom_free(out);

@@ -30,10 +30,8 @@ static bool set(json_t *obj, const char *key, json_t *v)
 static json_t *segment_json(const struct mcri_segment *s, bool peak)
 {
 	json_t *o = json_object();
-	bool ok = o && set(o, "node", str_or_null(s->node)) &&
-		  set(o, "role", str_or_null(s->role)) &&
-		  set(o, "name", json_string(s->name)) &&
-		  set(o, "address", json_string(s->address)) &&
+	bool ok = o && set(o, "node", str_or_null(s->node)) && set(o, "role", str_or_null(s->role)) &&
+		  set(o, "name", json_string(s->name)) && set(o, "address", json_string(s->address)) &&
 		  set(o, "capacity_bytes", json_integer(s->capacity)) &&
 		  set(o, "allocated_bytes", json_integer(s->allocated)) &&
 		  (!peak || set(o, "peak_allocated_bytes", json_integer(s->peak_allocated)));
@@ -63,8 +61,7 @@ static bool restart_fields(json_t *master, const struct mcri_proof *p, const str
 
 	if (!set(master, "restart_limit", json_integer(p->restart_limit)) ||
 	    !set(master, "restarts", json_integer(p->restarts)) ||
-	    !set(master, "restarting", json_boolean(p->restarting)) ||
-	    !set(master, "restart", events = json_array()))
+	    !set(master, "restarting", json_boolean(p->restarting)) || !set(master, "restart", events = json_array()))
 		return false;
 	for (size_t i = 0; i < mcri_proof_kept(p); i++) {
 		long long lost = keys_before(r, p->restart[i].at);
@@ -88,34 +85,35 @@ static bool ha_fields(json_t *o, const struct mcri_pool *pool, const struct mcri
 
 	if (!set(o, "ha", h) || !set(h, "etcd_members", json_integer(ha->etcd_members)) ||
 	    !set(h, "etcd_client_port", json_integer(ha->etcd_client)) ||
-	    !set(h, "leader", pool->leader >= 0 && pool->leader < ha->masters && pool->answered[pool->leader] ?
-					json_string(ha->member[pool->leader].node) : json_null()) ||
+	    !set(h, "leader",
+		 pool->leader >= 0 && pool->leader < ha->masters && pool->answered[pool->leader]
+			 ? json_string(ha->member[pool->leader].node)
+			 : json_null()) ||
 	    !set(h, "masters", masters = json_array()))
 		return false;
 	for (int k = 0; k < ha->masters; k++) {
 		const struct mcri_master_health *w = &pool->health[k];
 		json_t *m = json_object();
 
-		if (!m || json_array_append_new(masters, m) != 0 ||
-		    !set(m, "node", json_string(ha->member[k].node)) ||
+		if (!m || json_array_append_new(masters, m) != 0 || !set(m, "node", json_string(ha->member[k].node)) ||
 		    !set(m, "address", json_string(ha->member[k].addr)) ||
-		    !set(m, "role", json_string(!pool->answered[k] ? "no answer" :
-						w->role == MCRI_MASTER_LEADER ? "leader" :
-						w->role == MCRI_MASTER_STANDBY ? "standby" : "unknown")))
+		    !set(m, "role",
+			 json_string(!pool->answered[k]               ? "no answer"
+				     : w->role == MCRI_MASTER_LEADER  ? "leader"
+				     : w->role == MCRI_MASTER_STANDBY ? "standby"
+								      : "unknown")))
 			return false;
 	}
 	if (!r)
 		return true;
-	if (!set(h, "failovers", json_integer((json_int_t)r->failovers)) ||
-	    !set(h, "failover", changes = json_array()))
+	if (!set(h, "failovers", json_integer((json_int_t)r->failovers)) || !set(h, "failover", changes = json_array()))
 		return false;
 	for (size_t i = 0; i < r->nfailover; i++) {
 		json_t *e = json_object();
 
 		if (!e || json_array_append_new(changes, e) != 0 ||
 		    !set(e, "at", json_real(round(r->failover[i].at * 1000) / 1000)) ||
-		    !set(e, "from", json_string(r->failover[i].from)) ||
-		    !set(e, "to", json_string(r->failover[i].to)))
+		    !set(e, "from", json_string(r->failover[i].from)) || !set(e, "to", json_string(r->failover[i].to)))
 			return false;
 	}
 	return true;
@@ -124,8 +122,7 @@ static bool ha_fields(json_t *o, const struct mcri_pool *pool, const struct mcri
 /* the fields status --json and the report share (each container is
  * attached to `o` before it is filled: `o` owns everything); `r`: the
  * report's, NULL for status */
-static bool pool_fields(json_t *o, const struct mcri_pool *pool, const struct mcri_report *r,
-			double now)
+static bool pool_fields(json_t *o, const struct mcri_pool *pool, const struct mcri_report *r, double now)
 {
 	const struct mcri_state *m = &pool->master;
 	json_t *master = json_object(), *rates;
@@ -137,15 +134,11 @@ static bool pool_fields(json_t *o, const struct mcri_pool *pool, const struct mc
 	    !set(master, "metadata_port", json_integer(m->ports.metadata)) ||
 	    !set(master, "metrics_port", json_integer(m->ports.metrics)) ||
 	    !set(master, "state", json_string(mcri_phase_name(m->phase))) ||
-	    !set(master, "ready_at", json_integer(m->ready_at)) ||
-	    !set(master, "uptime_seconds", json_integer(up)) ||
-	    !restart_fields(master, &pool->keeper, r) ||
-	    (m->ha.masters && !ha_fields(o, pool, r)) ||
+	    !set(master, "ready_at", json_integer(m->ready_at)) || !set(master, "uptime_seconds", json_integer(up)) ||
+	    !restart_fields(master, &pool->keeper, r) || (m->ha.masters && !ha_fields(o, pool, r)) ||
 	    !set(o, "capacity_bytes", json_integer(pool->capacity)) ||
-	    !set(o, "allocated_bytes", json_integer(pool->allocated)) ||
-	    !set(o, "keys", json_integer(pool->keys)) ||
-	    !set(o, "clients", json_integer(pool->clients)) ||
-	    !set(o, "requests_per_second", rates = json_object()))
+	    !set(o, "allocated_bytes", json_integer(pool->allocated)) || !set(o, "keys", json_integer(pool->keys)) ||
+	    !set(o, "clients", json_integer(pool->clients)) || !set(o, "requests_per_second", rates = json_object()))
 		return false;
 	for (size_t i = 0; i < pool->nrates; i++)
 		if (!set(rates, pool->rates[i].name, json_real(pool->rates[i].per_s)))
@@ -216,8 +209,7 @@ static json_t *sample_json(const struct mcri_sample *s)
 
 	if (!o || !set(o, "time", json_real(round(s->t * 1000) / 1000)) ||
 	    !set(o, "capacity_bytes", json_integer(s->capacity)) ||
-	    !set(o, "allocated_bytes", json_integer(s->allocated)) ||
-	    !set(o, "keys", json_integer(s->keys)) ||
+	    !set(o, "allocated_bytes", json_integer(s->allocated)) || !set(o, "keys", json_integer(s->keys)) ||
 	    !set(o, "clients", json_integer(s->clients))) {
 		json_decref(o);
 		return NULL;
@@ -227,16 +219,14 @@ static json_t *sample_json(const struct mcri_sample *s)
 
 char *mcri_sample_line(const struct mcri_sample *s)
 {
-	char *text = dump(sample_json(s), JSON_COMPACT | JSON_PRESERVE_ORDER |
-						  JSON_REAL_PRECISION(15));
+	char *text = dump(sample_json(s), JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 	char *line = text ? mcri_asprintf("%s\n", text) : NULL;
 
 	free(text);
 	return line;
 }
 
-int mcri_report_add_sample(struct mcri_report *r, const struct mcri_sample *s,
-			   struct mcr_error *err)
+int mcri_report_add_sample(struct mcri_report *r, const struct mcri_sample *s, struct mcr_error *err)
 {
 	if (r->nsamples == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
@@ -258,8 +248,7 @@ static long long int_of(json_t *o, const char *key)
 	return json_is_integer(v) ? (long long)json_integer_value(v) : 0;
 }
 
-int mcri_samples_parse(const char *text, struct mcri_report *r,
-		       struct mcr_error *err)
+int mcri_samples_parse(const char *text, struct mcri_report *r, struct mcr_error *err)
 {
 	for (const char *p = text; *p;) {
 		const char *nl = strchr(p, '\n');
@@ -312,8 +301,7 @@ static int copy_pool(struct mcri_pool *dst, const struct mcri_pool *src)
 
 		*d = src->seg[i];
 		d->name = d->address = d->node = d->role = NULL;
-		if (dup_into(&d->name, src->seg[i].name) ||
-		    dup_into(&d->address, src->seg[i].address) ||
+		if (dup_into(&d->name, src->seg[i].name) || dup_into(&d->address, src->seg[i].address) ||
 		    dup_into(&d->node, src->seg[i].node) || dup_into(&d->role, src->seg[i].role)) {
 			dst->nseg++;
 			return -1;
@@ -409,8 +397,7 @@ static struct mcri_segment *report_segment(struct mcri_report *r, const char *na
 	return &r->seg[r->nseg++];
 }
 
-int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
-			  struct mcr_error *err)
+int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool, struct mcr_error *err)
 {
 	note_leader(r, pool);
 	for (size_t i = 0; i < pool->nseg; i++) {
@@ -422,8 +409,7 @@ int mcri_report_note_pool(struct mcri_report *r, const struct mcri_pool *pool,
 			r->seg_unkept++;
 			continue;
 		}
-		if (!d || dup_into(&d->address, s->address) ||
-		    (s->node && dup_into(&d->node, s->node)) ||
+		if (!d || dup_into(&d->address, s->address) || (s->node && dup_into(&d->node, s->node)) ||
 		    (s->role && dup_into(&d->role, s->role)))
 			return mcri_error_nomem(err);
 		d->capacity = s->capacity;
@@ -448,18 +434,14 @@ char *mcri_report_json(const struct mcri_report *r)
 		peak_clients = s->clients > peak_clients ? s->clients : peak_clients;
 	}
 	if (r->nsamples > 1)
-		interval = (r->samples[r->nsamples - 1].t - r->samples[0].t) /
-			   (double)(r->nsamples - 1);
-	if (!o || !set(o, "job_id", json_string(r->job_id)) ||
-	    !pool_fields(o, &r->last, r, r->ended_at) ||
-	    !set(o, "peak_allocated_bytes", json_integer(peak)) ||
-	    !set(o, "peak_keys", json_integer(peak_keys)) ||
+		interval = (r->samples[r->nsamples - 1].t - r->samples[0].t) / (double)(r->nsamples - 1);
+	if (!o || !set(o, "job_id", json_string(r->job_id)) || !pool_fields(o, &r->last, r, r->ended_at) ||
+	    !set(o, "peak_allocated_bytes", json_integer(peak)) || !set(o, "peak_keys", json_integer(peak_keys)) ||
 	    !set(o, "peak_clients", json_integer(peak_clients)) ||
 	    !set(o, "segments_not_kept", json_integer((json_int_t)r->seg_unkept)) ||
 	    !set(o, "interval_seconds", json_real(round(interval * 1000) / 1000)) ||
 	    !set(o, "ended_at", json_real(round(r->ended_at * 1000) / 1000)) ||
-	    !set(o, "ended_by", json_string(r->ended_by)) ||
-	    !set(o, "samples", samples = json_array()))
+	    !set(o, "ended_by", json_string(r->ended_by)) || !set(o, "samples", samples = json_array()))
 		goto fail;
 	for (size_t i = 0; i < r->nsamples; i++) {
 		json_t *s = sample_json(&r->samples[i]);

@@ -78,14 +78,13 @@ static void time_label(double s, char *buf, size_t size)
 		snprintf(buf, size, "%ld:%02ld", v / 60, v % 60);
 }
 
-static void series(struct mcri_buf *b, const struct mcri_report *r, int which,
-		   double tspan, double ymax, const char *style)
+static void series(struct mcri_buf *b, const struct mcri_report *r, int which, double tspan, double ymax,
+		   const char *style)
 {
 	mcri_buf_printf(b, "<polyline fill=\"none\" %s points=\"", style);
 	for (size_t i = 0; i < r->nsamples; i++) {
 		const struct mcri_sample *s = &r->samples[i];
-		double v = which == 0 ? (double)s->capacity :
-			   which == 1 ? (double)s->allocated : (double)s->keys;
+		double v = which == 0 ? (double)s->capacity : which == 1 ? (double)s->allocated : (double)s->keys;
 		double x = LEFT + (tspan > 0 ? (s->t - r->samples[0].t) / tspan * PW : 0);
 		double y = TOP + PH - (ymax > 0 ? v / ymax * PH : 0);
 
@@ -148,19 +147,19 @@ char *mcri_report_svg(const struct mcri_report *r)
 	bmax = bstep * ceil((bmax > 0 ? bmax : 1) / bstep);
 	kmax = kstep * ceil((kmax > 0 ? kmax : 1) / kstep);
 
-	mcri_buf_printf(&b,
-			"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-			"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-			"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-			W, H, W, H);
+	mcri_buf_printf(
+		&b,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		W, H, W, H);
 	snprintf(title, sizeof(title), "Mooncake pool of job %s", r->job_id[0] ? r->job_id : "?");
 	mcri_buf_puts(&b, "<title>");
 	put_escaped(&b, title);
 	mcri_buf_puts(&b, "</title>\n<text x=\"90\" y=\"22\" font-size=\"15\" font-weight=\"bold\">");
 	put_escaped(&b, title);
 	mcri_human_bytes(peak, label, sizeof(label));
-	mcri_buf_printf(&b, "</text>\n<text x=\"90\" y=\"40\" fill=\"#555\">%zu samples over ",
-			r->nsamples);
+	mcri_buf_printf(&b, "</text>\n<text x=\"90\" y=\"40\" fill=\"#555\">%zu samples over ", r->nsamples);
 	time_label(tspan, title, sizeof(title));
 	mcri_buf_printf(&b, "%s; peak allocated %s", title, label);
 	lenders(&b, r);
@@ -178,8 +177,8 @@ char *mcri_report_svg(const struct mcri_report *r)
 	for (int i = 0; i * kstep <= kmax + 0.5; i++) {
 		double y = TOP + PH - i * kstep / kmax * PH;
 
-		mcri_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d95f02\">%.0f</text>\n",
-				LEFT + PW + 6, y + 4, i * kstep);
+		mcri_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#d95f02\">%.0f</text>\n", LEFT + PW + 6, y + 4,
+				i * kstep);
 	}
 	for (int i = 0; tspan > 0 && i * tstep <= tspan + 1e-9; i++) {
 		double x = LEFT + i * tstep / tspan * PW;
@@ -190,13 +189,13 @@ char *mcri_report_svg(const struct mcri_report *r)
 				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
 				x, TOP, x, TOP + PH, x, TOP + PH + 16, label);
 	}
-	mcri_buf_printf(&b,
-			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n"
-			"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since the first sample (m:ss)</text>\n"
-			"<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">bytes</text>\n"
-			"<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\" fill=\"#d95f02\">keys</text>\n",
-			LEFT, TOP, PW, PH, LEFT + PW / 2, (double)H - 22, TOP + PH / 2,
-			(double)W - 16, TOP + PH / 2);
+	mcri_buf_printf(
+		&b,
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333\"/>\n"
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time since the first sample (m:ss)</text>\n"
+		"<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">bytes</text>\n"
+		"<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\" fill=\"#d95f02\">keys</text>\n",
+		LEFT, TOP, PW, PH, LEFT + PW / 2, (double)H - 22, TOP + PH / 2, (double)W - 16, TOP + PH / 2);
 	if (r->nsamples == 0)
 		mcri_buf_printf(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no samples</text>\n",
 				LEFT + PW / 2, TOP + PH / 2);
@@ -204,12 +203,13 @@ char *mcri_report_svg(const struct mcri_report *r)
 	series(&b, r, 1, tspan, bmax, "stroke=\"#1b6ec2\" stroke-width=\"2\"");
 	series(&b, r, 2, tspan, kmax, "stroke=\"#d95f02\" stroke-width=\"1.5\"");
 	/* legend */
-	mcri_buf_printf(&b,
-			"<g transform=\"translate(%.1f %d)\">\n"
-			"<line x1=\"0\" y1=\"0\" x2=\"24\" y2=\"0\" stroke=\"#888\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/><text x=\"30\" y=\"4\">capacity</text>\n"
-			"<line x1=\"110\" y1=\"0\" x2=\"134\" y2=\"0\" stroke=\"#1b6ec2\" stroke-width=\"2\"/><text x=\"140\" y=\"4\">allocated</text>\n"
-			"<line x1=\"230\" y1=\"0\" x2=\"254\" y2=\"0\" stroke=\"#d95f02\" stroke-width=\"1.5\"/><text x=\"260\" y=\"4\">keys (right axis)</text>\n"
-			"</g>\n</svg>\n",
-			LEFT + PW - 380, H - 8);
+	mcri_buf_printf(
+		&b,
+		"<g transform=\"translate(%.1f %d)\">\n"
+		"<line x1=\"0\" y1=\"0\" x2=\"24\" y2=\"0\" stroke=\"#888\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/><text x=\"30\" y=\"4\">capacity</text>\n"
+		"<line x1=\"110\" y1=\"0\" x2=\"134\" y2=\"0\" stroke=\"#1b6ec2\" stroke-width=\"2\"/><text x=\"140\" y=\"4\">allocated</text>\n"
+		"<line x1=\"230\" y1=\"0\" x2=\"254\" y2=\"0\" stroke=\"#d95f02\" stroke-width=\"1.5\"/><text x=\"260\" y=\"4\">keys (right axis)</text>\n"
+		"</g>\n</svg>\n",
+		LEFT + PW - 380, H - 8);
 	return mcri_buf_take(&b);
 }

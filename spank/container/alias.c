@@ -33,8 +33,7 @@
 #define SRTSLURM "srtslurm.yaml"
 
 /* `fmt` at the end of `buf` (cut to fit) */
-__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t size,
-							   const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void append(char *buf, size_t size, const char *fmt, ...)
 {
 	size_t len = strlen(buf);
 	va_list ap;
@@ -49,10 +48,10 @@ __attribute__((format(printf, 3, 4))) static void append(char *buf, size_t size,
 /* what the lookup found: srtctl's own file, by name or open */
 struct found {
 	char path[PATH_MAX];
-	int fd;                  /* the file the lookup found, checked; -1 */
-	int open_errno;          /* it could not be opened (fd -1, path set) */
-	char missed[PATH_MAX + 256];  /* where none was */
-	char skipped[2 * PATH_MAX];   /* "skipped F (it belongs to ...)", ... */
+	int fd;                      /* the file the lookup found, checked; -1 */
+	int open_errno;              /* it could not be opened (fd -1, path set) */
+	char missed[PATH_MAX + 256]; /* where none was */
+	char skipped[2 * PATH_MAX];  /* "skipped F (it belongs to ...)", ... */
 };
 
 /* srtctl's own file into f (path "" when there is none) */
@@ -66,25 +65,24 @@ static void srtctl_file(struct found *f)
 		if (access(env, F_OK) == 0)
 			snprintf(f->path, sizeof(f->path), "%s", env);
 		else
-			append(f->missed, sizeof(f->missed),
-			       "SRTSLURM_CONFIG=%s, which does not exist (%s)", env, strerror(errno));
+			append(f->missed, sizeof(f->missed), "SRTSLURM_CONFIG=%s, which does not exist (%s)", env,
+			       strerror(errno));
 		return;
 	}
 	if (!getcwd(dir, sizeof(dir))) {
-		append(f->missed, sizeof(f->missed),
-		       "no srtslurm.yaml: the working directory is unknown (%s)", strerror(errno));
+		append(f->missed, sizeof(f->missed), "no srtslurm.yaml: the working directory is unknown (%s)",
+		       strerror(errno));
 		return;
 	}
 	append(f->missed, sizeof(f->missed), "no srtslurm.yaml in %s", dir);
 	for (int up = 0; up < 3; up++) {
 		int fd;
 
-		snprintf(candidate, sizeof(candidate), "%s%s" SRTSLURM, dir,
-			 strcmp(dir, "/") ? "/" : "");
+		snprintf(candidate, sizeof(candidate), "%s%s" SRTSLURM, dir, strcmp(dir, "/") ? "/" : "");
 		fd = mcri_trusted_open(candidate, getuid(), &err);
 		if (fd == -2) {
-			append(f->skipped, sizeof(f->skipped), "%sskipped %s (%s)",
-			       f->skipped[0] ? "; " : "", candidate, err.text);
+			append(f->skipped, sizeof(f->skipped), "%sskipped %s (%s)", f->skipped[0] ? "; " : "",
+			       candidate, err.text);
 		} else if (fd >= 0 || errno != ENOENT) {
 			snprintf(f->path, sizeof(f->path), "%.*s", (int)sizeof(f->path) - 1, candidate);
 			f->fd = fd;
@@ -104,9 +102,8 @@ static void srtctl_file(struct found *f)
 	append(f->missed, sizeof(f->missed), " (and SRTSLURM_CONFIG is not set)");
 }
 
-int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char **resolved,
-			char *how, size_t how_size, char *looked, size_t looked_size,
-			char *skipped, size_t skipped_size, struct mcr_error *err)
+int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char **resolved, char *how, size_t how_size,
+			char *looked, size_t looked_size, char *skipped, size_t skipped_size, struct mcr_error *err)
 {
 	struct found *f = calloc(1, sizeof(*f));
 	const char *files[2];
@@ -137,8 +134,8 @@ int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char
 			break;
 		}
 		if (got == 1) {
-			snprintf(how, how_size, "'%.256s' is %s of %s:%d:%d", value, where.path,
-				 where.source, where.line, where.column);
+			snprintf(how, how_size, "'%.256s' is %s of %s:%d:%d", value, where.path, where.source,
+				 where.line, where.column);
 			break;
 		}
 		append(looked, looked_size, "%s%s%s", looked[0] ? ", " : "", files[i],
@@ -150,8 +147,7 @@ int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char
 		if (f->missed[0])
 			append(looked, looked_size, "%s%s", looked[0] ? "; " : "", f->missed);
 		if (!ps->srtslurm[0])
-			append(looked, looked_size,
-			       "; plugstack.conf names no cluster-wide file (srtslurm=)");
+			append(looked, looked_size, "; plugstack.conf names no cluster-wide file (srtslurm=)");
 	}
 	if (f->fd >= 0)
 		close(f->fd);

@@ -17,8 +17,7 @@
  * /p/srtslurm.yaml:3:11"); else `looked` lists the files read and where none
  * was. `skipped`: "skipped F (it belongs to uid 1003 (mallory))", ... or "".
  * -1 with err (at the file): a file unreadable or not one srtctl loads. */
-int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char **resolved,
-			char *how, size_t how_size, char *looked, size_t looked_size,
-			char *skipped, size_t skipped_size, struct mcr_error *err);
+int mcp_container_alias(const struct mcri_plugstack *ps, const char *value, char **resolved, char *how, size_t how_size,
+			char *looked, size_t looked_size, char *skipped, size_t skipped_size, struct mcr_error *err);
 
 #endif /* MCP_ALIAS_H_ */

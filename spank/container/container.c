@@ -116,8 +116,7 @@ void mcp_container_probe(const struct mcri_plugstack *ps, struct mcp_container_s
 
 	memset(site, 0, sizeof(*site));
 	if (slash && slash > conf)
-		snprintf(site->oci_conf, sizeof(site->oci_conf), "%.*s/oci.conf",
-			 (int)(slash - conf), conf);
+		snprintf(site->oci_conf, sizeof(site->oci_conf), "%.*s/oci.conf", (int)(slash - conf), conf);
 	else
 		snprintf(site->oci_conf, sizeof(site->oci_conf), "%s/oci.conf", MCP_SLURM_CONFDIR);
 	site->oci = access(site->oci_conf, F_OK) == 0;
@@ -150,8 +149,8 @@ static int say_at_value(struct mcr_error *err, enum mcr_error_kind kind, struct 
 
 	if (vasprintf(&text, fmt, ap) < 0)
 		text = NULL;
-	if (!text || asprintf(&s, "%s%s%s%s: %s", val->where.path, val->how[0] ? " (" : "",
-			      val->how, val->how[0] ? ")" : "", text) < 0)
+	if (!text || asprintf(&s, "%s%s%s%s: %s", val->where.path, val->how[0] ? " (" : "", val->how,
+			      val->how[0] ? ")" : "", text) < 0)
 		s = NULL;
 	free(text);
 	if (err && s)
@@ -165,10 +164,9 @@ static int say_at_value(struct mcr_error *err, enum mcr_error_kind kind, struct 
 }
 
 /* err at the recipe's value; returns -1 */
-static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val,
-		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val,
-		    const char *fmt, ...)
+static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struct value *val, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -179,10 +177,9 @@ static int at_value(struct mcr_error *err, enum mcr_error_kind kind, const struc
 }
 
 /* c->note: a line about the recipe's value for srun (-v when `verbose`) */
-static void note_value(struct mcp_container *c, bool verbose, const struct value *val,
-		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void note_value(struct mcp_container *c, bool verbose, const struct value *val,
-		       const char *fmt, ...)
+static void note_value(struct mcp_container *c, bool verbose, const struct value *val, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void note_value(struct mcp_container *c, bool verbose, const struct value *val, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -195,8 +192,7 @@ static void note_value(struct mcp_container *c, bool verbose, const struct value
 /* an srtctl alias (srtslurm.yaml's containers:) or a bare image name */
 static bool bare_word(const char *v)
 {
-	return v[0] && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") ==
-			       strlen(v) &&
+	return v[0] && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(v) &&
 	       v[0] != '.';
 }
 
@@ -231,24 +227,29 @@ static int oci_value(const struct value *val, struct mcp_container *c, struct mc
 		return 0;
 	}
 	if (!looks_like_path(v) && bare_word(v))
-		return at_value(err, MCR_EINVAL, val,
-				"'%s' is not an OCI bundle directory. With %s, %s runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (%s). Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s, or map the alias to it in containers: of srtslurm.yaml",
-				v, val->why, val->step, v, val->looked, val->where.path, v);
+		return at_value(
+			err, MCR_EINVAL, val,
+			"'%s' is not an OCI bundle directory. With %s, %s runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (%s). Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/%s, or map the alias to it in containers: of srtslurm.yaml",
+			v, val->why, val->step, v, val->looked, val->where.path, v);
 	if (!looks_like_path(v))
-		return at_value(err, MCR_EINVAL, val,
-				"'%s' is not an OCI bundle directory. With %s, %s runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an image name. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/trtllm",
-				v, val->why, val->step, v, val->where.path);
+		return at_value(
+			err, MCR_EINVAL, val,
+			"'%s' is not an OCI bundle directory. With %s, %s runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; '%s' looks like an image name. Write the bundle's absolute path (the same on every node), e.g. %s: /shared/bundles/trtllm",
+			v, val->why, val->step, v, val->where.path);
 	if (!realpath(v, real) || stat(real, &sb) != 0)
-		return at_value(err, MCR_EINVAL, val,
-				"the OCI bundle %s does not exist here (%s); with %s, %s runs as srun --container=BUNDLE: write the path of a bundle directory (config.json and its root file system) that exists on this host and the compute nodes",
-				v, strerror(errno), val->why, val->step);
+		return at_value(
+			err, MCR_EINVAL, val,
+			"the OCI bundle %s does not exist here (%s); with %s, %s runs as srun --container=BUNDLE: write the path of a bundle directory (config.json and its root file system) that exists on this host and the compute nodes",
+			v, strerror(errno), val->why, val->step);
 	if (!S_ISDIR(sb.st_mode))
-		return at_value(err, MCR_EINVAL, val,
-				"%s is a file, not an OCI bundle directory (a squashfs image is for pyxis/enroot); with %s, %s runs as srun --container=BUNDLE: write the path of a directory that holds config.json and its root file system",
-				v, val->why, val->step);
-	return at_value(err, MCR_EINVAL, val,
-			"%s has no config.json, so it is not an OCI bundle; with %s, %s runs as srun --container=BUNDLE: make the bundle's config.json there (`crun spec` or `runc spec` next to its rootfs/), or name the bundle directory that has one",
+		return at_value(
+			err, MCR_EINVAL, val,
+			"%s is a file, not an OCI bundle directory (a squashfs image is for pyxis/enroot); with %s, %s runs as srun --container=BUNDLE: write the path of a directory that holds config.json and its root file system",
 			v, val->why, val->step);
+	return at_value(
+		err, MCR_EINVAL, val,
+		"%s has no config.json, so it is not an OCI bundle; with %s, %s runs as srun --container=BUNDLE: make the bundle's config.json there (`crun spec` or `runc spec` next to its rootfs/), or name the bundle directory that has one",
+		v, val->why, val->step);
 }
 
 /* a name that says "squashfs file" (enroot's and srtctl's spellings) */
@@ -279,23 +280,26 @@ static int pyxis_value(const struct value *val, struct mcp_container *c, struct 
 	if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), "?");
 	if (!exists && bare_word(v) && !squashfs_name(v))
-		return at_value(err, MCR_EINVAL, val,
-				"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s); with %s, %s runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
-				v, val->looked, val->why, val->step, val->where.path, v, v);
+		return at_value(
+			err, MCR_EINVAL, val,
+			"'%s' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s); with %s, %s runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. %s: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/%s:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/%s.sqsh)",
+			v, val->looked, val->why, val->step, val->where.path, v, v);
 	if (exists && S_ISDIR(sb.st_mode))
-		return at_value(err, MCR_EINVAL, val,
-				"%s is a directory; with %s, %s runs as srun --container-image=IMAGE, and pyxis runs an image (a registry image or a squashfs file), not a directory or an OCI bundle: write the image, or run it with Slurm's --container (container=oci in plugstack.conf)",
-				v, val->why, val->step);
+		return at_value(
+			err, MCR_EINVAL, val,
+			"%s is a directory; with %s, %s runs as srun --container-image=IMAGE, and pyxis runs an image (a registry image or a squashfs file), not a directory or an OCI bundle: write the image, or run it with Slurm's --container (container=oci in plugstack.conf)",
+			v, val->why, val->step);
 	if (exists && v[0] != '/') {
 		if (!realpath(v, real))
-			return at_value(err, MCR_EIO, val, "cannot resolve %s (relative to %s): %s",
-					v, cwd, strerror(errno));
+			return at_value(err, MCR_EIO, val, "cannot resolve %s (relative to %s): %s", v, cwd,
+					strerror(errno));
 		snprintf(c->value, sizeof(c->value), "%s", real);
 	} else if (!exists && v[0] != '/' && (file_name || squashfs_name(v))) {
-		return at_value(err, MCR_EINVAL, val,
-				"the squashfs file %s does not exist here (relative to %s: %s); with %s, %s runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. %s: /shared/images/%s)",
-				v, cwd, strerror(missing), val->why, val->step, val->where.path,
-				strrchr(v, '/') ? strrchr(v, '/') + 1 : v);
+		return at_value(
+			err, MCR_EINVAL, val,
+			"the squashfs file %s does not exist here (relative to %s: %s); with %s, %s runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. %s: /shared/images/%s)",
+			v, cwd, strerror(missing), val->why, val->step, val->where.path,
+			strrchr(v, '/') ? strrchr(v, '/') + 1 : v);
 	} else {
 		/* a registry image, or an absolute path (perhaps the nodes' own) */
 		snprintf(c->value, sizeof(c->value), "%s", v);
@@ -305,14 +309,14 @@ static int pyxis_value(const struct value *val, struct mcp_container *c, struct 
 }
 
 /* the value for the chosen system, srtctl's aliases resolved first */
-static int in_container(const struct mcri_plugstack *ps, const struct mcp_container_site *site,
-			struct value *val, struct mcp_container *c, struct mcr_error *err)
+static int in_container(const struct mcri_plugstack *ps, const struct mcp_container_site *site, struct value *val,
+			struct mcp_container *c, struct mcr_error *err)
 {
 	char *resolved = NULL, how[PATH_MAX + 512], oci_why[PATH_MAX + 128];
 	int rc;
 
-	if (mcp_container_alias(ps, val->v, &resolved, how, sizeof(how), val->looked,
-				sizeof(val->looked), val->skipped, sizeof(val->skipped), err))
+	if (mcp_container_alias(ps, val->v, &resolved, how, sizeof(how), val->looked, sizeof(val->looked), val->skipped,
+				sizeof(val->skipped), err))
 		return -1;
 	if (resolved) {
 		val->v = resolved;
@@ -331,25 +335,26 @@ static int in_container(const struct mcri_plugstack *ps, const struct mcp_contai
 		val->why = "pyxis on this cluster (srun has --container-image)";
 		rc = pyxis_value(val, c, err);
 	} else {
-		snprintf(oci_why, sizeof(oci_why), "Slurm's OCI containers on this cluster (%s)",
-			 site->oci_conf);
+		snprintf(oci_why, sizeof(oci_why), "Slurm's OCI containers on this cluster (%s)", site->oci_conf);
 		val->why = oci_why;
 		rc = oci_value(val, c, err);
 	}
 	/* the srun that starts the master says which image, from which file,
 	 * and which srtslurm.yaml it did not trust (step.c) */
 	if (rc == 0)
-		note_value(c, false, val, "%s runs in %s (%s)%s%s%s", val->step, c->value,
-			   c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis",
-			   val->skipped[0] ? "; " : "", val->skipped,
-			   val->skipped[0] ? ": a srtslurm.yaml found in the working directory or above is read only when it is yours or root's and no one else can change it (SRTSLURM_CONFIG names one to read as it is)" : "");
+		note_value(
+			c, false, val, "%s runs in %s (%s)%s%s%s", val->step, c->value,
+			c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis", val->skipped[0] ? "; " : "",
+			val->skipped,
+			val->skipped[0]
+				? ": a srtslurm.yaml found in the working directory or above is read only when it is yours or root's and no one else can change it (SRTSLURM_CONFIG names one to read as it is)"
+				: "");
 	free(resolved);
 	return rc;
 }
 
 int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
-			 const struct mcp_container_site *given, struct mcp_container *c,
-			 struct mcr_error *err)
+			 const struct mcp_container_site *given, struct mcp_container *c, struct mcr_error *err)
 {
 	struct mcr_position where;
 	const char *v = mcr_recipe_master_container(recipe, &where);
@@ -357,9 +362,8 @@ int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recip
 	return mcp_container_decide_value(ps, v, &where, NULL, given, c, err);
 }
 
-int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *value,
-			       const struct mcr_position *where, const char *const *what,
-			       const struct mcp_container_site *given, struct mcp_container *c,
+int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *value, const struct mcr_position *where,
+			       const char *const *what, const struct mcp_container_site *given, struct mcp_container *c,
 			       struct mcr_error *err)
 {
 	struct mcp_container_site probed;
@@ -375,8 +379,7 @@ int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *valu
 	val.program = what ? what[1] : "mooncake_master";
 	val.node = what ? what[2] : "the infra node";
 	if (ps->container == MCRI_CONTAINER_NONE) { /* a line for srun -v (srun.c) */
-		note_value(c, true, &val,
-			   "'%s' is not used (container=none in plugstack.conf): %s runs on the host",
+		note_value(c, true, &val, "'%s' is not used (container=none in plugstack.conf): %s runs on the host",
 			   val.v, what ? val.program : "the master");
 		return 0;
 	}
@@ -388,9 +391,10 @@ int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *valu
 		return in_container(ps, site, &val, c, err);
 	/* no container support: the host's master, said once by the srun
 	 * that starts it */
-	note_value(c, false, &val,
-		   "'%s' is not used: this cluster has no container support for %s (srun has no --container-image, there is no %s), so %s runs from the PATH of %s, as without a container; container=none in plugstack.conf says so for good",
-		   val.v, val.step, site->oci_conf, val.program, val.node);
+	note_value(
+		c, false, &val,
+		"'%s' is not used: this cluster has no container support for %s (srun has no --container-image, there is no %s), so %s runs from the PATH of %s, as without a container; container=none in plugstack.conf says so for good",
+		val.v, val.step, site->oci_conf, val.program, val.node);
 	return 0;
 }
 
@@ -420,9 +424,8 @@ static char *step_env_names(const struct mcr_env *env)
 	return mcri_buf_take(&b);
 }
 
-int mcp_container_options(const struct mcp_container *c, const char *dir,
-			  const struct mcr_env *env, char ***options, char ***cmd,
-			  struct mcr_error *err)
+int mcp_container_options(const struct mcp_container *c, const char *dir, const struct mcr_env *env, char ***options,
+			  char ***cmd, struct mcr_error *err)
 {
 	char **opts, **wrapped, *names;
 	size_t n = 0, len;
@@ -455,9 +458,10 @@ int mcp_container_options(const struct mcp_container *c, const char *dir,
 	}
 	/* pyxis: the job's directory at its own path, the step working there */
 	if (strpbrk(dir, ":,"))
-		return mcri_error_set(err, MCR_EINVAL,
-				      "the job's directory %s has a ':' or ',' in its name, which pyxis's --container-mounts cannot mount: give the job a directory without them (output.log_dir, or job_dir= in plugstack.conf)",
-				      dir);
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"the job's directory %s has a ':' or ',' in its name, which pyxis's --container-mounts cannot mount: give the job a directory without them (output.log_dir, or job_dir= in plugstack.conf)",
+			dir);
 	if (add(opts, &n, mcri_asprintf("--container-image=%s", c->value), err) ||
 	    add(opts, &n, mcri_asprintf("--container-mounts=%s:%s", dir, dir), err) ||
 	    add(opts, &n, mcri_asprintf("--container-workdir=%s", dir), err))
@@ -561,8 +565,7 @@ int mcp_pyxis_hand_over(struct mcp_handover *h, struct mcr_error *err)
 
 	if (!names)
 		return mcri_error_nomem(err);
-	if (!(image = pyxis_option("container-image", &given)) &&
-	    !(image = pyxis_option("container-name", &given))) {
+	if (!(image = pyxis_option("container-image", &given)) && !(image = pyxis_option("container-name", &given))) {
 		free(names);
 		return 0; /* no pyxis container */
 	}
@@ -600,7 +603,6 @@ out:
 	return rc;
 }
 
-
 /* ---- slurmstepd's side of containers (task_init of a role
  * step): can the task read its client config where it runs? Inside
  * Slurm's OCI --container, task_init runs before the runtime starts the
@@ -634,10 +636,9 @@ static bool bind_mount(json_t *m)
 
 	if (type && strcmp(type, "bind") == 0)
 		return true;
-	json_array_foreach(json_object_get(m, "options"), i, opt)
-		if (json_is_string(opt) && (strcmp(json_string_value(opt), "bind") == 0 ||
-					    strcmp(json_string_value(opt), "rbind") == 0))
-			return true;
+	json_array_foreach(json_object_get(m, "options"), i,
+			   opt) if (json_is_string(opt) && (strcmp(json_string_value(opt), "bind") == 0 ||
+							    strcmp(json_string_value(opt), "rbind") == 0)) return true;
 	return false;
 }
 
@@ -645,8 +646,7 @@ static bool bind_mount(json_t *m)
  * the longest mounts whose destination holds it (*mounted; "" for a mount
  * that is not a bind, a tmpfs hiding it), else in the bundle's root file
  * system. -1 when config.json cannot be read (nothing to check). */
-static int bundle_path(const char *bundle, const char *path, char *host, size_t size,
-		       bool *mounted)
+static int bundle_path(const char *bundle, const char *path, char *host, size_t size, bool *mounted)
 {
 	char cfg[PATH_MAX + 16];
 	json_t *o, *m;
@@ -657,7 +657,8 @@ static int bundle_path(const char *bundle, const char *path, char *host, size_t 
 	if (!(o = json_load_file(cfg, 0, NULL)))
 		return -1;
 	*mounted = false;
-	json_array_foreach(json_object_get(o, "mounts"), i, m) {
+	json_array_foreach(json_object_get(o, "mounts"), i, m)
+	{
 		const char *d = json_string_value(json_object_get(m, "destination"));
 		const char *src = json_string_value(json_object_get(m, "source"));
 		size_t dl = d ? strlen(d) : 0;
@@ -695,32 +696,35 @@ int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err)
 	bool mounted;
 
 	gethostname(node, sizeof(node) - 1);
-	snprintf(dir, sizeof(dir), "%.*s", slash && slash > path ? (int)(slash - path) : 1,
-		 slash ? path : "/");
+	snprintf(dir, sizeof(dir), "%.*s", slash && slash > path ? (int)(slash - path) : 1, slash ? path : "/");
 	/* Slurm's OCI --container: task_init runs before the runtime starts
 	 * the bundle, in the host's view; look where the bundle puts the file */
-	if (spank_getenv(sp, "SLURM_CONTAINER", bundle, sizeof(bundle)) == ESPANK_SUCCESS &&
-	    bundle[0] && bundle_path(bundle, path, host, sizeof(host), &mounted) == 0) {
+	if (spank_getenv(sp, "SLURM_CONTAINER", bundle, sizeof(bundle)) == ESPANK_SUCCESS && bundle[0] &&
+	    bundle_path(bundle, path, host, sizeof(host), &mounted) == 0) {
 		if (!mounted && readable(host, why, sizeof(why)))
 			return 0;
 		if (!mounted || !host[0])
-			return mcri_error_set(err, MCR_ESTATE,
-					      "this task on %s runs in the OCI bundle %s (srun --container), which %s %s, so the task cannot read its client config %s (MOONCAKE_CONFIG_PATH) there. Mount the job's directory at the same path: add {\"destination\": \"%s\", \"type\": \"bind\", \"source\": \"%s\", \"options\": [\"rbind\"]} (or one for a directory above it) to the mounts of %s/config.json",
-					      node, bundle, mounted ? "mounts something other than a bind mount at" : "does not mount",
-					      dir, path, dir, dir, bundle);
+			return mcri_error_set(
+				err, MCR_ESTATE,
+				"this task on %s runs in the OCI bundle %s (srun --container), which %s %s, so the task cannot read its client config %s (MOONCAKE_CONFIG_PATH) there. Mount the job's directory at the same path: add {\"destination\": \"%s\", \"type\": \"bind\", \"source\": \"%s\", \"options\": [\"rbind\"]} (or one for a directory above it) to the mounts of %s/config.json",
+				node, bundle,
+				mounted ? "mounts something other than a bind mount at" : "does not mount", dir, path,
+				dir, dir, bundle);
 		if (readable(host, why, sizeof(why)))
 			return 0;
-		return mcri_error_set(err, MCR_ESTATE,
-				      "this task on %s runs in the OCI bundle %s (srun --container), which mounts its client config %s (MOONCAKE_CONFIG_PATH) from %s, and that cannot be read: %s. Mount the job's directory %s itself at the same path (a bind mount in %s/config.json), on a file system %s shares with srun's host",
-				      node, bundle, path, host, why, dir, bundle, node);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"this task on %s runs in the OCI bundle %s (srun --container), which mounts its client config %s (MOONCAKE_CONFIG_PATH) from %s, and that cannot be read: %s. Mount the job's directory %s itself at the same path (a bind mount in %s/config.json), on a file system %s shares with srun's host",
+			node, bundle, path, host, why, dir, bundle, node);
 	}
 	/* the host's view, or a container's that a plugin before this one
 	 * entered (pyxis joins the container's namespaces in task_init) */
 	if (readable(path, why, sizeof(why)))
 		return 0;
-	return mcri_error_set(err, MCR_ESTATE,
-			      "this task on %s cannot read its client config %s (MOONCAKE_CONFIG_PATH): %s. The job's directory %s must be readable where the task runs: on a file system that srun's host shares with %s, and in a container mounted at the same path (pyxis: --container-mounts=%s:%s; Slurm's --container: a bind mount of %s in the bundle's config.json)",
-			      node, path, why, dir, node, dir, dir, dir);
+	return mcri_error_set(
+		err, MCR_ESTATE,
+		"this task on %s cannot read its client config %s (MOONCAKE_CONFIG_PATH): %s. The job's directory %s must be readable where the task runs: on a file system that srun's host shares with %s, and in a container mounted at the same path (pyxis: --container-mounts=%s:%s; Slurm's --container: a bind mount of %s in the bundle's config.json)",
+		node, path, why, dir, node, dir, dir, dir);
 }
 
 /* ---- pyxis (slurmstepd) ---------------------------------------------- */
@@ -761,8 +765,8 @@ static bool mounts_cover(const char *mounts, const char *dir)
 	return covered;
 }
 
-int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const char *dir,
-			     const char *config_dir, bool entered, struct mcr_error *err)
+int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const char *dir, const char *config_dir,
+			     bool entered, struct mcr_error *err)
 {
 	const struct mcp_pyxis_step *p = &h->pyxis;
 	char node[256] = "", container[PATH_MAX + 64] = "a container", probe[8];
@@ -772,8 +776,8 @@ int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const cha
 	/* the user's PYXIS_CONTAINER_ENV, as before srun named the plugin's
 	 * variables there (pyxis has read it, in its init_post_opt) */
 	if (p->image && !p->env) {
-		spank_err_t rc = p->had ? spank_setenv(sp, "PYXIS_CONTAINER_ENV", p->was, 1) :
-					  spank_unsetenv(sp, "PYXIS_CONTAINER_ENV");
+		spank_err_t rc = p->had ? spank_setenv(sp, "PYXIS_CONTAINER_ENV", p->was, 1)
+					: spank_unsetenv(sp, "PYXIS_CONTAINER_ENV");
 
 		if (rc != ESPANK_SUCCESS)
 			return mcri_error_set(err, MCR_ESTATE, "cannot set PYXIS_CONTAINER_ENV back: %s",
@@ -790,9 +794,10 @@ int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const cha
 		 * in its container: the job's directory is there or not */
 		if (!dir || stat(dir, &sb) == 0 || (errno != ENOENT && errno != ENOTDIR))
 			return 0;
-		return mcri_error_set(err, MCR_ESTATE,
-				      "this task on %s runs in %s, which does not mount the job's directory %s (it does not exist there: %s), where the task's client config and the pool's record of its workers are. Mount it at its own path: add --container-mounts=%s:%s to this srun (or mount a directory above it, such as the shared file system, at its own path)",
-				      node, container, dir, strerror(errno), dir, dir);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"this task on %s runs in %s, which does not mount the job's directory %s (it does not exist there: %s), where the task's client config and the pool's record of its workers are. Mount it at its own path: add --container-mounts=%s:%s to this srun (or mount a directory above it, such as the shared file system, at its own path)",
+			node, container, dir, strerror(errno), dir, dir);
 	}
 	if (!p->image)
 		return 0;
@@ -800,15 +805,16 @@ int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const cha
 	 * container after this task_init: only what it was given tells */
 	dir = config_dir;
 	if (dir && !mounts_cover(p->mounts, dir))
-		return mcri_error_set(err, MCR_ESTATE,
-				      "this task on %s runs in %s, which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf), and %s%s%s the job's directory %s at its own path, so the task could not read its client config there. Add --container-mounts=%s:%s to this srun (or a mount of a directory above it at its own path); if the image or enroot's own configuration mounts it already, load pyxis before spank_mooncake.so in plugstack.conf (spank_mooncake(8), CONTAINERS): the plugin then looks inside the container",
-				      node, container,
-				      p->mounts ? "none of its --container-mounts (" : "it is given no --container-mounts",
-				      p->mounts ? p->mounts : "", p->mounts ? ") mounts" : ", so nothing mounts",
-				      dir, dir, dir);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"this task on %s runs in %s, which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf), and %s%s%s the job's directory %s at its own path, so the task could not read its client config there. Add --container-mounts=%s:%s to this srun (or a mount of a directory above it at its own path); if the image or enroot's own configuration mounts it already, load pyxis before spank_mooncake.so in plugstack.conf (spank_mooncake(8), CONTAINERS): the plugin then looks inside the container",
+			node, container,
+			p->mounts ? "none of its --container-mounts (" : "it is given no --container-mounts",
+			p->mounts ? p->mounts : "", p->mounts ? ") mounts" : ", so nothing mounts", dir, dir, dir);
 	if (p->missing)
-		return mcri_error_set(err, MCR_ESTATE,
-				      "this task on %s runs in %s, which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf); pyxis then sets each variable of the image's environment over the task's, except those --container-env names, and this srun's --container-env=%s lacks %s, which the plugin sets. Add them (--container-env=%s,%s), or leave --container-env out (the plugin then names them in PYXIS_CONTAINER_ENV), or load pyxis before spank_mooncake.so in plugstack.conf (spank_mooncake(8), CONTAINERS): the plugin's values are then set last",
-				      node, container, p->env, p->missing, p->env, p->missing);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"this task on %s runs in %s, which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf); pyxis then sets each variable of the image's environment over the task's, except those --container-env names, and this srun's --container-env=%s lacks %s, which the plugin sets. Add them (--container-env=%s,%s), or leave --container-env out (the plugin then names them in PYXIS_CONTAINER_ENV), or load pyxis before spank_mooncake.so in plugstack.conf (spank_mooncake(8), CONTAINERS): the plugin's values are then set last",
+			node, container, p->env, p->missing, p->env, p->missing);
 	return 0;
 }

@@ -24,11 +24,11 @@ struct mcp_container_site {
 };
 /* where the job's master runs */
 struct mcp_container {
-	enum mcri_container_mode mode; /* PYXIS, OCI, or NONE: the host */
-	char value[PATH_MAX];         /* the image (pyxis), the bundle's real path (OCI) */
+	enum mcri_container_mode mode;       /* PYXIS, OCI, or NONE: the host */
+	char value[PATH_MAX];                /* the image (pyxis), the bundle's real path (OCI) */
 	char note[MCR_ERROR_MESSAGE_LENGTH]; /* the line the srun that starts the
 					      * master prints: the image, whence */
-	bool note_verbose;            /* container=none: the note is for srun -v */
+	bool note_verbose;                   /* container=none: the note is for srun -v */
 };
 /* Look at the cluster: srun= --help, oci.conf next to $SLURM_CONF. */
 void mcp_container_probe(const struct mcri_plugstack *ps, struct mcp_container_site *site);
@@ -36,23 +36,20 @@ void mcp_container_probe(const struct mcri_plugstack *ps, struct mcp_container_s
  * runs (`site` NULL: probed when needed). -1 with a message at the recipe's value when the
  * chosen system cannot use it. */
 int mcp_container_decide(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
-			 const struct mcp_container_site *site, struct mcp_container *c,
-			 struct mcr_error *err);
+			 const struct mcp_container_site *site, struct mcp_container *c, struct mcr_error *err);
 /* The same for the container `value` written at `where` (NULL: the
  * host), of what the messages call what[0..2] ("the master step",
  * "mooncake_master", "the infra node"; NULL: those) */
-int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *value,
-			       const struct mcr_position *where, const char *const *what,
-			       const struct mcp_container_site *site, struct mcp_container *c,
+int mcp_container_decide_value(const struct mcri_plugstack *ps, const char *value, const struct mcr_position *where,
+			       const char *const *what, const struct mcp_container_site *site, struct mcp_container *c,
 			       struct mcr_error *err);
 /* A step in it (c NULL or mode NONE: the host): *options, the srun options
  * that put the step there (NULL-terminated, mcr_strv_free; NULL on the
  * host); *cmd wrapped where the system needs it. `env`, the variables srun
  * sets for the step: in pyxis, their names are its --container-env (pyxis
  * keeps srun's values of those over the image's). */
-int mcp_container_options(const struct mcp_container *c, const char *dir,
-			  const struct mcr_env *env, char ***options, char ***cmd,
-			  struct mcr_error *err);
+int mcp_container_options(const struct mcp_container *c, const char *dir, const struct mcr_env *env, char ***options,
+			  char ***cmd, struct mcr_error *err);
 struct mcp_handover;
 /* srun of a role step whose tasks pyxis runs in a container (pyxis's
  * --container-image or --container-name, as srun's environment holds them;
@@ -79,7 +76,7 @@ int mcp_task_config_check(spank_t sp, const char *path, struct mcr_error *err);
  * --container-env the user gave must name the plugin's variables. -1 with
  * what to add. PYXIS_CONTAINER_ENV is the user's again (srun named the
  * plugin's variables there for pyxis). */
-int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const char *dir,
-			     const char *config_dir, bool entered, struct mcr_error *err);
+int mcp_task_container_check(spank_t sp, const struct mcp_handover *h, const char *dir, const char *config_dir,
+			     bool entered, struct mcr_error *err);
 
 #endif /* MCP_CONTAINER_H_ */

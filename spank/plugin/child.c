@@ -106,8 +106,7 @@ void mcp_close_from(int lowfd)
 }
 
 #if MCP_SPAWN_CLOSEFROM
-int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *io,
-	      pid_t *pid)
+int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *io, pid_t *pid)
 {
 	posix_spawnattr_t attr;
 	posix_spawn_file_actions_t fa;
@@ -126,8 +125,8 @@ int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *
 	 * it), default signals and an empty mask */
 	rc = 0;
 	if (io->detached) {
-		rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
-							     POSIX_SPAWN_SETSIGDEF);
+		rc = posix_spawnattr_setflags(&attr,
+					      POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 		rc = rc ? rc : posix_spawnattr_setsigmask(&attr, &none);
 		rc = rc ? rc : posix_spawnattr_setsigdefault(&attr, &all);
 	}
@@ -152,9 +151,8 @@ int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *
  * caller's): what posix_spawnp's attributes and file actions do, in their
  * order, then exec; on failure the error number goes to `report`
  * (close-on-exec) */
-static void __attribute__((noreturn)) spawn_child(char *const argv[], char *const env[],
-						   const struct mcp_spawn_io *io, int report,
-						   const sigset_t *mask)
+static void __attribute__((noreturn))
+spawn_child(char *const argv[], char *const env[], const struct mcp_spawn_io *io, int report, const sigset_t *mask)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, was;
 	sigset_t none;
@@ -197,8 +195,7 @@ static void __attribute__((noreturn)) spawn_child(char *const argv[], char *cons
 	_exit(127);
 }
 
-int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *io,
-	      pid_t *pid)
+int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *io, pid_t *pid)
 {
 	sigset_t all, mask;
 	int report[2], err = 0;

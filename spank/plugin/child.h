@@ -13,13 +13,12 @@
  * is /dev/null and no other descriptor is inherited. `detached`: its own
  * session, default signals and an empty signal mask. */
 struct mcp_spawn_io {
-	int log_fd;  /* stdout and stderr, or -1: stdout to out_fd */
+	int log_fd; /* stdout and stderr, or -1: stdout to out_fd */
 	int out_fd;
 	bool detached;
 };
 /* posix_spawnp argv[0] so; 0, or the error number */
-int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *io,
-	      pid_t *pid);
+int mcp_spawn(char *const argv[], char *const env[], const struct mcp_spawn_io *io, pid_t *pid);
 
 /* Close every descriptor from `lowfd` up: closefrom() on every glibc and
  * kernel (the close_range system call, else the entries of /proc/self/fd,

@@ -26,9 +26,8 @@ void mcp_error(const struct mcr_error *err)
 	slurm_error("%s", msg);
 }
 
-int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
-	     struct mcr_recipe **recipe, enum mcr_role *role,
-	     struct mcr_error *err)
+int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited, struct mcr_recipe **recipe,
+	     enum mcr_role *role, struct mcr_error *err)
 {
 	*role = MCR_ROLE_NONE;
 	if (mcr_recipe_load_file(recipe_arg, NULL, recipe, err))
@@ -54,17 +53,17 @@ int mcp_job_id_parse(const char *name, const char *text, uint32_t *id, struct mc
 	if (!text || c == text || *c || v == 0 || v > 0xfffffffdULL) {
 		char shown[64];
 
-		return mcri_error_set(err, MCR_EINVAL,
-				      "%s is '%s', which is not a Slurm job id (a number from 1 to 4294967293): run the step inside the job's allocation, or unset %s",
-				      name, mcri_printable(text ? text : "", 40, shown, sizeof(shown)), name);
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"%s is '%s', which is not a Slurm job id (a number from 1 to 4294967293): run the step inside the job's allocation, or unset %s",
+			name, mcri_printable(text ? text : "", 40, shown, sizeof(shown)), name);
 	}
 	*id = (uint32_t)v;
 	return 0;
 }
 
-char *mcp_job_dir(const struct mcri_plugstack *ps,
-		  const struct mcr_recipe *recipe, const char *job_id,
-		  uid_t uid, const char *submit_dir, struct mcr_error *err)
+char *mcp_job_dir(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, const char *job_id, uid_t uid,
+		  const char *submit_dir, struct mcr_error *err)
 {
 	const char *tmpl = mcr_recipe_log_dir(recipe);
 	struct passwd pw, *res = NULL;
@@ -77,8 +76,7 @@ char *mcp_job_dir(const struct mcri_plugstack *ps,
 	 * before Slurm sets it: the directory srun runs in */
 	if (!submit_dir || !*submit_dir) {
 		if (!getcwd(cwd, sizeof(cwd))) {
-			mcri_error_set(err, MCR_ESTATE, "cannot get the current directory: %s",
-				       strerror(errno));
+			mcri_error_set(err, MCR_ESTATE, "cannot get the current directory: %s", strerror(errno));
 			return NULL;
 		}
 		submit_dir = cwd;
@@ -112,7 +110,6 @@ double mcp_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
-
 
 /* ---- the one option table (--mooncake-recipe, --mooncake-role),
  * its callbacks, and where the recipe came from (the plugstack.conf
@@ -162,18 +159,16 @@ static int role_cb(int val, const char *optarg, int remote)
 	return set_value(&given.role, optarg, "mooncake-role");
 }
 
-static struct spank_option options[] = {
-	{ "mooncake-recipe", "PATH",
-	  "[mooncake] srtctl-style recipe (schema 2) with a mooncake-master "
-	  "service: start the job's Mooncake master and give this step's tasks "
-	  "their Mooncake client config",
-	  1, 0, recipe_cb },
-	{ "mooncake-role", "ROLE",
-	  "[mooncake] role of this step in the recipe: prefill, decode or agg "
-	  "(default: the recipe's only role)",
-	  1, 0, role_cb },
-	SPANK_OPTIONS_TABLE_END
-};
+static struct spank_option options[] = { { "mooncake-recipe", "PATH",
+					   "[mooncake] srtctl-style recipe (schema 2) with a mooncake-master "
+					   "service: start the job's Mooncake master and give this step's tasks "
+					   "their Mooncake client config",
+					   1, 0, recipe_cb },
+					 { "mooncake-role", "ROLE",
+					   "[mooncake] role of this step in the recipe: prefill, decode or agg "
+					   "(default: the recipe's only role)",
+					   1, 0, role_cb },
+					 SPANK_OPTIONS_TABLE_END };
 
 int mcp_options_register(spank_t sp)
 {
@@ -181,8 +176,7 @@ int mcp_options_register(spank_t sp)
 		spank_err_t rc = spank_option_register(sp, o);
 
 		if (rc != ESPANK_SUCCESS) {
-			slurm_error(MCP_NAME ": cannot register --%s: %s", o->name,
-				    spank_strerror(rc));
+			slurm_error(MCP_NAME ": cannot register --%s: %s", o->name, spank_strerror(rc));
 			return -1;
 		}
 	}
@@ -210,8 +204,7 @@ void mcp_options_free(void)
 
 #define INHERITED_VAR "SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_mooncake_recipe"
 
-bool mcp_recipe_inherited(const char *recipe_arg,
-			  const char *(*getenv_fn)(void *, const char *, char *, size_t),
+bool mcp_recipe_inherited(const char *recipe_arg, const char *(*getenv_fn)(void *, const char *, char *, size_t),
 			  void *arg)
 {
 	char buf[PATH_MAX + 1], a[PATH_MAX], b[PATH_MAX];
@@ -229,11 +222,11 @@ int mcp_role_without_recipe(void)
 {
 	if (!given.role)
 		return 0;
-	slurm_error(MCP_NAME ": --mooncake-role=%s needs a recipe: add --mooncake-recipe=PATH (here or on sbatch/salloc)",
+	slurm_error(MCP_NAME
+		    ": --mooncake-role=%s needs a recipe: add --mooncake-recipe=PATH (here or on sbatch/salloc)",
 		    given.role);
 	return -1;
 }
-
 
 /* ---- the first task of each node of a step with a master records
  * the node in the job's directory, <dir>/workers/<node>.<job>.<step>.<task>.json:
@@ -248,8 +241,7 @@ int mcp_role_without_recipe(void)
  * the task.
  */
 
-void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *role,
-		       const char *address)
+void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *role, const char *address)
 {
 	struct mcri_worker w = { .job = 0 };
 	struct mcr_error err = { 0 };
@@ -273,6 +265,5 @@ void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *ro
 		return;
 	err.kind = MCR_WARNING;
 	mcr_error_format(&err, msg, sizeof(msg));
-	slurm_info("%s (mooncake-recipe status shows this task's segment without its node and role)",
-		   msg);
+	slurm_info("%s (mooncake-recipe status shows this task's segment without its node and role)", msg);
 }

@@ -34,8 +34,7 @@ void mcp_options_free(void);
 /* True when the recipe reached this process from sbatch/salloc (the
  * SLURM_SPANK_ copy of the option in the environment) rather than from the
  * command line. `getenv_fn` reads the environment of the context. */
-bool mcp_recipe_inherited(const char *recipe_arg,
-			  const char *(*getenv_fn)(void *, const char *, char *, size_t),
+bool mcp_recipe_inherited(const char *recipe_arg, const char *(*getenv_fn)(void *, const char *, char *, size_t),
 			  void *arg);
 /* --mooncake-role given without a recipe: -1 with a message, else 0. */
 int mcp_role_without_recipe(void);
@@ -46,9 +45,8 @@ int mcp_role_without_recipe(void);
 void mcp_error(const struct mcr_error *err);
 /* Load and validate the recipe (as the calling user), print its warnings,
  * and decide the role (mcr_recipe_resolve_role). */
-int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited,
-	     struct mcr_recipe **recipe, enum mcr_role *role,
-	     struct mcr_error *err);
+int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited, struct mcr_recipe **recipe,
+	     enum mcr_role *role, struct mcr_error *err);
 /* A Slurm job id, `text` (the value of `name`, for the message): decimal
  * digits only, 1 to 4294967293 (Slurm's NO_VAL and INFINITE are no job).
  * 0 with *id, or -1 with err (MCR_EINVAL) naming the variable, its value
@@ -57,9 +55,8 @@ int mcp_job_id_parse(const char *name, const char *text, uint32_t *id, struct mc
 /* The job's Mooncake directory: output.log_dir of the recipe, else the
  * job_dir= template; placeholders expanded, relative to submit_dir (the
  * current directory when NULL or empty). Heap string, or NULL. */
-char *mcp_job_dir(const struct mcri_plugstack *ps,
-		  const struct mcr_recipe *recipe, const char *job_id,
-		  uid_t uid, const char *submit_dir, struct mcr_error *err);
+char *mcp_job_dir(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, const char *job_id, uid_t uid,
+		  const char *submit_dir, struct mcr_error *err);
 
 /* the election's attempts (mooncake_master.<n>.lock) a job may use */
 #define MCP_MAX_ATTEMPTS 100
@@ -94,7 +91,6 @@ static inline int mcp_ready_poll_ms(double waited)
 /* A task of a step of the job's own pool records its node, role and
  * MOONCAKE_LOCAL_HOSTNAME in <dir>/workers/ (task_init); a warning on the
  * task's stderr when it cannot. */
-void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *role,
-		       const char *address);
+void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *role, const char *address);
 
 #endif /* MCP_COMMON_H_ */

@@ -43,32 +43,31 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 	json_t *o = json_object(), *env = json_array(), *gpu = NULL, *names;
 	char *text = NULL;
 	bool ok = o && env && json_object_set_new(o, "env", env) == 0 &&
-		  json_object_set_new(o, "v", json_integer(h->starting ? MCP_HANDOVER_STARTING :
-									      MCP_HANDOVER_VERSION)) == 0 &&
+		  json_object_set_new(o, "v",
+				      json_integer(h->starting ? MCP_HANDOVER_STARTING : MCP_HANDOVER_VERSION)) == 0 &&
 		  json_object_set_new(o, "mark", json_string(h->mark)) == 0;
 
 	for (size_t i = 0; ok && i < h->env.count; i++)
-		ok = json_array_append_new(env, json_pack("[ss]", h->env.vars[i].name,
-							  h->env.vars[i].value)) == 0;
+		ok = json_array_append_new(env, json_pack("[ss]", h->env.vars[i].name, h->env.vars[i].value)) == 0;
 	ok = ok && json_object_set_new(o, "peer", json_string(h->peer)) == 0;
 	if (ok && h->role && h->dir)
 		ok = json_object_set_new(o, "role", json_string(h->role)) == 0 &&
 		     json_object_set_new(o, "dir", json_string(h->dir)) == 0;
 	if (ok && h->gpu_dir) {
-		gpu = json_pack("{s:s, s:s, s:[]}", "dir", h->gpu_dir, "template",
-				h->gpu_template, "names");
+		gpu = json_pack("{s:s, s:s, s:[]}", "dir", h->gpu_dir, "template", h->gpu_template, "names");
 		names = json_object_get(gpu, "names");
 		ok = gpu && json_object_set_new(o, "gpu", gpu) == 0;
 		for (size_t i = 0; ok && i < h->gpu_count; i++)
 			ok = json_array_append_new(names, json_string(h->gpu_names[i])) == 0;
 	}
 	if (ok && h->node_template)
-		ok = json_object_set_new(o, "node", json_pack("{s:s, s:s, s:s}", "dir", h->node_dir,
-							      "name", h->node_name, "template",
-							      h->node_template)) == 0;
+		ok = json_object_set_new(o, "node",
+					 json_pack("{s:s, s:s, s:s}", "dir", h->node_dir, "name", h->node_name,
+						   "template", h->node_template)) == 0;
 	if (ok && h->lend > 0)
-		ok = json_object_set_new(o, "lend", json_pack("{s:I, s:s}", "bytes", (json_int_t)h->lend,
-							      "set", h->lend_set ? h->lend_set : "")) == 0;
+		ok = json_object_set_new(o, "lend",
+					 json_pack("{s:I, s:s}", "bytes", (json_int_t)h->lend, "set",
+						   h->lend_set ? h->lend_set : "")) == 0;
 	if (ok && h->starting)
 		ok = json_object_set_new(o, "starting",
 					 json_pack("{s:s, s:s, s:i}", "master", h->starting, "metadata",
@@ -82,8 +81,7 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 		for (size_t i = 0; ok && i < 3; i++)
 			ok = !values[i] || json_object_set_new(p, keys[i], json_string(values[i])) == 0;
 		if (ok && (h->pyxis.had || !h->pyxis.env))
-			ok = json_object_set_new(p, "was", h->pyxis.had ? json_string(h->pyxis.was) :
-									   json_null()) == 0;
+			ok = json_object_set_new(p, "was", h->pyxis.had ? json_string(h->pyxis.was) : json_null()) == 0;
 	}
 	if (ok)
 		text = json_dumps(o, JSON_COMPACT);
@@ -110,8 +108,7 @@ static bool opt_string(json_t *o, const char *key, char **out)
 	return !v || (*out = dup_string(v)) != NULL;
 }
 
-int mcp_handover_decode(const char *text, struct mcp_handover *h,
-			struct mcr_error *err)
+int mcp_handover_decode(const char *text, struct mcp_handover *h, struct mcr_error *err)
 {
 	json_error_t jerr;
 	json_t *o = json_loads(text, 0, &jerr), *env, *gpu, *names, *node, *starting, *lend, *pyxis;
@@ -121,16 +118,16 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 
 	memset(h, 0, sizeof(*h));
 	if (!o)
-		return mcri_error_set(err, MCR_ESTATE, "%s is not what srun hands over: %s",
-				      MCP_TASK_VAR, jerr.text);
+		return mcri_error_set(err, MCR_ESTATE, "%s is not what srun hands over: %s", MCP_TASK_VAR, jerr.text);
 	if (!json_is_object(o))
 		goto bad;
 	version = json_integer_value(json_object_get(o, "v"));
 	if (version != MCP_HANDOVER_VERSION && version != MCP_HANDOVER_STARTING) {
 		json_decref(o);
-		return mcri_error_set(err, MCR_ESTATE,
-				      "srun handed this task a Mooncake environment of format %lld, and this node's spank_mooncake.so reads formats %d and %d: srun's host and this node run different versions of the plugin; install the same one on every login and compute node",
-				      (long long)version, MCP_HANDOVER_VERSION, MCP_HANDOVER_STARTING);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"srun handed this task a Mooncake environment of format %lld, and this node's spank_mooncake.so reads formats %d and %d: srun's host and this node run different versions of the plugin; install the same one on every login and compute node",
+			(long long)version, MCP_HANDOVER_VERSION, MCP_HANDOVER_STARTING);
 	}
 	mark = json_string_value(json_object_get(o, "mark"));
 	if (!mark || snprintf(h->mark, sizeof(h->mark), "%s", mark) >= (int)sizeof(h->mark))
@@ -138,8 +135,7 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 	env = json_object_get(o, "env");
 	n = json_array_size(env);
 	peer = json_string_value(json_object_get(o, "peer"));
-	if (!peer || !json_is_array(env) ||
-	    snprintf(h->peer, sizeof(h->peer), "%s", peer) >= (int)sizeof(h->peer))
+	if (!peer || !json_is_array(env) || snprintf(h->peer, sizeof(h->peer), "%s", peer) >= (int)sizeof(h->peer))
 		goto bad;
 	h->env.vars = calloc(n ? n : 1, sizeof(*h->env.vars));
 	if (!h->env.vars)
@@ -181,8 +177,7 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 		h->node_dir = dup_string(json_object_get(node, "dir"));
 		h->node_name = dup_string(json_object_get(node, "name"));
 		h->node_template = dup_string(json_object_get(node, "template"));
-		if (!h->node_dir || !h->node_name || !h->node_template || strchr(h->node_name, '/') ||
-		    h->gpu_dir)
+		if (!h->node_dir || !h->node_name || !h->node_template || strchr(h->node_name, '/') || h->gpu_dir)
 			goto bad;
 	}
 	if ((lend = json_object_get(o, "lend"))) {
@@ -204,8 +199,7 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h,
 		json_t *was = json_object_get(pyxis, "was");
 
 		if (!(h->pyxis.image = dup_string(json_object_get(pyxis, "image"))) ||
-		    !opt_string(pyxis, "mounts", &h->pyxis.mounts) ||
-		    !opt_string(pyxis, "env", &h->pyxis.env) ||
+		    !opt_string(pyxis, "mounts", &h->pyxis.mounts) || !opt_string(pyxis, "env", &h->pyxis.env) ||
 		    !opt_string(pyxis, "missing", &h->pyxis.missing) ||
 		    (was && !json_is_null(was) && !(h->pyxis.was = dup_string(was))))
 			goto bad;
@@ -247,8 +241,7 @@ void mcp_handover_free(struct mcp_handover *h)
 	memset(h, 0, sizeof(*h));
 }
 
-int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,
-			  size_t count, struct mcr_file *out,
+int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids, size_t count, struct mcr_file *out,
 			  struct mcr_error *err)
 {
 	const char *mark = strstr(h->gpu_template, MCP_DEVICE_PLACEHOLDER);
@@ -256,13 +249,11 @@ int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,
 
 	memset(out, 0, sizeof(*out));
 	if (!mark)
-		return mcri_error_set(err, MCR_ESTATE, "%s has no device_name to fill in",
-				      MCP_TASK_VAR);
-	if (mcr_gpu_selection((const char *const *)h->gpu_names, h->gpu_count, ids, count,
-			      &out->name, &device, err))
+		return mcri_error_set(err, MCR_ESTATE, "%s has no device_name to fill in", MCP_TASK_VAR);
+	if (mcr_gpu_selection((const char *const *)h->gpu_names, h->gpu_count, ids, count, &out->name, &device, err))
 		return -1;
-	out->text = mcri_asprintf("%.*s%s%s", (int)(mark - h->gpu_template), h->gpu_template,
-				  device, mark + strlen(MCP_DEVICE_PLACEHOLDER));
+	out->text = mcri_asprintf("%.*s%s%s", (int)(mark - h->gpu_template), h->gpu_template, device,
+				  mark + strlen(MCP_DEVICE_PLACEHOLDER));
 	free(device);
 	if (!out->text) {
 		mcr_file_free(out);
@@ -330,8 +321,7 @@ static char *replace_address(const char *text, const char *from, const char *to)
 }
 
 /* *text with the addresses of h->starting replaced (NULL: nothing) */
-static int follow_text(const struct mcp_handover *h, char **text, const char *master,
-		       const char *metadata)
+static int follow_text(const struct mcp_handover *h, char **text, const char *master, const char *metadata)
 {
 	char *a, *b;
 
@@ -348,8 +338,7 @@ static int follow_text(const struct mcp_handover *h, char **text, const char *ma
 	return 0;
 }
 
-int mcp_handover_follow(struct mcp_handover *h, const char *master, const char *metadata,
-			struct mcr_error *err)
+int mcp_handover_follow(struct mcp_handover *h, const char *master, const char *metadata, struct mcr_error *err)
 {
 	char *m = strdup(master), *d = strdup(metadata);
 	int rc = m && d ? 0 : -1;

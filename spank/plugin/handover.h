@@ -36,18 +36,18 @@
 #define MCP_HANDOVER_STARTING 3
 
 struct mcp_handover {
-	struct mcr_env env;     /* the role's variables (srun's, in order); a value
+	struct mcr_env env; /* the role's variables (srun's, in order); a value
 				 * equal to `mark` is the node's address */
 	/* what srun renders in place of the node's address, which each task
 	 * fills in: random per srun, so no recipe value can be taken for it */
 	char mark[48];
-	char peer[64];          /* the master's host: the route toward it */
+	char peer[64]; /* the master's host: the route toward it */
 	/* a step of the job's own pool: its role and directory (common.c) */
 	char *role, *dir;
 	/* vLLM device_names_by_gpu: the per-GPU file, for the task's GPUs */
-	char *gpu_dir;          /* where to write it (NULL: not per GPU) */
-	char *gpu_template;     /* the file's text, DEVICE_NAME for its device */
-	char **gpu_names;       /* each GPU's HCA name, JSON-escaped */
+	char *gpu_dir;      /* where to write it (NULL: not per GPU) */
+	char *gpu_template; /* the file's text, DEVICE_NAME for its device */
+	char **gpu_names;   /* each GPU's HCA name, JSON-escaped */
 	size_t gpu_count;
 	/* TRT-LLM: the role's client config for one node (its name and text
 	 * with `mark` for the address), which a task writes into
@@ -75,27 +75,27 @@ struct mcp_handover {
 		bool had;
 	} pyxis;
 };
-#define MCP_DEVICE_PLACEHOLDER "\x01" "device" "\x01"
+#define MCP_DEVICE_PLACEHOLDER                                                                                         \
+	"\x01"                                                                                                         \
+	"device"                                                                                                       \
+	"\x01"
 /* A new random mark for the node's address (h->mark). */
 int mcp_handover_mark(struct mcp_handover *h, struct mcr_error *err);
 /* `text` with every h->mark replaced by `addr` (heap; NULL out of memory). */
 char *mcp_handover_fill(const struct mcp_handover *h, const char *text, const char *addr);
 /* The handover as one environment value (heap), and back. */
 char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err);
-int mcp_handover_decode(const char *text, struct mcp_handover *h,
-			struct mcr_error *err);
+int mcp_handover_decode(const char *text, struct mcp_handover *h, struct mcr_error *err);
 void mcp_handover_free(struct mcp_handover *h);
 /* A joined master became ready at `master`, its metadata server at
  * `metadata` ("host:port"), not where it was starting (h->starting, a
  * port was taken meanwhile): every value and template of h that names
  * the old addresses names these (whole addresses only), and h->starting
  * is `master`. 0, or -1 out of memory. */
-int mcp_handover_follow(struct mcp_handover *h, const char *master, const char *metadata,
-			struct mcr_error *err);
+int mcp_handover_follow(struct mcp_handover *h, const char *master, const char *metadata, struct mcr_error *err);
 /* The per-GPU client config of the GPUs `ids` (physical indexes, `count`):
  * its file name and text (heap). */
-int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids,
-			  size_t count, struct mcr_file *out,
+int mcp_handover_gpu_file(const struct mcp_handover *h, const int *ids, size_t count, struct mcr_file *out,
 			  struct mcr_error *err);
 
 #endif /* MCP_HANDOVER_H_ */

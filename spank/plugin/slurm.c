@@ -58,8 +58,7 @@ int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *er
 	return rc;
 }
 
-int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
-		   struct mcr_error *err)
+int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f, struct mcr_error *err)
 {
 	job_step_info_response_msg_t *resp = NULL;
 
@@ -69,8 +68,8 @@ int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
 			f->ended = true;
 			return 0;
 		}
-		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm about step %u.%u: %s", job_id,
-				      step_id, mcp_slurm_last_error());
+		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm about step %u.%u: %s", job_id, step_id,
+				      mcp_slurm_last_error());
 	}
 	f->ended = true;
 	for (uint32_t i = 0; i < resp->job_step_count; i++)
@@ -87,8 +86,8 @@ int mcp_step_nodes(uint32_t job_id, uint32_t step_id, char **nodelist, struct mc
 
 	*nodelist = NULL;
 	if (mcp_slurm_get_step(job_id, step_id, &resp) != 0 || !resp)
-		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm for the nodes of step %u.%u: %s",
-				      job_id, step_id, mcp_slurm_last_error());
+		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm for the nodes of step %u.%u: %s", job_id,
+				      step_id, mcp_slurm_last_error());
 	for (uint32_t i = 0; i < resp->job_step_count && !*nodelist; i++)
 		if (resp->job_steps[i].step_id.step_id == step_id && resp->job_steps[i].nodes &&
 		    *resp->job_steps[i].nodes && !(*nodelist = strdup(resp->job_steps[i].nodes)))
@@ -106,9 +105,8 @@ int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 
 	*nodelist = NULL;
 	if (mcp_slurm_load_job(&msg, job_id) != 0 || !msg)
-		return mcri_error_set(err, MCR_ESTATE,
-				      "cannot ask Slurm for the nodes of job %u: %s",
-				      job_id, mcp_slurm_last_error());
+		return mcri_error_set(err, MCR_ESTATE, "cannot ask Slurm for the nodes of job %u: %s", job_id,
+				      mcp_slurm_last_error());
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		slurm_job_info_t *j = &msg->job_array[i];
 
@@ -125,17 +123,15 @@ int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err)
 	return rc;
 }
 
-int mcp_node_address(const char *node, char *addr, size_t size,
-		     struct mcr_error *err)
+int mcp_node_address(const char *node, char *addr, size_t size, struct mcr_error *err)
 {
 	node_info_msg_t *msg = NULL;
 	const char *node_addr = node;
 	int rc;
 
 	/* a failed lookup falls back to the node name itself */
-	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) == 0 && msg &&
-	    msg->record_count > 0 && msg->node_array[0].node_addr &&
-	    *msg->node_array[0].node_addr)
+	if (slurm_load_node_single(&msg, (char *)node, SHOW_ALL) == 0 && msg && msg->record_count > 0 &&
+	    msg->node_array[0].node_addr && *msg->node_array[0].node_addr)
 		node_addr = msg->node_array[0].node_addr;
 	rc = mcri_resolve_ipv4(node_addr, addr, size, err);
 	if (msg)

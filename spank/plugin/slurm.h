@@ -13,7 +13,6 @@
 
 #include "mooncake_recipe.h"
 
-
 int mcp_job_nodes(uint32_t job_id, char **nodelist, struct mcr_error *err);
 /* the nodes of step step_id of job job_id, as a Slurm host list (heap) */
 int mcp_step_nodes(uint32_t job_id, uint32_t step_id, char **nodelist, struct mcr_error *err);
@@ -34,10 +33,8 @@ int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *er
 struct mcp_step_facts {
 	bool ended;
 };
-int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
-		   struct mcr_error *err);
-int mcp_node_address(const char *node, char *addr, size_t size,
-		     struct mcr_error *err);
+int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f, struct mcr_error *err);
+int mcp_node_address(const char *node, char *addr, size_t size, struct mcr_error *err);
 /* srun talks to another cluster than this host's: srun -M, or a job of a
  * federation that runs on a sibling (libslurm's working_cluster_rec) */
 bool mcp_srun_other_cluster(void);

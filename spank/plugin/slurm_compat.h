@@ -50,8 +50,8 @@ static inline void mcp_slurm_free_conf(slurm_conf_t *conf)
 }
 
 /* slurm_get_job_steps() of one step, on every release */
-static inline int mcp_slurm_get_step_flags(uint32_t job_id, uint32_t step_id,
-					   job_step_info_response_msg_t **resp, uint16_t flags)
+static inline int mcp_slurm_get_step_flags(uint32_t job_id, uint32_t step_id, job_step_info_response_msg_t **resp,
+					   uint16_t flags)
 {
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
 	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
@@ -92,8 +92,7 @@ static inline int mcp_slurm_load_job(job_info_msg_t **msg, uint32_t job_id)
 	return rc;
 }
 
-static inline int mcp_slurm_get_step(uint32_t job_id, uint32_t step_id,
-				     job_step_info_response_msg_t **resp)
+static inline int mcp_slurm_get_step(uint32_t job_id, uint32_t step_id, job_step_info_response_msg_t **resp)
 {
 	int rc = mcp_slurm_get_step_flags(job_id, step_id, resp, SHOW_ALL | SHOW_LOCAL);
 	bool listed = false;
@@ -116,8 +115,8 @@ static inline int mcp_slurm_get_step(uint32_t job_id, uint32_t step_id,
 static inline const char *mcp_job_state_name(uint32_t state)
 {
 	static const char *const names[] = {
-		"PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
-		"TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY",
+		"PENDING", "RUNNING",   "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
+		"TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY",
 	};
 	uint32_t base = state & JOB_STATE_BASE;
 

@@ -32,8 +32,7 @@ bool mcp_outside_named_job(const char *args, size_t n, uint32_t *job_id)
 			v = a + len + 1;
 		else if (len != 7 || strncmp(a, "--jobid", 7) != 0)
 			continue;
-		if (v && *v >= '0' && *v <= '9' && (id = strtoul(v, &end, 10)) && !*end &&
-		    id < UINT32_MAX)
+		if (v && *v >= '0' && *v <= '9' && (id = strtoul(v, &end, 10)) && !*end && id < UINT32_MAX)
 			*job_id = (uint32_t)id;
 		return true;
 	}

@@ -39,16 +39,16 @@
 /* this srun's state, from init to exit */
 static struct {
 	struct mcri_plugstack ps;
-	struct mcr_recipe *recipe;  /* loaded in init_post_opt */
+	struct mcr_recipe *recipe; /* loaded in init_post_opt */
 	enum mcr_role role;
-	char recipe_path[PATH_MAX]; /* its real path */
-	bool active;                /* this step has a role and a recipe */
-	bool prepared;              /* the job's files and master are done */
-	uint32_t prepared_job;      /* ... for this job (from the environment) */
-	char notes[4096];           /* srun -v lines, shown in local_user_init */
+	char recipe_path[PATH_MAX];     /* its real path */
+	bool active;                    /* this step has a role and a recipe */
+	bool prepared;                  /* the job's files and master are done */
+	uint32_t prepared_job;          /* ... for this job (from the environment) */
+	char notes[4096];               /* srun -v lines, shown in local_user_init */
 	struct mcp_container container; /* where the job's master would run */
 	bool container_decided;
-	bool het_outside;           /* a heterogeneous job's component, from outside */
+	bool het_outside; /* a heterogeneous job's component, from outside */
 	/* an srun from outside the allocation: the job as slurmctld has it */
 	bool outside;
 	int outside_run;            /* its restart count, -1 unknown */
@@ -56,11 +56,11 @@ static struct {
 	long long outside_start;    /* its start, Unix seconds (0 unknown) */
 	char outside_cluster[64];   /* its cluster ("" unknown) */
 	/* the prepared job, for its lenders (lender.c) */
-	char dir[PATH_MAX];         /* its Mooncake directory */
-	uint32_t pool_job;          /* its pool's job (a heterogeneous job's leader) */
-	int run;                    /* its run, -1 unknown */
-	char cluster[64];           /* which job of its id: its cluster ("" unknown), */
-	long long start;            /* its start (Unix seconds, 0 unknown) */
+	char dir[PATH_MAX]; /* its Mooncake directory */
+	uint32_t pool_job;  /* its pool's job (a heterogeneous job's leader) */
+	int run;            /* its run, -1 unknown */
+	char cluster[64];   /* which job of its id: its cluster ("" unknown), */
+	long long start;    /* its start (Unix seconds, 0 unknown) */
 } ctx;
 
 /* A line for `srun -v`. srun applies -v only after init_post_opt, so the
@@ -137,7 +137,8 @@ int mcp_srun_post_opt(spank_t sp)
 		/* a helper step of the job script (hostname, a benchmark): it
 		 * gets nothing, and the recipe is not even read (it may run in
 		 * another directory, where the relative path means nothing) */
-		note(MCP_NAME ": %s comes from the job (sbatch/salloc) and this step names no --mooncake-role: it gets nothing",
+		note(MCP_NAME
+		     ": %s comes from the job (sbatch/salloc) and this step names no --mooncake-role: it gets nothing",
 		     recipe);
 		return 0;
 	}
@@ -199,9 +200,8 @@ static int user_init(spank_t sp);
  * the recipe's external one), the job's own pool's metadata server on
  * `metadata_host` (else NULL) and `metadata_port`; `starting_within` > 0:
  * the master is starting, each task waits for it so many seconds. 0, -1. */
-static int hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const char *dir,
-		     const char *master, const char *metadata_host, int metadata_port,
-		     int starting_within, struct mcr_error *err);
+static int hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const char *dir, const char *master,
+		     const char *metadata_host, int metadata_port, int starting_within, struct mcr_error *err);
 
 static int lenders(spank_t sp);
 #define CMDLINE_MAX 65536 /* srun's command line, read for its --nodelist */
@@ -234,7 +234,8 @@ static int lenders(spank_t sp)
 		return 0;
 	if (spank_get_item(sp, S_JOB_ID, &step_job) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) {
-		slurm_error(MCP_NAME ": cannot get this step's job and step ids, so its nodes' lenders cannot be started");
+		slurm_error(MCP_NAME
+			    ": cannot get this step's job and step ids, so its nodes' lenders cannot be started");
 		return -1;
 	}
 	snprintf(job_id, sizeof(job_id), "%u", ctx.pool_job);
@@ -296,8 +297,10 @@ static int user_init(spank_t sp)
 		 * another job than the one this step runs in (a component of a
 		 * heterogeneous job is the same job) */
 		if (job_id != ctx.prepared_job && !het_component(job_id)) {
-			slurm_error(MCP_NAME ": this step runs in job %u, but srun's environment is job %u's (SLURM_JOB_ID): run srun --jobid=%u outside that allocation, or unset SLURM_JOB_ID",
-				    job_id, ctx.prepared_job, job_id);
+			slurm_error(
+				MCP_NAME
+				": this step runs in job %u, but srun's environment is job %u's (SLURM_JOB_ID): run srun --jobid=%u outside that allocation, or unset SLURM_JOB_ID",
+				job_id, ctx.prepared_job, job_id);
 			return -1;
 		}
 		return 0;
@@ -336,16 +339,14 @@ static int user_init(spank_t sp)
 }
 
 /* the job's first nodes and their addresses (mcp_job.find_nodes) */
-static int find_nodes(void *arg, struct mcri_ha_member *nodes, int want, int *got,
-		      struct mcr_error *err)
+static int find_nodes(void *arg, struct mcri_ha_member *nodes, int want, int *got, struct mcr_error *err)
 {
 	uint32_t job_id = *(const uint32_t *)arg;
 	char *nodelist = NULL, **hosts = NULL;
 	int rc = -1;
 
 	*got = 0;
-	if (mcp_job_nodes(job_id, &nodelist, err) ||
-	    mcri_hostlist_expand(nodelist, 65536, &hosts, err))
+	if (mcp_job_nodes(job_id, &nodelist, err) || mcri_hostlist_expand(nodelist, 65536, &hosts, err))
 		goto out;
 	for (; *got < want && hosts[*got]; (*got)++) {
 		if (mcp_node_address(hosts[*got], nodes[*got].addr, sizeof(nodes[*got].addr), err))
@@ -364,21 +365,21 @@ out:
  * replaces a file; a running pool's files are never rewritten, so for an
  * srun that joined a pool a file that would change is an error (the
  * recipe was edited since). */
-static int write_configs(const struct mcri_jobdir *dir, const struct mcr_file_list *files,
-			 bool joined, struct mcr_error *err)
+static int write_configs(const struct mcri_jobdir *dir, const struct mcr_file_list *files, bool joined,
+			 struct mcr_error *err)
 {
 	size_t differs = 0, written = 0;
 	int rc = mcri_jobdir_settle(dir, files, !joined, &differs, &written, err);
 
 	if (rc == 1) {
-		mcri_error_set(err, MCR_EINVAL,
-			       "the client config %s/%s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
-			       dir->path, files->files[differs].name, ctx.recipe_path);
+		mcri_error_set(
+			err, MCR_EINVAL,
+			"the client config %s/%s of the job's running pool differs from what %s gives now (was the recipe edited after the pool started?); a running pool's files are never rewritten under its tasks: use the recipe as it was, or run the new one in a job of its own",
+			dir->path, files->files[differs].name, ctx.recipe_path);
 		return 1;
 	}
 	if (rc == 0 && written)
-		note(MCP_NAME ": wrote %zu client config%s in %s", written, written == 1 ? "" : "s",
-		     dir->path);
+		note(MCP_NAME ": wrote %zu client config%s in %s", written, written == 1 ? "" : "s", dir->path);
 	return rc;
 }
 
@@ -387,8 +388,7 @@ static int write_configs(const struct mcri_jobdir *dir, const struct mcr_file_li
 static int starter_configs(void *arg, const char *master, struct mcr_error *err)
 {
 	struct mcr_file_list files = { 0 };
-	int rc = mcr_client_configs(ctx.recipe, master, &files, err) ||
-		 write_configs(arg, &files, false, err) ? -1 : 0;
+	int rc = mcr_client_configs(ctx.recipe, master, &files, err) || write_configs(arg, &files, false, err) ? -1 : 0;
 
 	mcr_file_list_free(&files);
 	return rc;
@@ -435,8 +435,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	struct mcri_jobdir jd = { .fd = -1 };
 	char job_id_s[32], *dir = NULL, *master = NULL;
 	bool opened, starting = false;
-	bool starts = mcr_recipe_has_master(ctx.recipe) &&
-		      !mcr_recipe_external_master(ctx.recipe);
+	bool starts = mcr_recipe_has_master(ctx.recipe) && !mcr_recipe_external_master(ctx.recipe);
 	const struct mcp_container *container = NULL;
 	const char *restarts, *start;
 	struct mcp_job job;
@@ -473,7 +472,9 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	start = getenv("SLURM_JOB_START_TIME");
 	job = (struct mcp_job){ .job_num = job_id,
 				.job_id = job_id_s,
-				.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0,
+				.run = ctx.outside ? ctx.outside_run
+				       : restarts  ? atoi(restarts)
+						   : 0,
 				.het = ctx.het_outside,
 				.dir = &jd,
 				.recipe = ctx.recipe_path,
@@ -484,7 +485,9 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 				.configs_arg = &jd,
 				.join_starting = true,
 				.cluster = ctx.outside ? ctx.outside_cluster : getenv("SLURM_CLUSTER_NAME"),
-				.start = ctx.outside ? ctx.outside_start : start ? strtoll(start, NULL, 10) : 0 };
+				.start = ctx.outside ? ctx.outside_start
+					 : start     ? strtoll(start, NULL, 10)
+						     : 0 };
 	snprintf(ctx.cluster, sizeof(ctx.cluster), "%s", job.cluster ? job.cluster : "");
 	ctx.start = job.start;
 	if (starts && !(master = malloc(MCP_MASTER_ADDRESS_MAX))) {
@@ -512,12 +515,11 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 		break;
 	}
 	if (starting)
-		note(MCP_NAME ": joined job %s's mooncake_master while it starts on %s (%s); the tasks wait until it is ready",
+		note(MCP_NAME
+		     ": joined job %s's mooncake_master while it starts on %s (%s); the tasks wait until it is ready",
 		     job_id_s, st.infra_node, st.infra_addr);
-	if (hand_over(ctx.recipe, ctx.role, jd.path, master, starts ? st.infra_addr : NULL,
-			       st.ports.metadata,
-			       starting ? mcp_ready_timeout(&ctx.ps, ctx.recipe) + MCP_STARTER_GRACE : 0,
-			       err))
+	if (hand_over(ctx.recipe, ctx.role, jd.path, master, starts ? st.infra_addr : NULL, st.ports.metadata,
+		      starting ? mcp_ready_timeout(&ctx.ps, ctx.recipe) + MCP_STARTER_GRACE : 0, err))
 		goto fail;
 	rv = 0;
 	goto out;
@@ -531,7 +533,6 @@ out:
 	return rv;
 }
 
-
 /* ---- what an srun hands every task of its step, computed
  * once (encoded by handover.c, applied by stepd.c): the role's
  * variables with a mark for each node's own address, TRT-LLM's client
@@ -544,8 +545,8 @@ out:
 /* For vLLM's device_names_by_gpu: the per-GPU file as a template (the
  * file of GPU 0, its device_name a placeholder) and each GPU's HCA name as
  * the file escapes it, taken from the files the library renders. */
-static int gpu_handover(const struct mcr_recipe *recipe, const char *master, const char *dir,
-			struct mcp_handover *h, struct mcr_error *err)
+static int gpu_handover(const struct mcr_recipe *recipe, const char *master, const char *dir, struct mcp_handover *h,
+			struct mcr_error *err)
 {
 	static const char key[] = "\n  \"device_name\": \"";
 	size_t n = mcr_recipe_per_gpu_configs(recipe);
@@ -571,8 +572,8 @@ static int gpu_handover(const struct mcr_recipe *recipe, const char *master, con
 		v += strlen(key);
 		h->gpu_names[i] = strndup(v, (size_t)(e - v));
 		if (i == 0)
-			h->gpu_template = mcri_asprintf("%.*s%s%s", (int)(v - f.text), f.text,
-							MCP_DEVICE_PLACEHOLDER, e);
+			h->gpu_template =
+				mcri_asprintf("%.*s%s%s", (int)(v - f.text), f.text, MCP_DEVICE_PLACEHOLDER, e);
 		mcr_file_free(&f);
 		if (!h->gpu_names[i] || !h->gpu_template)
 			return mcri_error_nomem(err);
@@ -581,17 +582,16 @@ static int gpu_handover(const struct mcr_recipe *recipe, const char *master, con
 	return 0;
 }
 
-static int hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const char *dir,
-		     const char *master, const char *metadata_host, int metadata_port,
-		     int starting_within, struct mcr_error *err)
+static int hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const char *dir, const char *master,
+		     const char *metadata_host, int metadata_port, int starting_within, struct mcr_error *err)
 {
 	struct mcp_handover h = { 0 };
 	/* the node's address is each task's own: srun renders a mark for it */
 	struct mcr_env_input in = { .master_address = master,
-				     .metadata_host = metadata_host,
-				     .config_dir = dir,
-				     .local_hostname = h.mark,
-				     .metadata_port = metadata_port };
+				    .metadata_host = metadata_host,
+				    .config_dir = dir,
+				    .local_hostname = h.mark,
+				    .metadata_port = metadata_port };
 	const char *ext = mcr_recipe_external_master(recipe);
 	struct mcr_file node = { 0 };
 	char *text = NULL, *host = NULL;
@@ -601,8 +601,7 @@ static int hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const 
 		goto out;
 	/* TRT-LLM reads the node's address only from its file: a file per node
 	 * for the nodes whose own guess is no use (stepd.c decides) */
-	if (mcr_recipe_engine(recipe) == MCR_ENGINE_TRTLLM &&
-	    mcr_recipe_role_reads_config(recipe, role)) {
+	if (mcr_recipe_engine(recipe) == MCR_ENGINE_TRTLLM && mcr_recipe_role_reads_config(recipe, role)) {
 		if (mcr_trtllm_node_config(recipe, role, master, h.mark, &node, err))
 			goto out;
 		if (node.name && !(h.node_dir = strdup(dir))) {
@@ -614,8 +613,7 @@ static int hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const 
 		node.name = node.text = NULL;
 	}
 	if (ext) { /* each task's own address is the one toward it */
-		if (mcri_host_port_parse(ext, &host, NULL, err) ||
-		    mcri_resolve_ipv4(host, h.peer, sizeof(h.peer), err))
+		if (mcri_host_port_parse(ext, &host, NULL, err) || mcri_resolve_ipv4(host, h.peer, sizeof(h.peer), err))
 			goto out;
 	} else if (metadata_host) {
 		/* the job's own pool: its tasks record themselves (common.c) */
@@ -644,8 +642,7 @@ static int hand_over(const struct mcr_recipe *recipe, enum mcr_role role, const 
 			goto out;
 		}
 	}
-	if (mcr_recipe_per_gpu_configs(recipe) &&
-	    mcr_recipe_role_reads_config(recipe, role) &&
+	if (mcr_recipe_per_gpu_configs(recipe) && mcr_recipe_role_reads_config(recipe, role) &&
 	    gpu_handover(recipe, master, dir, &h, err))
 		goto out;
 	/* the tasks in pyxis's container keep the plugin's variables */

@@ -72,8 +72,7 @@ int mcp_stepd_init(spank_t sp, int ac, char **av)
 	ctx.ps_ok = mcri_plugstack_parse(&ctx.ps, ac, av, &ctx.ps_err) == 0;
 	if (mcp_options_register(sp) && ctx.ps_ok) {
 		ctx.ps_ok = false;
-		mcri_error_set(&ctx.ps_err, MCR_ESTATE,
-			       "cannot register the plugin's options in slurmstepd");
+		mcri_error_set(&ctx.ps_err, MCR_ESTATE, "cannot register the plugin's options in slurmstepd");
 	}
 	return 0;
 }
@@ -97,12 +96,10 @@ static bool entered_container(void)
 
 static const char *stepd_getenv(void *arg, const char *name, char *buf, size_t size)
 {
-	return spank_getenv((spank_t)arg, name, buf, (int)size) == ESPANK_SUCCESS ?
-		       buf : NULL;
+	return spank_getenv((spank_t)arg, name, buf, (int)size) == ESPANK_SUCCESS ? buf : NULL;
 }
 
-static int parse_ids(const char *list, int *ids, size_t max, size_t *count,
-		     const char *var, struct mcr_error *err)
+static int parse_ids(const char *list, int *ids, size_t max, size_t *count, const char *var, struct mcr_error *err)
 {
 	char buf[1024], *save = NULL, *tok;
 
@@ -113,9 +110,10 @@ static int parse_ids(const char *list, int *ids, size_t max, size_t *count,
 		long v = strtol(tok, &end, 10);
 
 		if (end == tok || *end || v < 0 || v > 4096 || *count == max)
-			return mcri_error_set(err, MCR_ESTATE,
-					      "%s='%s' does not list GPU indexes; device_names_by_gpu needs the task's physical GPU numbers",
-					      var, list);
+			return mcri_error_set(
+				err, MCR_ESTATE,
+				"%s='%s' does not list GPU indexes; device_names_by_gpu needs the task's physical GPU numbers",
+				var, list);
 		ids[(*count)++] = (int)v;
 	}
 	return 0;
@@ -127,8 +125,7 @@ static int parse_ids(const char *list, int *ids, size_t max, size_t *count,
  * them among SLURM_STEP_GPUS), with ConstrainDevices it is renumbered from 0
  * and entry i stands for the i-th GPU of SLURM_STEP_GPUS.
  */
-static int task_gpus(spank_t sp, int *ids, size_t max, size_t *count,
-		     struct mcr_error *err)
+static int task_gpus(spank_t sp, int *ids, size_t max, size_t *count, struct mcr_error *err)
 {
 	char cvd[1024], step[1024];
 	int step_ids[256];
@@ -155,9 +152,10 @@ static int task_gpus(spank_t sp, int *ids, size_t max, size_t *count,
 		return 0;
 	for (size_t i = 0; i < *count; i++) {
 		if ((size_t)ids[i] >= nstep)
-			return mcri_error_set(err, MCR_ESTATE,
-					      "CUDA_VISIBLE_DEVICES='%s' does not match SLURM_STEP_GPUS='%s'; cannot tell the task's physical GPUs for device_names_by_gpu",
-					      cvd, step);
+			return mcri_error_set(
+				err, MCR_ESTATE,
+				"CUDA_VISIBLE_DEVICES='%s' does not match SLURM_STEP_GPUS='%s'; cannot tell the task's physical GPUs for device_names_by_gpu",
+				cvd, step);
 		ids[i] = step_ids[ids[i]];
 	}
 	return 0;
@@ -175,8 +173,8 @@ static int set_var(spank_t sp, const char *name, const char *value)
 }
 
 /* the per-GPU client config of this task's GPUs, written as the user */
-static int gpu_config(spank_t sp, const struct mcp_handover *h, const struct mcri_jobdir *dir,
-		      char **path, struct mcr_error *err)
+static int gpu_config(spank_t sp, const struct mcp_handover *h, const struct mcri_jobdir *dir, char **path,
+		      struct mcr_error *err)
 {
 	struct mcr_file f = { 0 };
 	int ids[256], rc = -1;
@@ -196,8 +194,8 @@ out:
 }
 
 /* TRT-LLM's client config for this node, written as the user */
-static int node_config(const struct mcp_handover *h, const struct mcri_jobdir *dir,
-		       const char *addr, char **path, struct mcr_error *err)
+static int node_config(const struct mcp_handover *h, const struct mcri_jobdir *dir, const char *addr, char **path,
+		       struct mcr_error *err)
 {
 	char *name = mcp_handover_fill(h, h->node_name, addr), *text = mcp_handover_fill(h, h->node_template, addr);
 	int rc = -1;
@@ -207,8 +205,7 @@ static int node_config(const struct mcp_handover *h, const struct mcri_jobdir *d
 		goto out;
 	}
 	/* the node's other tasks write the same file: written once */
-	if (!mcri_jobdir_same(dir, name, text) &&
-	    mcri_jobdir_write(dir, name, text, strlen(text), true, err))
+	if (!mcri_jobdir_same(dir, name, text) && mcri_jobdir_write(dir, name, text, strlen(text), true, err))
 		goto out;
 	if (!(*path = mcri_asprintf("%s/%s", dir->path, name))) {
 		mcri_error_nomem(err);
@@ -255,8 +252,7 @@ bool mcp_starter_gone(const struct mcri_jobdir *jd, const char *subject, const s
  * before it recorded ready). A master that failed, whose starter is gone
  * with no srun taking over, or not ready in time fails the task, saying
  * why; its command never runs. */
-static int wait_for_master(const struct mcri_jobdir *jd, struct mcp_handover *h,
-			   struct mcr_error *err)
+static int wait_for_master(const struct mcri_jobdir *jd, struct mcp_handover *h, struct mcr_error *err)
 {
 	struct mcri_watch w = MCRI_WATCH_NONE;
 	struct mcri_lock_seen seen = { 0 };
@@ -276,28 +272,35 @@ static int wait_for_master(const struct mcri_jobdir *jd, struct mcp_handover *h,
 			rc = 0;
 		} else if (st.phase == MCRI_PHASE_READY && !st.ha.masters) {
 			snprintf(metadata, sizeof(metadata), "%s:%d", st.infra_addr, st.ports.metadata);
-			slurm_verbose(MCP_NAME ": the job's mooncake_master became ready at %s, not at %s where it was starting when srun launched this step (a port was taken meanwhile): this task follows it",
-				      master, h->starting);
+			slurm_verbose(
+				MCP_NAME
+				": the job's mooncake_master became ready at %s, not at %s where it was starting when srun launched this step (a port was taken meanwhile): this task follows it",
+				master, h->starting);
 			rc = mcp_handover_follow(h, master, metadata, err);
 		} else if (st.phase == MCRI_PHASE_READY) {
-			rc = mcri_error_set(err, MCR_ESTATE,
-					    "the job's pool became ready as an HA pool (%.256s), not at %.256s where its master was starting when srun launched this step: run this step again",
-					    master, h->starting);
+			rc = mcri_error_set(
+				err, MCR_ESTATE,
+				"the job's pool became ready as an HA pool (%.256s), not at %.256s where its master was starting when srun launched this step: run this step again",
+				master, h->starting);
 		} else if (st.phase == MCRI_PHASE_FAILED) {
 			/* worded as a waiting srun words it (master.c) */
-			rc = mcri_error_set(err, MCR_ESTATE,
-					    "the job's mooncake_master could not be started (another srun of this job tried): %.1024s",
-					    st.message);
+			rc = mcri_error_set(
+				err, MCR_ESTATE,
+				"the job's mooncake_master could not be started (another srun of this job tried): %.1024s",
+				st.message);
 		} else if (st.phase == MCRI_PHASE_STARTING && mcp_starter_gone(jd, NULL, &st, &seen, &looked, now)) {
-			rc = mcri_error_set(err, MCR_ESTATE,
-					    "the srun that was starting the job's mooncake_master (%.256s) is gone: no process holds its lock %s/" MCRI_LOCK_FILE ", it has not changed for %.0f s, and no srun has taken over; run this step again (it takes over)",
-					    h->starting, jd->path, st.attempt, now - seen.changed);
+			rc = mcri_error_set(
+				err, MCR_ESTATE,
+				"the srun that was starting the job's mooncake_master (%.256s) is gone: no process holds its lock %s/" MCRI_LOCK_FILE
+				", it has not changed for %.0f s, and no srun has taken over; run this step again (it takes over)",
+				h->starting, jd->path, st.attempt, now - seen.changed);
 		} else if (now >= end) {
-			rc = mcri_error_set(err, MCR_ESTATE,
-					    "timed out after %d s waiting for the job's mooncake_master (%.256s) that another srun of this job is starting (%s%s); see %s/%s, and if the infra node is just slow raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf)",
-					    h->starting_within, h->starting, st.phase ? "state: " : "",
-					    st.phase ? mcri_phase_name(st.phase) : "no readable state file",
-					    jd->path, MCRI_MASTER_LOG);
+			rc = mcri_error_set(
+				err, MCR_ESTATE,
+				"timed out after %d s waiting for the job's mooncake_master (%.256s) that another srun of this job is starting (%s%s); see %s/%s, and if the infra node is just slow raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf)",
+				h->starting_within, h->starting, st.phase ? "state: " : "",
+				st.phase ? mcri_phase_name(st.phase) : "no readable state file", jd->path,
+				MCRI_MASTER_LOG);
 		} else if (watched) {
 			mcri_jobdir_wait(&w, WATCH_READY_MS);
 		} else {
@@ -346,8 +349,7 @@ static int role_task(spank_t sp, const char *text, struct mcr_error *err)
 	 * otherwise: this node gets a file of its own when that is not the
 	 * address of interface= or is of no use to the other nodes */
 	node_file = h.node_template && (ctx.ps.interface[0] || mcri_own_name_is_loopback());
-	if ((placeholder || node_file) &&
-	    mcri_local_address(ctx.ps.interface, h.peer, local, sizeof(local), err))
+	if ((placeholder || node_file) && mcri_local_address(ctx.ps.interface, h.peer, local, sizeof(local), err))
 		goto out;
 	if (h.gpu_dir && gpu_config(sp, &h, &jd, &path, err))
 		goto out;
@@ -414,14 +416,14 @@ static int master_task(spank_t sp, const char *text, struct mcr_error *err)
 	if (!stepd_getenv(sp, MCP_GUARD_VAR, guard, sizeof(guard)) || mcp_guard_parse(guard, 0, g, err) ||
 	    g->proof.ports.rpc != ports.rpc || g->proof.ports.metadata != ports.metadata ||
 	    g->proof.ports.metrics != ports.metrics || tasks != 1) {
-		mcri_error_set(err, MCR_EINVAL,
-			       "%s='%s' is set on a step the plugin did not launch as a job's master step (its own variables name no such step, or it runs %u tasks on this node): the variable is the plugin's alone; unset it",
-			       MCP_PORTS_VAR, text, tasks);
+		mcri_error_set(
+			err, MCR_EINVAL,
+			"%s='%s' is set on a step the plugin did not launch as a job's master step (its own variables name no such step, or it runs %u tasks on this node): the variable is the plugin's alone; unset it",
+			MCP_PORTS_VAR, text, tasks);
 		goto out;
 	}
 	ns[n > 0 ? n : 0] = '\0';
-	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry,
-			  sizeof(registry));
+	mcp_port_registry(strtoul(ns + strcspn(ns, "0123456789"), NULL, 10), registry, sizeof(registry));
 	rc = mcp_ports_claim(&ports, etcd, &ctx.ps, job_id, uid, registry, err);
 out:
 	free(g);
@@ -571,8 +573,8 @@ int mcp_stepd_task_exit(spank_t sp)
 	lender = spank_getenv(sp, MCP_LENDER_VAR, probe, sizeof(probe)) != ESPANK_ENV_NOEXIST;
 	if ((!lender && spank_getenv(sp, MCP_GUARD_VAR, probe, sizeof(probe)) == ESPANK_ENV_NOEXIST) ||
 	    !job_step(sp, &step_id) || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
-	    !(guard = malloc(ENV_VALUE_MAX)) || !(ha = malloc(ENV_VALUE_MAX)) ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS || !(guard = malloc(ENV_VALUE_MAX)) ||
+	    !(ha = malloc(ENV_VALUE_MAX)) ||
 	    !stepd_getenv(sp, lender ? MCP_LENDER_VAR : MCP_GUARD_VAR, guard, ENV_VALUE_MAX))
 		goto out;
 	if (lender || !stepd_getenv(sp, MCP_HA_VAR, ha, ENV_VALUE_MAX)) {
@@ -630,10 +632,11 @@ int mcp_stepd_task_init(spank_t sp)
 			char in[PATH_MAX];
 
 			rc = mcp_lender_task(sp, value, &ctx.ps, step_id,
-					     !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", in, sizeof(in)),
+					     !entered_container() &&
+						     !stepd_getenv(sp, "SLURM_CONTAINER", in, sizeof(in)),
 					     err);
 		}
-	/* the master step: its guard, (when task_init_privileged did not
+		/* the master step: its guard, (when task_init_privileged did not
 	 * run) its ports, an HA pool's part of this node, then its keeper
 	 * (keep.c), which a node's etcd member needs too */
 	} else if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
@@ -687,9 +690,10 @@ int mcp_stepd_task_init(spank_t sp)
 		}
 	} else if (recipe && (role || !mcp_recipe_inherited(recipe, stepd_getenv, sp))) {
 		/* a step with a role, but srun handed nothing over */
-		rc = mcri_error_set(err, MCR_ESTATE,
-				    "srun handed this task no Mooncake environment (%s is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on, and of the same version?",
-				    MCP_TASK_VAR);
+		rc = mcri_error_set(
+			err, MCR_ESTATE,
+			"srun handed this task no Mooncake environment (%s is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on, and of the same version?",
+			MCP_TASK_VAR);
 	}
 	/* else a step without a role: nothing */
 out:
@@ -699,7 +703,6 @@ out:
 	free(value);
 	return rc;
 }
-
 
 /* ---- a role's task waits for the lenders of its node
  * (lender.h), in task_init, before its command runs: srun handed it, in
@@ -725,8 +728,8 @@ struct wanted {
 	char subject[MCRI_SUBJECT_MAX + 1];
 	char log[NAME_MAX + 1];
 	bool critical;
-	int bound;           /* seconds */
-	const char *failed;  /* srun's word that it failed (into the value), or NULL */
+	int bound;          /* seconds */
+	const char *failed; /* srun's word that it failed (into the value), or NULL */
 	bool done;
 };
 
@@ -751,8 +754,8 @@ static char *field(char **p)
 }
 
 /* Why lender w is not lending (0: it is; 1: not yet) */
-static int look(const struct mcri_jobdir *jd, struct wanted *w, struct mcri_lock_seen *seen, double *looked,
-		double now, double end, struct mcr_error *err)
+static int look(const struct mcri_jobdir *jd, struct wanted *w, struct mcri_lock_seen *seen, double *looked, double now,
+		double end, struct mcr_error *err)
 {
 	struct mcri_state st;
 	struct mcri_proof p;
@@ -765,8 +768,9 @@ static int look(const struct mcri_jobdir *jd, struct wanted *w, struct mcri_lock
 	if (st.phase == MCRI_PHASE_READY) {
 		if (mcri_proof_of_subject(jd, w->subject, st.attempt, &p) == 0 && p.ended) {
 			mcp_log_tail(log, tail, sizeof(tail));
-			return mcri_error_set(err, MCR_ESTATE, "the lender %s on %s has ended (%.400s); its log %s ends:%s",
-					      w->name, w->node, p.ended_why[0] ? p.ended_why : "its step has ended", log,
+			return mcri_error_set(err, MCR_ESTATE,
+					      "the lender %s on %s has ended (%.400s); its log %s ends:%s", w->name,
+					      w->node, p.ended_why[0] ? p.ended_why : "its step has ended", log,
 					      tail[0] ? tail : " (empty)");
 		}
 		return 0;
@@ -775,16 +779,17 @@ static int look(const struct mcri_jobdir *jd, struct wanted *w, struct mcri_lock
 		return mcri_error_set(err, MCR_ESTATE, "the lender %s on %s could not be started: %.1024s", w->name,
 				      w->node, st.message);
 	if (st.phase == MCRI_PHASE_STARTING && mcp_starter_gone(jd, w->subject, &st, seen, looked, now))
-		return mcri_error_set(err, MCR_ESTATE,
-				      "the srun that was starting the lender %s on %s is gone, and no srun has taken over; run this step again (it takes over)",
-				      w->name, w->node);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"the srun that was starting the lender %s on %s is gone, and no srun has taken over; run this step again (it takes over)",
+			w->name, w->node);
 	if (now >= end) {
 		mcp_log_tail(log, tail, sizeof(tail));
-		return mcri_error_set(err, MCR_ESTATE,
-				      "timed out after %d s waiting for the lender %s on %s (%s); if it is just slow raise readiness.timeout_seconds of services[%s]; its log %s ends:%s",
-				      w->bound, w->name, w->node,
-				      st.phase ? mcri_phase_name(st.phase) : "nothing started it", w->name, log,
-				      tail[0] ? tail : " (empty)");
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"timed out after %d s waiting for the lender %s on %s (%s); if it is just slow raise readiness.timeout_seconds of services[%s]; its log %s ends:%s",
+			w->bound, w->name, w->node, st.phase ? mcri_phase_name(st.phase) : "nothing started it",
+			w->name, log, tail[0] ? tail : " (empty)");
 	}
 	return 1;
 }
@@ -806,7 +811,8 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 		goto out;
 	}
 	if (strncmp(text, "1\n", 2) != 0 || !(dir = text + 2) || !(lines = strchr(dir, '\n'))) {
-		mcri_error_set(err, MCR_EINVAL, "%s is not what srun hands a task: is the plugin on srun's host of the same version?",
+		mcri_error_set(err, MCR_EINVAL,
+			       "%s is not what srun hands a task: is the plugin on srun's host of the same version?",
 			       MCP_LENDERS_VAR);
 		goto out;
 	}
@@ -863,8 +869,8 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 
 			if (w[i].done)
 				continue;
-			r = w[i].failed ? mcri_error_set(&why, MCR_ESTATE, "%s", w[i].failed) :
-					  look(&jd, &w[i], &seen[i], &looked[i], now, t0 + w[i].bound, &why);
+			r = w[i].failed ? mcri_error_set(&why, MCR_ESTATE, "%s", w[i].failed)
+					: look(&jd, &w[i], &seen[i], &looked[i], now, t0 + w[i].bound, &why);
 			if (r > 0)
 				continue;
 			w[i].done = true;
@@ -872,11 +878,13 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 			if (r == 0)
 				continue;
 			if (w[i].critical) {
-				mcri_error_set(err, MCR_ESTATE, "this task on %s needs the lender %s on %s (critical: true): %s",
-					       node, w[i].name, w[i].node, why.text);
+				mcri_error_set(err, MCR_ESTATE,
+					       "this task on %s needs the lender %s on %s (critical: true): %s", node,
+					       w[i].name, w[i].node, why.text);
 				goto out;
 			}
-			fprintf(stderr, "mooncake: %s; services[%s] has critical: false, so this task runs without it\n",
+			fprintf(stderr,
+				"mooncake: %s; services[%s] has critical: false, so this task runs without it\n",
 				why.text, w[i].name);
 		}
 		if (!left)
@@ -902,7 +910,6 @@ out:
 	free(text);
 	return rc;
 }
-
 
 /* ---- task_init of a role step: the memory its tasks lend to the pool
  * fits in the node. Each task's engine mounts a segment of the size srun
@@ -932,9 +939,9 @@ int mcp_task_lend_check(spank_t sp, const struct mcp_handover *h, struct mcr_err
 	if ((unsigned long long)h->lend <= mem / tasks)
 		return 0;
 	gethostname(node, sizeof(node) - 1);
-	return mcri_error_set(err, MCR_EINVAL,
-			      "each task of this step lends a segment of %lld bytes (%.1f GiB, %s) to the job's pool, and its %u task%s on %s would lend %.1f GiB in all, more than the node's memory, %llu bytes (%.1f GiB): no node lends more than it has; give each task a share of its node's memory there (the node's memory divided by the tasks on it, less what the engine itself needs)",
-			      h->lend, (double)h->lend / GIB, h->lend_set ? h->lend_set : "global_segment_size",
-			      tasks, tasks == 1 ? "" : "s", node, (double)h->lend / GIB * tasks, mem,
-			      (double)mem / GIB);
+	return mcri_error_set(
+		err, MCR_EINVAL,
+		"each task of this step lends a segment of %lld bytes (%.1f GiB, %s) to the job's pool, and its %u task%s on %s would lend %.1f GiB in all, more than the node's memory, %llu bytes (%.1f GiB): no node lends more than it has; give each task a share of its node's memory there (the node's memory divided by the tasks on it, less what the engine itself needs)",
+		h->lend, (double)h->lend / GIB, h->lend_set ? h->lend_set : "global_segment_size", tasks,
+		tasks == 1 ? "" : "s", node, (double)h->lend / GIB * tasks, mem, (double)mem / GIB);
 }

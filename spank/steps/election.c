@@ -7,8 +7,7 @@
 
 #include "steps/election.h"
 
-void mcp_election_init(struct mcp_election *el, double timeout,
-		       int max_attempts, int max_candidates, double now)
+void mcp_election_init(struct mcp_election *el, double timeout, int max_attempts, int max_candidates, double now)
 {
 	memset(el, 0, sizeof(*el));
 	el->state = MCP_EL_LOCK;
@@ -26,8 +25,7 @@ static enum mcp_el_action emit(struct mcp_election *el, enum mcp_el_action a)
 	return a;
 }
 
-static enum mcp_el_action end(struct mcp_election *el, enum mcp_el_state state,
-			      enum mcp_el_verdict verdict)
+static enum mcp_el_action end(struct mcp_election *el, enum mcp_el_state state, enum mcp_el_verdict verdict)
 {
 	el->state = state;
 	el->verdict = verdict;
@@ -92,8 +90,7 @@ static enum mcp_el_action on_spawn(struct mcp_election *el, const struct mcp_see
 		el->state = MCP_EL_STARTING;
 		return emit(el, MCP_DO_WATCH);
 	case MCP_SPAWN_BUSY:
-		return other_ports(el, el->max_candidates == 1 ? MCP_V_PORTS_BUSY :
-								 MCP_V_NO_FREE_PORTS);
+		return other_ports(el, el->max_candidates == 1 ? MCP_V_PORTS_BUSY : MCP_V_NO_FREE_PORTS);
 	case MCP_SPAWN_SUPERSEDED: /* nothing runs: the driver stopped it */
 		return next_attempt(el, el->attempt);
 	default:
@@ -105,8 +102,7 @@ static enum mcp_el_action on_spawn(struct mcp_election *el, const struct mcp_see
 static enum mcp_el_action on_watch(struct mcp_election *el, const struct mcp_seen *s)
 {
 	if (el->last == MCP_DO_STOP)
-		return el->superseded ? next_attempt(el, el->attempt) :
-					end(el, MCP_EL_FAILED, MCP_V_TIMEOUT);
+		return el->superseded ? next_attempt(el, el->attempt) : end(el, MCP_EL_FAILED, MCP_V_TIMEOUT);
 	if (s->superseded) {
 		el->superseded = true;
 		return emit(el, MCP_DO_STOP);
@@ -114,8 +110,7 @@ static enum mcp_el_action on_watch(struct mcp_election *el, const struct mcp_see
 	if (s->child == MCP_CHILD_ENDED) {
 		/* it lost one of the ports it was given to another process
 		 * between their choice and its bind: other ports */
-		if (el->state == MCP_EL_STARTING && s->lost_ports &&
-		    el->candidate + 1 < el->max_candidates)
+		if (el->state == MCP_EL_STARTING && s->lost_ports && el->candidate + 1 < el->max_candidates)
 			return other_ports(el, MCP_V_EXITED);
 		return end(el, MCP_EL_FAILED, MCP_V_EXITED);
 	}
@@ -200,8 +195,8 @@ static enum mcp_el_action on_wait(struct mcp_election *el, const struct mcp_seen
 		el->deadline = s->now + el->timeout;
 		return emit(el, MCP_DO_PROBE);
 	}
-	if (phase == MCRI_PHASE_STARTING && s->launched && s->starter_on_this_host &&
-	    !s->starter_alive && s->step_alive)
+	if (phase == MCRI_PHASE_STARTING && s->launched && s->starter_on_this_host && !s->starter_alive &&
+	    s->step_alive)
 		return emit(el, MCP_DO_ADOPT); /* one srun here finishes its work */
 	/* its master step was launched and its starter works on (on this
 	 * host both run; elsewhere this srun saw its lock touched): this
@@ -232,15 +227,14 @@ static enum mcp_el_action on_join(struct mcp_election *el, const struct mcp_seen
 		 * a master its step starts again */
 		if (s->now < el->deadline)
 			return later(el, MCP_DO_PROBE);
-		return end(el, MCP_EL_FAILED, s->probe == MCP_PROBE_RESTARTING ? MCP_V_RESTART_TIMEOUT :
-									   MCP_V_UNREACHABLE);
+		return end(el, MCP_EL_FAILED,
+			   s->probe == MCP_PROBE_RESTARTING ? MCP_V_RESTART_TIMEOUT : MCP_V_UNREACHABLE);
 	default:
 		return end(el, MCP_EL_FAILED, MCP_V_STOPPED);
 	}
 }
 
-enum mcp_el_action mcp_election_next(struct mcp_election *el,
-				     const struct mcp_seen *seen)
+enum mcp_el_action mcp_election_next(struct mcp_election *el, const struct mcp_seen *seen)
 {
 	if (el->last == MCP_DO_SLEEP)
 		return emit(el, el->resume);

@@ -62,22 +62,22 @@ enum mcp_el_action {
 /* Why the election ended (the driver words the message). */
 enum mcp_el_verdict {
 	MCP_V_NONE,
-	MCP_V_READY,          /* started, adopted or joined */
-	MCP_V_STARTING,       /* joined while its master step starts it */
-	MCP_V_LOCK_ERROR,     /* the lock could not be created (seen.error) */
-	MCP_V_SPAWN_ERROR,    /* the master step could not be launched */
-	MCP_V_PORTS_BUSY,     /* ports=fixed: a port is in use before we start */
-	MCP_V_NO_FREE_PORTS,  /* ports=auto: every candidate was taken */
-	MCP_V_EXITED,         /* the master step ended during start-up */
-	MCP_V_TIMEOUT,        /* not ready within the readiness bound */
-	MCP_V_OTHER_FAILED,   /* the attempt we waited for failed */
-	MCP_V_WAIT_TIMEOUT,   /* the other srun never gave a verdict */
-	MCP_V_STOPPED,        /* recorded ready, refuses now */
-	MCP_V_UNREACHABLE,    /* recorded ready, no answer within the bound */
+	MCP_V_READY,           /* started, adopted or joined */
+	MCP_V_STARTING,        /* joined while its master step starts it */
+	MCP_V_LOCK_ERROR,      /* the lock could not be created (seen.error) */
+	MCP_V_SPAWN_ERROR,     /* the master step could not be launched */
+	MCP_V_PORTS_BUSY,      /* ports=fixed: a port is in use before we start */
+	MCP_V_NO_FREE_PORTS,   /* ports=auto: every candidate was taken */
+	MCP_V_EXITED,          /* the master step ended during start-up */
+	MCP_V_TIMEOUT,         /* not ready within the readiness bound */
+	MCP_V_OTHER_FAILED,    /* the attempt we waited for failed */
+	MCP_V_WAIT_TIMEOUT,    /* the other srun never gave a verdict */
+	MCP_V_STOPPED,         /* recorded ready, refuses now */
+	MCP_V_UNREACHABLE,     /* recorded ready, no answer within the bound */
 	MCP_V_RESTART_TIMEOUT, /* recorded ready, being restarted, not back within the bound */
-	MCP_V_TOO_MANY,       /* out of attempts */
-	MCP_V_OTHER_RECIPE,   /* the job's pool comes from another recipe */
-	MCP_V_OTHER_JOB,      /* the directory holds the pool of another job that runs */
+	MCP_V_TOO_MANY,        /* out of attempts */
+	MCP_V_OTHER_RECIPE,    /* the job's pool comes from another recipe */
+	MCP_V_OTHER_JOB,       /* the directory holds the pool of another job that runs */
 };
 
 enum mcp_lock { MCP_LOCK_MINE, MCP_LOCK_THEIRS, MCP_LOCK_ERROR };
@@ -90,37 +90,37 @@ enum mcp_probe { MCP_PROBE_READY, MCP_PROBE_REFUSED, MCP_PROBE_NO_ANSWER, MCP_PR
 
 /* What the driver saw when it performed the last action. */
 struct mcp_seen {
-	double now;                 /* seconds, monotonic */
-	enum mcp_lock lock;         /* TAKE_LOCK */
-	enum mcp_spawn spawn;       /* SPAWN */
-	enum mcp_child child;       /* WATCH */
-	bool lost_ports;            /* WATCH, ended: another process has one of its ports */
-	enum mcp_probe probe;       /* WATCH, PROBE */
-	bool claimed;               /* CLAIM */
-	bool superseded;            /* WATCH, CLAIM: a newer attempt owns the state */
+	double now;           /* seconds, monotonic */
+	enum mcp_lock lock;   /* TAKE_LOCK */
+	enum mcp_spawn spawn; /* SPAWN */
+	enum mcp_child child; /* WATCH */
+	bool lost_ports;      /* WATCH, ended: another process has one of its ports */
+	enum mcp_probe probe; /* WATCH, PROBE */
+	bool claimed;         /* CLAIM */
+	bool superseded;      /* WATCH, CLAIM: a newer attempt owns the state */
 	/* READ */
-	enum mcri_phase phase;      /* of the state file (NONE: no file) */
-	int state_attempt;          /* the attempt it is about */
-	bool launched;              /* it records the master step's srun */
-	bool starter_alive;         /* the starting srun runs (or may: another host) */
-	bool step_alive;            /* the master step's srun runs (or may) */
+	enum mcri_phase phase; /* of the state file (NONE: no file) */
+	int state_attempt;     /* the attempt it is about */
+	bool launched;         /* it records the master step's srun */
+	bool starter_alive;    /* the starting srun runs (or may: another host) */
+	bool step_alive;       /* the master step's srun runs (or may) */
 	bool starter_on_this_host;
-	bool lock_stale;            /* its holder is gone (mcri_lock_seen_gone) */
-	bool lock_touched;          /* its holder is known to work on: it holds
+	bool lock_stale;   /* its holder is gone (mcri_lock_seen_gone) */
+	bool lock_touched; /* its holder is known to work on: it holds
 				     * the lock, or this srun saw it touch it */
-	bool other_recipe;          /* it is about another recipe's pool */
-	bool other_job;             /* ... the pool of another job, which still runs */
-	bool other_run;             /* it is about an earlier run of the job (a requeue),
+	bool other_recipe; /* it is about another recipe's pool */
+	bool other_job;    /* ... the pool of another job, which still runs */
+	bool other_run;    /* it is about an earlier run of the job (a requeue),
 				     * or another job that got its id (READ, PROBE) */
-	bool joinable;              /* a master that is starting may be joined (the
+	bool joinable;     /* a master that is starting may be joined (the
 				     * caller's tasks wait for it; never an HA pool) */
-	bool adopt_won;             /* ADOPT */
+	bool adopt_won;    /* ADOPT */
 };
 
 struct mcp_election {
 	enum mcp_el_state state;
 	enum mcp_el_verdict verdict;
-	int attempt;                /* 1.. */
+	int attempt; /* 1.. */
 	int max_attempts;
 	int candidate;              /* the ports tried in this attempt: 0.. */
 	int max_candidates;         /* 1 for ports=fixed */
@@ -134,13 +134,11 @@ struct mcp_election {
 };
 
 /* A new election at attempt 1, at time `now`. */
-void mcp_election_init(struct mcp_election *el, double timeout,
-		       int max_attempts, int max_candidates, double now);
+void mcp_election_init(struct mcp_election *el, double timeout, int max_attempts, int max_candidates, double now);
 
 /* The next action, and el's new state, after `seen` (what the previous
  * action showed; ignored for the first call). */
-enum mcp_el_action mcp_election_next(struct mcp_election *el,
-				     const struct mcp_seen *seen);
+enum mcp_el_action mcp_election_next(struct mcp_election *el, const struct mcp_seen *seen);
 
 /* How long another srun may take to give a verdict on its attempt: the
  * readiness bound, plus the time it takes to stop a master that was not

@@ -39,12 +39,10 @@
 #include "steps/ha.h"
 #include "steps/step.h"
 
-
 /* ---- srun: the pool's plan, its step, its readiness ------------------ */
 
-int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
-		const struct mcri_ha_member *nodes, int got, struct mcri_state *st,
-		struct mcp_container *c, struct mcr_error *err)
+int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, const struct mcri_ha_member *nodes,
+		int got, struct mcri_state *st, struct mcp_container *c, struct mcr_error *err)
 {
 	memset(&st->ha, 0, sizeof(st->ha));
 	snprintf(st->infra_node, sizeof(st->infra_node), "%s", nodes[0].node);
@@ -52,7 +50,8 @@ int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe
 	if (ps->ha != MCRI_HA_ETCD)
 		return 0;
 	if (got < 2) {
-		slurm_verbose(MCP_NAME ": ha=etcd: job %s has one node, so its pool has one master (restart= keeps it running)",
+		slurm_verbose(MCP_NAME
+			      ": ha=etcd: job %s has one node, so its pool has one master (restart= keeps it running)",
 			      st->job_id);
 		return 0;
 	}
@@ -63,8 +62,10 @@ int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe
 	st->ha.etcd_members = st->ha.masters == 3 ? 3 : 1;
 	memcpy(st->ha.member, nodes, (size_t)st->ha.masters * sizeof(nodes[0]));
 	if (c->mode != MCRI_CONTAINER_NONE) {
-		slurm_info(MCP_NAME ": ha=etcd runs the job's masters and their etcd on the nodes' host (mooncake_master and etcd from the job's PATH), not in the recipe's container %s",
-			   c->value);
+		slurm_info(
+			MCP_NAME
+			": ha=etcd runs the job's masters and their etcd on the nodes' host (mooncake_master and etcd from the job's PATH), not in the recipe's container %s",
+			c->value);
 		memset(c, 0, sizeof(*c));
 		c->mode = MCRI_CONTAINER_NONE;
 	}
@@ -83,8 +84,7 @@ int mcp_ha_nodelist(const struct mcri_ha *ha, char *buf, size_t size)
 
 char *mcp_ha_value(const struct mcri_ha *ha, int attempt, const char *job_id)
 {
-	char *v = mcri_asprintf("%d,%s,%d,%d,%d", attempt, job_id, ha->etcd_members, ha->etcd_client,
-				ha->etcd_peer);
+	char *v = mcri_asprintf("%d,%s,%d,%d,%d", attempt, job_id, ha->etcd_members, ha->etcd_client, ha->etcd_peer);
 
 	for (int k = 0; v && k < ha->masters; k++) {
 		char *longer = mcri_asprintf("%s;%s=%s", v, ha->member[k].node, ha->member[k].addr);
@@ -98,8 +98,8 @@ char *mcp_ha_value(const struct mcri_ha *ha, int attempt, const char *job_id)
 int mcp_ha_master_args(const struct mcri_ha *ha, char ***argv, struct mcr_error *err)
 {
 	char endpoints[512], connstring[600];
-	const char *extra[] = { "--enable_ha=true", "--ha_backend_type=etcd", connstring,
-				"--enable_oplog=true", "--tryfromenv=rpc_address" };
+	const char *extra[] = { "--enable_ha=true", "--ha_backend_type=etcd", connstring, "--enable_oplog=true",
+				"--tryfromenv=rpc_address" };
 	size_t n = mcr_strv_len(*argv), k = 0;
 	char **grown;
 
@@ -121,7 +121,9 @@ int mcp_ha_master_args(const struct mcri_ha *ha, char ***argv, struct mcr_error 
 
 int mcp_ha_busy_port(const struct mcri_state *st)
 {
-	const struct mcr_ports etcd = { .rpc = st->ha.etcd_client, .metadata = st->ha.etcd_peer, .metrics = st->ha.etcd_peer };
+	const struct mcr_ports etcd = { .rpc = st->ha.etcd_client,
+					.metadata = st->ha.etcd_peer,
+					.metrics = st->ha.etcd_peer };
 	int p;
 
 	for (int k = 0; k < st->ha.masters; k++)
@@ -139,8 +141,9 @@ static void etcd_look(const struct mcri_state *st, char *why, size_t size)
 		char body[256];
 		int status;
 
-		if (mcri_http(st->ha.member[k].addr, st->ha.etcd_client, "GET", "/health", NULL,
-			      MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body), &reason) != 0 || status != 200) {
+		if (mcri_http(st->ha.member[k].addr, st->ha.etcd_client, "GET", "/health", NULL, MCP_PROBE_TIMEOUT_MS,
+			      &status, body, sizeof(body), &reason) != 0 ||
+		    status != 200) {
 			size_t n = strlen(why);
 
 			snprintf(why + n, size - n, "; its etcd on %s (port %d) does not answer%s",
@@ -160,22 +163,19 @@ enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, 
 	if (leader >= 0 && (!every || answering == st->ha.masters)) {
 		struct mcr_error reason;
 
-		if (mcri_tcp_probe(st->ha.member[leader].addr, st->ports.rpc, MCP_PROBE_TIMEOUT_MS,
-				   &reason) == 0)
+		if (mcri_tcp_probe(st->ha.member[leader].addr, st->ports.rpc, MCP_PROBE_TIMEOUT_MS, &reason) == 0)
 			return MCP_PROBE_READY;
-		snprintf(why, size, "its leader on %s does not accept on port %d: %.200s",
-			 st->ha.member[leader].node, st->ports.rpc, reason.text);
+		snprintf(why, size, "its leader on %s does not accept on port %d: %.200s", st->ha.member[leader].node,
+			 st->ports.rpc, reason.text);
 		return MCP_PROBE_REFUSED;
 	}
 	if (leader >= 0)
-		snprintf(why, size, "a leader serves, but %d of its %d masters answer", answering,
-			 st->ha.masters);
+		snprintf(why, size, "a leader serves, but %d of its %d masters answer", answering, st->ha.masters);
 	else if (answering)
-		snprintf(why, size, "%d of its %d masters answer%s, and none leads yet", answering,
-			 st->ha.masters, answering == 1 ? "s" : "");
+		snprintf(why, size, "%d of its %d masters answer%s, and none leads yet", answering, st->ha.masters,
+			 answering == 1 ? "s" : "");
 	else
-		snprintf(why, size, "none of its %d masters answers on port %d", st->ha.masters,
-			 st->ports.metrics);
+		snprintf(why, size, "none of its %d masters answers on port %d", st->ha.masters, st->ports.metrics);
 	if (leader < 0)
 		etcd_look(st, why, size);
 	/* no answer at all only when no host answered: a host where nothing
@@ -218,9 +218,9 @@ int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, str
 	p->self = -1;
 	if (snprintf(buf, sizeof(buf), "%s", value) >= (int)sizeof(buf) ||
 	    sscanf(buf, "%9d,%31[0-9],%1d,%5d,%5d%n", &attempt, job, &ha->etcd_members, &ha->etcd_client,
-		   &ha->etcd_peer, &used) != 5 || buf[used] != ';' || attempt < 1 ||
-	    ha->etcd_client < 1 || ha->etcd_client > 65535 || ha->etcd_peer < 1 || ha->etcd_peer > 65535 ||
-	    ha->etcd_client == ha->etcd_peer)
+		   &ha->etcd_peer, &used) != 5 ||
+	    buf[used] != ';' || attempt < 1 || ha->etcd_client < 1 || ha->etcd_client > 65535 || ha->etcd_peer < 1 ||
+	    ha->etcd_peer > 65535 || ha->etcd_client == ha->etcd_peer)
 		goto bad;
 	for (tok = strtok_r(buf + used + 1, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(tok, '=');
@@ -241,15 +241,17 @@ int mcp_ha_parse(const char *value, const char *node, struct mcp_ha_part *p, str
 		goto bad;
 	snprintf(p->token, sizeof(p->token), "mooncake-%s-%d", job, attempt);
 	if ((p->self = mcri_ha_member_of(ha, node)) < 0)
-		return mcri_error_set(err, MCR_ESTATE,
-				      "this task runs on %s, which is none of the job's HA masters' nodes (%s=%.200s): srun placed the master step elsewhere than the plugin asked",
-				      node ? node : "(a node without SLURMD_NODENAME)", MCP_HA_VAR, value);
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"this task runs on %s, which is none of the job's HA masters' nodes (%s=%.200s): srun placed the master step elsewhere than the plugin asked",
+			node ? node : "(a node without SLURMD_NODENAME)", MCP_HA_VAR, value);
 	return 0;
 bad:
 	memset(p, 0, sizeof(*p));
-	return mcri_error_set(err, MCR_EINVAL,
-			      "%s='%.200s' is not what srun hands an HA pool's master step: is the spank_mooncake.so of srun's host the same as this node's?",
-			      MCP_HA_VAR, value);
+	return mcri_error_set(
+		err, MCR_EINVAL,
+		"%s='%.200s' is not what srun hands an HA pool's master step: is the spank_mooncake.so of srun's host the same as this node's?",
+		MCP_HA_VAR, value);
 }
 
 /* member k's etcd peer URL, "http://ADDR:PEER" (snprintf's return) */
@@ -284,8 +286,7 @@ static bool own_master(const struct mcri_ha *ha, int rpc, const char *view)
 	return false;
 }
 
-int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *names_self, char *why,
-		      size_t size)
+int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *names_self, char *why, size_t size)
 {
 	char self[96];
 	const struct mcri_ha *ha = &p->ha;
@@ -303,7 +304,8 @@ int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *na
 		/* no answer (etcd down, slow) tells nothing; an answer too large
 		 * to be read whole is not a pool's */
 		if (errno == EMSGSIZE) {
-			snprintf(why, size, "on %s holds more than a pool writes (%.200s)", ha->member[k].node, err.text);
+			snprintf(why, size, "on %s holds more than a pool writes (%.200s)", ha->member[k].node,
+				 err.text);
 			rc = 0;
 		} else {
 			rc = -1;
@@ -315,8 +317,10 @@ int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *na
 		*names_self |= !strcmp(v->views[i], self);
 	for (int i = 0; rc == 1 && i < v->nviews; i++)
 		if (!own_master(ha, rpc, v->views[i])) {
-			snprintf(why, size, "names %.100s as the leader its clients follow (a master_view key), which is none of the pool's masters",
-				 v->views[i]);
+			snprintf(
+				why, size,
+				"names %.100s as the leader its clients follow (a master_view key), which is none of the pool's masters",
+				v->views[i]);
 			rc = 0;
 		}
 	if (rc == 1 && v->nviews == MCRI_ETCD_LIST_MAX) {
@@ -335,7 +339,8 @@ int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *na
 	}
 	if (rc == 1 && v->nospace && !*full) {
 		*full = true;
-		fprintf(stderr, "mooncake: the job's HA pool's etcd has reached its backend quota (NOSPACE): its masters' operation log is no longer written, and a standby can no longer take over from the leader\n");
+		fprintf(stderr,
+			"mooncake: the job's HA pool's etcd has reached its backend quota (NOSPACE): its masters' operation log is no longer written, and a standby can no longer take over from the leader\n");
 	}
 	free(v);
 	return rc;
@@ -383,10 +388,22 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 	/* a backend quota for the operation log of a long job (Mooncake never
 	 * deletes it: about 0.5 KB a key put and removed), and old revisions
 	 * of overwritten keys compacted away */
-	char *argv[] = { p->etcd, "--name", name, data, lc, ac, lp, ap, cluster, token,
-			 "--initial-cluster-state=new", "--log-level=warn",
-			 quota, "--auto-compaction-mode=revision",
-			 "--auto-compaction-retention=1000", NULL };
+	char *argv[] = { p->etcd,
+			 "--name",
+			 name,
+			 data,
+			 lc,
+			 ac,
+			 lp,
+			 ap,
+			 cluster,
+			 token,
+			 "--initial-cluster-state=new",
+			 "--log-level=warn",
+			 quota,
+			 "--auto-compaction-mode=revision",
+			 "--auto-compaction-retention=1000",
+			 NULL };
 	size_t n = strlen(cluster);
 	pid_t keeper = getpid(), pid;
 
@@ -402,8 +419,10 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 	if (!mcri_ha_join(ha, ha->etcd_members, ",", peer_url, cluster + n, sizeof(cluster) - n))
 		return mcri_error_set(err, MCR_EINVAL, "the HA pool's etcd members do not fit in one argument");
 	if ((pid = fork()) < 0)
-		return mcri_error_set(err, MCR_EIO, "cannot start the etcd member %s of the job's HA pool: fork: %s; check the user's process limit (ulimit -u) there",
-				      name, strerror(errno));
+		return mcri_error_set(
+			err, MCR_EIO,
+			"cannot start the etcd member %s of the job's HA pool: fork: %s; check the user's process limit (ulimit -u) there",
+			name, strerror(errno));
 	if (pid == 0) {
 		sigset_t none;
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -418,7 +437,8 @@ static int spawn_etcd(struct mcp_ha_part *p, int fd, struct mcr_error *err)
 			_exit(127);
 		mcp_close_from(3);
 		execve(p->etcd, argv, env);
-		dprintf(2, "mooncake: cannot run %s as the etcd member %s of the job's HA pool: %s; install etcd (Debian: etcd-server) on the nodes, or set etcd= in plugstack.conf to its path\n",
+		dprintf(2,
+			"mooncake: cannot run %s as the etcd member %s of the job's HA pool: %s; install etcd (Debian: etcd-server) on the nodes, or set etcd= in plugstack.conf to its path\n",
 			p->etcd, name, strerror(errno));
 		_exit(127);
 	}
@@ -448,8 +468,7 @@ static int etcd_ports(const struct mcp_ha_part *p, int *port, unsigned *uid, uns
 	return seen[0] && seen[1];
 }
 
-int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp, int bound,
-		      struct mcr_error *err)
+int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp, int bound, struct mcr_error *err)
 {
 	struct mcri_jobdir jd = { .fd = -1 };
 	char log[64], host[64] = "this node";
@@ -463,8 +482,10 @@ int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tm
 	if (fresh && (snprintf(p->data_dir, sizeof(p->data_dir), "%s/mooncake-etcd.%s.XXXXXX",
 			       tmp && *tmp ? tmp : "/tmp", p->token) >= (int)sizeof(p->data_dir) ||
 		      !mkdtemp(p->data_dir))) {
-		rc = mcri_error_set(err, MCR_EIO, "cannot make the etcd member's data directory %s on %s: %s; set TMPDIR to a directory of the node's local disk the job's user can write",
-				    p->data_dir, host, strerror(errno));
+		rc = mcri_error_set(
+			err, MCR_EIO,
+			"cannot make the etcd member's data directory %s on %s: %s; set TMPDIR to a directory of the node's local disk the job's user can write",
+			p->data_dir, host, strerror(errno));
 		p->data_dir[0] = '\0';
 		return rc;
 	}
@@ -477,19 +498,25 @@ int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tm
 	for (double t0 = mcp_now(); (rc = etcd_ports(p, &port, &uid, &no_diag)) == 0; mcp_sleep_ms(25)) {
 		if (waitpid(p->pid, &ended, WNOHANG) == p->pid) {
 			p->pid = 0;
-			rc = mcri_error_set(err, MCR_ESTATE, "the etcd member m%d of the job's HA pool ended at once on %s; its log %s/%s says why",
-					    p->self, host, job_dir, log);
+			rc = mcri_error_set(
+				err, MCR_ESTATE,
+				"the etcd member m%d of the job's HA pool ended at once on %s; its log %s/%s says why",
+				p->self, host, job_dir, log);
 			goto out;
 		}
 		if (mcp_now() - t0 > bound) {
-			rc = mcri_error_set(err, MCR_ESTATE, "the etcd member m%d of the job's HA pool did not listen on %s ports %d and %d within %d s; its log %s/%s says why",
-					    p->self, host, p->ha.etcd_client, p->ha.etcd_peer, bound, job_dir, log);
+			rc = mcri_error_set(
+				err, MCR_ESTATE,
+				"the etcd member m%d of the job's HA pool did not listen on %s ports %d and %d within %d s; its log %s/%s says why",
+				p->self, host, p->ha.etcd_client, p->ha.etcd_peer, bound, job_dir, log);
 			goto out;
 		}
 	}
 	if (rc < 0) {
-		rc = mcri_error_set(err, MCR_ESTATE, "port %d on %s is another process's (uid %u), not the job's etcd member's: nothing of the HA pool is started there; find the process with ss -ltnp on %s, then resubmit the job",
-				    port, host, uid, host);
+		rc = mcri_error_set(
+			err, MCR_ESTATE,
+			"port %d on %s is another process's (uid %u), not the job's etcd member's: nothing of the HA pool is started there; find the process with ss -ltnp on %s, then resubmit the job",
+			port, host, uid, host);
 		goto out;
 	}
 	rc = 0;

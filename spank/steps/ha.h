@@ -20,14 +20,14 @@
 /* One node's part of an HA pool, in its master step's task: the pool, the
  * member this node is, and its etcd member when it runs one */
 struct mcp_ha_part {
-	struct mcri_ha ha;        /* ha.masters 0: not an HA pool */
-	int self;                 /* this node's member, 0..ha.masters-1 */
-	char token[64];           /* the etcd cluster's: mooncake-<job>-<attempt> */
-	char etcd[PATH_MAX];      /* the etcd binary (etcd= of plugstack.conf) */
-	char data_dir[PATH_MAX];  /* the member's data, on the node's local disk ("" none) */
-	long long quota;          /* the most it may keep, bytes (etcd_quota=) */
-	pid_t pid;                /* the running etcd member (0 none) */
-	int restarts;             /* how often it was started again (restart= at most) */
+	struct mcri_ha ha;       /* ha.masters 0: not an HA pool */
+	int self;                /* this node's member, 0..ha.masters-1 */
+	char token[64];          /* the etcd cluster's: mooncake-<job>-<attempt> */
+	char etcd[PATH_MAX];     /* the etcd binary (etcd= of plugstack.conf) */
+	char data_dir[PATH_MAX]; /* the member's data, on the node's local disk ("" none) */
+	long long quota;         /* the most it may keep, bytes (etcd_quota=) */
+	pid_t pid;               /* the running etcd member (0 none) */
+	int restarts;            /* how often it was started again (restart= at most) */
 };
 /* MCP_HA_VAR's value for the pool `ha` of election attempt `attempt` of
  * job `job_id` (heap; NULL out of memory). */
@@ -46,8 +46,7 @@ int mcp_ha_master_args(const struct mcri_ha *ha, char ***argv, struct mcr_error 
  * (mooncake_etcd.<k>.log); p->pid. Its two ports must listen within
  * `bound` seconds, each its own socket: MCR_ESTATE when one is another
  * process's (stopped then, data removed). */
-int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp, int bound,
-		      struct mcr_error *err);
+int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tmp, int bound, struct mcr_error *err);
 /* Stop it (SIGKILL: nothing of it needs a clean stop), with `data` its
  * data removed. */
 void mcp_ha_etcd_stop(struct mcp_ha_part *p, bool data);
@@ -60,9 +59,8 @@ void mcp_ha_etcd_stop(struct mcp_ha_part *p, bool data);
  * its masters on the host (c: none, said); MCR_EINVAL for a recipe whose
  * clients cannot use one (mcr_recipe_ha_check). The pool's nodes as
  * srun's --nodelist ("n1,n2,n3"). */
-int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
-		const struct mcri_ha_member *nodes, int got, struct mcri_state *st,
-		struct mcp_container *c, struct mcr_error *err);
+int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, const struct mcri_ha_member *nodes,
+		int got, struct mcri_state *st, struct mcp_container *c, struct mcr_error *err);
 int mcp_ha_nodelist(const struct mcri_ha *ha, char *buf, size_t size);
 /* The first port of a
  * member's that accepts a connection (its master's or its etcd's), or 0;
@@ -80,7 +78,6 @@ enum mcp_probe mcp_probe_ha(const struct mcri_state *st, bool every, char *why, 
  * it holds in why; -1 it did not answer. *names_self: a view names this
  * node's master (which must then lead: the keeper checks). The first
  * NOSPACE alarm seen (*full) is said on stderr. */
-int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *names_self, char *why,
-		      size_t size);
+int mcp_ha_etcd_sound(const struct mcp_ha_part *p, int rpc, bool *full, bool *names_self, char *why, size_t size);
 
 #endif /* MCP_HA_H_ */

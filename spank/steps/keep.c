@@ -81,18 +81,17 @@
 /* the namespaces a master in a container is in, in the order pyxis joins
  * them */
 static const char *const NS_NAME[] = { "user", "cgroup", "mnt", "ipc", "uts", "net" };
-static const int NS_TYPE[] = { CLONE_NEWUSER, CLONE_NEWCGROUP, CLONE_NEWNS,
-			       CLONE_NEWIPC,  CLONE_NEWUTS,    CLONE_NEWNET };
+static const int NS_TYPE[] = { CLONE_NEWUSER, CLONE_NEWCGROUP, CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWNET };
 #define N_NS (sizeof(NS_TYPE) / sizeof(NS_TYPE[0]))
 
 /* what the first master runs with in a container the keeper is not in
  * (g->rejoin), for the ones it starts again there */
 struct container {
-	bool looked;          /* the first proved master was looked at */
-	bool in;              /* ... and it runs in a container: what follows */
-	int ns[N_NS];         /* a descriptor of each namespace not the keeper's; -1 */
-	int cwd;              /* its working directory (O_PATH) */
-	char **argv, **env;   /* its command line and environment */
+	bool looked;        /* the first proved master was looked at */
+	bool in;            /* ... and it runs in a container: what follows */
+	int ns[N_NS];       /* a descriptor of each namespace not the keeper's; -1 */
+	int cwd;            /* its working directory (O_PATH) */
+	char **argv, **env; /* its command line and environment */
 	struct rlimit lim[RLIM_NLIMITS];
 };
 
@@ -101,15 +100,14 @@ struct container {
 
 /* the signals the keeper passes on to the master (proctrack/cgroup
  * signals slurmstepd's children only): the first N_STOP end the step */
-static const int PASSED[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
-			      SIGCONT, SIGWINCH, SIGURG };
+static const int PASSED[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCONT, SIGWINCH, SIGURG };
 #define N_STOP 4
 #define N_PASSED (sizeof(PASSED) / sizeof(PASSED[0]))
 
 /* the keeper's state that its signal handler shares (one keeper per
  * process: the master step's task) */
-static volatile sig_atomic_t stopping;  /* the signal Slurm ended the step with */
-static volatile sig_atomic_t passed;    /* the last signal passed on */
+static volatile sig_atomic_t stopping;   /* the signal Slurm ended the step with */
+static volatile sig_atomic_t passed;     /* the last signal passed on */
 static volatile sig_atomic_t master_pid; /* the running master, 0 none */
 
 static void on_signal(int sig)
@@ -173,8 +171,7 @@ static double wall_now(void)
  * signal when no master runs. */
 static void leave(struct mcp_guard *g, const struct signals *s, int status, bool master_ran)
 {
-	int sig = !master_ran && stopping ? (int)stopping :
-		  WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	int sig = !master_ran && stopping ? (int)stopping : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 
 	/* an HA pool's etcd member of this node goes with its keeper */
 	mcp_ha_etcd_stop(&g->ha, true);
@@ -218,20 +215,20 @@ static const char *ended(const struct mcp_guard *g)
 {
 	if (g->lender.on)
 		return "this node's memory is no longer lent to the job's pool";
-	return g->ha.ha.masters ? "this node's master of the job's HA pool has ended (the others go on)" :
-				  "the job's pool has ended";
+	return g->ha.ha.masters ? "this node's master of the job's HA pool has ended (the others go on)"
+				: "the job's pool has ended";
 }
 
 /* The master has ended for good. An HA pool's etcd member of this node
  * serves the other masters on: the keeper stays with it until Slurm ends
  * the step (or it ends), then leaves as the master left. */
-static void master_gone(struct mcp_guard *g, const struct signals *s, int status, bool master_ran,
-			const char *host)
+static void master_gone(struct mcp_guard *g, const struct signals *s, int status, bool master_ran, const char *host)
 {
 	int st;
 
 	if (g->ha.pid > 0 && !stopping) {
-		fprintf(stderr, "mooncake: mooncake_master on %s is not started again; this node's etcd member of the job's HA pool stays until the job ends\n",
+		fprintf(stderr,
+			"mooncake: mooncake_master on %s is not started again; this node's etcd member of the job's HA pool stays until the job ends\n",
 			host);
 		/* this node's master has ended for good: said now, while the
 		 * keeper stays with the etcd member */
@@ -360,7 +357,8 @@ static void take_container(pid_t pid, struct container *c)
 		c->in = true;
 		return;
 	}
-	fprintf(stderr, "mooncake: the master step cannot take the %s of its mooncake_master (pid %ld) in its container (%s): a master started again would not run there\n",
+	fprintf(stderr,
+		"mooncake: the master step cannot take the %s of its mooncake_master (pid %ld) in its container (%s): a master started again would not run there\n",
 		what, (long)pid, strerror(errno));
 	for (size_t i = 0; i < N_NS; i++)
 		if (c->ns[i] >= 0)
@@ -422,8 +420,7 @@ static bool master_answers(const struct mcp_guard *g, enum mcri_master_role *rol
 	*role = MCRI_MASTER_UNKNOWN;
 	if (g->lender.on)
 		return mcp_lender_answers((struct mcp_guard *)g, why, size);
-	if (mcri_http_get(addr, g->proof.ports.metrics, "/health", MCP_PROBE_TIMEOUT_MS, 4096, &status,
-			  &body, &e)) {
+	if (mcri_http_get(addr, g->proof.ports.metrics, "/health", MCP_PROBE_TIMEOUT_MS, 4096, &status, &body, &e)) {
 		snprintf(why, size, "GET /health on port %d: %.200s", g->proof.ports.metrics, e.text);
 		return false;
 	}
@@ -455,12 +452,16 @@ static void etcd_ended(struct mcp_guard *g)
 		return;
 	gethostname(host, sizeof(host) - 1);
 	mcp_describe_status(status, how, sizeof(how));
-	fprintf(stderr, "mooncake: the etcd member m%d of the job's HA pool on %s ended with %s (its log: %s/" MCRI_ETCD_LOG "); %s\n",
+	fprintf(stderr,
+		"mooncake: the etcd member m%d of the job's HA pool on %s ended with %s (its log: %s/" MCRI_ETCD_LOG
+		"); %s\n",
 		g->ha.self, host, how, g->dir, g->ha.self,
-		g->ha.ha.etcd_members > 1 ? "the pool goes on while a majority of its etcd members runs" :
-					    "it is the pool's only member: no master can take over from a leader that ends until it is back");
+		g->ha.ha.etcd_members > 1
+			? "the pool goes on while a majority of its etcd members runs"
+			: "it is the pool's only member: no master can take over from a leader that ends until it is back");
 	if (g->ha.restarts >= g->proof.restart_limit) {
-		fprintf(stderr, "mooncake: the etcd member m%d ended %d times already (restart=%d): it is not started again\n",
+		fprintf(stderr,
+			"mooncake: the etcd member m%d ended %d times already (restart=%d): it is not started again\n",
 			g->ha.self, g->ha.restarts + 1, g->proof.restart_limit);
 		return;
 	}
@@ -477,12 +478,12 @@ static void etcd_ended(struct mcp_guard *g)
 
 /* what the keeper has seen of its running master */
 struct watch {
-	double probed, silent; /* when it last asked it, since when it answered none */
+	double probed, silent;      /* when it last asked it, since when it answered none */
 	enum mcri_master_role role; /* what it last said it is (an HA pool's) */
-	double watched;        /* when it last looked at the HA pool's etcd and ports */
-	double alive;          /* when it last said in its proof that it runs */
-	bool full;             /* the HA pool's etcd said NOSPACE (said once) */
-	bool named;            /* the etcd names this node's master the leader */
+	double watched;             /* when it last looked at the HA pool's etcd and ports */
+	double alive;               /* when it last said in its proof that it runs */
+	bool full;                  /* the HA pool's etcd said NOSPACE (said once) */
+	bool named;                 /* the etcd names this node's master the leader */
 };
 
 #define WATCH_S 2 /* an HA pool's etcd and its master's ports are looked at this often */
@@ -531,7 +532,8 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 		} else if (now - w->silent >= g->hang) {
 			/* hung: ended as a crashed master is, and started
 			 * again likewise (restart=) */
-			fprintf(stderr, "mooncake: %s (pid %ld) has answered none of its %s step's probes for %.0f s (hang_timeout=%d; the last: %s): it is hung, and is killed\n",
+			fprintf(stderr,
+				"mooncake: %s (pid %ld) has answered none of its %s step's probes for %.0f s (hang_timeout=%d; the last: %s): it is hung, and is killed\n",
 				mcp_guard_what(g), (long)child, g->lender.on ? "lender" : "master", now - w->silent,
 				g->hang, why);
 			kill(child, SIGKILL);
@@ -547,8 +549,9 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 		g->proof.steered = w->named;
 		end_why(g, "port %d on this node is another process's (uid %u), not its mooncake_master's: %s",
 			g->proof.foreign_port, g->proof.foreign_uid,
-			w->named ? "the job's HA pool's etcd names this node's master its leader, so its clients would go to that process: the pool ends" :
-				   "this master of the job's HA pool could not lead; it is stopped, and the others go on");
+			w->named
+				? "the job's HA pool's etcd names this node's master its leader, so its clients would go to that process: the pool ends"
+				: "this master of the job's HA pool could not lead; it is stopped, and the others go on");
 		kill(child, SIGKILL);
 		return END_STEERED;
 	}
@@ -566,7 +569,8 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
 	sound = mcp_ha_etcd_sound(&g->ha, g->proof.ports.rpc, &w->full, &w->named, why, sizeof(why));
 	if (sound == 0) {
 		g->proof.steered = true;
-		end_why(g, "the job's HA pool's etcd %.250s: someone who is not one of the job's masters wrote it (Mooncake's masters and clients cannot authenticate to etcd), and its clients would follow it: the pool ends; see spank_mooncake(8), SECURITY",
+		end_why(g,
+			"the job's HA pool's etcd %.250s: someone who is not one of the job's masters wrote it (Mooncake's masters and clients cannot authenticate to etcd), and its clients would follow it: the pool ends; see spank_mooncake(8), SECURITY",
 			why);
 		kill(child, SIGKILL);
 		return END_STEERED;
@@ -580,8 +584,7 @@ static enum end watch_running(struct mcp_guard *g, struct watch *w, pid_t child)
  * A restarted master that is not proved within the bound is stopped
  * (END_NEVER_READY); one whose port another process holds too
  * (END_FOREIGN). Nothing is proved once Slurm stops the step. */
-static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t child, int *status,
-			    struct container *c)
+static enum end wait_master(struct mcp_guard *g, const struct signals *s, pid_t child, int *status, struct container *c)
 {
 	double t0 = mcp_now(), deadline = t0 + g->bound;
 	struct watch w = { 0 };
@@ -736,12 +739,14 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		if (child < 0 && !g->proof.restarts) {
 			release_signals(&s);
 			mcp_ha_etcd_stop(&g->ha, true);
-			return mcri_error_set(err, MCR_EIO,
-					      "the %s step on %s cannot start %s: fork: %s; check the user's process limit (ulimit -u) and the memory there",
-					      g->lender.on ? "lender" : "master", host, mcp_guard_what(g), strerror(errno));
+			return mcri_error_set(
+				err, MCR_EIO,
+				"the %s step on %s cannot start %s: fork: %s; check the user's process limit (ulimit -u) and the memory there",
+				g->lender.on ? "lender" : "master", host, mcp_guard_what(g), strerror(errno));
 		}
 		if (child < 0) {
-			end_why(g, "the %s step on %s cannot start %s again (fork: %s): %s; check the user's process limit (ulimit -u) and the memory there",
+			end_why(g,
+				"the %s step on %s cannot start %s again (fork: %s): %s; check the user's process limit (ulimit -u) and the memory there",
 				g->lender.on ? "lender" : "master", host, mcp_guard_what(g), strerror(errno), ended(g));
 			master_gone(g, &s, 1 << 8, false, host);
 		}
@@ -753,14 +758,18 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		else
 			mcp_describe_status(status, cause, sizeof(cause));
 		if (end == END_FOREIGN)
-			end_why(g, "port %d on %s is another process's (uid %u), not the restarted %s's; it was stopped, and %s: find the process with ss -ltnp on %s, then resubmit the job",
+			end_why(g,
+				"port %d on %s is another process's (uid %u), not the restarted %s's; it was stopped, and %s: find the process with ss -ltnp on %s, then resubmit the job",
 				g->proof.foreign_port, host, g->proof.foreign_uid, mcp_guard_what(g), ended(g), host);
 		else if (end == END_NEVER_READY && g->lender.on)
-			end_why(g, "the restarted %s was not ready within %d s; it was stopped, and %s: see the lines above",
+			end_why(g,
+				"the restarted %s was not ready within %d s; it was stopped, and %s: see the lines above",
 				mcp_guard_what(g), g->bound, ended(g));
 		else if (end == END_NEVER_READY)
-			end_why(g, "the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and %s: see the lines above",
-				g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, g->bound, ended(g));
+			end_why(g,
+				"the restarted mooncake_master did not listen on its ports %d, %d, %d within %d s; it was stopped, and %s: see the lines above",
+				g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, g->bound,
+				ended(g));
 		/* the keeper stopped it: the pool ends, the task fails (a hung
 		 * one is started again as a crashed one is) */
 		if (end != END_DIED && end != END_HUNG)
@@ -772,7 +781,8 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		    (WIFEXITED(status) && !WEXITSTATUS(status)))
 			master_gone(g, &s, status, true, host);
 		if (g->proof.restarts >= g->proof.restart_limit) {
-			end_why(g, "%s ended with %s after %.0f s, and it was started again %d times already (restart=%d): %s; see the lines above, and raise restart= in plugstack.conf if it should outlive more ends",
+			end_why(g,
+				"%s ended with %s after %.0f s, and it was started again %d times already (restart=%d): %s; see the lines above, and raise restart= in plugstack.conf if it should outlive more ends",
 				mcp_guard_what(g), cause, ran, g->proof.restarts, g->proof.restart_limit, ended(g));
 			master_gone(g, &s, status, true, host);
 		}
@@ -786,27 +796,30 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 		g->proof.verdict = MCRI_PROOF_NONE;
 		mcp_guard_record(g);
 		if (g->lender.on)
-			fprintf(stderr, "mooncake: %s ended with %s after %.0f s; starting it again%s in %d s (restart %d of at most %d): the keys its segment held are lost\n",
+			fprintf(stderr,
+				"mooncake: %s ended with %s after %.0f s; starting it again%s in %d s (restart %d of at most %d): the keys its segment held are lost\n",
 				mcp_guard_what(g), cause, ran, g->proof.ports.rpc ? " on the same port" : "", delay,
 				g->proof.restarts, g->proof.restart_limit);
 		else
-			fprintf(stderr, "mooncake: mooncake_master ended with %s after %.0f s; starting it again on ports %d, %d, %d in %d s (restart %d of at most %d): %s\n",
-				cause, ran, g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics,
-				delay, g->proof.restarts, g->proof.restart_limit,
-				g->ha.ha.masters ? "another master of the job's HA pool takes over meanwhile, and this one joins the pool again" :
-						   "the keys it held are lost, its clients mount their segments again");
+			fprintf(stderr,
+				"mooncake: mooncake_master ended with %s after %.0f s; starting it again on ports %d, %d, %d in %d s (restart %d of at most %d): %s\n",
+				cause, ran, g->proof.ports.rpc, g->proof.ports.metadata, g->proof.ports.metrics, delay,
+				g->proof.restarts, g->proof.restart_limit,
+				g->ha.ha.masters
+					? "another master of the job's HA pool takes over meanwhile, and this one joins the pool again"
+					: "the keys it held are lost, its clients mount their segments again");
 		for (int t = 0; t < delay * 10 && !stopping; t++)
 			mcp_sleep_ms(100);
 		if (!stopping && port_taken(g)) {
 			uncount(g, &before);
 			mcp_guard_record(g);
-			end_why(g, "port %d on %s is another process's now (uid %u): %s is not started again, and %s: find the process with ss -ltnp on %s, then resubmit the job",
+			end_why(g,
+				"port %d on %s is another process's now (uid %u): %s is not started again, and %s: find the process with ss -ltnp on %s, then resubmit the job",
 				g->proof.foreign_port, host, g->proof.foreign_uid, mcp_guard_what(g), ended(g), host);
 			master_gone(g, &s, 1 << 8, false, host);
 		}
 	}
 }
-
 
 /* ---- the master step proves, on the infra node, that the ports its
  * job's tasks will be given are its own mooncake_master's.
@@ -828,19 +841,17 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err)
 #define MAX_LISTENERS 64
 
 /* "ATTEMPT,BOUND,RESTART,RPC,METADATA,METRICS:DIR" (mcp_guard_value) */
-int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
-		    struct mcr_error *err)
+int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err)
 {
 	int used = 0;
 
 	memset(g, 0, sizeof(*g));
-	if (sscanf(value, "%d,%d,%d,%d,%d,%d:%n", &g->proof.attempt, &g->bound,
-		   &g->proof.restart_limit, &g->proof.ports.rpc, &g->proof.ports.metadata,
-		   &g->proof.ports.metrics, &used) != 6 || !used ||
-	    g->proof.attempt < 1 || g->bound < 1 || g->proof.restart_limit < 0 ||
+	if (sscanf(value, "%d,%d,%d,%d,%d,%d:%n", &g->proof.attempt, &g->bound, &g->proof.restart_limit,
+		   &g->proof.ports.rpc, &g->proof.ports.metadata, &g->proof.ports.metrics, &used) != 6 ||
+	    !used || g->proof.attempt < 1 || g->bound < 1 || g->proof.restart_limit < 0 ||
 	    g->proof.restart_limit > MCRI_RESTART_MAX || g->proof.ports.rpc < 1 || g->proof.ports.rpc > 65535 ||
-	    g->proof.ports.metadata < 1 || g->proof.ports.metadata > 65535 ||
-	    g->proof.ports.metrics < 1 || g->proof.ports.metrics > 65535 || value[used] != '/' ||
+	    g->proof.ports.metadata < 1 || g->proof.ports.metadata > 65535 || g->proof.ports.metrics < 1 ||
+	    g->proof.ports.metrics > 65535 || value[used] != '/' ||
 	    snprintf(g->dir, sizeof(g->dir), "%s", value + used) >= (int)sizeof(g->dir))
 		return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands the master step",
 				      MCP_GUARD_VAR, value);
@@ -851,11 +862,10 @@ int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
 	return 0;
 }
 
-char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports,
-		      const char *dir)
+char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports, const char *dir)
 {
-	return mcri_asprintf("%d,%d,%d,%d,%d,%d:%s", attempt, bound, restart, ports->rpc,
-			     ports->metadata, ports->metrics, dir);
+	return mcri_asprintf("%d,%d,%d,%d,%d,%d:%s", attempt, bound, restart, ports->rpc, ports->metadata,
+			     ports->metrics, dir);
 }
 
 enum mcri_proof_verdict mcp_guard_look(struct mcri_proof *p, unsigned *no_diag)
@@ -903,8 +913,8 @@ int mcp_guard_record(const struct mcp_guard *g)
 
 		/* a newer attempt's master step owns the file now: this one's
 		 * word (a late end) is no longer the pool's */
-		if ((subject ? mcri_proof_read_of(&jd, subject, &now, &err) :
-			       mcri_proof_read_member(&jd, g->proof.member, &now, &err)) == 0 &&
+		if ((subject ? mcri_proof_read_of(&jd, subject, &now, &err)
+			     : mcri_proof_read_member(&jd, g->proof.member, &now, &err)) == 0 &&
 		    now.attempt > g->proof.attempt)
 			rc = 0;
 		else
@@ -926,7 +936,6 @@ const char *mcp_guard_what(const struct mcp_guard *g)
 {
 	return g->lender.on ? g->lender.what : "mooncake_master";
 }
-
 
 /* ---- a lender step's task keeps its lender (lender.h): the
  * master's keeper (above), told what proves a lender ready and
@@ -953,12 +962,12 @@ const char *mcp_guard_what(const struct mcp_guard *g)
 
 #define SEGMENTS_EVERY_MS 250 /* the master's segments, while a store starts */
 
-char *mcp_lender_guard_value(int kind, int attempt, int bound, int restart, int hang, int port,
-			     const char *dir, const char *subject, const char *what, const char *segment,
-			     const char *master, const char *ready)
+char *mcp_lender_guard_value(int kind, int attempt, int bound, int restart, int hang, int port, const char *dir,
+			     const char *subject, const char *what, const char *segment, const char *master,
+			     const char *ready)
 {
-	return mcri_asprintf("%d,%d,%d,%d,%d,%d:%s\n%s\n%s\n%s\n%s\n%s", kind, attempt, bound, restart, hang,
-			     port, dir, subject, what, segment, master, ready);
+	return mcri_asprintf("%d,%d,%d,%d,%d,%d:%s\n%s\n%s\n%s\n%s\n%s", kind, attempt, bound, restart, hang, port, dir,
+			     subject, what, segment, master, ready);
 }
 
 /* the next line of *text into buf (size bytes): false when it does not fit */
@@ -974,23 +983,21 @@ static bool line(const char **text, char *buf, size_t size)
 	return true;
 }
 
-int mcp_lender_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
-			   struct mcr_error *err)
+int mcp_lender_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err)
 {
 	struct mcp_guard_lender *l = &g->lender;
 	int kind, hang, port, used = 0;
 	const char *rest;
 
 	memset(g, 0, sizeof(*g));
-	if (sscanf(value, "%d,%d,%d,%d,%d,%d:%n", &kind, &g->proof.attempt, &g->bound, &g->proof.restart_limit,
-		   &hang, &port, &used) != 6 || !used || kind < MCRI_LENDER_STORE || kind > MCRI_LENDER_DONOR ||
-	    g->proof.attempt < 1 || g->bound < 1 || g->proof.restart_limit < 0 ||
-	    g->proof.restart_limit > MCRI_RESTART_MAX || hang < 0 || port < 0 || port > 65535 ||
-	    (kind == MCRI_LENDER_STORE) != (port > 0))
+	if (sscanf(value, "%d,%d,%d,%d,%d,%d:%n", &kind, &g->proof.attempt, &g->bound, &g->proof.restart_limit, &hang,
+		   &port, &used) != 6 ||
+	    !used || kind < MCRI_LENDER_STORE || kind > MCRI_LENDER_DONOR || g->proof.attempt < 1 || g->bound < 1 ||
+	    g->proof.restart_limit < 0 || g->proof.restart_limit > MCRI_RESTART_MAX || hang < 0 || port < 0 ||
+	    port > 65535 || (kind == MCRI_LENDER_STORE) != (port > 0))
 		goto bad;
 	rest = value + used;
-	if (!line(&rest, g->dir, sizeof(g->dir)) || g->dir[0] != '/' ||
-	    !line(&rest, l->subject, sizeof(l->subject)) ||
+	if (!line(&rest, g->dir, sizeof(g->dir)) || g->dir[0] != '/' || !line(&rest, l->subject, sizeof(l->subject)) ||
 	    strncmp(l->subject, MCRI_LENDER_PREFIX, strlen(MCRI_LENDER_PREFIX)) || strchr(l->subject, '/') ||
 	    !line(&rest, l->what, sizeof(l->what)) || !line(&rest, l->segment, sizeof(l->segment)) ||
 	    !line(&rest, l->master, sizeof(l->master)) || !line(&rest, l->ready, sizeof(l->ready)) || *rest ||
@@ -1056,8 +1063,7 @@ static const char *lent(const struct mcri_prom *page, size_t i)
 {
 	const char *seg = mcri_prom_label(&page->s[i], "segment");
 
-	return seg && !strcmp(page->s[i].name, "segment_total_capacity_bytes") && page->s[i].value > 0 ? seg :
-													 NULL;
+	return seg && !strcmp(page->s[i].name, "segment_total_capacity_bytes") && page->s[i].value > 0 ? seg : NULL;
 }
 
 /* the lender's record in workers/, once it names its segment */
@@ -1071,7 +1077,8 @@ static void write_record(struct mcp_guard *g, const char *segment)
 	snprintf(g->lender.record.address, sizeof(g->lender.record.address), "%s", segment);
 	if (mcri_jobdir_open(&jd, g->dir, getuid(), false, &err) != 0 ||
 	    mcri_worker_write(&jd, &g->lender.record, &err) != 0)
-		fprintf(stderr, "mooncake: warning: %s (mooncake-recipe status shows the lender's segment without its node)\n",
+		fprintf(stderr,
+			"mooncake: warning: %s (mooncake-recipe status shows the lender's segment without its node)\n",
 			err.text);
 	mcri_jobdir_close(&jd);
 }
@@ -1202,8 +1209,8 @@ static void record(spank_t sp, struct mcp_guard *g, const char *iface)
 	nlen = strlen(node);
 	if (nlen && len > nlen + 1 && !strcmp(name + len - nlen, node) && name[len - nlen - 1] == '.')
 		len -= nlen + 1;
-	snprintf(role, sizeof(role), "%s %.*s", mcri_lender_kind_name((enum mcri_lender_kind)g->lender.kind),
-		 (int)len, name);
+	snprintf(role, sizeof(role), "%s %.*s", mcri_lender_kind_name((enum mcri_lender_kind)g->lender.kind), (int)len,
+		 name);
 	snprintf(peer, sizeof(peer), "%.*s", (int)strcspn(g->lender.master, ":"), g->lender.master);
 	if (g->lender.kind == MCRI_LENDER_DONOR && mcri_local_address(iface, peer, addr, sizeof(addr), &ignored))
 		return;
@@ -1227,8 +1234,8 @@ static void record(spank_t sp, struct mcp_guard *g, const char *iface)
 	mcri_jobdir_close(&jd);
 }
 
-int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *ps, uint32_t step,
-		    bool rejoin, struct mcr_error *err)
+int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *ps, uint32_t step, bool rejoin,
+		    struct mcr_error *err)
 {
 	struct mcp_guard *g = calloc(1, sizeof(*g));
 	char run_dir[PATH_MAX * 2];
@@ -1266,8 +1273,7 @@ out:
 	return rc;
 }
 
-int mcp_lender_task_privileged(spank_t sp, const char *value, const struct mcri_plugstack *ps,
-			       struct mcr_error *err)
+int mcp_lender_task_privileged(spank_t sp, const char *value, const struct mcri_plugstack *ps, struct mcr_error *err)
 {
 	struct mcp_guard *g = calloc(1, sizeof(*g));
 	char ns[64] = "", registry[128];
@@ -1291,9 +1297,10 @@ int mcp_lender_task_privileged(spank_t sp, const char *value, const struct mcri_
 		goto out;
 	}
 	if (tasks != 1) {
-		mcri_error_set(err, MCR_EINVAL,
-			       "%s is set on a step that runs %u tasks on this node, not one the plugin launched as a lender step: the variable is the plugin's alone; unset it",
-			       MCP_LENDER_VAR, tasks);
+		mcri_error_set(
+			err, MCR_EINVAL,
+			"%s is set on a step that runs %u tasks on this node, not one the plugin launched as a lender step: the variable is the plugin's alone; unset it",
+			MCP_LENDER_VAR, tasks);
 		goto out;
 	}
 	ns[n > 0 ? n : 0] = '\0';

@@ -27,21 +27,21 @@
 /* a memory lender's keeper (keep.c): the lender step's task keeps
  * its store or donor as the master step's keeps the master */
 struct mcp_guard_lender {
-	bool on;                           /* false: the master's keeper */
-	int kind;                          /* enum mcri_lender_kind */
+	bool on;                            /* false: the master's keeper */
+	int kind;                           /* enum mcri_lender_kind */
 	char subject[MCRI_SUBJECT_MAX + 1]; /* its records (runtime/jobdir) */
-	char what[160];                    /* "the store service mooncake-store" */
-	char segment[256];                 /* a store's segment name */
-	char master[300];                  /* the master's metrics "host:port" */
-	char ready[PATH_MAX];              /* a donor's ready file, in dir */
-	double looked;                     /* the master's segments last read */
+	char what[160];                     /* "the store service mooncake-store" */
+	char segment[256];                  /* a store's segment name */
+	char master[300];                   /* the master's metrics "host:port" */
+	char ready[PATH_MAX];               /* a donor's ready file, in dir */
+	double looked;                      /* the master's segments last read */
 	/* a store announced by P2PHANDSHAKE (segment "<host>:*"): Mooncake
 	 * names its segment, the new one of its host is its; those of the
 	 * host before it started, and the one found */
 	char before[32][128];
 	int nbefore;
 	char found[256];
-	struct mcri_worker record;         /* its record in workers/ (status) */
+	struct mcri_worker record; /* its record in workers/ (status) */
 };
 struct mcp_guard {
 	struct mcri_proof proof;
@@ -59,13 +59,11 @@ struct mcp_guard {
 /* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
  * guard watching at most `bound` seconds, its master started again at most
  * `restart` times, its proof into `dir` (heap). */
-char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports,
-		      const char *dir);
+char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports, const char *dir);
 /* MCP_GUARD_VAR's `value` for step `step` into g, the master being this
  * process (as the user, about to exec it); MCR_EINVAL when it is not
  * srun's. */
-int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
-		    struct mcr_error *err);
+int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err);
 /* One look at the sockets on p's ports: NONE (not all three listen yet),
  * OWN (each in the tree of p->pid) or FOREIGN (foreign_port, foreign_uid).
  * no_diag: mcri_listening's memory (the guard's). */
@@ -103,13 +101,12 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err);
  * `subject`'s records, attempt, bound, restart=, hang_timeout=, its port
  * (0: none), the job's directory, and what proves it ready: a store's
  * segment at the master's metrics "host:port", a donor's ready file. */
-char *mcp_lender_guard_value(int kind, int attempt, int bound, int restart, int hang, int port,
-			     const char *dir, const char *subject, const char *what, const char *segment,
-			     const char *master, const char *ready);
+char *mcp_lender_guard_value(int kind, int attempt, int bound, int restart, int hang, int port, const char *dir,
+			     const char *subject, const char *what, const char *segment, const char *master,
+			     const char *ready);
 /* ... back into g (for step `step`, the keeper being this process);
  * MCR_EINVAL when it is not srun's */
-int mcp_lender_guard_parse(const char *value, unsigned long step, struct mcp_guard *g,
-			   struct mcr_error *err);
+int mcp_lender_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err);
 /* One look (mcp_guard_prove): NONE while not ready; OWN once its port (a
  * store's) listens in the keeper's tree and its segment is mounted at the
  * master, or a donor's ready file is there; FOREIGN when another process
@@ -124,12 +121,11 @@ void mcp_lender_before_start(struct mcp_guard *g);
  * (keep.c's mcp_master_keep; `rejoin` as its g->rejoin: a lender a
  * later plugin puts in a container is started again in it); returns 0 in
  * the child that becomes the lender, never in the keeper. */
-int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *ps, uint32_t step,
-		    bool rejoin, struct mcr_error *err);
+int mcp_lender_task(spank_t sp, const char *value, const struct mcri_plugstack *ps, uint32_t step, bool rejoin,
+		    struct mcr_error *err);
 /* task_init_privileged of a lender step: its port claimed in root's
  * registry of the node (ports.c) */
-int mcp_lender_task_privileged(spank_t sp, const char *value, const struct mcri_plugstack *ps,
-			       struct mcr_error *err);
+int mcp_lender_task_privileged(spank_t sp, const char *value, const struct mcri_plugstack *ps, struct mcr_error *err);
 /* task_exit (a child that is the job's user): the keeper has ended, its
  * proof says so */
 int mcp_lender_record_end(const char *value, uint32_t step);

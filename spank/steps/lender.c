@@ -58,7 +58,7 @@ struct run {
 	struct mcp_election el;
 	struct mcp_seen seen;
 	bool done, failed;
-	struct mcr_error err;                  /* failed: why */
+	struct mcr_error err; /* failed: why */
 };
 
 /* this srun's lenders, from its local_user_init to its end */
@@ -87,17 +87,18 @@ static const char *kind_words(const struct mcri_lender *l)
 
 /* the job's master as its records have it: its address for the lender
  * ("host:port", or an HA pool's), its metadata server, its metrics */
-static int master_of(const struct lenders *ls, struct mcri_state *st, char *addr, size_t size,
-		     struct mcr_error *err)
+static int master_of(const struct lenders *ls, struct mcri_state *st, char *addr, size_t size, struct mcr_error *err)
 {
 	if (mcri_state_read(ls->job->dir, st, err) != 0 ||
 	    (st->phase != MCRI_PHASE_READY && st->phase != MCRI_PHASE_STARTING))
-		return mcri_error_set(err, MCR_ESTATE,
-				      "the job's mooncake_master is not running (its state in %s is %s): a lender lends to the job's pool, which needs it",
-				      ls->job->dir->path, st->phase ? mcri_phase_name(st->phase) : "missing");
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's mooncake_master is not running (its state in %s is %s): a lender lends to the job's pool, which needs it",
+			ls->job->dir->path, st->phase ? mcri_phase_name(st->phase) : "missing");
 	if (st->ha.masters)
-		return mcri_error_set(err, MCR_ESTATE,
-				      "the job's pool is an HA pool (ha=etcd in plugstack.conf), and this plugin does not run memory lenders with one: its keeper proves a store ready by its segment at a single master; run the job with ha=none, or let the workers lend their memory");
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's pool is an HA pool (ha=etcd in plugstack.conf), and this plugin does not run memory lenders with one: its keeper proves a store ready by its segment at a single master; run the job with ha=none, or let the workers lend their memory");
 	return mcp_master_address(st, addr, size, err);
 }
 
@@ -130,13 +131,14 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 		/* the recipe's container, or the kind's fallback image, as srtctl picks it */
 		{
 			char step[MCRI_LENDER_NAME_MAX + 32];
-			const char *what[3] = { step, l->kind == MCRI_LENDER_STORE ? "the store service" :
-										  "trtllm-serve mooncake_donor",
+			const char *what[3] = { step,
+						l->kind == MCRI_LENDER_STORE ? "the store service"
+									     : "trtllm-serve mooncake_donor",
 						x->node };
 
 			snprintf(step, sizeof(step), "the lender step %s", l->name);
-			if (mcp_container_decide_value(ls->ps, mcri_lender_container(ls->r, l, &where), &where,
-						       what, NULL, &m->container, &m->err))
+			if (mcp_container_decide_value(ls->ps, mcri_lender_container(ls->r, l, &where), &where, what,
+						       NULL, &m->container, &m->err))
 				return MCP_SPAWN_ERROR;
 		}
 		mcp_master_heartbeat(m);
@@ -146,8 +148,8 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 		st->starter_start = mcri_pid_start(getpid());
 		st->started_at = (long long)time(NULL);
 	}
-	port = l->kind == MCRI_LENDER_STORE ?
-		       mcp_lender_port_candidate(ls->ps, m->job_num, l->name, x->el.candidate) : 0;
+	port = l->kind == MCRI_LENDER_STORE ? mcp_lender_port_candidate(ls->ps, m->job_num, l->name, x->el.candidate)
+					    : 0;
 	st->ports = (struct mcr_ports){ .rpc = port };
 	st->phase = MCRI_PHASE_STARTING;
 	st->srun_pid = 0;
@@ -172,12 +174,12 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 				      .metadata_port = ms.ports.metadata,
 				      .dir = m->job->dir->path,
 				      .timeout = m->timeout };
-	if (l->kind == MCRI_LENDER_STORE ? !(segment = mcri_lender_segment(ls->r, l, &at, &m->err)) :
-					   !(ready = mcri_donor_ready_file(x->node)))
+	if (l->kind == MCRI_LENDER_STORE ? !(segment = mcri_lender_segment(ls->r, l, &at, &m->err))
+					 : !(ready = mcri_donor_ready_file(x->node)))
 		goto nomem_or_err;
-	if (!(guard = mcp_lender_guard_value(l->kind, st->attempt, m->timeout, ls->ps->restart,
-					     ls->ps->hang_timeout, port, m->job->dir->path, x->subject, x->what,
-					     segment ? segment : "", metrics, ready ? ready : "")) ||
+	if (!(guard = mcp_lender_guard_value(l->kind, st->attempt, m->timeout, ls->ps->restart, ls->ps->hang_timeout,
+					     port, m->job->dir->path, x->subject, x->what, segment ? segment : "",
+					     metrics, ready ? ready : "")) ||
 	    mcri_lender_argv(ls->r, l, &at, &argv, &m->err) ||
 	    mcri_lender_env_origins(ls->r, l, &at, &env, NULL, &m->err))
 		goto nomem_or_err;
@@ -197,9 +199,16 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 		slurm_info("%s", m->container.note);
 	snprintf(log, sizeof(log), "%s/%s", m->job->dir->path, x->log_name);
 	if (mcp_step_start(ls->ps,
-			   &(struct mcp_step_place){ .job_id = m->job->job_id, .dir = m->job->dir->path,
-						     .node = x->node, .het = ls->job->het },
-			   &(struct mcp_step){ .name = l->name, .log = log, .cmd = argv, .env = &env, .container = &m->container }, &m->child, &m->err))
+			   &(struct mcp_step_place){ .job_id = m->job->job_id,
+						     .dir = m->job->dir->path,
+						     .node = x->node,
+						     .het = ls->job->het },
+			   &(struct mcp_step){ .name = l->name,
+					       .log = log,
+					       .cmd = argv,
+					       .env = &env,
+					       .container = &m->container },
+			   &m->child, &m->err))
 		goto out;
 	st->srun_pid = (long)m->child;
 	st->srun_start = mcri_pid_start(m->child);
@@ -214,11 +223,11 @@ static enum mcp_spawn spawn(struct lenders *ls, struct run *x)
 		goto out;
 	}
 	if (port)
-		slurm_info(MCP_NAME ": starting %s %s on %s (%s, port %d) as step %s of job %s; log: %s",
-			   kind_words(l), l->name, x->node, st->infra_addr, port, l->name, m->job->job_id, log);
+		slurm_info(MCP_NAME ": starting %s %s on %s (%s, port %d) as step %s of job %s; log: %s", kind_words(l),
+			   l->name, x->node, st->infra_addr, port, l->name, m->job->job_id, log);
 	else
-		slurm_info(MCP_NAME ": starting %s %s on %s (%s) as step %s of job %s; log: %s", kind_words(l),
-			   l->name, x->node, st->infra_addr, l->name, m->job->job_id, log);
+		slurm_info(MCP_NAME ": starting %s %s on %s (%s) as step %s of job %s; log: %s", kind_words(l), l->name,
+			   x->node, st->infra_addr, l->name, m->job->job_id, log);
 	m->t0 = mcp_now();
 	m->next_line = m->t0 + FIRST_PROGRESS_S;
 	rc = MCP_SPAWNED;
@@ -268,12 +277,12 @@ static void watch(struct run *x, enum mcp_el_state state, struct mcp_seen *s)
 		s->child = MCP_CHILD_ENDED;
 		mcp_log_tail(m->log, tail, sizeof(tail));
 		/* its port: refused by the claim on its node, or taken before its bind */
-		s->lost_ports = m->st.ports.rpc &&
-				((strstr(tail, ") on ") && strstr(tail, " is taken: ")) ||
-				 (m->busy_port = mcp_busy_port(m->st.infra_addr, &m->st.ports)) != 0);
+		s->lost_ports =
+			m->st.ports.rpc && ((strstr(tail, ") on ") && strstr(tail, " is taken: ")) ||
+					    (m->busy_port = mcp_busy_port(m->st.infra_addr, &m->st.ports)) != 0);
 		if (s->lost_ports)
-			slurm_info(MCP_NAME ": port %d is taken on %s; %s tries another", m->st.ports.rpc,
-				   x->node, x->what);
+			slurm_info(MCP_NAME ": port %d is taken on %s; %s tries another", m->st.ports.rpc, x->node,
+				   x->what);
 		return;
 	}
 	s->child = MCP_CHILD_RUNNING;
@@ -284,9 +293,10 @@ static void watch(struct run *x, enum mcp_el_state state, struct mcp_seen *s)
 	}
 	s->probe = MCP_PROBE_NO_ANSWER;
 	if (x->l->kind == MCRI_LENDER_STORE)
-		snprintf(m->why, sizeof(m->why),
-			 "its step has not proved yet that it listens on port %d and its segment is mounted at the job's master",
-			 m->st.ports.rpc);
+		snprintf(
+			m->why, sizeof(m->why),
+			"its step has not proved yet that it listens on port %d and its segment is mounted at the job's master",
+			m->st.ports.rpc);
 	else
 		snprintf(m->why, sizeof(m->why), "its ready file is not there yet");
 }
@@ -332,7 +342,8 @@ static enum mcp_probe join_probe(struct run *x)
 		return MCP_PROBE_REFUSED;
 	}
 	if (p->restarting) {
-		snprintf(m->why, sizeof(m->why), "it ended (%s) and its step is starting it again: restart %d of at most %d",
+		snprintf(m->why, sizeof(m->why),
+			 "it ended (%s) and its step is starting it again: restart %d of at most %d",
 			 p->restart[mcri_proof_kept(p) - 1].cause, p->restarts, p->restart_limit);
 		m->restarting = true;
 		return MCP_PROBE_RESTARTING;
@@ -353,24 +364,27 @@ static void failure(struct run *x, struct mcr_error *err)
 		mcri_error_set(err, MCR_ESTATE, "%s could not be started: %s", x->what, m->err.text);
 		break;
 	case MCP_V_PORTS_BUSY:
-		mcri_error_set(err, MCR_ESTATE,
-			       "%s could not be started: port %d on %s is taken by another process (ports=fixed in plugstack.conf); find it with ss -ltnp there",
-			       x->what, m->busy_port ? m->busy_port : m->st.ports.rpc, x->node);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"%s could not be started: port %d on %s is taken by another process (ports=fixed in plugstack.conf); find it with ss -ltnp there",
+			x->what, m->busy_port ? m->busy_port : m->st.ports.rpc, x->node);
 		break;
 	case MCP_V_NO_FREE_PORTS:
-		mcri_error_set(err, MCR_ESTATE,
-			       "%s could not be started: every port tried on %s was taken (8080 and %d of port_range=%d-%d); free some, or widen port_range=",
-			       x->what, x->node, x->el.max_candidates - 1, x->m.ps->port_lo, x->m.ps->port_hi);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"%s could not be started: every port tried on %s was taken (8080 and %d of port_range=%d-%d); free some, or widen port_range=",
+			x->what, x->node, x->el.max_candidates - 1, x->m.ps->port_lo, x->m.ps->port_hi);
 		break;
 	case MCP_V_EXITED:
-		mcri_error_set(err, MCR_ESTATE, "%s ended before it was ready (%s); its log %s/%s ends:%s",
-			       x->what, m->ended, m->job->dir->path, x->log_name, tail[0] ? tail : " (empty)");
+		mcri_error_set(err, MCR_ESTATE, "%s ended before it was ready (%s); its log %s/%s ends:%s", x->what,
+			       m->ended, m->job->dir->path, x->log_name, tail[0] ? tail : " (empty)");
 		break;
 	case MCP_V_TIMEOUT:
-		mcri_error_set(err, MCR_ESTATE,
-			       "%s was not ready within %d s (%s); it was stopped. If it is just slow, raise readiness.timeout_seconds of services[%s]; its log %s/%s ends:%s",
-			       x->what, m->timeout, m->why[0] ? m->why : "not ready yet", x->l->name,
-			       m->job->dir->path, x->log_name, tail[0] ? tail : " (empty)");
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"%s was not ready within %d s (%s); it was stopped. If it is just slow, raise readiness.timeout_seconds of services[%s]; its log %s/%s ends:%s",
+			x->what, m->timeout, m->why[0] ? m->why : "not ready yet", x->l->name, m->job->dir->path,
+			x->log_name, tail[0] ? tail : " (empty)");
 		break;
 	case MCP_V_OTHER_FAILED:
 		mcri_error_set(err, MCR_ESTATE, "%s could not be started (another srun of this job tried): %.1024s",
@@ -378,8 +392,8 @@ static void failure(struct run *x, struct mcr_error *err)
 		break;
 	case MCP_V_WAIT_TIMEOUT:
 		mcri_error_set(err, MCR_ESTATE,
-			       "the srun of this job that is starting %s has said nothing for %d s; see %s/%s",
-			       x->what, m->timeout + MCP_STARTER_GRACE, m->job->dir->path, x->log_name);
+			       "the srun of this job that is starting %s has said nothing for %d s; see %s/%s", x->what,
+			       m->timeout + MCP_STARTER_GRACE, m->job->dir->path, x->log_name);
 		break;
 	case MCP_V_STOPPED:
 	case MCP_V_UNREACHABLE:
@@ -389,18 +403,20 @@ static void failure(struct run *x, struct mcr_error *err)
 			       tail[0] ? tail : " (empty)");
 		break;
 	case MCP_V_OTHER_RECIPE:
-		mcri_error_set(err, MCR_ESTATE,
-			       "%s of job %s comes from another recipe (%s), in the same directory %s: run this recipe in a job of its own, or give it its own output.log_dir",
-			       x->what, m->job->job_id, m->st.recipe, m->job->dir->path);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"%s of job %s comes from another recipe (%s), in the same directory %s: run this recipe in a job of its own, or give it its own output.log_dir",
+			x->what, m->job->job_id, m->st.recipe, m->job->dir->path);
 		break;
 	case MCP_V_OTHER_JOB:
-		mcri_error_set(err, MCR_ESTATE,
-			       "%s in %s is job %s's, which still runs: give this job a directory of its own (output.log_dir with {job_id})",
-			       x->what, m->job->dir->path, m->st.job_id);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"%s in %s is job %s's, which still runs: give this job a directory of its own (output.log_dir with {job_id})",
+			x->what, m->job->dir->path, m->st.job_id);
 		break;
 	default:
-		mcri_error_set(err, MCR_ESTATE, "%s could not be started: out of election attempts (%d)",
-			       x->what, MCP_MAX_ATTEMPTS);
+		mcri_error_set(err, MCR_ESTATE, "%s could not be started: out of election attempts (%d)", x->what,
+			       MCP_MAX_ATTEMPTS);
 	}
 }
 
@@ -520,8 +536,8 @@ static void interrupted(struct lenders *ls, int sig)
 			mcp_master_stop(&x->m, x->el.state == MCP_EL_STARTING);
 		mcp_master_release_lock(&x->m);
 		x->done = x->failed = true;
-		mcri_error_set(&x->err, MCR_ESTATE, "srun was told to stop (%s) while it waited for %s",
-			       strsignal(sig), x->what);
+		mcri_error_set(&x->err, MCR_ESTATE, "srun was told to stop (%s) while it waited for %s", strsignal(sig),
+			       x->what);
 	}
 }
 
@@ -536,7 +552,8 @@ static bool lending(struct lenders *ls, struct run *x)
 
 	return mcri_state_read_of(ls->job->dir, x->subject, &st, &ignored) == 0 && st.phase == MCRI_PHASE_READY &&
 	       !strcmp(st.job_id, ls->job->job_id) && (ls->job->run < 0 || st.run == ls->job->run) &&
-	       !strcmp(st.recipe, ls->job->recipe) && (!st.job_start || !ls->job->start || st.job_start == ls->job->start) &&
+	       !strcmp(st.recipe, ls->job->recipe) &&
+	       (!st.job_start || !ls->job->start || st.job_start == ls->job->start) &&
 	       mcri_proof_of_subject(ls->job->dir, x->subject, st.attempt, &p) == 0 && !p.ended && !p.restarting &&
 	       p.verdict == MCRI_PROOF_OWN && (long)p.step == st.master_step;
 }
@@ -561,8 +578,14 @@ static void elections(struct lenders *ls)
 					  .join_starting = true,
 					  .cluster = ls->job->cluster,
 					  .start = ls->job->start };
-		x->m = (struct master){ .subject = x->subject, .what = x->what, .ps = ls->ps, .recipe = ls->r,
-					.job = &x->mj, .watch = MCRI_WATCH_NONE, .lock_fd = -1, .timeout = timeout };
+		x->m = (struct master){ .subject = x->subject,
+					.what = x->what,
+					.ps = ls->ps,
+					.recipe = ls->r,
+					.job = &x->mj,
+					.watch = MCRI_WATCH_NONE,
+					.lock_fd = -1,
+					.timeout = timeout };
 		x->m.job_num = ls->job->job_num;
 		x->m.t0 = t0;
 		x->m.next_line = t0 + FIRST_PROGRESS_S;
@@ -655,9 +678,10 @@ static int add_run(struct lenders *ls, const struct mcri_lender *l, const char *
 	snprintf(x->node, sizeof(x->node), "%s", node);
 	snprintf(x->what, sizeof(x->what), "%s %s on %s", kind_words(l), l->name, node);
 	if (mcri_lender_subject(l->name, node, x->subject, x->log_name, sizeof(x->log_name)))
-		return mcri_error_set(err, MCR_EINVAL,
-				      "lender %s on node %s: the node's name would not make a file name of the job's directory (at most %d bytes with the lender's name, no '/')",
-				      l->name, node, MCRI_SUBJECT_MAX);
+		return mcri_error_set(
+			err, MCR_EINVAL,
+			"lender %s on node %s: the node's name would not make a file name of the job's directory (at most %d bytes with the lender's name, no '/')",
+			l->name, node, MCRI_SUBJECT_MAX);
 	ls->n++;
 	return 0;
 }
@@ -761,9 +785,9 @@ int mcp_srun_lenders(const struct mcri_plugstack *ps, const struct mcr_recipe *r
 			/* the step's nodes: srun's --nodelist or the job's, when
 			 * they are as many as the step has; else slurmctld's word
 			 * (an RPC of each srun: a first wave's cost) */
-			const char *known = names_the_step(job->nodelist, job->nnodes) ? job->nodelist :
-					    names_the_step(job->job_nodelist, job->nnodes) ? job->job_nodelist :
-											     NULL;
+			const char *known = names_the_step(job->nodelist, job->nnodes)       ? job->nodelist
+					    : names_the_step(job->job_nodelist, job->nnodes) ? job->job_nodelist
+											     : NULL;
 
 			if (!step_nodes && known && !(step_nodes = strdup(known))) {
 				mcri_error_nomem(err);
@@ -788,7 +812,8 @@ int mcp_srun_lenders(const struct mcri_plugstack *ps, const struct mcr_recipe *r
 			slurm_error(MCP_NAME ": %s; this step's tasks of role %s there fail", x->err.text,
 				    mcr_role_name(role));
 		else
-			slurm_info(MCP_NAME ": %s; services[%s] has critical: false, so this step's tasks go on without it",
+			slurm_info(MCP_NAME
+				   ": %s; services[%s] has critical: false, so this step's tasks go on without it",
 				   x->err.text, x->l->name);
 	}
 	rc = hand_over(&ls, role, err);

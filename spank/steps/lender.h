@@ -43,14 +43,14 @@
 /* the job as the lenders' elections see it */
 struct mcp_lender_job {
 	const char *job_id;
-	int run;                        /* SLURM_RESTART_COUNT, -1 unknown */
-	bool het;                       /* mcp_step_place.het */
-	const struct mcri_jobdir *dir;  /* the job's directory, open */
-	const char *recipe;             /* its real path */
-	uint32_t job_num;               /* the job (of the pool: a heterogeneous job's leader) */
-	const char *cluster;            /* which job of its id (mcp_job's) */
+	int run;                       /* SLURM_RESTART_COUNT, -1 unknown */
+	bool het;                      /* mcp_step_place.het */
+	const struct mcri_jobdir *dir; /* the job's directory, open */
+	const char *recipe;            /* its real path */
+	uint32_t job_num;              /* the job (of the pool: a heterogeneous job's leader) */
+	const char *cluster;           /* which job of its id (mcp_job's) */
 	long long start;
-	uint32_t step_job, step;        /* this srun's step (its nodes: slurmctld) */
+	uint32_t step_job, step; /* this srun's step (its nodes: slurmctld) */
 	/* what srun itself says of its step's nodes, where it does: how
 	 * many, its --nodelist (NULL: none), the job's nodes of its
 	 * environment (SLURM_JOB_NODELIST inside the allocation, else NULL) */
@@ -68,8 +68,8 @@ char *mcp_srun_named_nodes(const char *args, size_t n, int cmd_argc);
  * MCP_LENDERS_VAR for its tasks. A lender that fails is said here and
  * handed to the tasks, which fail (critical) or go on; -1 only when srun
  * cannot go on at all (out of memory, no job directory). */
-int mcp_srun_lenders(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
-		     enum mcr_role role, const struct mcp_lender_job *job, struct mcr_error *err);
+int mcp_srun_lenders(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, enum mcr_role role,
+		     const struct mcp_lender_job *job, struct mcr_error *err);
 /* How long a lender may take to be ready (seconds): its
  * readiness.timeout_seconds, else ready_timeout= */
 int mcp_lender_timeout(const struct mcri_plugstack *ps, const struct mcri_lender *l);

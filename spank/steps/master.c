@@ -44,10 +44,10 @@
 #include "steps/ports.h"
 #include "steps/step.h"
 
-#define POLL_STATE_MS 50    /* the state file, where its directory cannot be watched */
-#define WATCH_STATE_MS 250  /* ... where it can (a local file system): a bound all the same */
-#define POLL_BLIP_MS 250    /* a master that does not answer */
-#define FIRST_PROGRESS_S 3  /* a master is usually ready in ~1.5 s: no line */
+#define POLL_STATE_MS 50   /* the state file, where its directory cannot be watched */
+#define WATCH_STATE_MS 250 /* ... where it can (a local file system): a bound all the same */
+#define POLL_BLIP_MS 250   /* a master that does not answer */
+#define FIRST_PROGRESS_S 3 /* a master is usually ready in ~1.5 s: no line */
 #define PROGRESS_EVERY_S 5
 #define POOL_KEY "spank_mooncake/pool/" /* the recipe and directory of the pool (advice) */
 
@@ -73,8 +73,10 @@ static void progress(struct master *m, const char *doing, int bound)
 		slurm_info(MCP_NAME ": waiting for the job's mooncake_master, %.0f s of at most %d s: %s (%s)",
 			   t - m->t0, bound, doing, m->why);
 	else if (m->st.ha.masters)
-		slurm_info(MCP_NAME ": waiting for the job's HA pool (its masters on %s and %d more), %.0f s of at most %d s: %s (%s)",
-			   m->st.infra_node, m->st.ha.masters - 1, t - m->t0, bound, doing, m->why);
+		slurm_info(
+			MCP_NAME
+			": waiting for the job's HA pool (its masters on %s and %d more), %.0f s of at most %d s: %s (%s)",
+			m->st.infra_node, m->st.ha.masters - 1, t - m->t0, bound, doing, m->why);
 	else
 		slurm_info(MCP_NAME ": waiting for mooncake_master on %s (%s), %.0f s of at most %d s: %s (%s)",
 			   m->st.infra_node, m->st.infra_addr, t - m->t0, bound, doing, m->why);
@@ -145,25 +147,28 @@ void mcp_master_identify(struct master *m, struct mcri_state *st)
  * before this job's pool writes its own there */
 static void keep_earlier(struct master *m)
 {
-	static const char *const KEPT[] = { MCRI_MASTER_LOG, MCRI_POOL_LOG, MCRI_SAMPLES_FILE,
-					    MCRI_REPORT_FILE, MCRI_PICTURE_FILE };
+	static const char *const KEPT[] = { MCRI_MASTER_LOG, MCRI_POOL_LOG, MCRI_SAMPLES_FILE, MCRI_REPORT_FILE,
+					    MCRI_PICTURE_FILE };
 	char suffix[64];
 
 	snprintf(suffix, sizeof(suffix), "job%s-%lld", m->st.job_id, m->st.job_start);
 	for (size_t i = 0; i < sizeof(KEPT) / sizeof(KEPT[0]); i++)
 		mcri_jobdir_keep(m->job->dir, KEPT[i], suffix);
-	slurm_info(MCP_NAME ": %s held the pool of another job %s (%s%s%s, started at %lld), which has ended: this job's pool starts afresh there; that job's logs are kept as %s.%s",
-		   m->job->dir->path, m->st.job_id, m->st.cluster[0] ? "cluster " : "",
-		   m->st.cluster, m->st.cluster[0] ? "" : "its cluster unknown", m->st.job_start, MCRI_MASTER_LOG,
-		   suffix);
+	slurm_info(
+		MCP_NAME
+		": %s held the pool of another job %s (%s%s%s, started at %lld), which has ended: this job's pool starts afresh there; that job's logs are kept as %s.%s",
+		m->job->dir->path, m->st.job_id, m->st.cluster[0] ? "cluster " : "", m->st.cluster,
+		m->st.cluster[0] ? "" : "its cluster unknown", m->st.job_start, MCRI_MASTER_LOG, suffix);
 	m->stale = false;
 }
 
 static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 {
 	struct mcri_state *st = &m->st;
-	struct mcp_step_place at = { .job_id = m->job->job_id, .dir = m->job->dir->path,
-				     .node = st->infra_node, .het = m->job->het };
+	struct mcp_step_place at = { .job_id = m->job->job_id,
+				     .dir = m->job->dir->path,
+				     .node = st->infra_node,
+				     .het = m->job->het };
 	struct mcri_ha_member nodes[MCRI_HA_MAX];
 	char *guard, *ha = NULL, nodelist[MCRI_HA_MAX * 257];
 	int rc, got = 0;
@@ -190,8 +195,8 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 			m->container.note[0] = '\0';
 		}
 		/* the infra node, and with ha=etcd the HA pool's nodes */
-		if (m->job->find_nodes(m->job->find_nodes_arg, nodes, m->ps->ha == MCRI_HA_ETCD ? MCRI_HA_MAX : 1,
-				       &got, &m->err) ||
+		if (m->job->find_nodes(m->job->find_nodes_arg, nodes, m->ps->ha == MCRI_HA_ETCD ? MCRI_HA_MAX : 1, &got,
+				       &m->err) ||
 		    mcp_ha_plan(m->ps, m->recipe, nodes, got, st, &m->container, &m->err))
 			return MCP_SPAWN_ERROR;
 		mcp_master_heartbeat(m);
@@ -205,9 +210,10 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 	}
 	mcp_port_candidate(m->ps, m->job_num, el->candidate, &st->ports);
 	if (st->ha.masters && mcp_etcd_ports(m->ps, &st->ports, &st->ha.etcd_client, &st->ha.etcd_peer)) {
-		mcri_error_set(&m->err, MCR_EINVAL,
-			       "plugstack.conf: port_range=%d-%d leaves no room for the etcd of an HA pool (ha=etcd) next to the master's ports %d-%d: it takes the two after them (or before, at the range's end); widen port_range= to at least 5 ports",
-			       m->ps->port_lo, m->ps->port_hi, st->ports.rpc, st->ports.metrics);
+		mcri_error_set(
+			&m->err, MCR_EINVAL,
+			"plugstack.conf: port_range=%d-%d leaves no room for the etcd of an HA pool (ha=etcd) next to the master's ports %d-%d: it takes the two after them (or before, at the range's end); widen port_range= to at least 5 ports",
+			m->ps->port_lo, m->ps->port_hi, st->ports.rpc, st->ports.metrics);
 		return MCP_SPAWN_ERROR;
 	}
 	st->phase = MCRI_PHASE_STARTING;
@@ -239,8 +245,7 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		mcp_master_heartbeat(m);
 	}
 	/* its guard proves the ports its own, for this attempt (keep.c) */
-	if (!(guard = mcp_guard_value(st->attempt, m->timeout, m->ps->restart, &st->ports,
-				      m->job->dir->path))) {
+	if (!(guard = mcp_guard_value(st->attempt, m->timeout, m->ps->restart, &st->ports, m->job->dir->path))) {
 		mcri_error_nomem(&m->err);
 		return MCP_SPAWN_ERROR;
 	}
@@ -255,8 +260,8 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 			return MCP_SPAWN_ERROR;
 		}
 	}
-	rc = mcp_spawn_master(m->ps, m->recipe, &m->container, &at, st, m->claim_ports,
-			      guard, ha, m->log, &m->child, &m->err);
+	rc = mcp_spawn_master(m->ps, m->recipe, &m->container, &at, st, m->claim_ports, guard, ha, m->log, &m->child,
+			      &m->err);
 	free(guard);
 	free(ha);
 	if (rc)
@@ -273,14 +278,18 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 		return MCP_SPAWN_ERROR;
 	}
 	if (st->ha.masters)
-		slurm_info(MCP_NAME ": starting the job's HA pool: mooncake_master on %s (ports %d, %d, %d), one leading, and etcd on %s (ports %d, %d), as step mooncake-master of job %s; log: %s",
-			   nodelist, st->ports.rpc, st->ports.metadata, st->ports.metrics,
-			   st->ha.etcd_members > 1 ? nodelist : st->infra_node, st->ha.etcd_client,
-			   st->ha.etcd_peer, m->job->job_id, m->log);
+		slurm_info(
+			MCP_NAME
+			": starting the job's HA pool: mooncake_master on %s (ports %d, %d, %d), one leading, and etcd on %s (ports %d, %d), as step mooncake-master of job %s; log: %s",
+			nodelist, st->ports.rpc, st->ports.metadata, st->ports.metrics,
+			st->ha.etcd_members > 1 ? nodelist : st->infra_node, st->ha.etcd_client, st->ha.etcd_peer,
+			m->job->job_id, m->log);
 	else
-		slurm_info(MCP_NAME ": starting mooncake_master on %s (%s, ports %d, %d, %d) as step mooncake-master of job %s; log: %s",
-			   st->infra_node, st->infra_addr, st->ports.rpc, st->ports.metadata,
-			   st->ports.metrics, m->job->job_id, m->log);
+		slurm_info(
+			MCP_NAME
+			": starting mooncake_master on %s (%s, ports %d, %d, %d) as step mooncake-master of job %s; log: %s",
+			st->infra_node, st->infra_addr, st->ports.rpc, st->ports.metadata, st->ports.metrics,
+			m->job->job_id, m->log);
 	wait_begins(m, FIRST_PROGRESS_S);
 	return MCP_SPAWNED;
 }
@@ -303,8 +312,8 @@ bool mcp_master_adopt(struct master *m, int attempt)
 }
 
 /* lines on srun's terminal when the election moves on */
-static void announce(struct master *m, enum mcp_el_state before,
-		     const struct mcp_election *el, const struct mcp_seen *s)
+static void announce(struct master *m, enum mcp_el_state before, const struct mcp_election *el,
+		     const struct mcp_seen *s)
 {
 	if (before == MCP_EL_WAIT && el->state == MCP_EL_LOCK) {
 		int left = el->attempt - 1; /* the attempt this srun left */
@@ -316,8 +325,10 @@ static void announce(struct master *m, enum mcp_el_state before,
 		else if (s->other_run && s->phase != MCRI_PHASE_NONE && m->stale)
 			; /* another job's of this id: its starter says so (keep_earlier) */
 		else if (s->other_run && s->phase != MCRI_PHASE_NONE)
-			slurm_info(MCP_NAME ": job %s was requeued (run %d): the pool of its earlier run (%d) in %s is not reused; starting a new one there",
-				   m->job->job_id, m->job->run, m->st.run, m->job->dir->path);
+			slurm_info(
+				MCP_NAME
+				": job %s was requeued (run %d): the pool of its earlier run (%d) in %s is not reused; starting a new one there",
+				m->job->job_id, m->job->run, m->st.run, m->job->dir->path);
 		else if (s->phase == MCRI_PHASE_FAILED && s->state_attempt == left)
 			slurm_info(MCP_NAME ": an earlier attempt to start the master failed; trying again");
 		else if (s->state_attempt <= left)
@@ -349,9 +360,10 @@ static void pause_for(struct master *m, const struct mcp_election *el)
 			mcp_sleep_ms(POLL_STATE_MS);
 		break;
 	case MCP_EL_JOIN:
-		progress(m, m->restarting && m->st.ha.masters ? "its masters are choosing a leader" :
-			    m->restarting ? "its master step is starting it again" :
-					    "it does not answer from this node, asking again",
+		progress(m,
+			 m->restarting && m->st.ha.masters ? "its masters are choosing a leader"
+			 : m->restarting                   ? "its master step is starting it again"
+							   : "it does not answer from this node, asking again",
 			 (int)el->timeout);
 		mcp_sleep_ms(POLL_BLIP_MS);
 		break;
@@ -378,20 +390,20 @@ static bool interrupted(struct master *m, const struct mcp_election *el, struct 
 		what = "the job's mooncake_master it was starting, which it stopped";
 		break;
 	case MCP_EL_JOIN:
-		what = m->st.ha.masters ? "the job's HA pool to have a serving leader" :
-					  "the job's mooncake_master to answer";
+		what = m->st.ha.masters ? "the job's HA pool to have a serving leader"
+					: "the job's mooncake_master to answer";
 		break;
 	default:
 		what = "the job's mooncake_master that another srun of this job is starting";
 	}
-	mcri_error_set(err, MCR_ESTATE,
-		       "srun was told to stop (%s) while it waited %.0f s for %s (%.300s); nothing was started for this step",
-		       strsignal(sig), mcp_now() - m->t0, what, m->why[0] ? m->why : "not ready yet");
+	mcri_error_set(
+		err, MCR_ESTATE,
+		"srun was told to stop (%s) while it waited %.0f s for %s (%.300s); nothing was started for this step",
+		strsignal(sig), mcp_now() - m->t0, what, m->why[0] ? m->why : "not ready yet");
 	return true;
 }
 
-static int verdict(struct master *m, const struct mcp_election *el,
-		   struct mcri_state *st, struct mcr_error *err)
+static int verdict(struct master *m, const struct mcp_election *el, struct mcri_state *st, struct mcr_error *err)
 {
 	bool ours = el->watching == MCP_EL_STARTING || el->watching == MCP_EL_ADOPT;
 
@@ -406,9 +418,10 @@ static int verdict(struct master *m, const struct mcp_election *el,
 		if (ours && mcp_master_superseded(m)) {
 			/* judged gone just now: the newer attempt's pool is the job's */
 			mcp_master_stop(m, el->watching == MCP_EL_STARTING);
-			return mcri_error_set(err, MCR_ESTATE,
-					      "another srun of job %s took over starting its mooncake_master while this one was finishing; run this step again: it joins that master",
-					      m->job->job_id);
+			return mcri_error_set(
+				err, MCR_ESTATE,
+				"another srun of job %s took over starting its mooncake_master while this one was finishing; run this step again: it joins that master",
+				m->job->job_id);
 		}
 		/* the configs again (never over a newer attempt's: checked
 		 * just above), then ready */
@@ -423,24 +436,24 @@ static int verdict(struct master *m, const struct mcp_election *el,
 			if (mcri_state_write(m->job->dir, &m->st, err))
 				return -1;
 			if (m->st.ha.masters)
-				slurm_info(MCP_NAME ": the job's HA pool is ready after %.1f s: %s",
-					   mcp_now() - m->t0, master);
+				slurm_info(MCP_NAME ": the job's HA pool is ready after %.1f s: %s", mcp_now() - m->t0,
+					   master);
 			else
 				slurm_info(MCP_NAME ": mooncake_master ready on %s (%s:%d) after %.1f s",
-					   m->st.infra_node, m->st.infra_addr, m->st.ports.rpc,
-					   mcp_now() - m->t0);
+					   m->st.infra_node, m->st.infra_addr, m->st.ports.rpc, mcp_now() - m->t0);
 			/* the pool's sampler, next to it; a warning at worst */
-			mcp_start_sampler(m->ps, &(struct mcp_step_place){ .job_id = m->job->job_id,
-									   .dir = m->job->dir->path,
-									   .node = m->st.infra_node,
-									   .het = m->job->het },
+			mcp_start_sampler(m->ps,
+					  &(struct mcp_step_place){ .job_id = m->job->job_id,
+								    .dir = m->job->dir->path,
+								    .node = m->st.infra_node,
+								    .het = m->job->het },
 					  &m->err);
 		} else if (m->next_line > m->t0 && m->st.ha.masters) {
 			slurm_info(MCP_NAME ": the job's HA pool has a serving leader again after %.1f s",
 				   mcp_now() - m->t0);
 		} else if (m->next_line > m->t0) {
-			slurm_info(MCP_NAME ": mooncake_master on %s (%s) answers again after %.1f s",
-				   m->st.infra_node, m->st.infra_addr, mcp_now() - m->t0);
+			slurm_info(MCP_NAME ": mooncake_master on %s (%s) answers again after %.1f s", m->st.infra_node,
+				   m->st.infra_addr, mcp_now() - m->t0);
 		}
 		*st = m->st;
 		return 0;
@@ -465,10 +478,10 @@ int mcp_master_address(const struct mcri_state *st, char *buf, size_t size, stru
 {
 	if (mcri_state_master(st, buf, size))
 		return 0;
-	return mcri_error_set(err, MCR_ESTATE,
-			      "the master address of the job's pool (%s, ports %d-%d) does not fit in %zu bytes: give the infra nodes shorter names or addresses (NodeAddr)",
-			      st->ha.masters ? "an HA pool's etcd members" : st->infra_addr,
-			      st->ports.rpc, st->ports.metrics, size);
+	return mcri_error_set(
+		err, MCR_ESTATE,
+		"the master address of the job's pool (%s, ports %d-%d) does not fit in %zu bytes: give the infra nodes shorter names or addresses (NodeAddr)",
+		st->ha.masters ? "an HA pool's etcd members" : st->infra_addr, st->ports.rpc, st->ports.metrics, size);
 }
 
 int mcp_ready_timeout(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe)
@@ -478,12 +491,10 @@ int mcp_ready_timeout(const struct mcri_plugstack *ps, const struct mcr_recipe *
 	return timeout > 0 ? timeout : ps->ready_timeout;
 }
 
-int mcp_ensure_master(const struct mcri_plugstack *ps,
-		      const struct mcr_recipe *recipe, const struct mcp_job *job,
+int mcp_ensure_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err)
 {
-	struct master m = { .ps = ps, .recipe = recipe, .job = job, .watch = MCRI_WATCH_NONE,
-			    .lock_fd = -1 };
+	struct master m = { .ps = ps, .recipe = recipe, .job = job, .watch = MCRI_WATCH_NONE, .lock_fd = -1 };
 	int timeout = mcp_ready_timeout(ps, recipe), candidates = 1;
 	struct mcp_election el;
 	struct mcp_seen seen = { 0 };
@@ -560,7 +571,6 @@ out:
 	mcri_jobdir_unwatch(&m.watch);
 	return rc;
 }
-
 
 /* ---- what one srun of the master election sees: the master
  * step it launched or adopted, the job's state file and the attempt's
@@ -649,17 +659,16 @@ void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen
 				from = NULL;
 			if (from)
 				snprintf(claim, sizeof(claim), ": %.*s", (int)strcspn(from, ";\n"), from);
-			slurm_info(MCP_NAME ": ports %d, %d, %d are taken on %s%s%s; trying others",
-				   m->st.ports.rpc, m->st.ports.metadata, m->st.ports.metrics,
-				   m->st.infra_node, m->why_foreign, claim);
+			slurm_info(MCP_NAME ": ports %d, %d, %d are taken on %s%s%s; trying others", m->st.ports.rpc,
+				   m->st.ports.metadata, m->st.ports.metrics, m->st.infra_node, m->why_foreign, claim);
 		}
 		return;
 	}
 	s->child = MCP_CHILD_RUNNING;
 	/* an HA pool: a leader serves, and every master answers */
-	s->probe = m->st.ha.masters ? mcp_probe_ha(&m->st, true, m->why, sizeof(m->why)) :
-				      mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, true, m->why,
-						       sizeof(m->why));
+	s->probe = m->st.ha.masters
+			   ? mcp_probe_ha(&m->st, true, m->why, sizeof(m->why))
+			   : mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, true, m->why, sizeof(m->why));
 }
 
 /* The master step's guard found another process's socket on one of
@@ -721,8 +730,8 @@ bool mcp_master_claim(struct master *m, bool *gone)
 	/* what the joining sruns check: the master step that holds the ports */
 	m->st.master_step = (long)m->proof.step;
 	if ((pool = mcri_asprintf("%s\n%s", m->job->recipe, m->job->dir->path))) {
-		mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->pool_path, pool,
-			  MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body), &reason);
+		mcri_http(m->st.infra_addr, m->st.ports.metadata, "PUT", m->pool_path, pool, MCP_PROBE_TIMEOUT_MS,
+			  &status, body, sizeof(body), &reason);
 		free(pool);
 	}
 	return true;
@@ -751,21 +760,25 @@ static enum mcp_probe restarting(struct master *m, bool has_proof, enum mcp_prob
 				 p == MCP_PROBE_READY ? "; and another process answers on its port now" : "");
 		else
 			snprintf(m->why, sizeof(m->why), "its master step has ended the pool (%s tells why)%s",
-				 MCRI_MASTER_LOG, p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
+				 MCRI_MASTER_LOG,
+				 p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
 		return MCP_PROBE_REFUSED;
 	}
 	if (pr->restarting)
-		snprintf(m->why, sizeof(m->why),
-			 "it ended (%s), and its master step is starting it again on the same ports: restart %d of at most %d",
-			 pr->restart[mcri_proof_kept(pr) - 1].cause, pr->restarts, pr->restart_limit);
+		snprintf(
+			m->why, sizeof(m->why),
+			"it ended (%s), and its master step is starting it again on the same ports: restart %d of at most %d",
+			pr->restart[mcri_proof_kept(pr) - 1].cause, pr->restarts, pr->restart_limit);
 	else if (p == MCP_PROBE_REFUSED && pr->restarts < pr->restart_limit)
-		snprintf(m->why, sizeof(m->why),
-			 "it does not accept on port %d, and its master step starts it again when it has ended (restart=%d)",
-			 m->st.ports.rpc, pr->restart_limit);
+		snprintf(
+			m->why, sizeof(m->why),
+			"it does not accept on port %d, and its master step starts it again when it has ended (restart=%d)",
+			m->st.ports.rpc, pr->restart_limit);
 	else if (p == MCP_PROBE_READY && pr->verdict != MCRI_PROOF_OWN)
-		snprintf(m->why, sizeof(m->why),
-			 "a process answers on port %d, but the master step has not proved it its restarted mooncake_master",
-			 m->st.ports.rpc);
+		snprintf(
+			m->why, sizeof(m->why),
+			"a process answers on port %d, but the master step has not proved it its restarted mooncake_master",
+			m->st.ports.rpc);
 	else
 		return p;
 	return MCP_PROBE_RESTARTING;
@@ -813,8 +826,8 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	struct mcp_step_facts f;
 	struct mcr_error ignored;
 	bool has_proof;
-	enum mcp_probe p = m->st.ha.masters ? mcp_probe_ha(&m->st, false, m->why, sizeof(m->why)) :
-					      mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, false,
+	enum mcp_probe p = m->st.ha.masters ? mcp_probe_ha(&m->st, false, m->why, sizeof(m->why))
+					    : mcp_probe_master(m->st.infra_addr, &m->st.ports, NULL, NULL, false,
 							       m->why, sizeof(m->why));
 
 	m->restarting = false;
@@ -829,8 +842,8 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 	if (m->st.ha.masters && p == MCP_PROBE_REFUSED && m->st.master_step >= 0) {
 		if (mcp_now() - m->step_asked >= STEP_ASK_S) {
 			m->step_asked = mcp_now();
-			m->step_gone = mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) == 0 &&
-				       f.ended;
+			m->step_gone =
+				mcp_step_facts(m->job_num, (uint32_t)m->st.master_step, &f, &ignored) == 0 && f.ended;
 		}
 		if (!m->step_gone) {
 			m->restarting = true;
@@ -858,8 +871,7 @@ enum mcp_probe mcp_master_join_probe(struct master *m)
 		return p;
 	}
 	m->stale = mcp_master_other_job_of_this_id(m, true);
-	snprintf(m->why, sizeof(m->why), "its step %s.%ld has ended%s", m->job->job_id,
-		 m->st.master_step,
+	snprintf(m->why, sizeof(m->why), "its step %s.%ld has ended%s", m->job->job_id, m->st.master_step,
 		 p == MCP_PROBE_READY ? ", and another process answers on its port now" : "");
 	return MCP_PROBE_REFUSED;
 }
@@ -878,8 +890,8 @@ bool mcp_master_own_pool(struct master *m, char *recipe, size_t rsize, char *dir
 	int status;
 	bool ok;
 
-	if (mcri_http(m->st.infra_addr, m->st.ports.metadata, "GET", m->pool_path, NULL,
-		      MCP_PROBE_TIMEOUT_MS, &status, said, sizeof(said), &reason) != 0 ||
+	if (mcri_http(m->st.infra_addr, m->st.ports.metadata, "GET", m->pool_path, NULL, MCP_PROBE_TIMEOUT_MS, &status,
+		      said, sizeof(said), &reason) != 0 ||
 	    status != 200 || !(nl = strchr(said, '\n')))
 		return false;
 	*nl = '\0';
@@ -1003,7 +1015,6 @@ bool mcp_master_job_ended(struct master *m, struct mcr_error *err)
 	return true;
 }
 
-
 /* ---- what to do when the master step could not even run
  * mooncake_master, one explanation per failure. The step's log tells how:
  *   slurmstepd: error: execve(): mooncake_master: No such file or directory
@@ -1023,13 +1034,11 @@ bool mcp_master_job_ended(struct master *m, struct mcr_error *err)
 /* the tail shows that the program could not be run inside a container */
 static bool not_run_in_container(const char *tail)
 {
-	return (strstr(tail, "env: '") && strstr(tail, "': No such file")) ||
-	       strstr(tail, "not found in $PATH") || strstr(tail, "command not found") ||
-	       strstr(tail, "executable file") || strstr(tail, "execve(): ");
+	return (strstr(tail, "env: '") && strstr(tail, "': No such file")) || strstr(tail, "not found in $PATH") ||
+	       strstr(tail, "command not found") || strstr(tail, "executable file") || strstr(tail, "execve(): ");
 }
 
-static void on_the_host(const char *tail, const char *master, const char *node, char *out,
-			size_t size)
+static void on_the_host(const char *tail, const char *master, const char *node, char *out, size_t size)
 {
 	const char *line = strstr(tail, "execve(): ");
 	const char *end, *why;
@@ -1041,32 +1050,35 @@ static void on_the_host(const char *tail, const char *master, const char *node, 
 		return;
 	line += strlen("execve(): ");
 	end = strstr(line, ": ");
-	if (!end || (len = (size_t)(end - line)) == 0 || len >= sizeof(name) ||
-	    memchr(line, '\n', len))
+	if (!end || (len = (size_t)(end - line)) == 0 || len >= sizeof(name) || memchr(line, '\n', len))
 		return;
 	memcpy(name, line, len);
 	name[len] = '\0';
 	why = end + 2;
 	configured = master && strcmp(master, name) == 0;
 	if (strncmp(why, "No such file", 12) == 0 && !strchr(name, '/'))
-		snprintf(out, size,
-			 " %s is not on the PATH of the master step on %s (with --export=NONE, the job's steps get no PATH from the submitting shell). Name it with an absolute path (%s%s), or run the job with its directory on PATH and without --export=NONE.",
-			 name, node,
-			 configured ? "in plugstack.conf, master=/path/to/" : "in the command of the recipe's mooncake-master service",
-			 configured ? name : "");
+		snprintf(
+			out, size,
+			" %s is not on the PATH of the master step on %s (with --export=NONE, the job's steps get no PATH from the submitting shell). Name it with an absolute path (%s%s), or run the job with its directory on PATH and without --export=NONE.",
+			name, node,
+			configured ? "in plugstack.conf, master=/path/to/"
+				   : "in the command of the recipe's mooncake-master service",
+			configured ? name : "");
 	else if (strncmp(why, "No such file", 12) == 0)
 		snprintf(out, size,
 			 " %s does not exist on %s: install mooncake_master there (the Mooncake wheel), or correct %s.",
 			 name, node,
-			 configured ? "master= in plugstack.conf" : "the command of the recipe's mooncake-master service");
+			 configured ? "master= in plugstack.conf"
+				    : "the command of the recipe's mooncake-master service");
 	else if (strncmp(why, "Permission denied", 17) == 0)
-		snprintf(out, size,
-			 " %s on %s cannot be run by the job's user (Permission denied): check its mode and its directories'.",
-			 name, node);
+		snprintf(
+			out, size,
+			" %s on %s cannot be run by the job's user (Permission denied): check its mode and its directories'.",
+			name, node);
 }
 
-void mcp_master_advice(const struct mcp_container *c, const char *tail, const char *master,
-		       const char *node, char *out, size_t size)
+void mcp_master_advice(const struct mcp_container *c, const char *tail, const char *master, const char *node, char *out,
+		       size_t size)
 {
 	const char *exec, *why;
 
@@ -1085,14 +1097,15 @@ void mcp_master_advice(const struct mcp_container *c, const char *tail, const ch
 	if (c->mode == MCRI_CONTAINER_PYXIS && (exec = strstr(tail, "execve(): ")) &&
 	    (why = strstr(exec, ": No such file")) && !memchr(exec, '/', (size_t)(why - exec)) &&
 	    !memchr(exec, '\n', (size_t)(why - exec)))
-		snprintf(out, size,
-			 " %s is not on the PATH in pyxis's container of %s on %s: pyxis gives the step the PATH of the image's login shell, which Debian's and Ubuntu's /etc/profile set anew, dropping what the image's /etc/environment (a Dockerfile's ENV) adds. Install the Mooncake wheel in the image, link its mooncake_master into /usr/local/bin there, or name its path in the image with master= in plugstack.conf; container=none runs the host's mooncake_master.",
-			 master, c->value, node);
+		snprintf(
+			out, size,
+			" %s is not on the PATH in pyxis's container of %s on %s: pyxis gives the step the PATH of the image's login shell, which Debian's and Ubuntu's /etc/profile set anew, dropping what the image's /etc/environment (a Dockerfile's ENV) adds. Install the Mooncake wheel in the image, link its mooncake_master into /usr/local/bin there, or name its path in the image with master= in plugstack.conf; container=none runs the host's mooncake_master.",
+			master, c->value, node);
 	else if (not_run_in_container(tail))
-		snprintf(out, size,
-			 " The master step ran in the container %s (%s) on %s, and %s could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.",
-			 c->value, c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis",
-			 node, master);
+		snprintf(
+			out, size,
+			" The master step ran in the container %s (%s) on %s, and %s could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.",
+			c->value, c->mode == MCRI_CONTAINER_OCI ? "Slurm's --container" : "pyxis", node, master);
 }
 
 /* the message of a failed election (err), from what the driver saw */
@@ -1111,42 +1124,46 @@ void mcp_master_failure(struct master *m, const struct mcp_election *el, struct 
 	case MCP_V_PORTS_BUSY:
 		if (mcp_master_own_pool(m, other_recipe, sizeof(other_recipe), other_dir, sizeof(other_dir))) {
 			/* a second pool of this job: another recipe, another directory */
-			mcri_error_set(err, MCR_EINVAL,
-				       "port %d on the infra node %s (%s) is taken by this job's own mooncake_master, of the pool of %s in %s; this srun's recipe %s has a pool of its own (in %s), and with ports=fixed a node holds one master: use %s for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)",
-				       m->busy_port, st->infra_node, st->infra_addr, other_recipe, other_dir,
-				       m->job->recipe, m->job->dir->path, other_recipe);
+			mcri_error_set(
+				err, MCR_EINVAL,
+				"port %d on the infra node %s (%s) is taken by this job's own mooncake_master, of the pool of %s in %s; this srun's recipe %s has a pool of its own (in %s), and with ports=fixed a node holds one master: use %s for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)",
+				m->busy_port, st->infra_node, st->infra_addr, other_recipe, other_dir, m->job->recipe,
+				m->job->dir->path, other_recipe);
 			break;
 		}
-		mcri_error_set(err, MCR_ESTATE,
-			       "port %d on the infra node %s (%s) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there. Is another job's mooncake_master running on %s? Only one job at a time can use a node as its infra node (the ports are fixed): run the job on other nodes, or with --exclusive",
-			       m->busy_port, st->infra_node, st->infra_addr, st->infra_node);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"port %d on the infra node %s (%s) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there. Is another job's mooncake_master running on %s? Only one job at a time can use a node as its infra node (the ports are fixed): run the job on other nodes, or with --exclusive",
+			m->busy_port, st->infra_node, st->infra_addr, st->infra_node);
 		break;
 	case MCP_V_NO_FREE_PORTS:
-		mcri_error_set(err, MCR_ESTATE,
-			       "no free ports for mooncake_master on the infra node %s (%s): each of the %d triples it tried was taken (8700-8702, then %d of the %d triples of port_range=%d-%d); widen port_range= in plugstack.conf, or run the job on another first node",
-			       st->infra_node, st->infra_addr, el->max_candidates, el->max_candidates - 1,
-			       (m->ps->port_hi - m->ps->port_lo + 1) / 3, m->ps->port_lo, m->ps->port_hi);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"no free ports for mooncake_master on the infra node %s (%s): each of the %d triples it tried was taken (8700-8702, then %d of the %d triples of port_range=%d-%d); widen port_range= in plugstack.conf, or run the job on another first node",
+			st->infra_node, st->infra_addr, el->max_candidates, el->max_candidates - 1,
+			(m->ps->port_hi - m->ps->port_lo + 1) / 3, m->ps->port_lo, m->ps->port_hi);
 		break;
 	case MCP_V_EXITED:
 		mcp_log_tail(m->log, tail, sizeof(tail));
-		mcp_master_advice(&m->container, tail, m->ps->master, st->infra_node, advice,
-				  sizeof(advice));
+		mcp_master_advice(&m->container, tail, m->ps->master, st->infra_node, advice, sizeof(advice));
 		if (mcp_master_foreign(m))
 			snprintf(busy, sizeof(busy), " It could not take its ports%s.", m->why_foreign);
 		else if (m->busy_port && !m->claim_ports)
-			snprintf(busy, sizeof(busy),
-				 " Port %d on %s is in use by another process: another job's mooncake_master on the same node? Only one job at a time can use a node as its infra node (the ports are fixed): run such jobs on different first nodes, or with --exclusive.",
-				 m->busy_port, st->infra_node);
-		mcri_error_set(err, MCR_ESTATE,
-			       "the master step (mooncake_master on %s) ended during start-up (%s) before it was ready.%s%s Last lines of %s:%s",
-			       st->infra_node, m->ended, busy, advice, m->log, tail[0] ? tail : " (empty)");
+			snprintf(
+				busy, sizeof(busy),
+				" Port %d on %s is in use by another process: another job's mooncake_master on the same node? Only one job at a time can use a node as its infra node (the ports are fixed): run such jobs on different first nodes, or with --exclusive.",
+				m->busy_port, st->infra_node);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"the master step (mooncake_master on %s) ended during start-up (%s) before it was ready.%s%s Last lines of %s:%s",
+			st->infra_node, m->ended, busy, advice, m->log, tail[0] ? tail : " (empty)");
 		break;
 	case MCP_V_TIMEOUT:
 		mcp_log_tail(m->log, tail, sizeof(tail));
-		mcri_error_set(err, MCR_ESTATE,
-			       "mooncake_master on %s (%s) was not ready after %d s: %s; it was stopped. If the node is just slow, raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf); last lines of %s:%s",
-			       st->infra_node, st->infra_addr, bound, m->why, m->log,
-			       tail[0] ? tail : " (empty)");
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"mooncake_master on %s (%s) was not ready after %d s: %s; it was stopped. If the node is just slow, raise readiness.timeout_seconds of the mooncake-master service (or ready_timeout= in plugstack.conf); last lines of %s:%s",
+			st->infra_node, st->infra_addr, bound, m->why, m->log, tail[0] ? tail : " (empty)");
 		break;
 	case MCP_V_OTHER_FAILED:
 		mcri_error_set(err, MCR_ESTATE,
@@ -1154,44 +1171,46 @@ void mcp_master_failure(struct master *m, const struct mcp_election *el, struct 
 			       st->message);
 		break;
 	case MCP_V_WAIT_TIMEOUT:
-		mcri_error_set(err, MCR_ESTATE,
-			       "timed out after %.0f s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
-			       mcp_now() - m->t0, st->phase ? mcri_phase_name(st->phase) : "unknown",
-			       m->log);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"timed out after %.0f s waiting for the job's mooncake_master that another srun of this job is starting (state: %s); see %s",
+			mcp_now() - m->t0, st->phase ? mcri_phase_name(st->phase) : "unknown", m->log);
 		break;
 	case MCP_V_UNREACHABLE:
-		mcri_error_set(err, MCR_ESTATE,
-			       "the job's mooncake_master on %s (%s) was ready, but this node (%s) cannot reach it: no answer within %d s (%s). It may still be running: check the network between %s and %s (link, routes, firewall), then run srun again",
-			       st->infra_node, st->infra_addr, m->host, bound, m->why, m->host,
-			       st->infra_node);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's mooncake_master on %s (%s) was ready, but this node (%s) cannot reach it: no answer within %d s (%s). It may still be running: check the network between %s and %s (link, routes, firewall), then run srun again",
+			st->infra_node, st->infra_addr, m->host, bound, m->why, m->host, st->infra_node);
 		break;
 	case MCP_V_STOPPED:
-		mcri_error_set(err, MCR_ESTATE,
-			       "the job's mooncake_master on %s (%s) was ready, but has stopped: %s. No srun starts a new one behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
-			       st->infra_node, st->infra_addr, m->why, m->log);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's mooncake_master on %s (%s) was ready, but has stopped: %s. No srun starts a new one behind running workers (their segments and keys are gone with it); see %s and resubmit the job",
+			st->infra_node, st->infra_addr, m->why, m->log);
 		break;
 	case MCP_V_RESTART_TIMEOUT:
-		mcri_error_set(err, MCR_ESTATE,
-			       "the job's mooncake_master on %s (%s) was ready and ended; its master step is starting it again, but it has not answered within %d s (%s). See %s for why it ended and why it does not come back",
-			       st->infra_node, st->infra_addr, bound, m->why, m->log);
+		mcri_error_set(
+			err, MCR_ESTATE,
+			"the job's mooncake_master on %s (%s) was ready and ended; its master step is starting it again, but it has not answered within %d s (%s). See %s for why it ended and why it does not come back",
+			st->infra_node, st->infra_addr, bound, m->why, m->log);
 		break;
 	case MCP_V_OTHER_JOB:
-		mcri_error_set(err, MCR_EINVAL,
-			       "the directory %s holds the Mooncake pool of job %s, which still runs, and this srun is of job %s: one directory holds one job's pool. Put {job_id} in the recipe's output.log_dir (e.g. log_dir: outputs/{job_id}/logs), or use another directory",
-			       m->job->dir->path, st->job_id, m->job->job_id);
+		mcri_error_set(
+			err, MCR_EINVAL,
+			"the directory %s holds the Mooncake pool of job %s, which still runs, and this srun is of job %s: one directory holds one job's pool. Put {job_id} in the recipe's output.log_dir (e.g. log_dir: outputs/{job_id}/logs), or use another directory",
+			m->job->dir->path, st->job_id, m->job->job_id);
 		break;
 	case MCP_V_OTHER_RECIPE:
-		mcri_error_set(err, MCR_EINVAL,
-			       "the job's Mooncake pool in %s comes from the recipe %s, and this srun names %s: one directory holds one pool. Use %s for this step too, or give the other recipe an output.log_dir of its own (its pool then gets a master of its own)",
-			       m->job->dir->path, st->recipe, m->job->recipe, st->recipe);
+		mcri_error_set(
+			err, MCR_EINVAL,
+			"the job's Mooncake pool in %s comes from the recipe %s, and this srun names %s: one directory holds one pool. Use %s for this step too, or give the other recipe an output.log_dir of its own (its pool then gets a master of its own)",
+			m->job->dir->path, st->recipe, m->job->recipe, st->recipe);
 		break;
 	default:
-		mcri_error_set(err, MCR_ESTATE,
-			       "the job's mooncake_master could not be started in %d attempts; see %s",
+		mcri_error_set(err, MCR_ESTATE, "the job's mooncake_master could not be started in %d attempts; see %s",
 			       el->max_attempts, m->log);
 	}
 }
-
 
 /* ---- srun's waits end promptly when srun is told to stop
  * (SIGTERM from timeout(1) or scancel, SIGINT from Ctrl-C, SIGHUP): the

@@ -20,19 +20,18 @@
 /* ---- make sure the job's master runs (srun) -------------------------- */
 
 struct mcp_job {
-	uint32_t job_num;       /* the job of the pool (mcp_job_id_parse) */
-	const char *job_id;     /* ... in decimal, for records and messages */
-	int run;                /* the job's run (SLURM_RESTART_COUNT), -1 unknown
+	uint32_t job_num;              /* the job of the pool (mcp_job_id_parse) */
+	const char *job_id;            /* ... in decimal, for records and messages */
+	int run;                       /* the job's run (SLURM_RESTART_COUNT), -1 unknown
 				 * (an srun from outside the allocation) */
-	bool het;               /* a heterogeneous job's leader, from outside its
+	bool het;                      /* a heterogeneous job's leader, from outside its
 				 * allocation (mcp_step_place.het) */
 	const struct mcri_jobdir *dir; /* the job's Mooncake directory, open */
-	const char *recipe;     /* the recipe's real path */
+	const char *recipe;            /* the recipe's real path */
 	/* the job's first `want` nodes (the infra node first) and their
 	 * addresses, *got of them (fewer when the job has fewer); found
 	 * lazily (a Slurm RPC) only by the srun that starts the master */
-	int (*find_nodes)(void *arg, struct mcri_ha_member *nodes, int want, int *got,
-			  struct mcr_error *err);
+	int (*find_nodes)(void *arg, struct mcri_ha_member *nodes, int want, int *got, struct mcr_error *err);
 	void *find_nodes_arg;
 	/* where the master runs, decided by srun before anything was written;
 	 * NULL when the pool ran already (the starter decides then) */
@@ -60,8 +59,7 @@ struct mcp_job {
  * (infra node and address, ports), or with job->join_starting the state
  * of a master that is starting (phase MCRI_PHASE_STARTING): its step was
  * launched and its client configs written, ready is still to come. */
-int mcp_ensure_master(const struct mcri_plugstack *ps,
-		      const struct mcr_recipe *recipe, const struct mcp_job *job,
+int mcp_ensure_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, const struct mcp_job *job,
 		      struct mcri_state *st, struct mcr_error *err);
 /* How long a master may take to be ready (seconds): the recipe's bound,
  * else plugstack.conf's ready_timeout=. */
@@ -76,8 +74,8 @@ int mcp_master_address(const struct mcri_state *st, char *buf, size_t size, stru
  * the container `c` (NULL or mode NONE: the host), the image to fix or
  * master=; on the host, the PATH or master=/path/to/NAME. "" when the tail
  * shows no such failure. `master` is master=. */
-void mcp_master_advice(const struct mcp_container *c, const char *tail, const char *master,
-		       const char *node, char *out, size_t size);
+void mcp_master_advice(const struct mcp_container *c, const char *tail, const char *master, const char *node, char *out,
+		       size_t size);
 
 /* srun's waits end on SIGTERM, SIGINT and SIGHUP. Watch
  * (on) from the start of a wait to its end (off): the signal srun was
@@ -101,24 +99,24 @@ struct master {
 	char host[256];
 	char log[PATH_MAX + 32];
 	char pool_path[128];
-	struct mcri_state st;       /* ours while we hold the lock, else read */
-	pid_t child;                /* the master step's srun we launched */
-	char ended[64];             /* how the master step ended */
-	bool claim_ports;           /* ports=auto with srtctl's argv */
+	struct mcri_state st;           /* ours while we hold the lock, else read */
+	pid_t child;                    /* the master step's srun we launched */
+	char ended[64];                 /* how the master step ended */
+	bool claim_ports;               /* ports=auto with srtctl's argv */
 	struct mcp_container container; /* where the master runs (the starter's choice) */
-	int timeout;                /* the readiness bound, seconds */
-	double t0, next_line;       /* of the current wait, for progress */
-	double job_checked;         /* when slurmctld was last asked if the job runs */
-	char why[512];              /* what the last probe saw */
-	bool restarting;            /* ... its master step is starting it again */
-	int busy_port;              /* a port found in use before we started */
-	struct mcr_error err;       /* a failure of an action */
-	struct mcri_proof proof;    /* the master step's word on its ports */
+	int timeout;                    /* the readiness bound, seconds */
+	double t0, next_line;           /* of the current wait, for progress */
+	double job_checked;             /* when slurmctld was last asked if the job runs */
+	char why[512];                  /* what the last probe saw */
+	bool restarting;                /* ... its master step is starting it again */
+	int busy_port;                  /* a port found in use before we started */
+	struct mcr_error err;           /* a failure of an action */
+	struct mcri_proof proof;        /* the master step's word on its ports */
 	/* " (port P listens for another process on NODE, of uid U, ...)" or "":
 	 * room for the longest node name (255 bytes) and the words around it */
 	char why_foreign[400];
-	double touched;             /* the lock's heartbeat */
-	int lock_fd;                /* the lock of the attempt this srun holds (-1 none) */
+	double touched; /* the lock's heartbeat */
+	int lock_fd;    /* the lock of the attempt this srun holds (-1 none) */
 	/* a waiter's view of the holder's lock (its heartbeat, its holder) */
 	struct mcri_lock_seen lock_seen;
 	/* a waiter's watch on the job's directory (mcri_jobdir_watch) */

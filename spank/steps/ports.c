@@ -38,9 +38,11 @@
 #include "steps/ports.h"
 
 #define MAX_CANDIDATES 32
-#define LOCK_WAIT_MS 2000         /* then claim without the registry */
+#define LOCK_WAIT_MS 2000 /* then claim without the registry */
 
-static const struct mcr_ports DEFAULT = { .rpc = MCR_MASTER_PORT, .metadata = MCR_METADATA_PORT, .metrics = MCR_METRICS_PORT };
+static const struct mcr_ports DEFAULT = { .rpc = MCR_MASTER_PORT,
+					  .metadata = MCR_METADATA_PORT,
+					  .metrics = MCR_METRICS_PORT };
 
 static int triples(const struct mcri_plugstack *ps)
 {
@@ -56,8 +58,7 @@ int mcp_port_candidates(const struct mcri_plugstack *ps)
 	return n < MAX_CANDIDATES ? n : MAX_CANDIDATES;
 }
 
-void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
-			int candidate, struct mcr_ports *out)
+void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id, int candidate, struct mcr_ports *out)
 {
 	int t = triples(ps), i;
 
@@ -98,8 +99,7 @@ int mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *mast
 	return 0;
 }
 
-int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd,
-		    struct mcr_error *err)
+int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd, struct mcr_error *err)
 {
 	int p[5], n = 0;
 	const char *c = text;
@@ -145,7 +145,8 @@ static bool port_free(int port)
 	/* and no IPv6 listener either (the guard would call it foreign after
 	 * a whole start); a node without IPv6 has none */
 	if (ok && (fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0) {
-		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons((uint16_t)port),
+		struct sockaddr_in6 a6 = { .sin6_family = AF_INET6,
+					   .sin6_port = htons((uint16_t)port),
 					   .sin6_addr = IN6ADDR_ANY_INIT };
 
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
@@ -167,8 +168,8 @@ static bool trusted(int fd)
 {
 	struct stat sb;
 
-	return fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	       (sb.st_uid == 0 || sb.st_uid == geteuid()) && !(sb.st_mode & (S_IWGRP | S_IWOTH));
+	return fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_uid == 0 || sb.st_uid == geteuid()) &&
+	       !(sb.st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* the registry, locked; -1 when it cannot be used (then ports are claimed
@@ -244,18 +245,19 @@ size_t mcp_registry_parse(char *text, struct mcp_reservation *r, size_t max)
 	char *line, *save = NULL;
 	size_t n = 0;
 
-	for (line = strtok_r(text, "\n", &save); line && n < max;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(text, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long v[5];
 		int got;
 
 		/* "port pid start job uid"; a line without the uid (an earlier
 		 * release's) reserves for a user unknown */
-		if (strlen(line) >= LINE_MAX_BYTES || (got = line_fields(line, v)) < 4 || v[0] < 1 ||
-		    v[0] > 65535 || v[1] < 1 || v[1] > LONG_MAX || v[2] == 0 || v[3] == 0 ||
-		    v[3] > ULONG_MAX || (got == 5 && v[4] > UINT32_MAX))
+		if (strlen(line) >= LINE_MAX_BYTES || (got = line_fields(line, v)) < 4 || v[0] < 1 || v[0] > 65535 ||
+		    v[1] < 1 || v[1] > LONG_MAX || v[2] == 0 || v[3] == 0 || v[3] > ULONG_MAX ||
+		    (got == 5 && v[4] > UINT32_MAX))
 			continue; /* not an entry */
-		r[n++] = (struct mcp_reservation){ .port = (int)v[0], .pid = (long)v[1], .start = v[2],
+		r[n++] = (struct mcp_reservation){ .port = (int)v[0],
+						   .pid = (long)v[1],
+						   .start = v[2],
 						   .job = (unsigned long)v[3],
 						   .uid = got == 5 ? (long)v[4] : -1 };
 	}
@@ -269,9 +271,9 @@ size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf,
 	if (size)
 		buf[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		int w = r[i].uid >= 0 ? snprintf(buf + len, size - len, "%d %ld %llu %lu %ld\n", r[i].port,
-						 r[i].pid, r[i].start, r[i].job, r[i].uid) :
-					snprintf(buf + len, size - len, "%d %ld %llu %lu\n", r[i].port, r[i].pid,
+		int w = r[i].uid >= 0 ? snprintf(buf + len, size - len, "%d %ld %llu %lu %ld\n", r[i].port, r[i].pid,
+						 r[i].start, r[i].job, r[i].uid)
+				      : snprintf(buf + len, size - len, "%d %ld %llu %lu\n", r[i].port, r[i].pid,
 						 r[i].start, r[i].job);
 
 		if (w < 0 || (size_t)w >= size - len) {
@@ -348,8 +350,7 @@ int mcp_lender_port_candidates(const struct mcri_plugstack *ps)
 	return n < MAX_CANDIDATES ? n : MAX_CANDIDATES;
 }
 
-int mcp_lender_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id, const char *name,
-			      int candidate)
+int mcp_lender_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id, const char *name, int candidate)
 {
 	int span = ps->port_hi - ps->port_lo + 1, port;
 	unsigned long h = 5381;
@@ -361,39 +362,36 @@ int mcp_lender_port_candidate(const struct mcri_plugstack *ps, unsigned long job
 	/* the range from an offset of the job and the lender, past the
 	 * master's default ports */
 	for (int k = 0; k < span; k++) {
-		port = ps->port_lo + (int)((job_id * 7 + h + (unsigned long)candidate - 1 + (unsigned long)k) %
-					   (unsigned long)span);
+		port = ps->port_lo +
+		       (int)((job_id * 7 + h + (unsigned long)candidate - 1 + (unsigned long)k) % (unsigned long)span);
 		if (lender_port(ps, port))
 			return port;
 	}
 	return MCP_LENDER_PORT;
 }
 
-static int claim(const int *want, const char *const *what, int count, bool lender,
-		 const struct mcri_plugstack *ps, unsigned long job, uid_t uid, const char *registry,
-		 struct mcr_error *err);
+static int claim(const int *want, const char *const *what, int count, bool lender, const struct mcri_plugstack *ps,
+		 unsigned long job, uid_t uid, const char *registry, struct mcr_error *err);
 
-int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps,
-		    unsigned long job, uid_t uid, const char *registry, struct mcr_error *err)
+int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps, unsigned long job,
+		    uid_t uid, const char *registry, struct mcr_error *err)
 {
-	const int want[5] = { ports->rpc, ports->metadata, ports->metrics, etcd ? etcd[0] : 0,
-			      etcd ? etcd[1] : 0 };
+	const int want[5] = { ports->rpc, ports->metadata, ports->metrics, etcd ? etcd[0] : 0, etcd ? etcd[1] : 0 };
 	static const char *const what[5] = { "RPC", "metadata", "metrics", "etcd client", "etcd peer" };
 
 	return claim(want, what, etcd && etcd[0] ? 5 : 3, false, ps, job, uid, registry, err);
 }
 
-int mcp_lender_port_claim(int port, const struct mcri_plugstack *ps, unsigned long job, uid_t uid,
-			  const char *registry, struct mcr_error *err)
+int mcp_lender_port_claim(int port, const struct mcri_plugstack *ps, unsigned long job, uid_t uid, const char *registry,
+			  struct mcr_error *err)
 {
 	static const char *const what[1] = { "a lender's" };
 
 	return claim(&port, what, 1, true, ps, job, uid, registry, err);
 }
 
-static int claim(const int *want, const char *const *what, int count, bool lender,
-		 const struct mcri_plugstack *ps, unsigned long job, uid_t uid, const char *registry,
-		 struct mcr_error *err)
+static int claim(const int *want, const char *const *what, int count, bool lender, const struct mcri_plugstack *ps,
+		 unsigned long job, uid_t uid, const char *registry, struct mcr_error *err)
 {
 	struct mcp_reservation *r;
 	char host[256] = "", who[160];
@@ -402,11 +400,12 @@ static int claim(const int *want, const char *const *what, int count, bool lende
 
 	for (int k = 0; k < count; k++)
 		if (lender ? !lender_port(ps, want[k]) : !master_port(ps, want[k]))
-			return mcri_error_set(err, MCR_EINVAL,
-					      lender ? "port %d (%s) is not a port of a memory lender on this cluster (8080, or port_range=%d-%d of plugstack.conf past 8700-8704): %s is set by the plugin alone; unset it" :
-						       "port %d (%s) is not a port of mooncake_master on this cluster (8700-8702, or port_range=%d-%d of plugstack.conf): %s is set by the plugin alone; unset it",
-					      want[k], what[k], ps->port_lo, ps->port_hi,
-					      lender ? "SLURM_MOONCAKE_LENDER" : MCP_PORTS_VAR);
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				lender ? "port %d (%s) is not a port of a memory lender on this cluster (8080, or port_range=%d-%d of plugstack.conf past 8700-8704): %s is set by the plugin alone; unset it"
+				       : "port %d (%s) is not a port of mooncake_master on this cluster (8700-8702, or port_range=%d-%d of plugstack.conf): %s is set by the plugin alone; unset it",
+				want[k], what[k], ps->port_lo, ps->port_hi,
+				lender ? "SLURM_MOONCAKE_LENDER" : MCP_PORTS_VAR);
 	if (!(r = calloc(MCP_REGISTRY_MAX, sizeof(*r))))
 		return mcri_error_nomem(err);
 	fd = registry ? registry_open(registry) : -1;
@@ -421,16 +420,18 @@ static int claim(const int *want, const char *const *what, int count, bool lende
 		for (size_t i = 0; i < n; i++)
 			if (r[i].port == want[k] && r[i].pid != (long)getpid()) {
 				holder(&r[i], who, sizeof(who));
-				mcri_error_set(err, MCR_ESTATE,
-					       "port %d (%s) on %s is taken: %s reserved it for %s mooncake_master, etcd or lender (pid %ld), which is starting on it; the srun that started this step tries other ports",
-					       want[k], what[k], host, who,
-					       r[i].job == job ? "an earlier attempt of its" : "its", r[i].pid);
+				mcri_error_set(
+					err, MCR_ESTATE,
+					"port %d (%s) on %s is taken: %s reserved it for %s mooncake_master, etcd or lender (pid %ld), which is starting on it; the srun that started this step tries other ports",
+					want[k], what[k], host, who,
+					r[i].job == job ? "an earlier attempt of its" : "its", r[i].pid);
 				goto out;
 			}
 		if (!port_free(want[k])) {
-			mcri_error_set(err, MCR_ESTATE,
-				       "port %d (%s) on %s is taken: another process listens on it; the srun that started this step tries other ports",
-				       want[k], what[k], host);
+			mcri_error_set(
+				err, MCR_ESTATE,
+				"port %d (%s) on %s is taken: another process listens on it; the srun that started this step tries other ports",
+				want[k], what[k], host);
 			goto out;
 		}
 	}
@@ -442,7 +443,8 @@ static int claim(const int *want, const char *const *what, int count, bool lende
 		 * the bind alone */
 		if (kept + (size_t)count > MCP_REGISTRY_MAX || of_job + (size_t)count > MCP_REGISTRY_PER_JOB ||
 		    of_user + (size_t)count > MCP_REGISTRY_PER_USER) {
-			fprintf(stderr, "mooncake: the ports registry of %s holds %zu reservations, %zu of job %lu's and %zu of uid %u's (at most %d, %d per job, %d per user): ports %d-%d rest on their bind alone\n",
+			fprintf(stderr,
+				"mooncake: the ports registry of %s holds %zu reservations, %zu of job %lu's and %zu of uid %u's (at most %d, %d per job, %d per user): ports %d-%d rest on their bind alone\n",
 				host, n, of_job, job, of_user, (unsigned)uid, MCP_REGISTRY_MAX, MCP_REGISTRY_PER_JOB,
 				MCP_REGISTRY_PER_USER, want[0], want[2]);
 		} else {

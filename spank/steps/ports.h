@@ -11,26 +11,22 @@
 #include "mooncake_recipe.h"
 #include "plugstack/plugstack.h"
 
-
 /* ---- the master's ports (ports=auto|fixed) ---------------------------- */
 
 /* How many port triples an election may try: 1 for ports=fixed. */
 int mcp_port_candidates(const struct mcri_plugstack *ps);
 /* The `candidate`-th triple for job `job_id`: 0 is 8700, 8701, 8702; then
  * triples of port_range, from an offset the job id chooses. */
-void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id,
-			int candidate, struct mcr_ports *out);
+void mcp_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id, int candidate, struct mcr_ports *out);
 /* An HA pool's etcd: its client and peer ports, the two after the
  * master's three (8703, 8704 with 8700-8702), or the two before them
  * when those would leave port_range=; -1 when neither fits (a range of
  * fewer than five ports). */
-int mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *master, int *client,
-		   int *peer);
+int mcp_etcd_ports(const struct mcri_plugstack *ps, const struct mcr_ports *master, int *client, int *peer);
 /* "rpc,metadata,metrics" to ports, or "rpc,metadata,metrics,client,peer"
  * with an HA pool's etcd ports into etcd[2] (NULL: refused); etcd[0] 0
  * for three (MCR_EINVAL when it is neither). */
-int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd,
-		    struct mcr_error *err);
+int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd, struct mcr_error *err);
 /* On the infra node, in the master step's task (before it becomes the
  * user: task_init_privileged): the ports srun chose must be ports a master
  * may have (8700-8702, or a triple of ps's port_range=: the variable that
@@ -46,8 +42,8 @@ int mcp_ports_parse(const char *text, struct mcr_ports *out, int *etcd,
  * start time it had) and every read and write bounded; live entries are
  * never dropped (a full registry reserves nothing more). Without a usable
  * registry the bind alone decides. -1 with a message that names the port. */
-int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps,
-		    unsigned long job, uid_t uid, const char *registry, struct mcr_error *err);
+int mcp_ports_claim(const struct mcr_ports *ports, const int *etcd, const struct mcri_plugstack *ps, unsigned long job,
+		    uid_t uid, const char *registry, struct mcr_error *err);
 /* The registry of the node's port space (its network namespace's inode
  * `ns`): in a directory of root's, written by root only, so no user can
  * put an entry in it (task_init_privileged claims). */
@@ -64,7 +60,7 @@ struct mcp_reservation {
 	unsigned long job;
 	long uid;
 };
-#define MCP_REGISTRY_MAX 512                  /* reservations kept */
+#define MCP_REGISTRY_MAX 512 /* reservations kept */
 /* what one job, one user may hold of it (more claims rest on the bind
  * alone): an HA pool's 5 ports for the attempt that starts and one that
  * ends; a user's array of 40 jobs on one infra node */
@@ -90,12 +86,11 @@ size_t mcp_registry_format(const struct mcp_reservation *r, size_t n, char *buf,
  * single ports of port_range= (never 8700-8704) from an offset the job
  * and the name choose. */
 int mcp_lender_port_candidates(const struct mcri_plugstack *ps);
-int mcp_lender_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id, const char *name,
-			      int candidate);
+int mcp_lender_port_candidate(const struct mcri_plugstack *ps, unsigned long job_id, const char *name, int candidate);
 /* On the lender's node, in its step's task (root, task_init_privileged):
  * claim `port` as mcp_ports_claim claims the master's, for a lender's
  * port (8080 or port_range=). */
-int mcp_lender_port_claim(int port, const struct mcri_plugstack *ps, unsigned long job, uid_t uid,
-			  const char *registry, struct mcr_error *err);
+int mcp_lender_port_claim(int port, const struct mcri_plugstack *ps, unsigned long job, uid_t uid, const char *registry,
+			  struct mcr_error *err);
 
 #endif /* MCP_PORTS_H_ */

@@ -50,22 +50,35 @@ static const char *const not_inherited[] = {
 	"_SLURM_SPANK_OPTION_" MCP_NAME "_",
 	"SLURM_SPANK__SLURM_SPANK_OPTION_" MCP_NAME "_",
 	/* what srun hands its own tasks, and the master its ports and guard */
-	MCP_TASK_VAR "=", MCP_PORTS_VAR "=", MCP_GUARD_VAR "=", MCP_HA_VAR "=",
-	"SLURM_MOONCAKE_LENDERS=", "SLURM_MOONCAKE_LENDER=",
+	MCP_TASK_VAR "=",
+	MCP_PORTS_VAR "=",
+	MCP_GUARD_VAR "=",
+	MCP_HA_VAR "=",
+	"SLURM_MOONCAKE_LENDERS=",
+	"SLURM_MOONCAKE_LENDER=",
 	/* the Mooncake settings of the srun's own environment: a step gets
 	 * those the plugin gives it (a store service reads MOONCAKE_*, and a
 	 * MOONCAKE_CONFIG_PATH would replace them all) */
 	"MOONCAKE_",
 	/* the MPI of the srun's step: each step the plugin starts runs
 	 * --mpi=none, its one task no rank of another's */
-	"PMI_", "PMIX_", "OMPI_", "SLURM_MPI_TYPE=",
+	"PMI_",
+	"PMIX_",
+	"OMPI_",
+	"SLURM_MPI_TYPE=",
 	/* a step time limit would end the pool before the job */
 	"SLURM_TIMELIMIT=",
 	/* the job's GPU requests are the workers'; with --gres=none they
 	 * make the step an invalid TRES request */
-	"SLURM_GPUS=", "SLURM_GPUS_PER_NODE=", "SLURM_GPUS_PER_TASK=",
-	"SLURM_GPUS_PER_SOCKET=", "SLURM_CPUS_PER_GPU=", "SLURM_MEM_PER_GPU=",
-	"SLURM_GPU_BIND=", "SLURM_GPU_FREQ=", "SLURM_NTASKS_PER_GPU=",
+	"SLURM_GPUS=",
+	"SLURM_GPUS_PER_NODE=",
+	"SLURM_GPUS_PER_TASK=",
+	"SLURM_GPUS_PER_SOCKET=",
+	"SLURM_CPUS_PER_GPU=",
+	"SLURM_MEM_PER_GPU=",
+	"SLURM_GPU_BIND=",
+	"SLURM_GPU_FREQ=",
+	"SLURM_NTASKS_PER_GPU=",
 	"SLURM_TRES_PER_TASK=",
 	/* the master's RPC transport is its own business: MC_RPC_PROTOCOL
 	 * set for the workers must not change it */
@@ -74,8 +87,12 @@ static const char *const not_inherited[] = {
 	 * options as srun and slurmstepd pass them, its defaults from the
 	 * environment; Slurm's --container as srun reads it and as slurmstepd
 	 * sets it; enroot's settings */
-	"_SLURM_SPANK_OPTION_pyxis_", "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_",
-	"PYXIS_CONTAINER_", "SRUN_CONTAINER", "SLURM_CONTAINER", "ENROOT_",
+	"_SLURM_SPANK_OPTION_pyxis_",
+	"SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_",
+	"PYXIS_CONTAINER_",
+	"SRUN_CONTAINER",
+	"SLURM_CONTAINER",
+	"ENROOT_",
 	NULL,
 };
 
@@ -102,16 +119,14 @@ char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err)
 		bool replaced = false;
 
 		for (size_t i = 0; i < count; i++)
-			replaced |= strlen(extra->vars[i].name) == len &&
-				    strncmp(extra->vars[i].name, *e, len) == 0;
+			replaced |= strlen(extra->vars[i].name) == len && strncmp(extra->vars[i].name, *e, len) == 0;
 		if (replaced || !mcp_step_inherits(*e))
 			continue;
 		if (!(env[k++] = strdup(*e)))
 			goto nomem;
 	}
 	for (size_t i = 0; i < count; i++)
-		if (asprintf(&env[k++], "%s=%s", extra->vars[i].name,
-			     extra->vars[i].value) < 0) {
+		if (asprintf(&env[k++], "%s=%s", extra->vars[i].name, extra->vars[i].value) < 0) {
 			env[k - 1] = NULL;
 			goto nomem;
 		}
@@ -131,18 +146,33 @@ static int append(char **to, size_t *k, char *const *from, size_t n)
 	return 0;
 }
 
-char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
-		     const char *name, const char *log, char *const *options,
-		     char *const *cmd, struct mcr_error *err)
+char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at, const char *name,
+		     const char *log, char *const *options, char *const *cmd, struct mcr_error *err)
 {
 	char jobid[64], output[PATH_MAX + 16], chdir_opt[PATH_MAX + 16], node[900];
 	char job_name[96], nodes[32], tasks[32];
 	char *fixed[] = {
-		(char *)ps->srun, "--quiet", jobid, "--overlap", nodes, tasks,
-		"--ntasks-per-node=1", "--cpus-per-task=1", "--gres=none",
-		"--mpi=none", "--cpu-bind=none", "--input=none", "--open-mode=append",
-		"--kill-on-bad-exit=0", job_name, node, output, chdir_opt, NULL,
-		NULL, NULL, /* room for --het-group=0, --no-kill */
+		(char *)ps->srun,
+		"--quiet",
+		jobid,
+		"--overlap",
+		nodes,
+		tasks,
+		"--ntasks-per-node=1",
+		"--cpus-per-task=1",
+		"--gres=none",
+		"--mpi=none",
+		"--cpu-bind=none",
+		"--input=none",
+		"--open-mode=append",
+		"--kill-on-bad-exit=0",
+		job_name,
+		node,
+		output,
+		chdir_opt,
+		NULL,
+		NULL,
+		NULL, /* room for --het-group=0, --no-kill */
 	};
 	size_t nf = mcr_strv_len(fixed), k = 0, len = mcr_strv_len(cmd);
 	size_t no = options ? mcr_strv_len(options) : 0;
@@ -163,8 +193,7 @@ char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_plac
 	snprintf(chdir_opt, sizeof(chdir_opt), "--chdir=%s", at->dir);
 	snprintf(node, sizeof(node), "--nodelist=%s", at->node);
 	argv = calloc(nf + no + len + 1, sizeof(*argv));
-	if (!argv || append(argv, &k, fixed, nf) || append(argv, &k, options, no) ||
-	    append(argv, &k, cmd, len)) {
+	if (!argv || append(argv, &k, fixed, nf) || append(argv, &k, options, no) || append(argv, &k, cmd, len)) {
 		mcr_strv_free(argv);
 		mcri_error_set(err, MCR_EIO, "out of memory");
 		return NULL;
@@ -172,8 +201,8 @@ char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_plac
 	return argv;
 }
 
-int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
-		   const struct mcp_step *step, pid_t *pid, struct mcr_error *err)
+int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place *at, const struct mcp_step *step,
+		   pid_t *pid, struct mcr_error *err)
 {
 	char **cmd = calloc(mcr_strv_len(step->cmd) + 1, sizeof(*cmd));
 	char **options = NULL, **env = NULL, **argv = NULL;
@@ -190,8 +219,8 @@ int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place 
 	 * (a regular file, no link followed, 0600); its srun writes there too */
 	if (!name || (size_t)(name - step->log) != strlen(at->dir) ||
 	    strncmp(step->log, at->dir, (size_t)(name - step->log)) != 0) {
-		mcri_error_set(err, MCR_EINVAL, "the log %s of the %s step is not in the job's directory %s",
-			       step->log, step->name, at->dir);
+		mcri_error_set(err, MCR_EINVAL, "the log %s of the %s step is not in the job's directory %s", step->log,
+			       step->name, at->dir);
 		goto out;
 	}
 	if (mcri_jobdir_open(&jd, at->dir, getuid(), false, err) ||
@@ -205,9 +234,10 @@ int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place 
 		goto out;
 	rc = mcp_spawn(argv, env, &(struct mcp_spawn_io){ .log_fd = fd, .detached = true }, pid);
 	if (rc != 0)
-		rc = mcri_error_set(err, MCR_ESTATE,
-				    "cannot run %s to start the %s step: %s; set srun= in plugstack.conf to the path of srun",
-				    argv[0], step->name, strerror(rc));
+		rc = mcri_error_set(
+			err, MCR_ESTATE,
+			"cannot run %s to start the %s step: %s; set srun= in plugstack.conf to the path of srun",
+			argv[0], step->name, strerror(rc));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -218,7 +248,6 @@ out:
 	mcr_strv_free(argv);
 	return rc;
 }
-
 
 /* ---- the master step itself, for master.c: its srun command
  * line and environment, its log's last lines, and stopping it (its
@@ -324,16 +353,16 @@ static int add_var(struct mcr_env *env, const char *name, const char *value)
 
 int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 		     const struct mcp_container *container, const struct mcp_step_place *at,
-		     const struct mcri_state *st, bool claim, const char *guard, const char *ha,
-		     const char *log, pid_t *pid, struct mcr_error *err)
+		     const struct mcri_state *st, bool claim, const char *guard, const char *ha, const char *log,
+		     pid_t *pid, struct mcr_error *err)
 {
 	const struct mcr_ports *ports = &st->ports;
 	struct mcr_env env = { 0 };
 	char **margv = NULL, pv[64];
 	int rc = -1;
 
-	if (mcr_master_argv(recipe, ps->master, ports, &margv, err) ||
-	    mcr_master_env(recipe, &env, err) || (ha && mcp_ha_master_args(&st->ha, &margv, err)))
+	if (mcr_master_argv(recipe, ps->master, ports, &margv, err) || mcr_master_env(recipe, &env, err) ||
+	    (ha && mcp_ha_master_args(&st->ha, &margv, err)))
 		goto out;
 	/* the step's task claims its ports on the infra node (ports.c; an HA
 	 * pool's tasks each on its node, its etcd's with them), and its guard
@@ -352,14 +381,17 @@ int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *r
 	if (container && container->note[0])
 		slurm_info("%s", container->note);
 	rc = mcp_step_start(ps, at,
-			    &(struct mcp_step){ .name = "mooncake-master", .log = log, .cmd = margv, .env = &env, .container = container },
+			    &(struct mcp_step){ .name = "mooncake-master",
+						.log = log,
+						.cmd = margv,
+						.env = &env,
+						.container = container },
 			    pid, err);
 out:
 	mcr_env_free(&env);
 	mcr_strv_free(margv);
 	return rc;
 }
-
 
 /* ---- is a master there, and ready? The readiness probes of
  * a job's master (TCP on its RPC port, GET /health on its metadata and
@@ -385,9 +417,8 @@ static enum mcp_probe failed_probe(void)
 	}
 }
 
-enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
-				const char *key_path, const char *token, bool health,
-				char *why, size_t why_size)
+enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports, const char *key_path,
+				const char *token, bool health, char *why, size_t why_size)
 {
 	struct mcr_error reason;
 	char body[256];
@@ -403,8 +434,8 @@ enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
 		int port = k ? ports->metrics : ports->metadata;
 		const char *what = k ? "metrics" : "metadata";
 
-		if (mcri_http(addr, port, "GET", "/health", NULL, MCP_PROBE_TIMEOUT_MS, &status,
-			      body, sizeof(body), &reason)) {
+		if (mcri_http(addr, port, "GET", "/health", NULL, MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body),
+			      &reason)) {
 			enum mcp_probe r = failed_probe();
 
 			snprintf(why, why_size, "port %d (%s) GET /health: %.200s", port, what, reason.text);
@@ -417,17 +448,18 @@ enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
 	}
 	if (!token)
 		return MCP_PROBE_READY;
-	if (mcri_http(addr, ports->metadata, "GET", key_path, NULL, MCP_PROBE_TIMEOUT_MS, &status,
-		      body, sizeof(body), &reason)) {
+	if (mcri_http(addr, ports->metadata, "GET", key_path, NULL, MCP_PROBE_TIMEOUT_MS, &status, body, sizeof(body),
+		      &reason)) {
 		enum mcp_probe r = failed_probe();
 
 		snprintf(why, why_size, "port %d GET %s: %.200s", ports->metadata, key_path, reason.text);
 		return r;
 	}
 	if (status != 200 || strcmp(body, token) != 0) {
-		snprintf(why, why_size,
-			 "a master answers on %s, but it is not the one this job started (its metadata server does not know this job)",
-			 addr);
+		snprintf(
+			why, why_size,
+			"a master answers on %s, but it is not the one this job started (its metadata server does not know this job)",
+			addr);
 		return MCP_PROBE_REFUSED;
 	}
 	return MCP_PROBE_READY;
@@ -447,7 +479,6 @@ int mcp_busy_port(const char *addr, const struct mcr_ports *ports)
 	return 0;
 }
 
-
 /* ---- the pool's sampler: once the job's master is ready, the srun
  * that saw it ready starts a step of its own next to it,
  *   srun --jobid=J --overlap -N1 -n1 -w <infra> --job-name=mooncake-pool
@@ -463,28 +494,28 @@ int mcp_busy_port(const char *addr, const struct mcr_ports *ports)
 
 #define POOL_LOG "mooncake_pool.log"
 
-static int start(const struct mcri_plugstack *config, const struct mcp_step_place *job,
-		 struct mcr_error *err)
+static int start(const struct mcri_plugstack *config, const struct mcp_step_place *job, struct mcr_error *err)
 {
 	char log[PATH_MAX + 32], interval[32];
-	char *const cmd[] = { (char *)config->sampler, "sample", "--dir", (char *)job->dir,
-			      "--interval", interval, NULL };
+	char *const cmd[] = {
+		(char *)config->sampler, "sample", "--dir", (char *)job->dir, "--interval", interval, NULL
+	};
 	pid_t pid;
 
 	if (access(config->sampler, X_OK) != 0)
-		return mcri_error_set(err, MCR_ESTATE,
-				      "the pool sampler %s cannot run here (%s), so this job gets no pool report; install mooncake-recipe there, set sampler=/path/to/mooncake-recipe in plugstack.conf, or pool_interval=0 to switch the sampler off",
-				      config->sampler, strerror(errno));
+		return mcri_error_set(
+			err, MCR_ESTATE,
+			"the pool sampler %s cannot run here (%s), so this job gets no pool report; install mooncake-recipe there, set sampler=/path/to/mooncake-recipe in plugstack.conf, or pool_interval=0 to switch the sampler off",
+			config->sampler, strerror(errno));
 	snprintf(interval, sizeof(interval), "%d", config->pool_interval);
 	snprintf(log, sizeof(log), "%s/%s", job->dir, POOL_LOG);
 	/* on the host (no container: NULL), whatever containers the workers,
 	 * the srun that starts it or the master run in */
-	return mcp_step_start(config, job, &(struct mcp_step){ .name = "mooncake-pool", .log = log, .cmd = cmd },
-			      &pid, err);
+	return mcp_step_start(config, job, &(struct mcp_step){ .name = "mooncake-pool", .log = log, .cmd = cmd }, &pid,
+			      err);
 }
 
-int mcp_start_sampler(const struct mcri_plugstack *config, const struct mcp_step_place *job,
-		      struct mcr_error *err)
+int mcp_start_sampler(const struct mcri_plugstack *config, const struct mcp_step_place *job, struct mcr_error *err)
 {
 	char msg[MCR_ERROR_MESSAGE_LENGTH];
 

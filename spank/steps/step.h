@@ -21,10 +21,10 @@
 struct mcp_step_place {
 	const char *job_id;
 	const char *dir;
-	const char *node;     /* or an HA pool's nodes, "n1,n2,n3" */
-	bool het;             /* a heterogeneous job seen from outside its
+	const char *node; /* or an HA pool's nodes, "n1,n2,n3" */
+	bool het;         /* a heterogeneous job seen from outside its
 			       * allocation: the step goes to component 0 */
-	int nodes;            /* how many nodes, a task each (0: 1) */
+	int nodes;        /* how many nodes, a task each (0: 1) */
 };
 /* what it is (step.c: the master; step.c: the pool's sampler) */
 struct mcp_step {
@@ -40,8 +40,8 @@ struct mcp_step {
  * step inherits (mcp_step_inherits) plus `env`. Every step the plugin
  * starts goes through here: it runs where `container` says and nowhere
  * else. 0, or -1 with err. */
-int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
-		   const struct mcp_step *step, pid_t *pid, struct mcr_error *err);
+int mcp_step_start(const struct mcri_plugstack *ps, const struct mcp_step_place *at, const struct mcp_step *step,
+		   pid_t *pid, struct mcr_error *err);
 /* false for what a step must not inherit from the srun that starts it:
  * the plugin's own options and handovers, the job's time limit and GPU
  * requests, MC_RPC_PROTOCOL, and every container option of that srun
@@ -53,9 +53,8 @@ bool mcp_step_inherits(const char *var);
  * mcr_strv_free. */
 char **mcp_step_env(const struct mcr_env *extra, struct mcr_error *err);
 /* the step's srun command line (mcr_strv_free) */
-char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
-		     const char *name, const char *log, char *const *options,
-		     char *const *cmd, struct mcr_error *err);
+char **mcp_step_argv(const struct mcri_plugstack *ps, const struct mcp_step_place *at, const char *name,
+		     const char *log, char *const *options, char *const *cmd, struct mcr_error *err);
 
 #define MCP_PROBE_TIMEOUT_MS 1000
 
@@ -68,9 +67,8 @@ void mcp_describe_status(int status, char *buf, size_t size);
 /* Is the master at addr ready? TCP on the RPC port; with `health`, GET
  * /health on the metadata and metrics ports; with `token`, the metadata
  * server must hold it at key_path. What it is not goes to why. */
-enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports,
-				const char *key_path, const char *token, bool health,
-				char *why, size_t why_size);
+enum mcp_probe mcp_probe_master(const char *addr, const struct mcr_ports *ports, const char *key_path,
+				const char *token, bool health, char *why, size_t why_size);
 /* The first of the ports that accepts a connection at addr, or 0. */
 int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
 
@@ -84,8 +82,8 @@ int mcp_busy_port(const char *addr, const struct mcr_ports *ports);
  * too). */
 int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe,
 		     const struct mcp_container *container, const struct mcp_step_place *at,
-		     const struct mcri_state *st, bool claim, const char *guard, const char *ha,
-		     const char *log, pid_t *pid, struct mcr_error *err);
+		     const struct mcri_state *st, bool claim, const char *guard, const char *ha, const char *log,
+		     pid_t *pid, struct mcr_error *err);
 
 /* SIGTERM the master step's srun (it forwards it), SIGKILL after 10 s.
  * `ours`: our child, reaped. */
@@ -96,7 +94,6 @@ void mcp_stop_step(pid_t pid, bool ours);
  * infra node's host, never in a container; 0, or -1 with err set and
  * printed as a warning (never an error of srun); nothing with
  * pool_interval=0. */
-int mcp_start_sampler(const struct mcri_plugstack *ps, const struct mcp_step_place *at,
-		      struct mcr_error *err);
+int mcp_start_sampler(const struct mcri_plugstack *ps, const struct mcp_step_place *at, struct mcr_error *err);
 
 #endif /* MCP_STEP_H_ */

@@ -47,13 +47,14 @@ int main(int argc, char **argv)
 	}
 	/* Slurm's loader compares major.minor (mask 0xffff00) */
 	if (!version || (*version & 0xffff00) != (SLURM_VERSION_NUMBER & 0xffff00)) {
-		fprintf(stderr, "FAIL: plugin_version 0x%x, Slurm headers 0x%x\n",
-			version ? *version : 0, SLURM_VERSION_NUMBER);
+		fprintf(stderr, "FAIL: plugin_version 0x%x, Slurm headers 0x%x\n", version ? *version : 0,
+			SLURM_VERSION_NUMBER);
 		rc = 1;
 	}
-	for (const char *const *s = (const char *const[]){ "slurm_spank_init",
-		     "slurm_spank_init_post_opt", "slurm_spank_local_user_init",
-		     "slurm_spank_task_init", "slurm_spank_exit", NULL }; *s; s++) {
+	for (const char *const *s = (const char *const[]){ "slurm_spank_init", "slurm_spank_init_post_opt",
+							   "slurm_spank_local_user_init", "slurm_spank_task_init",
+							   "slurm_spank_exit", NULL };
+	     *s; s++) {
 		if (!dlsym(plugin, *s)) {
 			fprintf(stderr, "FAIL: %s is not exported\n", *s);
 			rc = 1;
@@ -65,8 +66,8 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	if (rc == 0)
-		printf("plugin_name=%s plugin_type=%s plugin_version=0x%x (headers %d.%d)\n",
-		       name, type, *version, SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
+		printf("plugin_name=%s plugin_type=%s plugin_version=0x%x (headers %d.%d)\n", name, type, *version,
+		       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
 	dlclose(plugin);
 	dlclose(slurm);
 	return rc;

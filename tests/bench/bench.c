@@ -120,8 +120,8 @@ static void versus_true(const char *label, char *const argv[])
 		b[i] = run(yard);
 		r[i] = a[i] / b[i];
 	}
-	printf("%-8s %8.3f ms   /bin/true %6.3f ms   ratio %5.2f\n", label,
-	       median(a, PAIRS) * 1e3, median(b, PAIRS) * 1e3, median(r, PAIRS));
+	printf("%-8s %8.3f ms   /bin/true %6.3f ms   ratio %5.2f\n", label, median(a, PAIRS) * 1e3,
+	       median(b, PAIRS) * 1e3, median(r, PAIRS));
 }
 
 /* ---- 2, 3. in-process ---------------------------------------------- */
@@ -219,8 +219,8 @@ static void scaling(char **paths)
 {
 	printf("\n== 2. load + validate per item, marginal over the same recipe without the items\n"
 	       "   (medians; flat time per item: ratios near 1)\n");
-	printf("%-10s %11s %11s %11s   %9s %10s  %s\n", "shape", "10x", "100x", "1000x",
-	       "100x/10x", "1000x/10x", "items");
+	printf("%-10s %11s %11s %11s   %9s %10s  %s\n", "shape", "10x", "100x", "1000x", "100x/10x", "1000x/10x",
+	       "items");
 	for (size_t s = 0; s < sizeof(SHAPES) / sizeof(SHAPES[0]); s++) {
 		double t0, per[3];
 		size_t len;
@@ -244,9 +244,9 @@ static void scaling(char **paths)
 				free(path);
 			free(text);
 		}
-		printf("%-10s %8.1f ns %8.1f ns %8.1f ns   %9.2f %10.2f  %d-%d %s\n", SHAPES[s].shape,
-		       per[0] * 1e9, per[1] * 1e9, per[2] * 1e9, per[1] / per[0], per[2] / per[0],
-		       SHAPES[s].base * 10, SHAPES[s].base * 1000, SHAPES[s].what);
+		printf("%-10s %8.1f ns %8.1f ns %8.1f ns   %9.2f %10.2f  %d-%d %s\n", SHAPES[s].shape, per[0] * 1e9,
+		       per[1] * 1e9, per[2] * 1e9, per[1] / per[0], per[2] / per[0], SHAPES[s].base * 10,
+		       SHAPES[s].base * 1000, SHAPES[s].what);
 	}
 }
 
@@ -283,8 +283,8 @@ static void versus_pyyaml(char **paths)
 			b[i] = pyyaml(paths[s]);
 			r[i] = a[i] / b[i];
 		}
-		printf("%-10s %9zu %11.2f ms %11.2f ms %9.4f\n", SHAPES[s].shape, len,
-		       median(a, 3) * 1e3, median(b, 3) * 1e3, median(r, 3));
+		printf("%-10s %9zu %11.2f ms %11.2f ms %9.4f\n", SHAPES[s].shape, len, median(a, 3) * 1e3,
+		       median(b, 3) * 1e3, median(r, 3));
 		free(text);
 	}
 }
@@ -320,8 +320,7 @@ int main(int argc, char **argv)
 	printf("== 1. whole processes against /bin/true (the cost of any process; %d pairs in turn, medians)\n", PAIRS);
 	{
 		char *check[] = { (char *)cli, "check", recipe, NULL };
-		char *render[] = { (char *)cli, "render", recipe, "--infra-addr", "10.1.1.1",
-				   "--out", outdir, NULL };
+		char *render[] = { (char *)cli, "render", recipe, "--infra-addr", "10.1.1.1", "--out", outdir, NULL };
 
 		versus_true("check", check);
 		versus_true("render", render);

@@ -132,8 +132,8 @@ int main(int argc, char **argv)
 	}
 	wall = (clock_s(CLOCK_MONOTONIC) - t0) / sruns;
 	cpu = (clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu) / sruns;
-	printf("per srun  (joins a running master): %8.3f ms wall, %8.3f ms CPU  (%d sruns)\n",
-	       wall * 1e3, cpu * 1e3, sruns);
+	printf("per srun  (joins a running master): %8.3f ms wall, %8.3f ms CPU  (%d sruns)\n", wall * 1e3, cpu * 1e3,
+	       sruns);
 
 	/* per task: apply the handover (the whole plugin stack of a task:
 	 * init, options, task_init, exit); against loading the recipe. The
@@ -149,8 +149,7 @@ int main(int argc, char **argv)
 			stub.task_id = first ? 0 : 1;
 			stub_setenv(MCP_TASK_VAR, handover);
 			if (slurm_spank_init(NULL, 0, NULL) || stub_option("mooncake-recipe", TRT, 1) ||
-			    stub_option("mooncake-role", "decode", 1) ||
-			    slurm_spank_task_init(NULL, 0, NULL))
+			    stub_option("mooncake-role", "decode", 1) || slurm_spank_task_init(NULL, 0, NULL))
 				die("task_init");
 			slurm_spank_exit(NULL, 0, NULL);
 		}
@@ -166,8 +165,7 @@ int main(int argc, char **argv)
 		struct mcr_error err;
 		struct mcr_env_input in = { "127.0.0.1:8700", "127.0.0.1", dir, NULL, "127.0.0.1", 0 };
 
-		if (mcr_recipe_load_file(TRT, NULL, &r, &err) ||
-		    mcr_worker_env(r, MCR_ROLE_DECODE, &in, &env, &err))
+		if (mcr_recipe_load_file(TRT, NULL, &r, &err) || mcr_worker_env(r, MCR_ROLE_DECODE, &in, &env, &err))
 			die("load");
 		mcr_env_free(&env);
 		mcr_recipe_free(r);
@@ -191,10 +189,11 @@ int main(int argc, char **argv)
 			die("readlink");
 		self[n] = '\0';
 		snprintf(stamp, sizeof(stamp), "%s/listening", dir);
-		snprintf(script, sizeof(script),
-			 "#!/bin/sh\ncase \" $* \" in *\" --help \"*) exit 0;; esac\nsleep 0.3\nfor a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
-			 "FAKE_MASTER_STAMP=%s exec %s fake-master $r $m $x\n",
-			 stamp, self);
+		snprintf(
+			script, sizeof(script),
+			"#!/bin/sh\ncase \" $* \" in *\" --help \"*) exit 0;; esac\nsleep 0.3\nfor a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
+			"FAKE_MASTER_STAMP=%s exec %s fake-master $r $m $x\n",
+			stamp, self);
 		snprintf(opt, sizeof(opt), "%s/srun", dir);
 		f = fopen(opt, "w");
 		fputs(script, f);

@@ -97,7 +97,6 @@ static char *page(size_t segments, bool full, bool shortest)
 		size_t value = (per - 8 - labels * 6) / (labels ? labels : 1);
 		char *v = malloc(value + 1);
 
-
 		if (!v)
 			die("out of memory");
 		memset(v, 'v', value);
@@ -139,9 +138,9 @@ static bool read_page(const char *text)
 }
 
 struct result {
-	double seconds;  /* median of one read */
-	size_t bytes;    /* of the page */
-	long peak_kib;   /* above the page */
+	double seconds; /* median of one read */
+	size_t bytes;   /* of the page */
+	long peak_kib;  /* above the page */
 	bool refused;
 };
 
@@ -229,11 +228,10 @@ int main(int argc, char **argv)
 	r = measure(MCRI_POOL_SEGMENTS_MAX, true, false);
 	printf("the largest page taken (%u segments, %u samples, %u labels): %zu bytes, %.3f s, peak %.1f MiB (%.2f per byte)%s\n",
 	       MCRI_POOL_SEGMENTS_MAX, MCRI_PROM_SAMPLES_MAX, MCRI_PROM_LABELS_MAX, r.bytes, r.seconds,
-	       (double)r.peak_kib / 1024, (double)r.peak_kib * 1024 / (double)r.bytes,
-	       r.refused ? " REFUSED" : "");
+	       (double)r.peak_kib / 1024, (double)r.peak_kib * 1024 / (double)r.bytes, r.refused ? " REFUSED" : "");
 	r = measure(0, false, true);
-	printf("%zu bytes of 4-byte samples (refused after %u): %.3f s, peak %.1f MiB (%.2f per byte)%s\n",
-	       r.bytes, MCRI_PROM_SAMPLES_MAX, r.seconds, (double)r.peak_kib / 1024,
-	       (double)r.peak_kib * 1024 / (double)r.bytes, r.refused ? "" : " TAKEN");
+	printf("%zu bytes of 4-byte samples (refused after %u): %.3f s, peak %.1f MiB (%.2f per byte)%s\n", r.bytes,
+	       MCRI_PROM_SAMPLES_MAX, r.seconds, (double)r.peak_kib / 1024, (double)r.peak_kib * 1024 / (double)r.bytes,
+	       r.refused ? "" : " TAKEN");
 	return 0;
 }

@@ -100,11 +100,13 @@ SPANK_PLUGIN(pyxis, 1);
 enum { IMAGE, MOUNTS, WORKDIR, NAME, SAVE, ENV, N_VALUES };
 enum { MOUNT_HOME, REMAP_ROOT, ENTRYPOINT, WRITABLE, N_FLAGS };
 static const char *const value_names[N_VALUES] = {
-	"container-image", "container-mounts", "container-workdir",
-	"container-name",  "container-save",   "container-env",
+	"container-image", "container-mounts", "container-workdir", "container-name", "container-save", "container-env",
 };
 static const char *const flag_names[N_FLAGS] = {
-	"container-mount-home", "container-remap-root", "container-entrypoint", "container-writable",
+	"container-mount-home",
+	"container-remap-root",
+	"container-entrypoint",
+	"container-writable",
 };
 
 /* what this process (srun, or one step's slurmstepd) was given */
@@ -126,8 +128,7 @@ static int set_value(int val, const char *optarg, int remote)
 
 	(void)remote;
 	if (val < 0 || val >= N_VALUES || !optarg || !*optarg) {
-		slurm_error(SAY "--%s: argument required",
-			    val >= 0 && val < N_VALUES ? value_names[val] : "?");
+		slurm_error(SAY "--%s: argument required", val >= 0 && val < N_VALUES ? value_names[val] : "?");
 		return -1;
 	}
 	if (!value[val]) {
@@ -145,8 +146,7 @@ static int set_value(int val, const char *optarg, int remote)
 	}
 	if (strcmp(value[val], optarg) == 0) /* Slurm may call twice */
 		return 0;
-	slurm_error(SAY "--%s specified multiple times (%s, then %s)", value_names[val], value[val],
-		    optarg);
+	slurm_error(SAY "--%s specified multiple times (%s, then %s)", value_names[val], value[val], optarg);
 	return -1;
 }
 
@@ -168,23 +168,21 @@ static int set_flag(int val, const char *optarg, int remote)
 }
 
 #define STANDIN "[pyxis stand-in of the tests]"
-static struct spank_option options[] = {
-	{ "container-image", "IMAGE", STANDIN, 1, IMAGE, set_value },
-	{ "container-mounts", "SRC:DST[,...]", STANDIN, 1, MOUNTS, set_value },
-	{ "container-workdir", "PATH", STANDIN, 1, WORKDIR, set_value },
-	{ "container-name", "NAME", STANDIN, 1, NAME, set_value },
-	{ "container-save", "PATH", STANDIN, 1, SAVE, set_value },
-	{ "container-env", "NAME[,...]", STANDIN, 1, ENV, set_value },
-	{ "container-mount-home", NULL, STANDIN, 0, 2 * MOUNT_HOME + 1, set_flag },
-	{ "no-container-mount-home", NULL, STANDIN, 0, 2 * MOUNT_HOME, set_flag },
-	{ "container-remap-root", NULL, STANDIN, 0, 2 * REMAP_ROOT + 1, set_flag },
-	{ "no-container-remap-root", NULL, STANDIN, 0, 2 * REMAP_ROOT, set_flag },
-	{ "container-entrypoint", NULL, STANDIN, 0, 2 * ENTRYPOINT + 1, set_flag },
-	{ "no-container-entrypoint", NULL, STANDIN, 0, 2 * ENTRYPOINT, set_flag },
-	{ "container-writable", NULL, STANDIN, 0, 2 * WRITABLE + 1, set_flag },
-	{ "container-readonly", NULL, STANDIN, 0, 2 * WRITABLE, set_flag },
-	SPANK_OPTIONS_TABLE_END
-};
+static struct spank_option options[] = { { "container-image", "IMAGE", STANDIN, 1, IMAGE, set_value },
+					 { "container-mounts", "SRC:DST[,...]", STANDIN, 1, MOUNTS, set_value },
+					 { "container-workdir", "PATH", STANDIN, 1, WORKDIR, set_value },
+					 { "container-name", "NAME", STANDIN, 1, NAME, set_value },
+					 { "container-save", "PATH", STANDIN, 1, SAVE, set_value },
+					 { "container-env", "NAME[,...]", STANDIN, 1, ENV, set_value },
+					 { "container-mount-home", NULL, STANDIN, 0, 2 * MOUNT_HOME + 1, set_flag },
+					 { "no-container-mount-home", NULL, STANDIN, 0, 2 * MOUNT_HOME, set_flag },
+					 { "container-remap-root", NULL, STANDIN, 0, 2 * REMAP_ROOT + 1, set_flag },
+					 { "no-container-remap-root", NULL, STANDIN, 0, 2 * REMAP_ROOT, set_flag },
+					 { "container-entrypoint", NULL, STANDIN, 0, 2 * ENTRYPOINT + 1, set_flag },
+					 { "no-container-entrypoint", NULL, STANDIN, 0, 2 * ENTRYPOINT, set_flag },
+					 { "container-writable", NULL, STANDIN, 0, 2 * WRITABLE + 1, set_flag },
+					 { "container-readonly", NULL, STANDIN, 0, 2 * WRITABLE, set_flag },
+					 SPANK_OPTIONS_TABLE_END };
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
@@ -233,12 +231,10 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	if (spank_context() != S_CTX_LOCAL && spank_context() != S_CTX_REMOTE)
 		return 0;
 	for (int i = 0; i < N_VALUES; i++)
-		if (!value[i] && (v = env_default(sp, value_names[i], buf, sizeof(buf))) &&
-		    set_value(i, v, 0))
+		if (!value[i] && (v = env_default(sp, value_names[i], buf, sizeof(buf))) && set_value(i, v, 0))
 			return -1;
 	for (int i = 0; i < N_FLAGS; i++)
-		if (flag[i] == -1 && (v = env_default(sp, flag_names[i], buf, sizeof(buf))) &&
-		    (b = boolean(v)) >= 0)
+		if (flag[i] == -1 && (v = env_default(sp, flag_names[i], buf, sizeof(buf))) && (b = boolean(v)) >= 0)
 			flag[i] = b;
 	/* pyxis's PYXIS_CONTAINER_READONLY is the negation of _WRITABLE */
 	if (flag[WRITABLE] == -1 && (v = env_default(sp, "container-readonly", buf, sizeof(buf))) &&
@@ -263,8 +259,7 @@ static bool image_dir(char *path, size_t size)
 	for (const char *p = value[IMAGE]; *p; p++)
 		path[n++] = strchr("/#:", *p) ? '+' : *p;
 	path[n] = '\0';
-	return value[IMAGE][0] != '.' && value[IMAGE][0] != '/' && stat(path, &sb) == 0 &&
-	       S_ISDIR(sb.st_mode);
+	return value[IMAGE][0] != '.' && value[IMAGE][0] != '/' && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
@@ -360,9 +355,10 @@ static bool exempt(const char *name, size_t len)
  * --container-env names with the job's values. */
 static int container_env(spank_t sp, const char *image, struct env *e)
 {
-	static const char *const deny[] = { "PATH=", "LD_LIBRARY_PATH=", "LD_PRELOAD=", "SLURM_PROCID=",
-					    "SLURM_LOCALID=", "SLURM_TASK_PID=", "PMIX_RANK=", "PMI_FD=",
-					    "ENROOT_", NULL };
+	static const char *const deny[] = {
+		"PATH=",           "LD_LIBRARY_PATH=", "LD_PRELOAD=", "SLURM_PROCID=", "SLURM_LOCALID=",
+		"SLURM_TASK_PID=", "PMIX_RANK=",       "PMI_FD=",     "ENROOT_",       NULL
+	};
 	char **job = NULL, path[PATH_MAX + 32], line[8192];
 	struct env base = { 0 };
 	FILE *f;
@@ -395,8 +391,7 @@ static int container_env(spank_t sp, const char *image, struct env *e)
 			l[strcspn(l, "\n")] = '\0';
 			while (isalnum((unsigned char)l[nlen]) || l[nlen] == '_')
 				nlen++;
-			if (!nlen || isdigit((unsigned char)l[0]) || l[nlen] != '=' ||
-			    strncmp(l, "ENROOT_", 7) == 0)
+			if (!nlen || isdigit((unsigned char)l[0]) || l[nlen] != '=' || strncmp(l, "ENROOT_", 7) == 0)
 				continue;
 			for (const char *p = l + nlen + 1; *p && o < sizeof(out) - 1;) {
 				const char *end = p[0] == '$' && p[1] == '{' ? strchr(p, '}') : NULL;
@@ -486,8 +481,8 @@ static void mount_at(const char *root, const char *src, const char *dst)
 		die("mount source", src);
 	make_dirs(root, dst, !tmpfs && !S_ISDIR(sb.st_mode));
 	snprintf(target, sizeof(target), "%s%s", root, dst);
-	if (tmpfs ? mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") :
-		    mount(src, target, NULL, MS_BIND | MS_REC, NULL))
+	if (tmpfs ? mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
+		  : mount(src, target, NULL, MS_BIND | MS_REC, NULL))
 		die("mount", target);
 }
 
@@ -564,8 +559,7 @@ static void container_child(const char *image, char **envp, uid_t uid, gid_t gid
 		while (fgets(line, sizeof(line), f)) {
 			char s[PATH_MAX], t[PATH_MAX], type[64];
 
-			if (line[strspn(line, " \t")] == '#' ||
-			    sscanf(line, "%4095s %4095s %63s", s, t, type) != 3)
+			if (line[strspn(line, " \t")] == '#' || sscanf(line, "%4095s %4095s %63s", s, t, type) != 3)
 				continue;
 			mount_at(root, strcmp(type, "tmpfs") ? s : "tmpfs", t);
 		}
@@ -593,8 +587,7 @@ static void container_child(const char *image, char **envp, uid_t uid, gid_t gid
 		die("pivot_root into", root);
 	/* enroot-switchroot --login: the image's login shell runs the
 	 * command pyxis gives, which stops itself */
-	execve("/bin/sh",
-	       (char *[]){ "-sh", "-c", "exec \"$@\"", "sh", "sh", "-c", "kill -STOP $$ ; exit 0", NULL },
+	execve("/bin/sh", (char *[]){ "-sh", "-c", "exec \"$@\"", "sh", "sh", "-c", "kill -STOP $$ ; exit 0", NULL },
 	       envp);
 	die("exec", "/bin/sh");
 }

@@ -28,9 +28,8 @@ static bool same_str(const char *a, const char *b)
 
 static void same(const struct mcp_handover *a, const struct mcp_handover *b)
 {
-	bool ok = a->env.count == b->env.count && strcmp(a->mark, b->mark) == 0 &&
-		  strcmp(a->peer, b->peer) == 0 && same_str(a->role, b->role) &&
-		  same_str(a->dir, b->dir) && same_str(a->gpu_dir, b->gpu_dir) &&
+	bool ok = a->env.count == b->env.count && strcmp(a->mark, b->mark) == 0 && strcmp(a->peer, b->peer) == 0 &&
+		  same_str(a->role, b->role) && same_str(a->dir, b->dir) && same_str(a->gpu_dir, b->gpu_dir) &&
 		  same_str(a->gpu_template, b->gpu_template) && a->gpu_count == b->gpu_count &&
 		  same_str(a->node_dir, b->node_dir) && same_str(a->node_name, b->node_name) &&
 		  same_str(a->node_template, b->node_template) && same_str(a->pyxis.image, b->pyxis.image) &&

@@ -20,7 +20,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define RENDER_MAX(size) ((size) * 16 + (1u << 20))
+#define RENDER_MAX(size) ((size)*16 + (1u << 20))
 
 static void check_message(const struct mcr_error *err)
 {

@@ -160,10 +160,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mcri_jobdir_write(at, names[kind], (const char *)data + 1, size - 1, false, &err))
 		FAIL("cannot write %s: %s\n", names[kind], err.text);
 	switch (kind) {
-	case 0: state(); break;
-	case 1: proof(); break;
-	case 2: lock(); break;
-	default: workers(); break;
+	case 0:
+		state();
+		break;
+	case 1:
+		proof();
+		break;
+	case 2:
+		lock();
+		break;
+	default:
+		workers();
+		break;
 	}
 	mcri_jobdir_close(&sub);
 	return 0;

@@ -50,8 +50,8 @@ static void answer(int fd, bool metadata, char *value, size_t size)
 		status = "404 Not Found";
 		body = "not found";
 	}
-	n = snprintf(resp, sizeof(resp), "HTTP/1.1 %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-		     status, strlen(body), body);
+	n = snprintf(resp, sizeof(resp), "HTTP/1.1 %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s", status,
+		     strlen(body), body);
 	if (send(fd, resp, (size_t)n, MSG_NOSIGNAL) < 0)
 		return;
 }

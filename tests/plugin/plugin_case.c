@@ -152,8 +152,7 @@ int hold_port(int port)
 
 /* a remote step of job 4301 with the recipe and role options and, when
  * given, what srun handed over */
-void remote_step(uint32_t step_id, const char *recipe, const char *role,
-			const char *handover, char **av)
+void remote_step(uint32_t step_id, const char *recipe, const char *role, const char *handover, char **av)
 {
 	ck_assert_int_eq(init(S_CTX_REMOTE, av), 0);
 	stub.step_id = step_id;

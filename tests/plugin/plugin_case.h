@@ -21,7 +21,7 @@
 
 #define write_file testdir_write
 
-#define ck_log_contains(needle) \
+#define ck_log_contains(needle)                                                                                        \
 	ck_assert_msg(strstr(stub.log, (needle)) != NULL, "'%s' not in log:\n%s", (needle), stub.log)
 
 /* the test's submit directory (in_tmpdir) */
@@ -68,8 +68,7 @@ char *srun_handover(const char *recipe, const char *role);
 /* slurmstepd's init and init_post_opt for step `step_id` of job 4301 with
  * the recipe and role options (role may be NULL), what srun handed over
  * (`handover`, NULL: nothing) and plugstack arguments `av` */
-void remote_step(uint32_t step_id, const char *recipe, const char *role,
-		 const char *handover, char **av);
+void remote_step(uint32_t step_id, const char *recipe, const char *role, const char *handover, char **av);
 
 /* a listener on `port` (another program holding it) */
 int hold_port(int port);

@@ -206,14 +206,14 @@ static void record(const char *level, const char *fmt, va_list ap)
 		strcat(stub.log, "\n");
 }
 
-#define LOGGER(fn, level, counter)                \
-	void fn(const char *fmt, ...)             \
-	{                                         \
-		va_list ap;                       \
-		counter;                          \
-		va_start(ap, fmt);                \
-		record(level, fmt, ap);           \
-		va_end(ap);                       \
+#define LOGGER(fn, level, counter)                                                                                     \
+	void fn(const char *fmt, ...)                                                                                  \
+	{                                                                                                              \
+		va_list ap;                                                                                            \
+		counter;                                                                                               \
+		va_start(ap, fmt);                                                                                     \
+		record(level, fmt, ap);                                                                                \
+		va_end(ap);                                                                                            \
 	}
 LOGGER(slurm_error, "error", stub.errors++)
 LOGGER(slurm_info, "info", (void)0)
@@ -255,8 +255,7 @@ int mcp_job_facts(uint32_t job_id, struct mcp_job_facts *f, struct mcr_error *er
 	return 0;
 }
 
-int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f,
-		   struct mcr_error *err)
+int mcp_step_facts(uint32_t job_id, uint32_t step_id, struct mcp_step_facts *f, struct mcr_error *err)
 {
 	(void)job_id;
 	(void)step_id;

@@ -13,26 +13,26 @@
 struct stub {
 	spank_context_t context;
 	uint32_t job_id, step_id, task_id; /* task_id: local and global */
-	uint32_t local_tasks;     /* the step's tasks on this node (1) */
+	uint32_t local_tasks;              /* the step's tasks on this node (1) */
 	uid_t uid;
-	char *env[128];           /* the step's environment (remote) */
+	char *env[128]; /* the step's environment (remote) */
 	struct spank_option *opts[8];
 	int nopts;
-	char log[16384];          /* everything slurm_error/info/... printed */
-	int errors;               /* slurm_error calls */
-	const char *nodes;        /* what slurmctld reports for the job */
-	const char *step_nodes;   /* ... for the step (NULL: the job's) */
-	const char *hostname;     /* what gethostname() says (NULL: the real one) */
-	bool job_ended;           /* what slurmctld says of the job */
+	char log[16384];        /* everything slurm_error/info/... printed */
+	int errors;             /* slurm_error calls */
+	const char *nodes;      /* what slurmctld reports for the job */
+	const char *step_nodes; /* ... for the step (NULL: the job's) */
+	const char *hostname;   /* what gethostname() says (NULL: the real one) */
+	bool job_ended;         /* what slurmctld says of the job */
 	uint32_t het_leader;
-	int restarts;           /* mcp_job_facts */
+	int restarts; /* mcp_job_facts */
 	const char *work_dir;
-	long long start_time;     /* mcp_job_facts: the job's start (kept by
+	long long start_time; /* mcp_job_facts: the job's start (kept by
 				   * stub_reset: a test sets it, and clears it) */
 	const char *cluster;
-	int facts_asked;          /* mcp_job_facts calls */
-	bool step_ended;          /* what slurmctld says of the master step */
-	int step_asked;           /* mcp_step_facts calls */
+	int facts_asked; /* mcp_job_facts calls */
+	bool step_ended; /* what slurmctld says of the master step */
+	int step_asked;  /* mcp_step_facts calls */
 };
 extern struct stub stub;
 

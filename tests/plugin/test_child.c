@@ -31,10 +31,10 @@
 /* what the child shell says: which of the descriptors 0-4, 20, 21 and $0
  * it has, where 0 and 2 lead, its session and its ignored and blocked
  * signals (/proc/PID/status, hexadecimal masks) */
-#define REPORT                                                                        \
-	"for f in 0 1 2 3 4 20 21 $0; do [ -e /proc/$$/fd/$f ] && printf 'fd%s ' $f; done; " \
-	"printf '0=%s 2=%s ' $(readlink /proc/$$/fd/0) $(readlink /proc/$$/fd/2); "     \
-	"set -- $(cat /proc/$$/stat); [ \"$6\" = $$ ] && printf 'own-session '; "      \
+#define REPORT                                                                                                         \
+	"for f in 0 1 2 3 4 20 21 $0; do [ -e /proc/$$/fd/$f ] && printf 'fd%s ' $f; done; "                           \
+	"printf '0=%s 2=%s ' $(readlink /proc/$$/fd/0) $(readlink /proc/$$/fd/2); "                                    \
+	"set -- $(cat /proc/$$/stat); [ \"$6\" = $$ ] && printf 'own-session '; "                                      \
 	"grep -E '^Sig(Ign|Blk)' /proc/$$/status | tr '\\t\\n' '  '"
 
 static char tmp[256];
@@ -139,8 +139,8 @@ START_TEST(spawn_detached_has_its_session_and_default_signals)
 	ck_assert_int_gt(n, 0);
 	out[n] = '\0';
 	/* stdout and stderr the log, the log's descriptor itself not kept */
-	ck_assert_msg(strncmp(out, "fd0 fd1 fd2 0=/dev/null 2=", 26) == 0 && strstr(out, "/log own-session"),
-		      "%s", out);
+	ck_assert_msg(strncmp(out, "fd0 fd1 fd2 0=/dev/null 2=", 26) == 0 && strstr(out, "/log own-session"), "%s",
+		      out);
 	ck_assert_msg(mask_of(out, "SigIgn") == 0 && mask_of(out, "SigBlk") == 0, "%s", out);
 }
 END_TEST
@@ -151,13 +151,10 @@ START_TEST(spawn_says_why_a_program_does_not_run)
 	char *plain[] = { tmp, NULL };
 	pid_t pid = -1;
 
-	ck_assert_int_eq(mcp_spawn(missing, (char *[]){ NULL }, &(struct mcp_spawn_io){ .log_fd = 2 }, &pid),
-			 ENOENT);
-	ck_assert_int_eq(mcp_spawn(unknown, (char *[]){ NULL }, &(struct mcp_spawn_io){ .log_fd = 2 }, &pid),
-			 ENOENT);
+	ck_assert_int_eq(mcp_spawn(missing, (char *[]){ NULL }, &(struct mcp_spawn_io){ .log_fd = 2 }, &pid), ENOENT);
+	ck_assert_int_eq(mcp_spawn(unknown, (char *[]){ NULL }, &(struct mcp_spawn_io){ .log_fd = 2 }, &pid), ENOENT);
 	/* a directory is not a program */
-	ck_assert_int_eq(mcp_spawn(plain, (char *[]){ NULL }, &(struct mcp_spawn_io){ .log_fd = 2 }, &pid),
-			 EACCES);
+	ck_assert_int_eq(mcp_spawn(plain, (char *[]){ NULL }, &(struct mcp_spawn_io){ .log_fd = 2 }, &pid), EACCES);
 	ck_assert_int_eq(pid, -1);
 	/* no child left behind */
 	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
@@ -213,8 +210,8 @@ static void close_from(bool refuse_close_range)
 	if (pid == 0)
 		_exit(close_from_child(refuse_close_range));
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit %d (the descriptor that is wrong; 99 the limit's last)",
-		      WEXITSTATUS(status));
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "exit %d (the descriptor that is wrong; 99 the limit's last)", WEXITSTATUS(status));
 }
 
 START_TEST(close_from_closes_every_descriptor_from_lowfd)

@@ -88,8 +88,7 @@ static void make_bundle(const char *name, const char *config)
 	put(path, config);
 }
 
-#define ck_contains(hay, needle) \
-	ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
+#define ck_contains(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
 
 START_TEST(plugstack_container_argument)
 {
@@ -114,7 +113,9 @@ START_TEST(plugstack_container_argument)
 	ck_assert_str_eq(ps.srtslurm, "/etc/slurm/srtslurm.yaml");
 	bad[0] = "srtslurm=srtslurm.yaml";
 	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, bad, &err), -1);
-	ck_assert_str_eq(err.text, "plugstack.conf: srtslurm=srtslurm.yaml must be an absolute path (the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml)");
+	ck_assert_str_eq(
+		err.text,
+		"plugstack.conf: srtslurm=srtslurm.yaml must be an absolute path (the cluster's srtslurm.yaml of srtctl's container aliases, e.g. srtslurm=/etc/slurm/srtslurm.yaml)");
 }
 END_TEST
 
@@ -126,13 +127,16 @@ START_TEST(no_container_support_runs_the_host_master_and_says_so)
 
 	ck_assert_int_eq(decide(NULL, &none, "trtllm", &c, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(c.mode, MCRI_CONTAINER_NONE);
-	ck_assert_str_eq(c.note,
-			 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no /etc/slurm/oci.conf), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good");
+	ck_assert_str_eq(
+		c.note,
+		"mooncake: r.yaml:2:29: model.container: 'trtllm' is not used: this cluster has no container support for the master step (srun has no --container-image, there is no /etc/slurm/oci.conf), so mooncake_master runs from the PATH of the infra node, as without a container; container=none in plugstack.conf says so for good");
 	ck_assert(!c.note_verbose);
 	/* container=none: the host, with a line for srun -v */
 	ck_assert_int_eq(decide("container=none", &none, "/nowhere", &c, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(c.mode, MCRI_CONTAINER_NONE);
-	ck_assert_str_eq(c.note, "mooncake: r.yaml:2:29: model.container: '/nowhere' is not used (container=none in plugstack.conf): the master runs on the host");
+	ck_assert_str_eq(
+		c.note,
+		"mooncake: r.yaml:2:29: model.container: '/nowhere' is not used (container=none in plugstack.conf): the master runs on the host");
 	ck_assert(c.note_verbose);
 }
 END_TEST
@@ -143,18 +147,19 @@ START_TEST(pyxis_takes_images_and_refuses_aliases_and_directories)
 	struct mcp_container c;
 	char msg[4096], want[4096];
 
-	ck_assert_int_eq(decide(NULL, &pyxis, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0", &c, msg,
-				sizeof(msg)),
-			 0);
+	ck_assert_int_eq(decide(NULL, &pyxis, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0", &c, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(c.mode, MCRI_CONTAINER_PYXIS);
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0");
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "mooncake: r.yaml:2:29: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=)); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. model.container: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/trtllm:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/trtllm.sqsh)",
-		 nofile);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: r.yaml:2:29: model.container: 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=)); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE: map it in containers: of srtslurm.yaml, or write the image itself, a registry image (e.g. model.container: nvcr.io#nvidia/tensorrt-llm/release:1.0.0, or docker.io#library/trtllm:latest for Docker Hub's) or the absolute path of a squashfs file (e.g. /shared/images/trtllm.sqsh)",
+		nofile);
 	ck_assert_str_eq(msg, want);
 	ck_assert_int_eq(decide("container=pyxis", NULL, tmp, &c, msg, sizeof(msg)), -1);
-	ck_contains(msg, "is a directory; with container=pyxis in plugstack.conf, the master step runs as srun --container-image=IMAGE");
+	ck_contains(
+		msg,
+		"is a directory; with container=pyxis in plugstack.conf, the master step runs as srun --container-image=IMAGE");
 	/* a squashfs file named relative to the submit directory */
 	put("img.sqsh", "");
 	ck_assert_int_eq(decide("container=pyxis", NULL, "./img.sqsh", &c, msg, sizeof(msg)), 0);
@@ -187,9 +192,10 @@ START_TEST(pyxis_gets_an_absolute_squashfs_path)
 	ck_assert_str_eq(c.value, want);
 	/* a squashfs name that is no file here */
 	ck_assert_int_eq(decide(NULL, &pyxis, "other.sqsh", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "mooncake: r.yaml:2:29: model.container: the squashfs file other.sqsh does not exist here (relative to %s: No such file or directory); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. model.container: /shared/images/other.sqsh)",
-		 tmp);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: r.yaml:2:29: model.container: the squashfs file other.sqsh does not exist here (relative to %s: No such file or directory); with pyxis on this cluster (srun has --container-image), the master step runs as srun --container-image=IMAGE, and pyxis takes a squashfs file only by its absolute path or one starting with ./ (anything else is pulled from a registry), relative to where its task runs: write the file's absolute path, the same on every node (e.g. model.container: /shared/images/other.sqsh)",
+		tmp);
 	ck_assert_str_eq(msg, want);
 	ck_assert_int_eq(decide(NULL, &pyxis, "./images/other.squashfs", &c, msg, sizeof(msg)), -1);
 	ck_contains(msg, "the squashfs file ./images/other.squashfs does not exist here");
@@ -226,9 +232,10 @@ START_TEST(oci_takes_bundle_directories_only)
 	ck_assert_int_eq(c.mode, MCRI_CONTAINER_PYXIS);
 	/* what Slurm's --container cannot run refuses the srun */
 	ck_assert_int_eq(decide(NULL, &oci, "trtllm", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "mooncake: r.yaml:2:29: model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster (/etc/slurm/oci.conf), the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=)). Write the bundle's absolute path (the same on every node), e.g. model.container: /shared/bundles/trtllm, or map the alias to it in containers: of srtslurm.yaml",
-		 nofile);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: r.yaml:2:29: model.container: 'trtllm' is not an OCI bundle directory. With Slurm's OCI containers on this cluster (/etc/slurm/oci.conf), the master step runs as srun --container=BUNDLE, and a bundle is a directory that holds config.json and its root file system; 'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:) or an image name, and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=)). Write the bundle's absolute path (the same on every node), e.g. model.container: /shared/bundles/trtllm, or map the alias to it in containers: of srtslurm.yaml",
+		nofile);
 	ck_assert_str_eq(msg, want);
 	ck_assert_int_eq(decide("container=oci", NULL, "/nonexistent/bundle", &c, msg, sizeof(msg)), -1);
 	ck_contains(msg, "the OCI bundle /nonexistent/bundle does not exist here (No such file or directory)");
@@ -289,7 +296,9 @@ START_TEST(master_step_options_per_system)
 	snprintf(c.value, sizeof(c.value), "nvcr.io#nvidia/trt:1");
 	cmd = strv(cmd0);
 	ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", NULL, &opts, &cmd, &err), 0);
-	ck_assert_str_eq(joined(opts), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs");
+	ck_assert_str_eq(
+		joined(opts),
+		"--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs");
 	ck_assert_str_eq(joined(cmd), "mooncake_master --port=8700");
 	mcr_strv_free(opts);
 	/* ... and the variables srun sets for the step named in
@@ -302,7 +311,9 @@ START_TEST(master_step_options_per_system)
 		struct mcr_env env = { vars, 3 };
 
 		ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &env, &opts, &cmd, &err), 0);
-		ck_assert_str_eq(joined(opts), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs --container-env=MC_STORE_X,SLURM_MOONCAKE_MASTER_GUARD,SLURM_MOONCAKE_HA,FLAGS_rpc_address");
+		ck_assert_str_eq(
+			joined(opts),
+			"--container-image=nvcr.io#nvidia/trt:1 --container-mounts=/jobs/4/logs:/jobs/4/logs --container-workdir=/jobs/4/logs --container-env=MC_STORE_X,SLURM_MOONCAKE_MASTER_GUARD,SLURM_MOONCAKE_HA,FLAGS_rpc_address");
 		mcr_strv_free(opts);
 		env.count = 2;
 		ck_assert_int_eq(mcp_container_options(&c, "/jobs/4/logs", &env, &opts, &cmd, &err), 0);
@@ -341,8 +352,8 @@ START_TEST(spawned_master_step_in_a_bundle)
 	plugstack(&ps, NULL);
 	snprintf(ps.srun, sizeof(ps.srun), "%s/fake-srun", tmp);
 	snprintf(out, sizeof(out), "%s/argv.txt", tmp);
-	snprintf(text, sizeof(text), "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >%s.tmp\nmv %s.tmp %s\n",
-		 out, out, out);
+	snprintf(text, sizeof(text), "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done >%s.tmp\nmv %s.tmp %s\n", out,
+		 out, out);
 	put(ps.srun, text);
 	ck_assert_int_eq(chmod(ps.srun, 0755), 0);
 	snprintf(log, sizeof(log), "%s/mooncake_master.log", tmp);
@@ -371,16 +382,22 @@ START_TEST(one_advice_for_a_master_that_could_not_run)
 	char out[2048];
 
 	mcp_master_advice(&oci, env_tail, "mooncake_master", "n1", out, sizeof(out));
-	ck_assert_str_eq(out, " The master step ran in the container /b/trt (Slurm's --container) on n1, and mooncake_master could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.");
+	ck_assert_str_eq(
+		out,
+		" The master step ran in the container /b/trt (Slurm's --container) on n1, and mooncake_master could not be run there: install the Mooncake wheel in the image (pip install mooncake-transfer-engine, which puts mooncake_master on its PATH), or name the binary's path inside the container with master= in plugstack.conf; container=none runs the host's mooncake_master instead.");
 	/* inside pyxis's image, slurmstepd's execve() line is about the PATH
 	 * of the image's login shell, not the host's */
 	mcp_master_advice(&pyxis, exec_tail, "mooncake_master", "n1", out, sizeof(out));
-	ck_assert_str_eq(out, " mooncake_master is not on the PATH in pyxis's container of nvcr.io#nvidia/trt:1 on n1: pyxis gives the step the PATH of the image's login shell, which Debian's and Ubuntu's /etc/profile set anew, dropping what the image's /etc/environment (a Dockerfile's ENV) adds. Install the Mooncake wheel in the image, link its mooncake_master into /usr/local/bin there, or name its path in the image with master= in plugstack.conf; container=none runs the host's mooncake_master.");
+	ck_assert_str_eq(
+		out,
+		" mooncake_master is not on the PATH in pyxis's container of nvcr.io#nvidia/trt:1 on n1: pyxis gives the step the PATH of the image's login shell, which Debian's and Ubuntu's /etc/profile set anew, dropping what the image's /etc/environment (a Dockerfile's ENV) adds. Install the Mooncake wheel in the image, link its mooncake_master into /usr/local/bin there, or name its path in the image with master= in plugstack.conf; container=none runs the host's mooncake_master.");
 	ck_assert_ptr_null(strstr(out, "PATH of the master step"));
 	/* ... another execve() failure there: the image or master= */
 	mcp_master_advice(&pyxis, "\n    slurmstepd: error: execve(): /opt/x/mooncake_master: Permission denied",
 			  "mooncake_master", "n1", out, sizeof(out));
-	ck_contains(out, " The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
+	ck_contains(
+		out,
+		" The master step ran in the container nvcr.io#nvidia/trt:1 (pyxis) on n1, and mooncake_master could not be run there");
 	/* on the host: the host's advice only */
 	oci.mode = MCRI_CONTAINER_NONE;
 	mcp_master_advice(&oci, exec_tail, "mooncake_master", "n1", out, sizeof(out));
@@ -420,13 +437,18 @@ START_TEST(task_reads_its_config_where_it_runs)
 	/* on the host (or in a container a plugin before this one entered) */
 	ck_assert_int_eq(task_check(NULL, path, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(task_check(NULL, "/nonexistent/logs/c.json", msg, sizeof(msg)), -1);
-	ck_contains(msg, "cannot read its client config /nonexistent/logs/c.json (MOONCAKE_CONFIG_PATH): No such file or directory. The job's directory /nonexistent/logs must be readable where the task runs");
-	ck_contains(msg, "pyxis: --container-mounts=/nonexistent/logs:/nonexistent/logs; Slurm's --container: a bind mount of /nonexistent/logs in the bundle's config.json");
+	ck_contains(
+		msg,
+		"cannot read its client config /nonexistent/logs/c.json (MOONCAKE_CONFIG_PATH): No such file or directory. The job's directory /nonexistent/logs must be readable where the task runs");
+	ck_contains(
+		msg,
+		"pyxis: --container-mounts=/nonexistent/logs:/nonexistent/logs; Slurm's --container: a bind mount of /nonexistent/logs in the bundle's config.json");
 	/* an OCI bundle that mounts a directory above the job's */
-	snprintf(cfg, sizeof(cfg),
-		 "{\"root\": {\"path\": \"rootfs\"}, \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"},"
-		 " {\"destination\": \"%s/\", \"type\": \"none\", \"source\": \"%s\", \"options\": [\"rbind\"]}]}",
-		 tmp, tmp);
+	snprintf(
+		cfg, sizeof(cfg),
+		"{\"root\": {\"path\": \"rootfs\"}, \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": \"proc\"},"
+		" {\"destination\": \"%s/\", \"type\": \"none\", \"source\": \"%s\", \"options\": [\"rbind\"]}]}",
+		tmp, tmp);
 	make_bundle("b1", cfg);
 	snprintf(bundle, sizeof(bundle), "%s/b1", tmp);
 	ck_assert_int_eq(task_check(bundle, path, msg, sizeof(msg)), 0);
@@ -437,13 +459,19 @@ START_TEST(task_reads_its_config_where_it_runs)
 	snprintf(bundle, sizeof(bundle), "%s/b2", tmp);
 	ck_assert_int_eq(task_check(bundle, path, msg, sizeof(msg)), -1);
 	ck_contains(msg, "which mounts its client config");
-	ck_contains(msg, "from /nonexistent/logs/mooncake_store_config_decode.json, and that cannot be read: No such file or directory");
+	ck_contains(
+		msg,
+		"from /nonexistent/logs/mooncake_store_config_decode.json, and that cannot be read: No such file or directory");
 	/* a bundle that does not mount it */
-	make_bundle("b3", "{\"root\": {\"path\": \"rootfs\"}, \"mounts\": [{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\"}]}");
+	make_bundle(
+		"b3",
+		"{\"root\": {\"path\": \"rootfs\"}, \"mounts\": [{\"destination\": \"/tmp\", \"type\": \"tmpfs\", \"source\": \"tmpfs\"}]}");
 	snprintf(bundle, sizeof(bundle), "%s/b3", tmp);
 	ck_assert_int_eq(task_check(bundle, "/srv/jobs/logs/c.json", msg, sizeof(msg)), -1);
 	ck_contains(msg, "runs in the OCI bundle ");
-	ck_contains(msg, "/b3 (srun --container), which does not mount /srv/jobs/logs, so the task cannot read its client config /srv/jobs/logs/c.json (MOONCAKE_CONFIG_PATH) there. Mount the job's directory at the same path: add {\"destination\": \"/srv/jobs/logs\", \"type\": \"bind\", \"source\": \"/srv/jobs/logs\", \"options\": [\"rbind\"]} (or one for a directory above it) to the mounts of ");
+	ck_contains(
+		msg,
+		"/b3 (srun --container), which does not mount /srv/jobs/logs, so the task cannot read its client config /srv/jobs/logs/c.json (MOONCAKE_CONFIG_PATH) there. Mount the job's directory at the same path: add {\"destination\": \"/srv/jobs/logs\", \"type\": \"bind\", \"source\": \"/srv/jobs/logs\", \"options\": [\"rbind\"]} (or one for a directory above it) to the mounts of ");
 	/* a tmpfs over it hides it */
 	ck_assert_int_eq(task_check(bundle, path, msg, sizeof(msg)), -1);
 	ck_contains(msg, "which mounts something other than a bind mount at");
@@ -460,8 +488,10 @@ static void pyxis_env_clear(void)
 					    "_SLURM_SPANK_OPTION_pyxis_container_name",
 					    "_SLURM_SPANK_OPTION_pyxis_container_mounts",
 					    "_SLURM_SPANK_OPTION_pyxis_container_env",
-					    "PYXIS_CONTAINER_IMAGE", "PYXIS_CONTAINER_MOUNTS",
-					    "PYXIS_CONTAINER_ENV", NULL };
+					    "PYXIS_CONTAINER_IMAGE",
+					    "PYXIS_CONTAINER_MOUNTS",
+					    "PYXIS_CONTAINER_ENV",
+					    NULL };
 
 	for (const char *const *v = vars; *v; v++)
 		unsetenv(*v);
@@ -484,8 +514,7 @@ static void pyxis_free(struct mcp_handover *h)
  * handed to the tasks */
 START_TEST(pyxis_role_step_names_the_plugins_variables)
 {
-	struct mcr_env_var vars[] = { { "MOONCAKE_MASTER", "10.0.0.1:8700" },
-				      { "MOONCAKE_CONFIG_PATH", "/j/c.json" } };
+	struct mcr_env_var vars[] = { { "MOONCAKE_MASTER", "10.0.0.1:8700" }, { "MOONCAKE_CONFIG_PATH", "/j/c.json" } };
 	struct mcp_handover h = { .env = { vars, 2 } };
 	struct mcr_error err;
 
@@ -557,7 +586,9 @@ START_TEST(task_in_pyxis_container)
 	/* entered (pyxis first): the directory is there, or the mount to add */
 	ck_assert_int_eq(pyxis_check(&h, dir, true, msg, sizeof(msg)), 0);
 	ck_assert_int_eq(pyxis_check(&h, "/nonexistent/logs", true, msg, sizeof(msg)), -1);
-	ck_contains(msg, "runs in pyxis's container of nvcr.io#x/y:1, which does not mount the job's directory /nonexistent/logs (it does not exist there: No such file or directory), where the task's client config and the pool's record of its workers are. Mount it at its own path: add --container-mounts=/nonexistent/logs:/nonexistent/logs to this srun");
+	ck_contains(
+		msg,
+		"runs in pyxis's container of nvcr.io#x/y:1, which does not mount the job's directory /nonexistent/logs (it does not exist there: No such file or directory), where the task's client config and the pool's record of its workers are. Mount it at its own path: add --container-mounts=/nonexistent/logs:/nonexistent/logs to this srun");
 	/* to be entered (pyxis after the plugin): a mount of it or above it */
 	snprintf(mounts, sizeof(mounts), "/srv:/srv,%s:%s:ro", tmp, tmp);
 	h.pyxis.mounts = mounts;
@@ -567,9 +598,12 @@ START_TEST(task_in_pyxis_container)
 	/* ... of another directory at its path: not it */
 	snprintf(mounts, sizeof(mounts), "/srv:%s", tmp);
 	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), -1);
-	ck_contains(msg, "which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf), and none of its --container-mounts (/srv:");
+	ck_contains(
+		msg,
+		"which pyxis enters after this plugin's task_init (pyxis's line comes after spank_mooncake.so's in plugstack.conf), and none of its --container-mounts (/srv:");
 	ck_contains(msg, ") mounts the job's directory ");
-	ck_contains(msg, "at its own path, so the task could not read its client config there. Add --container-mounts=");
+	ck_contains(msg,
+		    "at its own path, so the task could not read its client config there. Add --container-mounts=");
 	h.pyxis.mounts = NULL;
 	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), -1);
 	ck_contains(msg, "and it is given no --container-mounts, so nothing mounts the job's directory ");
@@ -579,7 +613,9 @@ START_TEST(task_in_pyxis_container)
 	h.pyxis.env = "X";
 	h.pyxis.missing = "MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH";
 	ck_assert_int_eq(pyxis_check(&h, dir, false, msg, sizeof(msg)), -1);
-	ck_contains(msg, "this srun's --container-env=X lacks MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH, which the plugin sets. Add them (--container-env=X,MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH)");
+	ck_contains(
+		msg,
+		"this srun's --container-env=X lacks MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH, which the plugin sets. Add them (--container-env=X,MOONCAKE_MASTER,MOONCAKE_CONFIG_PATH)");
 	/* ... which matters not when pyxis came first */
 	ck_assert_int_eq(pyxis_check(&h, dir, true, msg, sizeof(msg)), 0);
 	/* the user's PYXIS_CONTAINER_ENV back */

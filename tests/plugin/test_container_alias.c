@@ -47,8 +47,7 @@ static void teardown(void)
 	testdir_remove(tmp);
 }
 
-#define ck_contains(hay, needle) \
-	ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
+#define ck_contains(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
 
 /* tmp/<rel> holds text (0644, whatever the umask) */
 static void put(const char *rel, const char *text)
@@ -61,8 +60,8 @@ static void put(const char *rel, const char *text)
 }
 
 /* decide for model.container `value` on `site`, plugstack `arg` (or none) */
-static int decide(const char *arg, const struct mcp_container_site *site, const char *value,
-		  struct mcp_container *c, char *msg, size_t size)
+static int decide(const char *arg, const struct mcp_container_site *site, const char *value, struct mcp_container *c,
+		  char *msg, size_t size)
 {
 	char y[1024], *av[] = { (char *)arg, NULL };
 	struct mcri_plugstack ps;
@@ -96,9 +95,10 @@ START_TEST(an_alias_resolves_through_srtctls_file)
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/tensorrt-llm/release:1.0.0");
 	/* the srun that starts the master says which image, from which file
 	 * (slurm_info, not only -v: step.c) */
-	snprintf(want, sizeof(want),
-		 "mooncake: r.yaml:2:29: model.container ('trtllm' is containers.trtllm of %s/a/srtslurm.yaml:3:11): the master step runs in nvcr.io#nvidia/tensorrt-llm/release:1.0.0 (pyxis)",
-		 tmp);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: r.yaml:2:29: model.container ('trtllm' is containers.trtllm of %s/a/srtslurm.yaml:3:11): the master step runs in nvcr.io#nvidia/tensorrt-llm/release:1.0.0 (pyxis)",
+		tmp);
 	ck_assert_str_eq(c.note, want);
 	ck_assert(!c.note_verbose);
 	/* the nearest file wins (the working directory's, then its parent's) */
@@ -108,7 +108,9 @@ START_TEST(an_alias_resolves_through_srtctls_file)
 	/* a value that is no key is left as it is */
 	ck_assert_int_eq(decide(NULL, &pyxis, "nvcr.io#nvidia/other:3", &c, msg, sizeof(msg)), 0);
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/other:3");
-	ck_assert_str_eq(c.note, "mooncake: r.yaml:2:29: model.container: the master step runs in nvcr.io#nvidia/other:3 (pyxis)");
+	ck_assert_str_eq(
+		c.note,
+		"mooncake: r.yaml:2:29: model.container: the master step runs in nvcr.io#nvidia/other:3 (pyxis)");
 	/* SRTSLURM_CONFIG: that file only */
 	put("mine.yaml", "containers: {trtllm: 'nvcr.io#nvidia/mine:4'}\n");
 	snprintf(file, sizeof(file), "%s/mine.yaml", tmp);
@@ -119,9 +121,10 @@ START_TEST(an_alias_resolves_through_srtctls_file)
 	snprintf(file, sizeof(file), "%s/gone.yaml", tmp);
 	setenv("SRTSLURM_CONFIG", file, 1);
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=))",
-		 file);
+	snprintf(
+		want, sizeof(want),
+		"'trtllm' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (SRTSLURM_CONFIG=%s, which does not exist (No such file or directory); plugstack.conf names no cluster-wide file (srtslurm=))",
+		file);
 	ck_contains(msg, want);
 }
 END_TEST
@@ -143,22 +146,26 @@ START_TEST(the_cluster_file_and_what_was_read)
 	ck_assert_str_eq(c.value, "nvcr.io#nvidia/vllm:1");
 	/* an alias no file maps: refused, naming the files read */
 	ck_assert_int_eq(decide(arg, &pyxis, "sglang", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "mooncake: r.yaml:2:29: model.container: 'sglang' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s/a/b/c/srtslurm.yaml, %s/cluster.yaml (srtslurm= in plugstack.conf)); with pyxis on this cluster",
-		 tmp, tmp);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: r.yaml:2:29: model.container: 'sglang' looks like an srtctl alias (srtslurm.yaml's containers:), and no srtslurm.yaml maps it (%s/a/b/c/srtslurm.yaml, %s/cluster.yaml (srtslurm= in plugstack.conf)); with pyxis on this cluster",
+		tmp, tmp);
 	ck_contains(msg, want);
 	/* none found: where srtctl looked */
 	snprintf(want, sizeof(want), "%s/a/b/c/srtslurm.yaml", tmp);
 	ck_assert_int_eq(unlink(want), 0);
 	put("srtslurm.yaml", ALIASES); /* above the grandparent: not srtctl's */
 	ck_assert_int_eq(decide(NULL, &oci, "trtllm", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "and no srtslurm.yaml maps it (no srtslurm.yaml in %s/a/b/c, %s/a/b, %s/a (and SRTSLURM_CONFIG is not set); plugstack.conf names no cluster-wide file (srtslurm=)). Write the bundle's absolute path",
-		 tmp, tmp, tmp);
+	snprintf(
+		want, sizeof(want),
+		"and no srtslurm.yaml maps it (no srtslurm.yaml in %s/a/b/c, %s/a/b, %s/a (and SRTSLURM_CONFIG is not set); plugstack.conf names no cluster-wide file (srtslurm=)). Write the bundle's absolute path",
+		tmp, tmp, tmp);
 	ck_contains(msg, want);
 	/* a cluster file that is not there is an error of the admin's */
 	ck_assert_int_eq(decide("srtslurm=/nonexistent/srtslurm.yaml", &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
-	ck_assert_str_eq(msg, "mooncake: cannot read srtctl's cluster config /nonexistent/srtslurm.yaml: No such file or directory; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it");
+	ck_assert_str_eq(
+		msg,
+		"mooncake: cannot read srtctl's cluster config /nonexistent/srtslurm.yaml: No such file or directory; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it");
 }
 END_TEST
 
@@ -188,9 +195,10 @@ START_TEST(an_alias_resolves_to_what_the_system_takes)
 	ck_assert_str_eq(c.value, want);
 	/* what the alias names, refused: the message says both */
 	ck_assert_int_eq(decide(NULL, &pyxis, "dir", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "mooncake: r.yaml:2:29: model.container ('dir' is containers.dir of %s/srtslurm.yaml:1:63): / is a directory; with pyxis on this cluster",
-		 tmp);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: r.yaml:2:29: model.container ('dir' is containers.dir of %s/srtslurm.yaml:1:63): / is a directory; with pyxis on this cluster",
+		tmp);
 	ck_contains(msg, want);
 }
 END_TEST
@@ -202,13 +210,16 @@ START_TEST(a_file_srtctl_would_not_load)
 
 	put("a/b/c/srtslurm.yaml", "containers:\n  - trtllm\n");
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "mooncake: %s/a/b/c/srtslurm.yaml:2:3: containers: must map srtctl's container aliases to images, e.g. containers: {trtllm: /shared/images/trtllm.sqsh}",
-		 tmp);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: %s/a/b/c/srtslurm.yaml:2:3: containers: must map srtctl's container aliases to images, e.g. containers: {trtllm: /shared/images/trtllm.sqsh}",
+		tmp);
 	ck_assert_str_eq(msg, want);
 	put("a/b/c/srtslurm.yaml", "containers: {trtllm: [1]}\n");
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
-	ck_contains(msg, "/a/b/c/srtslurm.yaml:1:22: containers.trtllm: [1] is not an image; write a registry image, a squashfs file or an OCI bundle's path, e.g. trtllm: /shared/images/trtllm.sqsh");
+	ck_contains(
+		msg,
+		"/a/b/c/srtslurm.yaml:1:22: containers.trtllm: [1] is not an image; write a registry image, a squashfs file or an OCI bundle's path, e.g. trtllm: /shared/images/trtllm.sqsh");
 	put("a/b/c/srtslurm.yaml", "containers: {trtllm: x\n");
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
 	ck_contains(msg, "/a/b/c/srtslurm.yaml:");
@@ -239,7 +250,8 @@ static void decides(const char *image, const char *note)
 	ck_contains(c.note, note);
 }
 
-#define SKIPPED_RULE "a srtslurm.yaml found in the working directory or above is read only when it is yours or root's and no one else can change it (SRTSLURM_CONFIG names one to read as it is)"
+#define SKIPPED_RULE                                                                                                   \
+	"a srtslurm.yaml found in the working directory or above is read only when it is yours or root's and no one else can change it (SRTSLURM_CONFIG names one to read as it is)"
 
 START_TEST(a_found_file_is_read_only_when_no_one_else_can_change_it)
 {
@@ -251,9 +263,10 @@ START_TEST(a_found_file_is_read_only_when_no_one_else_can_change_it)
 	/* a file every user may write: skipped, and the lookup goes on */
 	snprintf(path, sizeof(path), "%s/a/b/c/srtslurm.yaml", tmp);
 	ck_assert_int_eq(chmod(path, 0666), 0);
-	snprintf(want, sizeof(want),
-		 "model.container ('trtllm' is containers.trtllm of %s/a/b/srtslurm.yaml:1:22): the master step runs in nvcr.io#nvidia/mine:1 (pyxis); skipped %s (every user may write it (mode 0666)): " SKIPPED_RULE,
-		 tmp, path);
+	snprintf(
+		want, sizeof(want),
+		"model.container ('trtllm' is containers.trtllm of %s/a/b/srtslurm.yaml:1:22): the master step runs in nvcr.io#nvidia/mine:1 (pyxis); skipped %s (every user may write it (mode 0666)): " SKIPPED_RULE,
+		tmp, path);
 	decides("nvcr.io#nvidia/mine:1", want);
 	/* ... as if it were not there: without another, the cluster's */
 	snprintf(path, sizeof(path), "%s/a/b/srtslurm.yaml", tmp);
@@ -272,9 +285,10 @@ START_TEST(a_found_file_is_read_only_when_no_one_else_can_change_it)
 	put("a/srtslurm.yaml", MINE);
 	snprintf(path, sizeof(path), "%s/a", tmp);
 	ck_assert_int_eq(chmod(path, 0777), 0);
-	snprintf(want, sizeof(want),
-		 "skipped %s/a/srtslurm.yaml (it is in %s, which every user may write (mode 0777, without the sticky bit))",
-		 tmp, path);
+	snprintf(
+		want, sizeof(want),
+		"skipped %s/a/srtslurm.yaml (it is in %s, which every user may write (mode 0777, without the sticky bit))",
+		tmp, path);
 	decides("nvcr.io#nvidia/cluster:1", want);
 	ck_assert_int_eq(chmod(path, 01777), 0);
 	decides("nvcr.io#nvidia/mine:1", "the master step runs in nvcr.io#nvidia/mine:1 (pyxis)");
@@ -298,16 +312,18 @@ START_TEST(another_users_file_is_skipped_naming_its_owner)
 	ck_assert_int_eq(chown(path, 4242, 4242), 0);
 	snprintf(want, sizeof(want), "%s/a", tmp);
 	ck_assert_int_eq(chmod(want, 01777), 0);
-	snprintf(want, sizeof(want),
-		 "model.container ('trtllm' is containers.trtllm of %s/cluster.yaml:1:22): the master step runs in nvcr.io#nvidia/cluster:1 (pyxis); skipped %s (it belongs to uid 4242): " SKIPPED_RULE,
-		 tmp, path);
+	snprintf(
+		want, sizeof(want),
+		"model.container ('trtllm' is containers.trtllm of %s/cluster.yaml:1:22): the master step runs in nvcr.io#nvidia/cluster:1 (pyxis); skipped %s (it belongs to uid 4242): " SKIPPED_RULE,
+		tmp, path);
 	decides("nvcr.io#nvidia/cluster:1", want);
 	/* without the cluster's file, the alias is unmapped, and the error
 	 * says what was skipped */
 	ck_assert_int_eq(decide(NULL, &pyxis, "trtllm", &c, msg, sizeof(msg)), -1);
-	snprintf(want, sizeof(want),
-		 "and no srtslurm.yaml maps it (skipped %s (it belongs to uid 4242); no srtslurm.yaml in %s/a/b/c, %s/a/b, %s/a (and SRTSLURM_CONFIG is not set); plugstack.conf names no cluster-wide file (srtslurm=))",
-		 path, tmp, tmp, tmp);
+	snprintf(
+		want, sizeof(want),
+		"and no srtslurm.yaml maps it (skipped %s (it belongs to uid 4242); no srtslurm.yaml in %s/a/b/c, %s/a/b, %s/a (and SRTSLURM_CONFIG is not set); plugstack.conf names no cluster-wide file (srtslurm=))",
+		path, tmp, tmp, tmp);
 	ck_contains(msg, want);
 	/* the file a user names is the user's choice, whoever owns it */
 	setenv("SRTSLURM_CONFIG", path, 1);
@@ -345,14 +361,14 @@ START_TEST(another_users_file_is_skipped_naming_its_owner)
 			struct mcr_recipe *r = NULL;
 			struct mcr_error err = { 0 };
 			struct mcp_container ct;
-			const char *y = "schema: 2\nmodel: {path: x, container: trtllm}\nengine: sglang\nroles: {agg: {}}\n"
-					"services:\n  - {name: mooncake-master, type: mooncake-master}\n";
+			const char *y =
+				"schema: 2\nmodel: {path: x, container: trtllm}\nengine: sglang\nroles: {agg: {}}\n"
+				"services:\n  - {name: mooncake-master, type: mooncake-master}\n";
 
 			snprintf(arg, sizeof(arg), "srtslurm=%s/cluster.yaml", tmp);
 			if (setgroups(0, NULL) || setgid(4242) || setuid(4242) ||
 			    mcr_recipe_load_buffer(y, strlen(y), "r.yaml", &r, &err) ||
-			    mcri_plugstack_parse(&ps, 1, av, &err) ||
-			    mcp_container_decide(&ps, r, &pyxis, &ct, &err))
+			    mcri_plugstack_parse(&ps, 1, av, &err) || mcp_container_decide(&ps, r, &pyxis, &ct, &err))
 				_exit(1);
 			if (write(fds[1], ct.value, strlen(ct.value)) < 0)
 				_exit(1);

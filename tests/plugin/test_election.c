@@ -188,8 +188,10 @@ static void waiting(void)
 START_TEST(joiner_waits_then_joins)
 {
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING,
-						  .state_attempt = 1, .starter_on_this_host = true,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101,
+						  .phase = MCRI_PHASE_STARTING,
+						  .state_attempt = 1,
+						  .starter_on_this_host = true,
 						  .starter_alive = true }),
 			 MCP_DO_SLEEP);
 	ck_assert_int_eq(slept(), MCP_DO_READ);
@@ -207,15 +209,20 @@ END_TEST
 START_TEST(earlier_runs_pool_is_not_joined)
 {
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101,
+						  .phase = MCRI_PHASE_READY,
+						  .state_attempt = 1,
 						  .other_run = true }),
 			 MCP_DO_TAKE_LOCK);
 	ck_assert_int_eq(el.attempt, 2);
 	/* attempt 2's lock is another srun's of this run, which has not written
 	 * its state yet: wait for it, do not jump again */
 	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .lock = MCP_LOCK_THEIRS }), MCP_DO_READ);
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1,
-						  .other_run = true, .lock_stale = false }),
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101,
+						  .phase = MCRI_PHASE_READY,
+						  .state_attempt = 1,
+						  .other_run = true,
+						  .lock_stale = false }),
 			 MCP_DO_SLEEP);
 	ck_assert_int_eq(el.attempt, 2);
 	ck_assert_int_eq(slept(), MCP_DO_READ);
@@ -281,8 +288,11 @@ END_TEST
 START_TEST(failure_seen_while_waiting_is_ours)
 {
 	waiting();
-	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
-				 .starter_on_this_host = true, .starter_alive = true });
+	after((struct mcp_seen){ .now = 101,
+				 .phase = MCRI_PHASE_STARTING,
+				 .state_attempt = 1,
+				 .starter_on_this_host = true,
+				 .starter_alive = true });
 	slept();
 	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .phase = MCRI_PHASE_FAILED, .state_attempt = 1 }),
 			 MCP_DO_FINISH);
@@ -294,8 +304,7 @@ START_TEST(starter_gone_is_taken_over)
 {
 	/* on this host: neither the starter nor its master step runs */
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_NONE,
-						  .starter_on_this_host = true }),
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_NONE, .starter_on_this_host = true }),
 			 MCP_DO_TAKE_LOCK);
 	ck_assert_int_eq(el.attempt, 2);
 	/* elsewhere: its lock outlived its bound */
@@ -309,9 +318,13 @@ END_TEST
 
 START_TEST(launched_master_of_a_dead_starter_is_adopted)
 {
-	struct mcp_seen s = { .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
-			      .launched = true, .starter_on_this_host = true,
-			      .starter_alive = false, .step_alive = true };
+	struct mcp_seen s = { .now = 101,
+			      .phase = MCRI_PHASE_STARTING,
+			      .state_attempt = 1,
+			      .launched = true,
+			      .starter_on_this_host = true,
+			      .starter_alive = false,
+			      .step_alive = true };
 
 	waiting();
 	ck_assert_int_eq(after(s), MCP_DO_ADOPT);
@@ -334,9 +347,14 @@ END_TEST
  * is launched and its starter works on: its tasks wait for ready */
 START_TEST(launched_master_is_joined_while_it_starts)
 {
-	struct mcp_seen s = { .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
-			      .launched = true, .joinable = true, .starter_on_this_host = true,
-			      .starter_alive = true, .step_alive = true };
+	struct mcp_seen s = { .now = 101,
+			      .phase = MCRI_PHASE_STARTING,
+			      .state_attempt = 1,
+			      .launched = true,
+			      .joinable = true,
+			      .starter_on_this_host = true,
+			      .starter_alive = true,
+			      .step_alive = true };
 
 	waiting();
 	ck_assert_int_eq(after(s), MCP_DO_FINISH);
@@ -353,8 +371,12 @@ START_TEST(launched_master_is_joined_while_it_starts)
 	ck_assert_int_eq(after(s), MCP_DO_FINISH);
 	ck_assert_int_eq(el.verdict, MCP_V_STARTING);
 	/* here again: not joinable (an HA pool), or not launched yet: wait */
-	s = (struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
-			       .starter_on_this_host = true, .starter_alive = true, .step_alive = true };
+	s = (struct mcp_seen){ .now = 101,
+			       .phase = MCRI_PHASE_STARTING,
+			       .state_attempt = 1,
+			       .starter_on_this_host = true,
+			       .starter_alive = true,
+			       .step_alive = true };
 	waiting();
 	s.launched = true;
 	ck_assert_int_eq(after(s), MCP_DO_SLEEP);
@@ -374,9 +396,13 @@ START_TEST(launched_master_is_joined_while_it_starts)
 	ck_assert_int_eq(after(s), MCP_DO_ADOPT);
 	/* a starter elsewhere whose lock went stale: taken over */
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING,
-						  .state_attempt = 1, .launched = true, .joinable = true,
-						  .lock_touched = true, .lock_stale = true }),
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101,
+						  .phase = MCRI_PHASE_STARTING,
+						  .state_attempt = 1,
+						  .launched = true,
+						  .joinable = true,
+						  .lock_touched = true,
+						  .lock_stale = true }),
 			 MCP_DO_TAKE_LOCK);
 	ck_assert_int_eq(el.attempt, 2);
 	/* another recipe's pool is never joined, starting or not */
@@ -390,8 +416,12 @@ END_TEST
 START_TEST(adopted_master_that_ends_fails)
 {
 	waiting();
-	after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_STARTING, .state_attempt = 1,
-				 .launched = true, .starter_on_this_host = true, .step_alive = true });
+	after((struct mcp_seen){ .now = 101,
+				 .phase = MCRI_PHASE_STARTING,
+				 .state_attempt = 1,
+				 .launched = true,
+				 .starter_on_this_host = true,
+				 .step_alive = true });
 	after((struct mcp_seen){ .now = 101, .adopt_won = true });
 	/* an adopted master step that loses its ports is not respawned */
 	ck_assert_int_eq(after((struct mcp_seen){ .now = 102, .child = MCP_CHILD_ENDED, .lost_ports = true }),
@@ -419,7 +449,9 @@ END_TEST
 START_TEST(other_jobs_pool_is_refused)
 {
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 100, .phase = MCRI_PHASE_READY, .state_attempt = 1,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 100,
+						  .phase = MCRI_PHASE_READY,
+						  .state_attempt = 1,
 						  .other_job = true }),
 			 MCP_DO_FINISH);
 	ck_assert_int_eq(el.verdict, MCP_V_OTHER_JOB);
@@ -429,13 +461,17 @@ END_TEST
 START_TEST(other_recipe_is_refused)
 {
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_READY, .state_attempt = 1,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101,
+						  .phase = MCRI_PHASE_READY,
+						  .state_attempt = 1,
 						  .other_recipe = true }),
 			 MCP_DO_FINISH);
 	ck_assert_int_eq(el.verdict, MCP_V_OTHER_RECIPE);
 	/* a failed attempt of another recipe is no pool: try again */
 	waiting();
-	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .phase = MCRI_PHASE_FAILED, .state_attempt = 1,
+	ck_assert_int_eq(after((struct mcp_seen){ .now = 101,
+						  .phase = MCRI_PHASE_FAILED,
+						  .state_attempt = 1,
 						  .other_recipe = true }),
 			 MCP_DO_TAKE_LOCK);
 }
@@ -455,9 +491,9 @@ END_TEST
 START_TEST(attempts_are_bounded)
 {
 	waiting();
-	after((struct mcp_seen){ .now = 101, .lock_stale = true });      /* attempt 2 */
+	after((struct mcp_seen){ .now = 101, .lock_stale = true }); /* attempt 2 */
 	after((struct mcp_seen){ .now = 101, .lock = MCP_LOCK_THEIRS });
-	after((struct mcp_seen){ .now = 101, .lock_stale = true });      /* attempt 3 */
+	after((struct mcp_seen){ .now = 101, .lock_stale = true }); /* attempt 3 */
 	after((struct mcp_seen){ .now = 101, .lock = MCP_LOCK_THEIRS });
 	ck_assert_int_eq(after((struct mcp_seen){ .now = 101, .lock_stale = true }), MCP_DO_FINISH);
 	ck_assert_int_eq(el.verdict, MCP_V_TOO_MANY);

@@ -139,7 +139,10 @@ END_TEST
  * member (the second, on node n2); its master binds its node's address */
 START_TEST(guard_proves_an_ha_standby)
 {
-	const struct mcri_ha ha = { .masters = 2, .etcd_members = 1, .etcd_client = 8983, .etcd_peer = 8984,
+	const struct mcri_ha ha = { .masters = 2,
+				    .etcd_members = 1,
+				    .etcd_client = 8983,
+				    .etcd_peer = 8984,
 				    .member = { { "n1", "127.0.0.1" }, { "n2", "127.0.0.2" } } };
 	char *guard, *hav = mcp_ha_value(&ha, 1, "4301");
 	struct mcri_proof p = { 0 };
@@ -180,9 +183,13 @@ END_TEST
 START_TEST(guard_value_not_sruns_is_refused)
 {
 	static const char *const bad[] = {
-		"garbage", "0,5,0,8980,8981,8982:/tmp", "1,5,0,8980,8981,70000:/tmp",
-		"1,5,0,8980,8981,8982:relative", "1,0,0,8980,8981,8982:/tmp",
-		"1,5,-1,8980,8981,8982:/tmp", "1,5,101,8980,8981,8982:/tmp",
+		"garbage",
+		"0,5,0,8980,8981,8982:/tmp",
+		"1,5,0,8980,8981,70000:/tmp",
+		"1,5,0,8980,8981,8982:relative",
+		"1,0,0,8980,8981,8982:/tmp",
+		"1,5,-1,8980,8981,8982:/tmp",
+		"1,5,101,8980,8981,8982:/tmp",
 		"1,5,8980,8981,8982:/tmp", /* an srun of the version before restart= */
 	};
 
@@ -191,8 +198,8 @@ START_TEST(guard_value_not_sruns_is_refused)
 
 		master_step(NULL, MCP_GUARD_VAR, bad[i]);
 		ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-		snprintf(want, sizeof(want), "mooncake: %s='%s' is not what srun hands the master step",
-			 MCP_GUARD_VAR, bad[i]);
+		snprintf(want, sizeof(want), "mooncake: %s='%s' is not what srun hands the master step", MCP_GUARD_VAR,
+			 bad[i]);
 		ck_log_contains(want);
 		slurm_spank_exit(NULL, 0, NULL);
 	}

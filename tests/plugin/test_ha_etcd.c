@@ -20,26 +20,27 @@
 
 /* the stand-in etcd: listens on the ports of --listen-client-urls and
  * --listen-peer-urls, writes its command line to argv.txt, waits */
-static const char FAKE_ETCD[] =
-	"#!/usr/bin/env python3\n"
-	"import re, socket, sys, time\n"
-	"args = ' '.join(sys.argv[1:])\n"
-	"open('argv.txt', 'w').write(args + '\\n')\n"
-	"socks = []\n"
-	"for flag in ('--listen-client-urls', '--listen-peer-urls'):\n"
-	"    host, port = re.search(flag + r'=http://([^:]+):(\\d+)', args).groups()\n"
-	"    s = socket.socket()\n"
-	"    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-	"    s.bind((host, int(port)))\n"
-	"    s.listen(1)\n"
-	"    socks.append(s)\n"
-	"time.sleep(600)\n";
+static const char FAKE_ETCD[] = "#!/usr/bin/env python3\n"
+				"import re, socket, sys, time\n"
+				"args = ' '.join(sys.argv[1:])\n"
+				"open('argv.txt', 'w').write(args + '\\n')\n"
+				"socks = []\n"
+				"for flag in ('--listen-client-urls', '--listen-peer-urls'):\n"
+				"    host, port = re.search(flag + r'=http://([^:]+):(\\d+)', args).groups()\n"
+				"    s = socket.socket()\n"
+				"    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+				"    s.bind((host, int(port)))\n"
+				"    s.listen(1)\n"
+				"    socks.append(s)\n"
+				"time.sleep(600)\n";
 
 /* this node (127.0.0.1) the first of three members */
 static void part(struct mcp_ha_part *p, const char *etcd)
 {
 	memset(p, 0, sizeof(*p));
-	p->ha = (struct mcri_ha){ .masters = 3, .etcd_members = 3, .etcd_client = CLIENT_PORT,
+	p->ha = (struct mcri_ha){ .masters = 3,
+				  .etcd_members = 3,
+				  .etcd_client = CLIENT_PORT,
 				  .etcd_peer = PEER_PORT,
 				  .member = { { "n1", "127.0.0.1" }, { "n2", "127.0.0.2" }, { "n3", "127.0.0.3" } } };
 	snprintf(p->token, sizeof(p->token), "mooncake-4301-1");
@@ -112,7 +113,8 @@ START_TEST(etcd_member_started_proved_and_stopped)
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(argv, "--name m0 "));
 	ck_assert_ptr_nonnull(strstr(argv, "--listen-client-urls=http://127.0.0.1:8990 "));
-	ck_assert_ptr_nonnull(strstr(argv, "--initial-cluster=m0=http://127.0.0.1:8991,m1=http://127.0.0.2:8991,m2=http://127.0.0.3:8991 "));
+	ck_assert_ptr_nonnull(strstr(
+		argv, "--initial-cluster=m0=http://127.0.0.1:8991,m1=http://127.0.0.2:8991,m2=http://127.0.0.3:8991 "));
 	ck_assert_ptr_nonnull(strstr(argv, "--initial-cluster-token=mooncake-4301-1 "));
 	mcp_ha_etcd_stop(&p, true);
 	ck_assert_int_eq(p.pid, 0);
@@ -139,10 +141,10 @@ START_TEST(etcd_member_on_a_taken_port)
 	fd = listen_on("127.0.0.2", CLIENT_PORT);
 	part(&p, "fake-etcd");
 	ck_assert_int_eq(mcp_ha_etcd_start(&p, job_dir(), case_dir, 10, &err), -1);
-	ck_assert_msg(strstr(err.text, "port 8990 on ") && strstr(err.text, "is another process's (uid "),
-		      "%s", err.text);
-	ck_assert_msg(strstr(err.text, "nothing of the HA pool is started there; find the process with ss -ltnp"),
-		      "%s", err.text);
+	ck_assert_msg(strstr(err.text, "port 8990 on ") && strstr(err.text, "is another process's (uid "), "%s",
+		      err.text);
+	ck_assert_msg(strstr(err.text, "nothing of the HA pool is started there; find the process with ss -ltnp"), "%s",
+		      err.text);
 	ck_assert_int_eq(p.pid, 0);
 	ck_assert_str_eq(p.data_dir, "");
 	close(fd);
@@ -165,8 +167,8 @@ START_TEST(etcd_member_that_cannot_run)
 	snprintf(log, sizeof(log), "%s/mooncake_etcd.0.log", dir);
 	text = slurp_file(log);
 	ck_assert_ptr_nonnull(text);
-	ck_assert_msg(strstr(text, "mooncake: cannot run ") && strstr(text, "install etcd (Debian: etcd-server)"),
-		      "%s", text);
+	ck_assert_msg(strstr(text, "mooncake: cannot run ") && strstr(text, "install etcd (Debian: etcd-server)"), "%s",
+		      text);
 	free(text);
 	ck_assert_str_eq(p.data_dir, "");
 }

@@ -14,8 +14,7 @@
 
 START_TEST(encoded_decodes_the_same)
 {
-	struct mcr_env_var vars[] = { { "MOONCAKE_MASTER", "10.0.0.1:8700" },
-				      { "MOONCAKE_LOCAL_HOSTNAME", MARK } };
+	struct mcr_env_var vars[] = { { "MOONCAKE_MASTER", "10.0.0.1:8700" }, { "MOONCAKE_LOCAL_HOSTNAME", MARK } };
 	struct mcp_handover h = { .env = { vars, 2 }, .mark = MARK, .peer = "10.0.0.1" }, back;
 	struct mcr_error err;
 	char *text = mcp_handover_encode(&h, &err), *filled;
@@ -37,7 +36,8 @@ END_TEST
  * had no PYXIS_CONTAINER_ENV */
 START_TEST(pyxis_container_decodes_the_same)
 {
-	struct mcp_handover h = { .mark = MARK, .peer = "10.0.0.1",
+	struct mcp_handover h = { .mark = MARK,
+				  .peer = "10.0.0.1",
 				  .pyxis = { .image = "nvcr.io#x/y:1", .mounts = "/a:/a", .was = "U", .had = true } },
 			    back;
 	struct mcr_error err;
@@ -81,9 +81,13 @@ END_TEST
  * format 2, which every plugin reads */
 START_TEST(starting_master_decodes_the_same)
 {
-	struct mcp_handover h = { .mark = MARK, .peer = "10.0.0.1", .role = "prefill",
-				  .dir = "/job/dir", .starting = "10.0.0.1:8700",
-				  .starting_metadata = "10.0.0.1:8701", .starting_within = 145 },
+	struct mcp_handover h = { .mark = MARK,
+				  .peer = "10.0.0.1",
+				  .role = "prefill",
+				  .dir = "/job/dir",
+				  .starting = "10.0.0.1:8700",
+				  .starting_metadata = "10.0.0.1:8701",
+				  .starting_within = 145 },
 			    back;
 	struct mcr_error err;
 	char *text = mcp_handover_encode(&h, &err);
@@ -117,7 +121,10 @@ START_TEST(follow_replaces_whole_addresses)
 		{ "MOONCAKE_TE_META_DATA_SERVER", "http://10.0.0.1:8701/metadata" },
 		{ "A", "110.0.0.1:8700 10.0.0.1:87001 10.0.0.1:8700,10.0.0.1:8700" },
 	};
-	struct mcp_handover h = { .mark = MARK, .peer = "10.0.0.1", .role = "prefill", .dir = "/d",
+	struct mcp_handover h = { .mark = MARK,
+				  .peer = "10.0.0.1",
+				  .role = "prefill",
+				  .dir = "/d",
 				  .starting_within = 5 };
 	struct mcr_error err;
 
@@ -145,7 +152,9 @@ END_TEST
 START_TEST(refused_whole)
 {
 	static const char *const bad[] = {
-		"", "[]", "{\"v\": 2}",
+		"",
+		"[]",
+		"{\"v\": 2}",
 		"{\"v\": 1, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\"}",
 		"{\"v\": 2, \"env\": [[\"A\", 1]], \"peer\": \"n1\", \"mark\": \"m\"}",
 		"{\"v\": 2, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"gpu\": {\"dir\": \"/d\", \"template\": \"t\", \"names\": [1]}}",
@@ -171,7 +180,11 @@ START_TEST(refused_whole)
 		ck_assert_msg(strstr(err.text, MCP_TASK_VAR) || strstr(err.text, "format "), "%s", err.text);
 	}
 	/* 63 bytes fit */
-	ck_assert_int_eq(mcp_handover_decode("{\"v\": 2, \"env\": [], \"mark\": \"m\", \"peer\": \"012345678901234567890123456789012345678901234567890123456789012\"}", &h, &err), 0);
+	ck_assert_int_eq(
+		mcp_handover_decode(
+			"{\"v\": 2, \"env\": [], \"mark\": \"m\", \"peer\": \"012345678901234567890123456789012345678901234567890123456789012\"}",
+			&h, &err),
+		0);
 	mcp_handover_free(&h);
 }
 END_TEST

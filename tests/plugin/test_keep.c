@@ -58,8 +58,7 @@ static int unlink_proof(const char *dir)
 /* The master step's task with restart=`limit` and a readiness bound of
  * `bound` s, its stderr into <dir>/task.err; each master it starts ends
  * as `end` says. Its pid. */
-static pid_t master_step_task_args(char **av, const char *dir, int limit, int bound,
-				   enum master_end end);
+static pid_t master_step_task_args(char **av, const char *dir, int limit, int bound, enum master_end end);
 
 static pid_t master_step_task(const char *dir, int limit, int bound, enum master_end end)
 {
@@ -67,8 +66,7 @@ static pid_t master_step_task(const char *dir, int limit, int bound, enum master
 }
 
 /* ... with plugstack arguments `av` (NULL: none) */
-static pid_t master_step_task_args(char **av, const char *dir, int limit, int bound,
-				   enum master_end end)
+static pid_t master_step_task_args(char **av, const char *dir, int limit, int bound, enum master_end end)
 {
 	pid_t task = fork();
 	char err_path[600];
@@ -202,9 +200,11 @@ START_TEST(keeper_starts_a_ready_master_again)
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "status 0x%x:\n%s", status, err);
 	/* how long it ran depends on the machine's load: not asserted */
 	ck_assert_msg(strstr(err, "mooncake: mooncake_master ended with signal 9 (Killed) after "), "%s", err);
-	ck_assert_msg(strstr(err, " s; starting it again on ports 8983, 8984, 8985 in 1 s (restart 1 of at most 2)"), "%s", err);
+	ck_assert_msg(strstr(err, " s; starting it again on ports 8983, 8984, 8985 in 1 s (restart 1 of at most 2)"),
+		      "%s", err);
 	ck_assert_msg(strstr(err, "in 2 s (restart 2 of at most 2)"), "%s", err);
-	ck_assert_msg(strstr(err, "it was started again 2 times already (restart=2): the job's pool has ended"), "%s", err);
+	ck_assert_msg(strstr(err, "it was started again 2 times already (restart=2): the job's pool has ended"), "%s",
+		      err);
 	ck_assert(read_proof(dir, &p));
 	ck_assert_int_eq(p.verdict, MCRI_PROOF_OWN); /* the last master, proved */
 	ck_assert(p.ended);
@@ -295,7 +295,8 @@ START_TEST(keeper_ends_with_the_step_during_the_back_off)
 	ck_assert_int_eq(kill(task, SIGCONT), 0);
 	status = task_status(task);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "status 0x%x", status);
-	ck_assert_msg(strstr(task_err(dir), "mooncake: the master step ends (signal 15): mooncake_master is not started again"),
+	ck_assert_msg(strstr(task_err(dir),
+			     "mooncake: the master step ends (signal 15): mooncake_master is not started again"),
 		      "%s", task_err(dir));
 	ck_assert(read_proof(dir, &p));
 	ck_assert_int_eq(p.restarts, before);
@@ -343,7 +344,10 @@ START_TEST(keeper_stops_a_restarted_master_that_never_is_ready)
 	err = task_err(dir);
 	/* the task fails; it was not killed */
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status 0x%x:\n%s", status, err);
-	ck_assert_msg(strstr(err, "mooncake: the restarted mooncake_master did not listen on its ports 8983, 8984, 8985 within 2 s; it was stopped, and the job's pool has ended"), "%s", err);
+	ck_assert_msg(
+		strstr(err,
+		       "mooncake: the restarted mooncake_master did not listen on its ports 8983, 8984, 8985 within 2 s; it was stopped, and the job's pool has ended"),
+		"%s", err);
 	ck_assert_msg(!strstr(err, "restart 2 of"), "%s", err);
 	ck_assert(read_proof(dir, &p));
 	ck_assert_int_eq(p.restarts, 1);
@@ -378,7 +382,10 @@ START_TEST(keeper_starts_nothing_on_a_taken_port)
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status 0x%x:\n%s", status, err);
 	ck_assert_msg(strstr(err, "mooncake: port 8983 on "), "%s", err);
 	ck_assert_msg(strstr(err, " is another process's now (uid "), "%s", err);
-	ck_assert_msg(strstr(err, "mooncake_master is not started again, and the job's pool has ended: find the process with ss -ltnp on "), "%s", err);
+	ck_assert_msg(
+		strstr(err,
+		       "mooncake_master is not started again, and the job's pool has ended: find the process with ss -ltnp on "),
+		"%s", err);
 	ck_assert(read_proof(dir, &p));
 	ck_assert_int_eq(p.verdict, MCRI_PROOF_FOREIGN);
 	ck_assert_int_eq(p.foreign_port, KEEP_PORTS.rpc);
@@ -420,9 +427,8 @@ START_TEST(keeper_restarts_a_hung_master)
 	wait_own(dir, &p);
 	first = child_of(task);
 	/* the first hangs; then a restarted one is proved */
-	for (i = 0; i < 600 && !(read_proof(dir, &p) && p.restarts == 1 && p.verdict == MCRI_PROOF_OWN &&
-				 !p.restarting);
-	     i++)
+	for (i = 0;
+	     i < 600 && !(read_proof(dir, &p) && p.restarts == 1 && p.verdict == MCRI_PROOF_OWN && !p.restarting); i++)
 		usleep(100000);
 	err = task_err(dir);
 	ck_assert_msg(p.restarts == 1 && p.verdict == MCRI_PROOF_OWN, "restarts %d, verdict %d:\n%s", p.restarts,
@@ -504,15 +510,15 @@ END_TEST
 START_TEST(srun_waits_for_a_restarting_master)
 {
 	char *av[] = { "ready_timeout=2", NULL };
-	struct mcri_proof p = { .attempt = 1, .ports = { 8700, 8701, 8702 }, .restart_limit = 3,
-				.restarting = true };
+	struct mcri_proof p = { .attempt = 1, .ports = { 8700, 8701, 8702 }, .restart_limit = 3, .restarting = true };
 
 	in_tmpdir();
 	mcri_proof_restart(&p, 1, "signal 9 (Killed)");
 	keeper_said(&p, 3);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("was ready and ended; its master step is starting it again, but it has not answered within 2 s (it ended (signal 9 (Killed)), and its master step is starting it again on the same ports: restart 1 of at most 3)");
+	ck_log_contains(
+		"was ready and ended; its master step is starting it again, but it has not answered within 2 s (it ended (signal 9 (Killed)), and its master step is starting it again on the same ports: restart 1 of at most 3)");
 	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
 	slurm_spank_exit(NULL, 0, NULL);
 }
@@ -535,7 +541,8 @@ START_TEST(srun_trusts_no_unproved_restarted_master)
 	keeper_said(&p, 3);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("but it has not answered within 2 s (a process answers on port 8700, but the master step has not proved it its restarted mooncake_master)");
+	ck_log_contains(
+		"but it has not answered within 2 s (a process answers on port 8700, but the master step has not proved it its restarted mooncake_master)");
 	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
 	slurm_spank_exit(NULL, 0, NULL);
 	fake_master_stop(other);
@@ -547,8 +554,11 @@ END_TEST
  * step that is the job's first (no slurmctld asked). */
 START_TEST(srun_takes_no_listener_of_an_ended_pool)
 {
-	struct mcri_proof p = { .attempt = 1, .verdict = MCRI_PROOF_OWN, .ports = { 8700, 8701, 8702 },
-				.restart_limit = 3, .ended = true };
+	struct mcri_proof p = { .attempt = 1,
+				.verdict = MCRI_PROOF_OWN,
+				.ports = { 8700, 8701, 8702 },
+				.restart_limit = 3,
+				.ended = true };
 	pid_t other;
 
 	in_tmpdir();
@@ -557,7 +567,8 @@ START_TEST(srun_takes_no_listener_of_an_ended_pool)
 	keeper_said(&p, 0);
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("was ready, but has stopped: its master step has ended the pool (mooncake_master.log tells why), and another process answers on its port now");
+	ck_log_contains(
+		"was ready, but has stopped: its master step has ended the pool (mooncake_master.log tells why), and another process answers on its port now");
 	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
 	slurm_spank_exit(NULL, 0, NULL);
 	fake_master_stop(other);

@@ -17,9 +17,8 @@ START_TEST(lender_guard_round_trip)
 {
 	struct mcp_guard g;
 	struct mcr_error err;
-	char *v = mcp_lender_guard_value(MCRI_LENDER_STORE, 2, 60, 3, 30, 8080, "/jobs/7",
-					 "lender_store.n3", "the store service store on n3", "10.0.0.13:*",
-					 "10.0.0.11:8702", "");
+	char *v = mcp_lender_guard_value(MCRI_LENDER_STORE, 2, 60, 3, 30, 8080, "/jobs/7", "lender_store.n3",
+					 "the store service store on n3", "10.0.0.13:*", "10.0.0.11:8702", "");
 
 	ck_assert_int_eq(mcp_lender_guard_parse(v, 5, &g, &err), 0);
 	ck_assert(g.lender.on);
@@ -38,8 +37,8 @@ START_TEST(lender_guard_round_trip)
 	ck_assert_str_eq(mcp_guard_what(&g), "the store service store on n3");
 	free(v);
 	/* a donor: no port, no hang probe, a ready file in the job's directory */
-	v = mcp_lender_guard_value(MCRI_LENDER_DONOR, 1, 60, 3, 30, 0, "/jobs/7", "lender_donor.n3", "the donor",
-				   "", "10.0.0.11:8702", "mooncake/donor-n3.ready");
+	v = mcp_lender_guard_value(MCRI_LENDER_DONOR, 1, 60, 3, 30, 0, "/jobs/7", "lender_donor.n3", "the donor", "",
+				   "10.0.0.11:8702", "mooncake/donor-n3.ready");
 	ck_assert_int_eq(mcp_lender_guard_parse(v, 5, &g, &err), 0);
 	ck_assert_int_eq(g.hang, 0);
 	ck_assert_str_eq(g.lender.ready, "mooncake/donor-n3.ready");
@@ -74,8 +73,7 @@ END_TEST
 
 /* a lender's records in the job's directory `dir` (its state, its
  * keeper's proof) */
-static void lender_records(const char *dir, const char *subject, enum mcri_phase phase, bool ended,
-			   const char *message)
+static void lender_records(const char *dir, const char *subject, enum mcri_phase phase, bool ended, const char *message)
 {
 	struct mcri_jobdir jd = { .fd = -1 };
 	struct mcri_state st = { .phase = phase, .attempt = 1 };
@@ -125,11 +123,14 @@ START_TEST(task_waits_for_its_nodes_lenders)
 	/* failed, with the starter's message */
 	lender_records(dir, "lender_store.n3", MCRI_PHASE_FAILED, false, "it ended before it was ready");
 	ck_assert_int_eq(mcp_task_wait_lenders(value, "n3", &err), -1);
-	ck_assert_str_eq(err.text, "this task on n3 needs the lender store on n3 (critical: true): the lender store on n3 could not be started: it ended before it was ready");
+	ck_assert_str_eq(
+		err.text,
+		"this task on n3 needs the lender store on n3 (critical: true): the lender store on n3 could not be started: it ended before it was ready");
 	/* ended by its keeper */
 	lender_records(dir, "lender_store.n3", MCRI_PHASE_READY, true, "");
 	ck_assert_int_eq(mcp_task_wait_lenders(value, "n3", &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.text, "the lender store on n3 has ended (the store service ended 4 times already)"));
+	ck_assert_ptr_nonnull(
+		strstr(err.text, "the lender store on n3 has ended (the store service ended 4 times already)"));
 	/* srun's word that it failed: at once */
 	lender_records(dir, "lender_store.n3", MCRI_PHASE_STARTING, false, "");
 	snprintf(value, sizeof(value), "1\n%s\nL\tstore\t1\t5\t*\nF\tstore\tn3\tport 8080 is taken\n", dir);

@@ -80,8 +80,8 @@ START_TEST(candidates_skip_the_default_triple_and_wrap)
 		for (unsigned long job = 0; job < 400; job++)
 			for (int k = 1; k < mcp_port_candidates(&ps); k++) {
 				mcp_port_candidate(&ps, job, k, &p);
-				ck_assert_msg(p.rpc > 8702 || p.metrics < 8700, "job %lu candidate %d: %d-%d",
-					      job, k, p.rpc, p.metrics);
+				ck_assert_msg(p.rpc > 8702 || p.metrics < 8700, "job %lu candidate %d: %d-%d", job, k,
+					      p.rpc, p.metrics);
 			}
 	}
 }
@@ -101,8 +101,10 @@ END_TEST
 
 START_TEST(port_arguments_are_checked)
 {
-	char *bad[][2] = { { "ports=some", NULL }, { "port_range=9000", NULL },
-			   { "port_range=9000-9001", NULL }, { "port_range=80-90", NULL },
+	char *bad[][2] = { { "ports=some", NULL },
+			   { "port_range=9000", NULL },
+			   { "port_range=9000-9001", NULL },
+			   { "port_range=80-90", NULL },
 			   { "port_range=9000-70000", NULL } };
 	const char *want[] = { "plugstack.conf: ports=some: write ports=auto",
 			       "plugstack.conf: port_range=9000 must be LOW-HIGH",
@@ -128,7 +130,9 @@ START_TEST(ports_parse)
 	ck_assert_int_eq(mcp_ports_parse("8703,8704", &p, NULL, &err), -1);
 	ck_assert_int_eq(mcp_ports_parse("8703,8704,8705x", &p, NULL, &err), -1);
 	ck_assert_int_eq(mcp_ports_parse("0,8704,8705", &p, NULL, &err), -1);
-	ck_assert_str_eq(err.text, "SLURM_MOONCAKE_MASTER_PORTS='0,8704,8705' is not three ports RPC,METADATA,METRICS (and an HA pool's two of etcd)");
+	ck_assert_str_eq(
+		err.text,
+		"SLURM_MOONCAKE_MASTER_PORTS='0,8704,8705' is not three ports RPC,METADATA,METRICS (and an HA pool's two of etcd)");
 	/* an HA pool's: five, the last two its etcd's */
 	int etcd[2] = { -1, -1 };
 
@@ -235,8 +239,8 @@ START_TEST(claim_free_ports_reserves_them)
 	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 	read_registry(text, sizeof(text));
 	ck_assert_uint_gt(start, 0);
-	snprintf(want, sizeof(want), "8900 %ld %llu 42 1001\n8901 %ld %llu 42 1001\n8902 %ld %llu 42 1001\n", me,
-		 start, me, start, me, start);
+	snprintf(want, sizeof(want), "8900 %ld %llu 42 1001\n8901 %ld %llu 42 1001\n8902 %ld %llu 42 1001\n", me, start,
+		 me, start, me, start);
 	ck_assert_str_eq(text, want);
 	/* no one else may even open it (a lock held on it would stall claims) */
 	ck_assert_int_eq(stat(registry, &st), 0);
@@ -256,7 +260,9 @@ START_TEST(claim_refuses_a_port_someone_listens_on)
 	fd = listener(8911);
 	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), -1);
 	ck_assert_msg(strstr(err.text, "port 8911 (metadata) on ") == err.text, "%s", err.text);
-	ck_assert_ptr_nonnull(strstr(err.text, " is taken: another process listens on it; the srun that started this step tries other ports"));
+	ck_assert_ptr_nonnull(
+		strstr(err.text,
+		       " is taken: another process listens on it; the srun that started this step tries other ports"));
 	close(fd);
 	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 }
@@ -267,18 +273,20 @@ END_TEST
  * reserved every port of the node) */
 START_TEST(claim_only_a_masters_ports)
 {
-	const struct mcr_ports low = { 22, 8701, 8702 }, out = { 9100, 9101, 9102 },
-			       srtctl = { 8700, 8701, 8702 };
+	const struct mcr_ports low = { 22, 8701, 8702 }, out = { 9100, 9101, 9102 }, srtctl = { 8700, 8701, 8702 };
 	struct mcr_error err;
 	char *fixed[] = { "ports=fixed", NULL };
 
 	fresh_registry();
 	ck_assert_int_eq(mcp_ports_claim(&low, NULL, &ps, 42, 1001, registry, &err), -1);
-	ck_assert_str_eq(err.text, "port 22 (RPC) is not a port of mooncake_master on this cluster (8700-8702, or port_range=8700-8999 of plugstack.conf): SLURM_MOONCAKE_MASTER_PORTS is set by the plugin alone; unset it");
+	ck_assert_str_eq(
+		err.text,
+		"port 22 (RPC) is not a port of mooncake_master on this cluster (8700-8702, or port_range=8700-8999 of plugstack.conf): SLURM_MOONCAKE_MASTER_PORTS is set by the plugin alone; unset it");
 	ck_assert_int_eq(mcp_ports_claim(&out, NULL, &ps, 42, 1001, registry, &err), -1);
 	plugstack(fixed);
 	ck_assert_int_eq(mcp_ports_claim(&srtctl, NULL, &ps, 42, 1001, registry, &err), 0);
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8900, 8901, 8902 }, NULL, &ps, 42, 1001, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8900, 8901, 8902 }, NULL, &ps, 42, 1001, registry, &err),
+			 -1);
 }
 END_TEST
 
@@ -297,18 +305,22 @@ START_TEST(claim_respects_a_live_reservation)
 		_exit(0);
 	}
 	fresh_registry();
-	snprintf(line, sizeof(line), "8922 %ld %llu 7\n8940 %ld %llu 42\n", (long)other,
-		 mcri_pid_start(other), (long)other, mcri_pid_start(other));
+	snprintf(line, sizeof(line), "8922 %ld %llu 7\n8940 %ld %llu 42\n", (long)other, mcri_pid_start(other),
+		 (long)other, mcri_pid_start(other));
 	put_registry(line);
 	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8922 (metrics) on "));
-	ck_assert_ptr_nonnull(strstr(err.text, "is taken: job 7 reserved it for its mooncake_master, etcd or lender (pid "));
+	ck_assert_ptr_nonnull(
+		strstr(err.text, "is taken: job 7 reserved it for its mooncake_master, etcd or lender (pid "));
 	/* the same job's live reservation is an earlier attempt that runs */
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8940, 8941, 8942 }, NULL, &ps, 42, 1001, registry, &err), -1);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8940, 8941, 8942 }, NULL, &ps, 42, 1001, registry, &err),
+			 -1);
 	ck_assert_ptr_nonnull(strstr(err.text, "port 8940 (RPC) on "));
-	ck_assert_ptr_nonnull(strstr(err.text, "is taken: job 42 reserved it for an earlier attempt of its mooncake_master"));
+	ck_assert_ptr_nonnull(
+		strstr(err.text, "is taken: job 42 reserved it for an earlier attempt of its mooncake_master"));
 	/* other ports are this attempt's; the live reservations stay */
-	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8930, 8931, 8932 }, NULL, &ps, 42, 1001, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&(struct mcr_ports){ 8930, 8931, 8932 }, NULL, &ps, 42, 1001, registry, &err),
+			 0);
 	read_registry(text, sizeof(text));
 	snprintf(line, sizeof(line), "8922 %ld %llu 7\n", (long)other, mcri_pid_start(other));
 	ck_assert_ptr_nonnull(strstr(text, line));
@@ -333,13 +345,13 @@ START_TEST(claim_ignores_what_it_cannot_trust)
 
 	fresh_registry();
 	f = fopen(registry, "w");
-	fprintf(f, "8950 %ld 1 7\n", (long)getppid());          /* a live pid, another start */
+	fprintf(f, "8950 %ld 1 7\n", (long)getppid());                             /* a live pid, another start */
 	fprintf(f, "8951 %ld %llu\n", (long)getppid(), mcri_pid_start(getppid())); /* no job: an earlier format */
 	fprintf(f, "70000 %ld %llu 7\n", (long)getppid(), mcri_pid_start(getppid()));
 	fprintf(f, "8952 -5 7 7\nnonsense\n");
 	memset(junk, '9', 199999);
 	junk[199999] = '\0';
-	fputs(junk, f);                                         /* one line far past any bound */
+	fputs(junk, f); /* one line far past any bound */
 	fclose(f);
 	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
 	/* what remains is this claim alone, well formed */

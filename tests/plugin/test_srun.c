@@ -5,7 +5,6 @@
  */
 #include <stdlib.h>
 
-
 #include "net/net.h"
 #include "plugin/handover.h"
 #include "plugin/slurm.h"
@@ -13,14 +12,13 @@
 #include "plugstack/plugstack.h"
 #include "srun/outside.h"
 
-static const char BAD[] =
-	"schema: 2\n"
-	"engine: {type: trtllm}\n"
-	"roles:\n"
-	"  prefill: {args: {kv_connector_config: {connector: mooncake-store}},\n"
-	"            mooncake_store_config: {global_segment_size: 16GB}}\n"
-	"services:\n"
-	"  - {name: mooncake-master, type: mooncake-master}\n";
+static const char BAD[] = "schema: 2\n"
+			  "engine: {type: trtllm}\n"
+			  "roles:\n"
+			  "  prefill: {args: {kv_connector_config: {connector: mooncake-store}},\n"
+			  "            mooncake_store_config: {global_segment_size: 16GB}}\n"
+			  "services:\n"
+			  "  - {name: mooncake-master, type: mooncake-master}\n";
 
 START_TEST(srun_without_option_does_nothing)
 {
@@ -243,9 +241,12 @@ START_TEST(plugstack_arguments)
 {
 	char *unknown[] = { "ready_timeout=10", "colour=blue", NULL };
 	char *badtime[] = { "ready_timeout=0", NULL };
-	char *ok[] = { "master=/opt/mc/bin/mooncake_master", "srun=/usr/bin/srun",
-		       "job_dir=/scratch/{user}/{job_id}", "ready_timeout=300",
-		       "interface=ib0", NULL };
+	char *ok[] = { "master=/opt/mc/bin/mooncake_master",
+		       "srun=/usr/bin/srun",
+		       "job_dir=/scratch/{user}/{job_id}",
+		       "ready_timeout=300",
+		       "interface=ib0",
+		       NULL };
 
 	ck_assert_int_eq(init(S_CTX_LOCAL, unknown), -1);
 	ck_log_contains("unknown argument 'colour=blue'");
@@ -286,17 +287,19 @@ START_TEST(plugstack_pool_arguments)
 
 	ck_assert_int_eq(mcri_plugstack_parse(&ps, 0, NULL, &err), 0);
 	ck_assert_int_eq(ps.pool_interval, 5);
-	ck_assert_msg(strstr(ps.sampler, "/mooncake-recipe") != NULL && ps.sampler[0] == '/',
-		      "default sampler: %s", ps.sampler);
+	ck_assert_msg(strstr(ps.sampler, "/mooncake-recipe") != NULL && ps.sampler[0] == '/', "default sampler: %s",
+		      ps.sampler);
 	ck_assert_int_eq(mcri_plugstack_parse(&ps, 2, ok, &err), 0);
 	ck_assert_str_eq(ps.sampler, "/opt/mc/bin/mooncake-recipe");
 	ck_assert_int_eq(ps.pool_interval, 2);
 	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, off, &err), 0);
 	ck_assert_int_eq(ps.pool_interval, 0);
 	ck_assert_int_eq(init(S_CTX_LOCAL, relative), -1);
-	ck_log_contains("mooncake: plugstack.conf: sampler=mooncake-recipe must be an absolute path (the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe)");
+	ck_log_contains(
+		"mooncake: plugstack.conf: sampler=mooncake-recipe must be an absolute path (the mooncake-recipe binary, e.g. sampler=/usr/bin/mooncake-recipe)");
 	ck_assert_int_eq(init(S_CTX_LOCAL, bad), -1);
-	ck_log_contains("mooncake: plugstack.conf: pool_interval=5s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off");
+	ck_log_contains(
+		"mooncake: plugstack.conf: pool_interval=5s must be a number of seconds between 1 and 3600, or 0 to switch the pool sampler off");
 	ck_assert_int_eq(init(S_CTX_LOCAL, big), -1);
 	ck_log_contains("pool_interval=3601 must be a number of seconds");
 }
@@ -319,7 +322,8 @@ START_TEST(plugstack_restart_argument)
 	ck_assert_int_eq(mcri_plugstack_parse(&ps, 1, most, &err), 0);
 	ck_assert_int_eq(ps.restart, 100);
 	ck_assert_int_eq(init(S_CTX_LOCAL, bad), -1);
-	ck_log_contains("mooncake: plugstack.conf: restart=yes must be how many times the master step may start the job's mooncake_master again when it dies, 0 to 100 (0: never)");
+	ck_log_contains(
+		"mooncake: plugstack.conf: restart=yes must be how many times the master step may start the job's mooncake_master again when it dies, 0 to 100 (0: never)");
 	ck_assert_int_eq(init(S_CTX_LOCAL, big), -1);
 	ck_log_contains("restart=101 must be how many times");
 }
@@ -348,9 +352,11 @@ START_TEST(plugstack_hang_and_quota_arguments)
 	ck_assert_int_eq(ps.hang_timeout, 86400);
 	ck_assert_int_eq(ps.etcd_quota, 64LL << 30);
 	ck_assert_int_eq(init(S_CTX_LOCAL, short_hang), -1);
-	ck_log_contains("mooncake: plugstack.conf: hang_timeout=5 must be how many seconds a running mooncake_master may answer none of its master step's probes before it is ended and started again as a crashed one is, 10 to 86400 (0: never)");
+	ck_log_contains(
+		"mooncake: plugstack.conf: hang_timeout=5 must be how many seconds a running mooncake_master may answer none of its master step's probes before it is ended and started again as a crashed one is, 10 to 86400 (0: never)");
 	ck_assert_int_eq(init(S_CTX_LOCAL, units), -1);
-	ck_log_contains("mooncake: plugstack.conf: etcd_quota=8GB must be the most an HA pool's etcd member may keep, bytes or a binary unit (KiB, MiB, GiB), 16MiB to 64GiB (e.g. etcd_quota=8GiB)");
+	ck_log_contains(
+		"mooncake: plugstack.conf: etcd_quota=8GB must be the most an HA pool's etcd member may keep, bytes or a binary unit (KiB, MiB, GiB), 16MiB to 64GiB (e.g. etcd_quota=8GiB)");
 	ck_assert_int_eq(init(S_CTX_LOCAL, small), -1);
 	ck_log_contains("etcd_quota=1048576 must be");
 }
@@ -365,20 +371,24 @@ START_TEST(net_addresses)
 	ck_assert_int_eq(mcri_resolve_ipv4("127.0.0.1", addr, sizeof(addr), &err), 0);
 	ck_assert_str_eq(addr, "127.0.0.1");
 	ck_assert_int_eq(mcri_resolve_ipv4("no-such-node.invalid", addr, sizeof(addr), &err), -1);
-	ck_assert_msg(strstr(err.text, "cannot resolve the address of node no-such-node.invalid: ") == err.text,
-		      "%s", err.text);
+	ck_assert_msg(strstr(err.text, "cannot resolve the address of node no-such-node.invalid: ") == err.text, "%s",
+		      err.text);
 	ck_assert_ptr_nonnull(strstr(err.text, "its NodeAddr in slurm.conf must resolve to an IPv4 address"));
 	ck_assert_int_eq(mcri_local_address(NULL, "127.0.0.1", addr, sizeof(addr), &err), 0);
 	ck_assert_str_eq(addr, "127.0.0.1");
 	ck_assert_int_eq(mcri_local_address("lo", "192.0.2.1", addr, sizeof(addr), &err), 0);
 	ck_assert_str_eq(addr, "127.0.0.1");
 	ck_assert_int_eq(mcri_local_address("nope0", "127.0.0.1", addr, sizeof(addr), &err), -1);
-	ck_assert_str_eq(err.text, "the network interface 'nope0' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network");
+	ck_assert_str_eq(
+		err.text,
+		"the network interface 'nope0' (plugstack.conf interface=) has no IPv4 address on this node; fix interface= or the node's network");
 	ck_assert_int_eq(mcri_local_address(NULL, "not-an-address", addr, sizeof(addr), &err), -1);
 	ck_assert_str_eq(err.text, "'not-an-address' is not an IPv4 address");
 	/* only lo in this network namespace: no route elsewhere */
 	ck_assert_int_eq(mcri_local_address(NULL, "192.0.2.1", addr, sizeof(addr), &err), -1);
-	ck_assert_str_eq(err.text, "no route from this node to the master at 192.0.2.1: Network is unreachable; set interface= in plugstack.conf");
+	ck_assert_str_eq(
+		err.text,
+		"no route from this node to the master at 192.0.2.1: Network is unreachable; set interface= in plugstack.conf");
 }
 END_TEST
 

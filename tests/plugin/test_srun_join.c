@@ -62,7 +62,8 @@ START_TEST(srun_joins_no_listener_of_an_ended_master_step)
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	stub.step_ended = true; /* srun_post_opt's init reset it */
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("was ready, but has stopped: its step 4301.3 has ended, and another process answers on its port now");
+	ck_log_contains(
+		"was ready, but has stopped: its step 4301.3 has ended, and another process answers on its port now");
 	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
 	slurm_spank_exit(NULL, 0, NULL);
 	fake_master_stop(other);
@@ -223,7 +224,8 @@ START_TEST(srun_waiting_ends_when_told_to_stop)
 	killer = term_later();
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), -1);
 	ck_log_contains("mooncake: srun was told to stop (Terminated) while it waited ");
-	ck_log_contains(" for the job's mooncake_master that another srun of this job is starting (another srun of this job is starting it); nothing was started for this step");
+	ck_log_contains(
+		" for the job's mooncake_master that another srun of this job is starting (another srun of this job is starting it); nothing was started for this step");
 	ck_assert_ptr_null(getenv(MCP_TASK_VAR));
 	slurm_spank_exit(NULL, 0, NULL);
 	ck_assert_int_eq(waitpid(killer, NULL, 0), killer);

@@ -26,7 +26,8 @@ static void fake_srun(char *opt, size_t size)
 	snprintf(script, sizeof(script),
 		 "#!/bin/sh\n[ \"$1\" = --help ] && exit 0\n"
 		 "for a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};;"
-		 " --metrics_port=*) x=${a#*=};; esac; done\nexec %s fake-master $r $m $x\n", self);
+		 " --metrics_port=*) x=${a#*=};; esac; done\nexec %s fake-master $r $m $x\n",
+		 self);
 	write_file(path, script);
 	ck_assert_int_eq(chmod(path, 0755), 0);
 	snprintf(opt, size, "srun=%s", path);
@@ -91,7 +92,8 @@ START_TEST(srun_starts_the_master_on_srtctls_ports)
 	fake_srun(opt, sizeof(opt));
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
-	ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8700, 8701, 8702) as step mooncake-master of job 4301");
+	ck_log_contains(
+		"starting mooncake_master on n1 (127.0.0.1, ports 8700, 8701, 8702) as step mooncake-master of job 4301");
 	ck_log_contains("mooncake_master ready on n1 (127.0.0.1:8700) after ");
 	ck_assert_ptr_nonnull(strstr(getenv(MCP_TASK_VAR), "[\"MOONCAKE_MASTER\",\"127.0.0.1:8700\"]"));
 	slurm_spank_exit(NULL, 0, NULL);
@@ -169,7 +171,7 @@ START_TEST(srun_starts_afresh_over_another_job_of_its_id)
 		write_file(path, "the earlier job's master log\n");
 		setenv("SLURM_JOB_ID", "4301", 1);
 		setenv("SLURM_CLUSTER_NAME", "old", 1); /* the same cluster, its ids begun again */
-		if (release == 0) { /* 23.02 on: srun knows when its job started */
+		if (release == 0) {                     /* 23.02 on: srun knows when its job started */
 			setenv("SLURM_JOB_START_TIME", "2000", 1);
 		} else { /* 22.05: slurmctld, asked once the old pool is found dead */
 			unsetenv("SLURM_JOB_START_TIME");
@@ -177,7 +179,8 @@ START_TEST(srun_starts_afresh_over_another_job_of_its_id)
 		}
 		stub.start_time = 2000;
 		ck_assert_msg(srun_post_opt(av, TRT, "prefill") == 0, "%s", stub.log);
-		ck_log_contains("/outputs/4301/logs held the pool of another job 4301 (cluster old, started at 1000), which has ended: this job's pool starts afresh there; that job's logs are kept as mooncake_master.log.job4301-1000");
+		ck_log_contains(
+			"/outputs/4301/logs held the pool of another job 4301 (cluster old, started at 1000), which has ended: this job's pool starts afresh there; that job's logs are kept as mooncake_master.log.job4301-1000");
 		ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8700, 8701, 8702)");
 		ck_assert_ptr_null(strstr(stub.log, "has stopped"));
 		ck_assert_ptr_nonnull(getenv(MCP_TASK_VAR));
@@ -207,8 +210,7 @@ END_TEST
 START_TEST(srun_joins_its_pool_whatever_an_inherited_start_says)
 {
 	struct mcri_state st = { .phase = MCRI_PHASE_READY, .job_start = 1000 };
-	struct mcri_proof pr = { .attempt = 1, .step = 0, .verdict = MCRI_PROOF_OWN,
-				 .alive_at = (double)time(NULL) };
+	struct mcri_proof pr = { .attempt = 1, .step = 0, .verdict = MCRI_PROOF_OWN, .alive_at = (double)time(NULL) };
 	const char *logdir;
 	pid_t master;
 
@@ -253,7 +255,8 @@ START_TEST(srun_no_free_ports_is_refused)
 	fake_srun(opt, sizeof(opt));
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
-	ck_log_contains("mooncake: no free ports for mooncake_master on the infra node n1 (127.0.0.1): each of the 3 triples it tried was taken (8700-8702, then 2 of the 2 triples of port_range=8990-8995); widen port_range= in plugstack.conf, or run the job on another first node");
+	ck_log_contains(
+		"mooncake: no free ports for mooncake_master on the infra node n1 (127.0.0.1): each of the 3 triples it tried was taken (8700-8702, then 2 of the 2 triples of port_range=8990-8995); widen port_range= in plugstack.conf, or run the job on another first node");
 	ck_assert(strstr(stub.log, "starting mooncake_master") == NULL);
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs/mooncake_master.log", case_dir);
 	ck_assert(stat(path, &sb) != 0 || sb.st_size == 0);
@@ -274,7 +277,8 @@ START_TEST(srun_fixed_ports_taken_is_refused)
 	fake_srun(opt, sizeof(opt));
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
-	ck_log_contains("mooncake: port 8701 on the infra node n1 (127.0.0.1) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there. Is another job's mooncake_master running on n1? Only one job at a time can use a node as its infra node (the ports are fixed): run the job on other nodes, or with --exclusive");
+	ck_log_contains(
+		"mooncake: port 8701 on the infra node n1 (127.0.0.1) is already in use by another process (not this job's master, which is not started yet), so mooncake_master could not listen there. Is another job's mooncake_master running on n1? Only one job at a time can use a node as its infra node (the ports are fixed): run the job on other nodes, or with --exclusive");
 	slurm_spank_exit(NULL, 0, NULL);
 	close(busy);
 }
@@ -292,7 +296,8 @@ START_TEST(srun_master_not_ready_in_time)
 	script_srun(opt, sizeof(opt), "echo 'still starting'; exec sleep 60");
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
-	ck_log_contains("mooncake: mooncake_master on n1 (127.0.0.1) was not ready after 2 s: port 8700 (RPC) does not accept: Connection refused; it was stopped. If the node is just slow, raise readiness.timeout_seconds");
+	ck_log_contains(
+		"mooncake: mooncake_master on n1 (127.0.0.1) was not ready after 2 s: port 8700 (RPC) does not accept: Connection refused; it was stopped. If the node is just slow, raise readiness.timeout_seconds");
 	ck_log_contains("still starting");
 	slurm_spank_exit(NULL, 0, NULL);
 	snprintf(path, sizeof(path), "%s/outputs/4301/logs", case_dir);
@@ -316,16 +321,18 @@ START_TEST(srun_master_that_lost_its_ports_moves_on)
 	ck_assert_int_gt(n, 0);
 	self[n] = '\0';
 	in_tmpdir();
-	snprintf(body, sizeof(body),
-		 "if [ ! -e %s/tried ]; then touch %s/tried; echo 'slurmstepd: error: mooncake: port 8701 (metadata) on n1 is taken: another job'\"'\"'s mooncake_master (pid 1) is starting on it' >&2; exit 1; fi\n"
-		 "for a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
-		 "exec %s fake-master $r $m $x",
-		 case_dir, case_dir, self);
+	snprintf(
+		body, sizeof(body),
+		"if [ ! -e %s/tried ]; then touch %s/tried; echo 'slurmstepd: error: mooncake: port 8701 (metadata) on n1 is taken: another job'\"'\"'s mooncake_master (pid 1) is starting on it' >&2; exit 1; fi\n"
+		"for a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
+		"exec %s fake-master $r $m $x",
+		case_dir, case_dir, self);
 	script_srun(opt, sizeof(opt), body);
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
 	/* the claim's words, which name who reserved the port */
-	ck_log_contains("mooncake: ports 8700, 8701, 8702 are taken on n1: port 8701 (metadata) on n1 is taken: another job's mooncake_master (pid 1) is starting on it; trying others");
+	ck_log_contains(
+		"mooncake: ports 8700, 8701, 8702 are taken on n1: port 8701 (metadata) on n1 is taken: another job's mooncake_master (pid 1) is starting on it; trying others");
 	ck_log_contains("starting mooncake_master on n1 (127.0.0.1, ports 8703, 8704, 8705)");
 	slurm_spank_exit(NULL, 0, NULL);
 	stop_started_master(&st);
@@ -352,11 +359,12 @@ START_TEST(srun_never_takes_a_foreign_listener_for_the_master)
 	self[n] = '\0';
 	in_tmpdir();
 	snprintf(pidfile, sizeof(pidfile), "%s/foreign.pid", case_dir);
-	snprintf(body, sizeof(body),
-		 "for a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
-		 "(env -u %s %s fake-master $r $m $x & echo $! >%s)\n" /* not the master's child */
-		 "exec %s fake-master-late $r $m $x",
-		 MCP_GUARD_VAR, self, pidfile, self);
+	snprintf(
+		body, sizeof(body),
+		"for a; do case $a in --port=*) r=${a#*=};; --http_metadata_server_port=*) m=${a#*=};; --metrics_port=*) x=${a#*=};; esac; done\n"
+		"(env -u %s %s fake-master $r $m $x & echo $! >%s)\n" /* not the master's child */
+		"exec %s fake-master-late $r $m $x",
+		MCP_GUARD_VAR, self, pidfile, self);
 	script_srun(opt, sizeof(opt), body);
 	setenv("SLURM_JOB_ID", "4301", 1);
 	rc = srun_post_opt(av, TRT, "prefill");
@@ -410,9 +418,12 @@ START_TEST(srun_adopts_the_master_of_a_dead_starter)
 		char path[512];
 		struct mcri_jobdir jd;
 		struct mcr_error err;
-		struct mcri_proof proof = { .attempt = 1, .verdict = MCRI_PROOF_OWN,
-					    .ports = { 8700, 8701, 8702 }, .pid = (long)master,
-					    .start = mcri_pid_start(master), .step = 3 };
+		struct mcri_proof proof = { .attempt = 1,
+					    .verdict = MCRI_PROOF_OWN,
+					    .ports = { 8700, 8701, 8702 },
+					    .pid = (long)master,
+					    .start = mcri_pid_start(master),
+					    .step = 3 };
 
 		snprintf(path, sizeof(path), "%s/outputs/4301/logs", case_dir);
 		ck_assert_int_eq(mcri_jobdir_open(&jd, path, getuid(), false, &err), 0);
@@ -443,9 +454,13 @@ END_TEST
 START_TEST(srun_fixed_ports_taken_by_the_jobs_other_pool)
 {
 	char *av[] = { "ports=fixed", NULL };
-	struct mcri_state st = { .phase = MCRI_PHASE_READY, .attempt = 1, .job_id = "4301",
-				 .infra_node = "n1", .infra_addr = "127.0.0.1",
-				 .ports = { 8700, 8701, 8702 }, .recipe = "/r/first.yaml" };
+	struct mcri_state st = { .phase = MCRI_PHASE_READY,
+				 .attempt = 1,
+				 .job_id = "4301",
+				 .infra_node = "n1",
+				 .infra_addr = "127.0.0.1",
+				 .ports = { 8700, 8701, 8702 },
+				 .recipe = "/r/first.yaml" };
 	char said[1200], first[600], want[1500];
 	pid_t other;
 
@@ -458,9 +473,13 @@ START_TEST(srun_fixed_ports_taken_by_the_jobs_other_pool)
 	ck_assert_int_gt(other, 0);
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), -1);
-	snprintf(want, sizeof(want), "mooncake: port 8700 on the infra node n1 (127.0.0.1) is taken by this job's own mooncake_master, of the pool of /r/first.yaml in %s; this srun's recipe ", first);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: port 8700 on the infra node n1 (127.0.0.1) is taken by this job's own mooncake_master, of the pool of /r/first.yaml in %s; this srun's recipe ",
+		first);
 	ck_log_contains(want);
-	ck_log_contains("with ports=fixed a node holds one master: use /r/first.yaml for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)");
+	ck_log_contains(
+		"with ports=fixed a node holds one master: use /r/first.yaml for this step too, or ask the admin for ports=auto (each pool then gets ports of its own)");
 	slurm_spank_exit(NULL, 0, NULL);
 	fake_master_stop(other);
 	/* a listener that names a pool no state of this job confirms */
@@ -536,7 +555,8 @@ START_TEST(sampler_step_argv_and_env)
 	/* a sampler that is not there: a warning with the fix */
 	config.pool_interval = 5;
 	ck_assert_int_eq(mcp_start_sampler(&config, &job, &err), -1);
-	ck_log_contains("mooncake: warning: the pool sampler /nonexistent/mooncake-recipe cannot run here (No such file or directory), so this job gets no pool report; install mooncake-recipe there, set sampler=/path/to/mooncake-recipe in plugstack.conf, or pool_interval=0 to switch the sampler off");
+	ck_log_contains(
+		"mooncake: warning: the pool sampler /nonexistent/mooncake-recipe cannot run here (No such file or directory), so this job gets no pool report; install mooncake-recipe there, set sampler=/path/to/mooncake-recipe in plugstack.conf, or pool_interval=0 to switch the sampler off");
 	ck_assert_int_eq(stub.errors, 0);
 }
 END_TEST

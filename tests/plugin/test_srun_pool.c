@@ -31,12 +31,14 @@ START_TEST(srun_concurrent_failure_fails_at_once)
 		/* the other srun's verdict, half a second later */
 		usleep(500000);
 		st.phase = MCRI_PHASE_FAILED;
-		snprintf(st.message, sizeof(st.message), "mooncake_master on n1 exited during start-up (exit status 1)");
+		snprintf(st.message, sizeof(st.message),
+			 "mooncake_master on n1 exited during start-up (exit status 1)");
 		_exit(testdir_state_write(logdir, &st) ? 1 : 0);
 	}
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "decode"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("could not be started (another srun of this job tried): mooncake_master on n1 exited during start-up (exit status 1)");
+	ck_log_contains(
+		"could not be started (another srun of this job tried): mooncake_master on n1 exited during start-up (exit status 1)");
 	/* no client config for a pool that is not there */
 	ck_assert(!exists("%s/outputs/4301/logs/mooncake_store_config_decode.json", case_dir));
 	slurm_spank_exit(NULL, 0, NULL);
@@ -123,7 +125,8 @@ START_TEST(srun_other_jobs_pool_is_not_joined)
 	ck_assert_int_eq(srun_post_opt(NULL, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	ck_log_contains("mooncake: the directory ");
-	ck_log_contains("/outputs/4301/logs holds the Mooncake pool of job 999, which still runs, and this srun is of job 4301: one directory holds one job's pool");
+	ck_log_contains(
+		"/outputs/4301/logs holds the Mooncake pool of job 999, which still runs, and this srun is of job 4301: one directory holds one job's pool");
 	slurm_spank_exit(NULL, 0, NULL);
 	/* ... whatever this job's run (a requeued job's srun once took the
 	 * other job's pool for its own earlier run's, issue #17 review) */
@@ -182,7 +185,10 @@ START_TEST(srun_ha_pool_that_has_ended)
 	in_tmpdir();
 	st.phase = MCRI_PHASE_READY;
 	st.master_step = 3;
-	st.ha = (struct mcri_ha){ .masters = 3, .etcd_members = 3, .etcd_client = 8703, .etcd_peer = 8704,
+	st.ha = (struct mcri_ha){ .masters = 3,
+				  .etcd_members = 3,
+				  .etcd_client = 8703,
+				  .etcd_peer = 8704,
 				  .member = { { "n1", "127.0.0.1" }, { "n2", "127.0.0.2" }, { "n3", "127.0.0.3" } } };
 	record_state(&st);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
@@ -228,8 +234,10 @@ START_TEST(srun_wait_ends_with_the_job)
 	t0 = (double)ts.tv_sec;
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ck_log_contains("mooncake: job 4301 has ended (COMPLETED) while this srun waited for its mooncake_master; nothing was started for this step");
-	ck_assert_msg((double)ts.tv_sec - t0 < 40, "the wait took %.0f s, not ended with the job", (double)ts.tv_sec - t0);
+	ck_log_contains(
+		"mooncake: job 4301 has ended (COMPLETED) while this srun waited for its mooncake_master; nothing was started for this step");
+	ck_assert_msg((double)ts.tv_sec - t0 < 40, "the wait took %.0f s, not ended with the job",
+		      (double)ts.tv_sec - t0);
 	slurm_spank_exit(NULL, 0, NULL);
 	while (wait(NULL) > 0)
 		;
@@ -251,7 +259,8 @@ START_TEST(srun_ready_master_unreachable)
 	record_state(&st);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains(" s of at most 2 s: it does not answer from this node, asking again (port 8700 (RPC) does not accept: ");
+	ck_log_contains(
+		" s of at most 2 s: it does not answer from this node, asking again (port 8700 (RPC) does not accept: ");
 	ck_log_contains("mooncake: the job's mooncake_master on n1 (192.0.2.1) was ready, but this node (");
 	ck_log_contains(") cannot reach it: no answer within 2 s (port 8700 (RPC) does not accept: ");
 	ck_assert_msg(!strstr(stub.log, "has stopped"), "unreachable reported as stopped:\n%s", stub.log);
@@ -297,7 +306,8 @@ START_TEST(srun_master_not_on_path_says_how_to_fix)
 	snprintf(opt, sizeof(opt), "srun=%s", srun);
 	ck_assert_int_eq(srun_post_opt(av, TRT, "prefill"), 0);
 	ck_assert_int_eq(slurm_spank_local_user_init(NULL, 0, NULL), -1);
-	ck_log_contains("ended during start-up (exit status 2) before it was ready. mooncake_master is not on the PATH of the master step on n1 (with --export=NONE");
+	ck_log_contains(
+		"ended during start-up (exit status 2) before it was ready. mooncake_master is not on the PATH of the master step on n1 (with --export=NONE");
 	ck_log_contains("in plugstack.conf, master=/path/to/mooncake_master");
 	ck_log_contains("Last lines of");
 	ck_log_contains("execve(): mooncake_master: No such file or directory");
@@ -309,26 +319,30 @@ START_TEST(master_exec_advice_cases)
 {
 	char out[1024];
 
-	mcp_master_advice(NULL, "\n    slurmstepd: error: execve(): mooncake_master: No such file or directory\n    srun: error: n1: task 0: Exited with exit code 2",
-			  "mooncake_master", "n1", out, sizeof(out));
+	mcp_master_advice(
+		NULL,
+		"\n    slurmstepd: error: execve(): mooncake_master: No such file or directory\n    srun: error: n1: task 0: Exited with exit code 2",
+		"mooncake_master", "n1", out, sizeof(out));
 	ck_assert_msg(strstr(out, " mooncake_master is not on the PATH of the master step on n1") == out, "%s", out);
 	ck_assert_ptr_nonnull(strstr(out, "in plugstack.conf, master=/path/to/mooncake_master"));
 	ck_assert_ptr_nonnull(strstr(out, "without --export=NONE"));
 	/* a name from the recipe's service command, not master= */
-	mcp_master_advice(NULL, "slurmstepd: error: execve(): my_master: No such file or directory",
-			  "mooncake_master", "n2", out, sizeof(out));
+	mcp_master_advice(NULL, "slurmstepd: error: execve(): my_master: No such file or directory", "mooncake_master",
+			  "n2", out, sizeof(out));
 	ck_assert_ptr_nonnull(strstr(out, "in the command of the recipe's mooncake-master service"));
 	ck_assert_ptr_null(strstr(out, "master=/path/to/"));
 	/* an absolute path that is missing on the node */
 	mcp_master_advice(NULL, "slurmstepd: error: execve(): /opt/mc/bin/mooncake_master: No such file or directory",
 			  "/opt/mc/bin/mooncake_master", "n1", out, sizeof(out));
-	ck_assert_str_eq(out, " /opt/mc/bin/mooncake_master does not exist on n1: install mooncake_master there (the Mooncake wheel), or correct master= in plugstack.conf.");
+	ck_assert_str_eq(
+		out,
+		" /opt/mc/bin/mooncake_master does not exist on n1: install mooncake_master there (the Mooncake wheel), or correct master= in plugstack.conf.");
 	mcp_master_advice(NULL, "slurmstepd: error: execve(): /opt/mooncake_master: Permission denied",
 			  "/opt/mooncake_master", "n1", out, sizeof(out));
 	ck_assert_ptr_nonnull(strstr(out, "cannot be run by the job's user"));
 	/* anything else: no advice */
-	mcp_master_advice(NULL, "\n    E20251201 master.cpp:99] bind failed: Address already in use",
-			  "mooncake_master", "n1", out, sizeof(out));
+	mcp_master_advice(NULL, "\n    E20251201 master.cpp:99] bind failed: Address already in use", "mooncake_master",
+			  "n1", out, sizeof(out));
 	ck_assert_str_eq(out, "");
 	mcp_master_advice(NULL, "", "mooncake_master", "n1", out, sizeof(out));
 	ck_assert_str_eq(out, "");
@@ -367,15 +381,18 @@ START_TEST(srun_other_recipe_is_refused)
 	pid_t master;
 
 	in_tmpdir();
-	write_file("other.yaml", "schema: 2\nengine: vllm\nroles:\n  prefill: {args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}}\n"
-				 "services:\n  - {name: mooncake-master, type: mooncake-master}\n");
+	write_file(
+		"other.yaml",
+		"schema: 2\nengine: vllm\nroles:\n  prefill: {args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}}\n"
+		"services:\n  - {name: mooncake-master, type: mooncake-master}\n");
 	master = ready_master(TRT);
 	setenv("SLURM_JOB_ID", "4301", 1);
 	ck_assert_int_eq(srun_post_opt(NULL, "other.yaml", "prefill"), -1);
 	ck_assert_ptr_nonnull(realpath(TRT, trt));
-	snprintf(want, sizeof(want),
-		 "mooncake: the job's Mooncake pool in %s/outputs/4301/logs comes from the recipe %s, and this srun names %s/other.yaml: one directory holds one pool. Use %s for this step too, or give the other recipe an output.log_dir of its own (its pool then gets a master of its own)",
-		 case_dir, trt, case_dir, trt);
+	snprintf(
+		want, sizeof(want),
+		"mooncake: the job's Mooncake pool in %s/outputs/4301/logs comes from the recipe %s, and this srun names %s/other.yaml: one directory holds one pool. Use %s for this step too, or give the other recipe an output.log_dir of its own (its pool then gets a master of its own)",
+		case_dir, trt, case_dir, trt);
 	ck_log_contains(want);
 	ck_assert(!exists("%s/outputs/4301/logs/mooncake_store_config.json", case_dir));
 	slurm_spank_exit(NULL, 0, NULL);

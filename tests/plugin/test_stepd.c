@@ -31,7 +31,6 @@ static const char VLLM_GPU[] =
 	"    type: mooncake-master\n"
 	"    options: {device_names_by_gpu: [mlx5_0, mlx5_0, mlx5_1, mlx5_1], store_config: {protocol: rdma}}\n";
 
-
 /* TRT-LLM announces the file's local_hostname, else its node's name
  * resolved: a node whose name resolves to nothing or to a loopback
  * address, and every node under interface=, reads a file of its own that
@@ -111,9 +110,10 @@ START_TEST(stepd_task_gets_role_env)
 		n = fread(buf, 1, sizeof(buf) - 1, f);
 		buf[n] = '\0';
 		fclose(f);
-		snprintf(path, sizeof(path),
-			 "{\"node\": \"%s\", \"role\": \"decode\", \"address\": \"127.0.0.1\", \"job\": 4301, \"step\": 3, \"task\": 0}",
-			 host);
+		snprintf(
+			path, sizeof(path),
+			"{\"node\": \"%s\", \"role\": \"decode\", \"address\": \"127.0.0.1\", \"job\": 4301, \"step\": 3, \"task\": 0}",
+			host);
 		ck_assert_str_eq(buf, path);
 	}
 	/* the node's first task speaks for the node: its second records nothing */
@@ -216,7 +216,8 @@ START_TEST(stepd_errors_return_minus_one)
 	/* a role, but nothing handed over: srun's host lacks the plugin */
 	remote_step(1, TRT, "decode", NULL, NULL);
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: srun handed this task no Mooncake environment (SLURM_MOONCAKE_TASK is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on");
+	ck_log_contains(
+		"mooncake: srun handed this task no Mooncake environment (SLURM_MOONCAKE_TASK is not set): is spank_mooncake.so in the plugstack.conf of the host srun ran on");
 	slurm_spank_exit(NULL, 0, NULL);
 	/* something else handed over */
 	remote_step(1, TRT, "decode", "[1, 2]", NULL);
@@ -226,7 +227,8 @@ START_TEST(stepd_errors_return_minus_one)
 	/* a handover of another version of the plugin (srun's host) */
 	remote_step(1, TRT, "decode", "{\"v\": 1, \"env\": [], \"peer\": \"\"}", NULL);
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: srun handed this task a Mooncake environment of format 1, and this node's spank_mooncake.so reads formats 2 and 3: srun's host and this node run different versions of the plugin");
+	ck_log_contains(
+		"mooncake: srun handed this task a Mooncake environment of format 1, and this node's spank_mooncake.so reads formats 2 and 3: srun's host and this node run different versions of the plugin");
 	slurm_spank_exit(NULL, 0, NULL);
 }
 END_TEST
@@ -243,7 +245,8 @@ START_TEST(stepd_only_a_master_step_claims_ports)
 	/* an ordinary step of any user that sets it */
 	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
 	ck_assert_int_eq(slurm_spank_task_init_privileged(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: SLURM_MOONCAKE_MASTER_PORTS='8990,8991,8992' is set on a step the plugin did not launch as a job's master step");
+	ck_log_contains(
+		"mooncake: SLURM_MOONCAKE_MASTER_PORTS='8990,8991,8992' is set on a step the plugin did not launch as a job's master step");
 	slurm_spank_exit(NULL, 0, NULL);
 	master_step(NULL, MCP_PORTS_VAR, "8990,8991,8992");
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
@@ -416,7 +419,8 @@ START_TEST(stepd_segment_the_node_cannot_lend)
 	remote_step(1, "huge.yaml", "prefill", h, NULL);
 	stub.hostname = "10.0.0.7";
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: each task of this step lends a segment of 4503599627370496 bytes (4194304.0 GiB, roles.prefill.mooncake_store_config.global_segment_size) to the job's pool, and its 1 task on ");
+	ck_log_contains(
+		"mooncake: each task of this step lends a segment of 4503599627370496 bytes (4194304.0 GiB, roles.prefill.mooncake_store_config.global_segment_size) to the job's pool, and its 1 task on ");
 	ck_log_contains(" would lend 4194304.0 GiB in all, more than the node's memory, ");
 	ck_log_contains("no node lends more than it has; give each task a share of its node's memory there");
 	ck_assert_ptr_null(stub_getenv("MOONCAKE_CONFIG_PATH")); /* nothing set */

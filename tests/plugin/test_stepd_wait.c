@@ -57,7 +57,8 @@ START_TEST(stepd_task_waits_for_a_starting_master)
 
 	in_tmpdir();
 	h = starting_handover(&st, logdir);
-	ck_assert_msg(strstr(h, "\"starting\":{\"master\":\"127.0.0.1:8700\",\"metadata\":\"127.0.0.1:8701\",\"within\":"),
+	ck_assert_msg(strstr(h,
+			     "\"starting\":{\"master\":\"127.0.0.1:8700\",\"metadata\":\"127.0.0.1:8701\",\"within\":"),
 		      "%s", h);
 	/* srun wrote the role's client config (the starter had not yet) */
 	ck_assert(exists("%s/mooncake_store_config_prefill.json", logdir));
@@ -83,7 +84,8 @@ START_TEST(stepd_task_waits_for_a_starting_master)
 	ck_assert_int_eq(testdir_state_write(logdir, &st), 0);
 	remote_step(3, TRT, "prefill", h, NULL);
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
-	ck_log_contains("mooncake: the job's mooncake_master could not be started (another srun of this job tried): mooncake_master exited with status 1");
+	ck_log_contains(
+		"mooncake: the job's mooncake_master could not be started (another srun of this job tried): mooncake_master exited with status 1");
 	ck_assert_ptr_null(stub_getenv("MOONCAKE_MASTER"));
 	slurm_spank_exit(NULL, 0, NULL);
 	/* ready, on ports other than those handed over (another job's master
@@ -105,7 +107,8 @@ START_TEST(stepd_task_waits_for_a_starting_master)
 		ck_assert_int_eq(mcp_handover_decode(h, &d1, &err), 0);
 		ck_assert_int_eq(mcp_handover_follow(&d1, "127.0.0.1:8806", "127.0.0.1:8807", &err), 0);
 		ck_assert_ptr_nonnull(followed = mcp_handover_encode(&d1, &err));
-		ck_assert_msg(strstr(followed, "\\\"master_server_address\\\": \\\"127.0.0.1:8806\\\""), "%s", followed);
+		ck_assert_msg(strstr(followed, "\\\"master_server_address\\\": \\\"127.0.0.1:8806\\\""), "%s",
+			      followed);
 		ck_assert_msg(!strstr(followed, ":8700") && !strstr(followed, ":8701"), "%s", followed);
 		mcp_handover_free(&d1);
 		free(followed);
@@ -123,7 +126,8 @@ START_TEST(stepd_task_waits_for_a_starting_master)
 	t0 = mcp_now();
 	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
 	ck_assert_double_ge(mcp_now() - t0, 0.9);
-	ck_log_contains("mooncake: timed out after 1 s waiting for the job's mooncake_master (127.0.0.1:8700) that another srun of this job is starting (state: starting); see ");
+	ck_log_contains(
+		"mooncake: timed out after 1 s waiting for the job's mooncake_master (127.0.0.1:8700) that another srun of this job is starting (state: starting); see ");
 	slurm_spank_exit(NULL, 0, NULL);
 	free(h1);
 	free(h);

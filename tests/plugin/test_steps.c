@@ -61,10 +61,8 @@ static void teardown(void)
 	testdir_remove(tmp);
 }
 
-#define ck_contains(hay, needle) \
-	ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
-#define ck_lacks(hay, needle) \
-	ck_assert_msg(strstr((hay), (needle)) == NULL, "'%s' in:\n%s", (needle), (hay))
+#define ck_contains(hay, needle) ck_assert_msg(strstr((hay), (needle)) != NULL, "'%s' not in:\n%s", (needle), (hay))
+#define ck_lacks(hay, needle) ck_assert_msg(strstr((hay), (needle)) == NULL, "'%s' in:\n%s", (needle), (hay))
 
 /* The lines of `text` (one word or NAME=value a line, as the recording
  * srun= writes them), into lines[] (pointers into `copy`); how many. */
@@ -95,14 +93,13 @@ static const char *env_value(const char *env, const char *name)
 	return NULL;
 }
 
-#define ck_env(env, name, want)                                                          \
-	do {                                                                             \
-		const char *got_ = env_value((env), (name));                             \
-		ck_assert_msg(got_ && strcmp(got_, (want)) == 0, "%s is '%s', not '%s' in:\n%s", \
-			      (name), got_ ? got_ : "(unset)", (want), (env));           \
+#define ck_env(env, name, want)                                                                                        \
+	do {                                                                                                           \
+		const char *got_ = env_value((env), (name));                                                           \
+		ck_assert_msg(got_ &&strcmp(got_, (want)) == 0, "%s is '%s', not '%s' in:\n%s", (name),                \
+			      got_ ? got_ : "(unset)", (want), (env));                                                 \
 	} while (0)
-#define ck_no_env(env, name) \
-	ck_assert_msg(env_value((env), (name)) == NULL, "%s is set in:\n%s", (name), (env))
+#define ck_no_env(env, name) ck_assert_msg(env_value((env), (name)) == NULL, "%s is set in:\n%s", (name), (env))
 
 /* the words `seq` (NULL-terminated) stand in `argv`, one a line, in a row */
 static bool has_words(const char *argv, const char *const *seq)
@@ -123,8 +120,8 @@ static bool has_words(const char *argv, const char *const *seq)
 	}
 	return false;
 }
-#define ck_words(argv, ...)                                                              \
-	ck_assert_msg(has_words((argv), (const char *const[]){ __VA_ARGS__, NULL }),     \
+#define ck_words(argv, ...)                                                                                            \
+	ck_assert_msg(has_words((argv), (const char *const[]){ __VA_ARGS__, NULL }),                                   \
 		      "the words %s do not stand in a row in:\n%s", #__VA_ARGS__, (argv))
 
 static void slurp(const char *path, char *buf, size_t size)
@@ -208,15 +205,30 @@ static struct mcr_recipe *recipe(void)
 START_TEST(what_no_step_inherits)
 {
 	static const char *const dropped[] = {
-		"_SLURM_SPANK_OPTION_pyxis_container_image=x", "SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_name=x",
-		"PYXIS_CONTAINER_WORKDIR=/x", "SRUN_CONTAINER=/b", "SRUN_CONTAINER_ID=c", "SRUN_CONTAINER_TYPE=oci",
-		"SLURM_CONTAINER=/b", "SLURM_CONTAINER_ID=c", "ENROOT_DATA_PATH=/d",
-		"_SLURM_SPANK_OPTION_mooncake_mooncake_recipe=r.yaml", MCP_TASK_VAR "=x", MCP_GUARD_VAR "=g",
-		"SLURM_GPUS_PER_NODE=4", "MC_RPC_PROTOCOL=rdma", NULL,
+		"_SLURM_SPANK_OPTION_pyxis_container_image=x",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_pyxis_container_name=x",
+		"PYXIS_CONTAINER_WORKDIR=/x",
+		"SRUN_CONTAINER=/b",
+		"SRUN_CONTAINER_ID=c",
+		"SRUN_CONTAINER_TYPE=oci",
+		"SLURM_CONTAINER=/b",
+		"SLURM_CONTAINER_ID=c",
+		"ENROOT_DATA_PATH=/d",
+		"_SLURM_SPANK_OPTION_mooncake_mooncake_recipe=r.yaml",
+		MCP_TASK_VAR "=x",
+		MCP_GUARD_VAR "=g",
+		"SLURM_GPUS_PER_NODE=4",
+		"MC_RPC_PROTOCOL=rdma",
+		NULL,
 	};
 	static const char *const kept[] = {
-		"PATH=/usr/bin", "SLURM_JOB_ID=4", "_SLURM_SPANK_OPTION_other_flag=1",
-		"SLURM_SPANK__SLURM_SPANK_OPTION_other_x=1", "PYXIS_DEBUG=1", "MY_ENROOT_HOME=/h", NULL,
+		"PATH=/usr/bin",
+		"SLURM_JOB_ID=4",
+		"_SLURM_SPANK_OPTION_other_flag=1",
+		"SLURM_SPANK__SLURM_SPANK_OPTION_other_x=1",
+		"PYXIS_DEBUG=1",
+		"MY_ENROOT_HOME=/h",
+		NULL,
 	};
 
 	for (const char *const *v = dropped; *v; v++)
@@ -246,17 +258,18 @@ START_TEST(the_master_runs_where_the_plugin_decides)
 
 	/* pyxis: the variables srun sets for the master step's task keep
 	 * srun's values over the image's (--container-env) */
-	snprintf(pyxis, sizeof(pyxis), "--container-image=nvcr.io#nvidia/trt:1 --container-mounts=%s:%s --container-workdir=%s --container-env=" MCP_PORTS_VAR "," MCP_GUARD_VAR,
-		 tmp, tmp, tmp);
+	snprintf(
+		pyxis, sizeof(pyxis),
+		"--container-image=nvcr.io#nvidia/trt:1 --container-mounts=%s:%s --container-workdir=%s --container-env=" MCP_PORTS_VAR
+		"," MCP_GUARD_VAR,
+		tmp, tmp, tmp);
 	want[0] = "";
 	want[1] = pyxis;
 	want[2] = "--container=/bundles/trt";
 	recording(&ps);
 	snprintf(log, sizeof(log), "%s/mooncake_master.log", tmp);
 	for (int i = 0; i < 3; i++) {
-		ck_assert_int_eq(mcp_spawn_master(&ps, r, &choices[i], &at, &st, true, "G1", NULL, log, &pid,
-						  &err),
-				 0);
+		ck_assert_int_eq(mcp_spawn_master(&ps, r, &choices[i], &at, &st, true, "G1", NULL, log, &pid, &err), 0);
 		recorded(pid, argv, env, sizeof(env));
 		ck_assert_str_eq(container_options(argv), want[i]);
 		ck_words(argv, "--job-name=mooncake-master");
@@ -285,9 +298,14 @@ START_TEST(the_ha_pool_is_one_step_on_its_nodes)
 {
 	struct mcri_plugstack ps;
 	struct mcr_recipe *r = recipe();
-	struct mcri_state st = { .ports = { 8700, 8701, 8702 },
-				 .ha = { .masters = 3, .etcd_members = 3, .etcd_client = 8703, .etcd_peer = 8704,
-					 .member = { { "n1", "10.0.0.1" }, { "n2", "10.0.0.2" }, { "n3", "10.0.0.3" } } } };
+	struct mcri_state st = {
+		.ports = { 8700, 8701, 8702 },
+		.ha = { .masters = 3,
+			.etcd_members = 3,
+			.etcd_client = 8703,
+			.etcd_peer = 8704,
+			.member = { { "n1", "10.0.0.1" }, { "n2", "10.0.0.2" }, { "n3", "10.0.0.3" } } }
+	};
 	struct mcp_step_place at = { .job_id = "4301", .dir = tmp, .node = "n1,n2,n3", .nodes = 3 };
 	char argv[8192], env[65536], log[400], *ha = mcp_ha_value(&st.ha, 2, "4301");
 	struct mcr_error err;
@@ -323,15 +341,27 @@ END_TEST
 /* what srun hands an HA pool's tasks: each finds itself by its node */
 START_TEST(the_ha_handover)
 {
-	const struct mcri_ha ha = { .masters = 2, .etcd_members = 1, .etcd_client = 8706, .etcd_peer = 8707,
+	const struct mcri_ha ha = { .masters = 2,
+				    .etcd_members = 1,
+				    .etcd_client = 8706,
+				    .etcd_peer = 8707,
 				    .member = { { "gpu-01", "10.0.0.1" }, { "gpu-02", "10.0.0.2" } } };
 	static const char *const bad[] = {
-		"", "1,4301,1,8706,8707", "1,4301,1,8706,8707;gpu-01=10.0.0.1",
-		"0,4301,1,8706,8707;a=1;b=2", "1,4301,2,8706,8707;a=1;b=2;c=3",
-		"1,4301,1,8706,70000;a=1;b=2", "1,4301,1,8706,8707;a=1;b=2;c=3;d=4",
-		"1,4301,1,8706,8707;a=1;b", "1,4301,1,8706,8707;a/x=1;b=2", "1,x,1,8706,8707;a=1;b=2",
-		"1,4301,2,8706,8707;a=1;b=2", "1,4301,1,8706,8706;a=1;b=2", "1,4301,1,8706,8707;a=1;a=2",
-		"1,4301,1,8706,8707;a=1;b=1", "1,4301,1,8706,8707;a=fe80::1;b=2",
+		"",
+		"1,4301,1,8706,8707",
+		"1,4301,1,8706,8707;gpu-01=10.0.0.1",
+		"0,4301,1,8706,8707;a=1;b=2",
+		"1,4301,2,8706,8707;a=1;b=2;c=3",
+		"1,4301,1,8706,70000;a=1;b=2",
+		"1,4301,1,8706,8707;a=1;b=2;c=3;d=4",
+		"1,4301,1,8706,8707;a=1;b",
+		"1,4301,1,8706,8707;a/x=1;b=2",
+		"1,x,1,8706,8707;a=1;b=2",
+		"1,4301,2,8706,8707;a=1;b=2",
+		"1,4301,1,8706,8706;a=1;b=2",
+		"1,4301,1,8706,8707;a=1;a=2",
+		"1,4301,1,8706,8707;a=1;b=1",
+		"1,4301,1,8706,8707;a=fe80::1;b=2",
 	};
 	char *v = mcp_ha_value(&ha, 3, "4301");
 	struct mcp_ha_part p;
@@ -393,25 +423,27 @@ START_TEST(a_step_that_cannot_start)
 
 	recording(&ps);
 	snprintf(log, sizeof(log), "%s/missing/x.log", tmp);
-	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
-					&pid, &err),
+	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL }, &pid,
+					&err),
 			 -1);
 	ck_contains(err.text, "/missing/x.log of the mooncake-pool step is not in the job's directory ");
 	/* the log is used through the job's directory: a link there (another
 	 * user's, say) is never followed, nor truncated through */
 	snprintf(log, sizeof(log), "%s/x.log", tmp);
 	ck_assert_int_eq(symlink("/etc/hostname", log), 0);
-	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
-					&pid, &err),
+	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL }, &pid,
+					&err),
 			 -1);
 	ck_contains(err.text, "x.log: ");
 	ck_contains(err.text, "(a link: the job's files are never followed through one)");
 	ck_assert_int_eq(unlink(log), 0);
 	snprintf(ps.srun, sizeof(ps.srun), "/nonexistent/srun");
-	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL },
-					&pid, &err),
+	ck_assert_int_eq(mcp_step_start(&ps, &at, &(struct mcp_step){ "mooncake-pool", log, cmd, NULL, NULL }, &pid,
+					&err),
 			 -1);
-	ck_assert_str_eq(err.text, "cannot run /nonexistent/srun to start the mooncake-pool step: No such file or directory; set srun= in plugstack.conf to the path of srun");
+	ck_assert_str_eq(
+		err.text,
+		"cannot run /nonexistent/srun to start the mooncake-pool step: No such file or directory; set srun= in plugstack.conf to the path of srun");
 }
 END_TEST
 

@@ -51,7 +51,6 @@ struct mcr_recipe *load_ok_free(char *yaml)
 	return r;
 }
 
-
 /* Files rendered for the master at 10.1.1.1:8700. */
 struct mcr_file_list render(const struct mcr_recipe *r)
 {

@@ -20,106 +20,99 @@
 
 /* ---- the recipes --------------------------------------------------- */
 
-#define HEAD                                       \
-	"schema: 2\n"                              \
-	"name: qwen3-0.6b-trtllm-disagg-mooncake\n" \
-	"slurm:\n"                                 \
-	"  time_limit: \"00:30:00\"\n"             \
-	"model:\n"                                 \
-	"  path: hf:Qwen/Qwen3-0.6B\n"             \
-	"  container: trtllm.sqsh\n"               \
-	"  precision: bf16\n"                      \
-	"resources:\n"                             \
-	"  gpu_type: h100\n"                       \
+#define HEAD                                                                                                           \
+	"schema: 2\n"                                                                                                  \
+	"name: qwen3-0.6b-trtllm-disagg-mooncake\n"                                                                    \
+	"slurm:\n"                                                                                                     \
+	"  time_limit: \"00:30:00\"\n"                                                                                 \
+	"model:\n"                                                                                                     \
+	"  path: hf:Qwen/Qwen3-0.6B\n"                                                                                 \
+	"  container: trtllm.sqsh\n"                                                                                   \
+	"  precision: bf16\n"                                                                                          \
+	"resources:\n"                                                                                                 \
+	"  gpu_type: h100\n"                                                                                           \
 	"  gpus_per_node: 8\n"
 
-#define FRONTEND_SERVE             \
-	"frontend:\n"              \
-	"  type: trtllm_serve\n"   \
+#define FRONTEND_SERVE                                                                                                 \
+	"frontend:\n"                                                                                                  \
+	"  type: trtllm_serve\n"                                                                                       \
 	"  enable_multiple_frontends: false\n"
 
-#define FRONTEND_DYNAMO            \
-	"dynamo:\n"                \
-	"  install: false\n"       \
-	"frontend:\n"              \
-	"  type: dynamo\n"         \
+#define FRONTEND_DYNAMO                                                                                                \
+	"dynamo:\n"                                                                                                    \
+	"  install: false\n"                                                                                           \
+	"frontend:\n"                                                                                                  \
+	"  type: dynamo\n"                                                                                             \
 	"  enable_multiple_frontends: false\n"
 
 #define SERVED_NAME "  served_model_name: Qwen/Qwen3-0.6B\n"
 #define ENGINE "engine:\n  type: trtllm\n" SERVED_NAME
 
 /* the roles' env and connectors; the comments make them edit() anchors */
-#define P_ENV                                      \
-	"    env:                       # prefill\n" \
-	"      PYTHONUNBUFFERED: \"1\"\n"          \
+#define P_ENV                                                                                                          \
+	"    env:                       # prefill\n"                                                                   \
+	"      PYTHONUNBUFFERED: \"1\"\n"                                                                              \
 	"      TLLM_LOG_LEVEL: INFO\n"
-#define D_ENV                                      \
-	"    env:                       # decode\n"  \
-	"      PYTHONUNBUFFERED: \"1\"\n"          \
+#define D_ENV                                                                                                          \
+	"    env:                       # decode\n"                                                                    \
+	"      PYTHONUNBUFFERED: \"1\"\n"                                                                              \
 	"      TLLM_LOG_LEVEL: INFO\n"
 /* what a role that owns its pool sets instead (cases 11 and 15) */
-#define CONFIG_PATH_ENV                            \
-	"    env:\n"                               \
+#define CONFIG_PATH_ENV                                                                                                \
+	"    env:\n"                                                                                                   \
 	"      MOONCAKE_CONFIG_PATH: /data/mooncake.json\n"
 
-#define P_KCC                                      \
-	"      kv_connector_config:     # prefill\n" \
+#define P_KCC                                                                                                          \
+	"      kv_connector_config:     # prefill\n"                                                                   \
 	"        connector: mooncake-store\n"
-#define D_KCC                                      \
-	"      kv_connector_config:     # decode\n"  \
+#define D_KCC                                                                                                          \
+	"      kv_connector_config:     # decode\n"                                                                    \
 	"        connector: mooncake-store\n"
 
-#define PREFILL                                    \
-	"  prefill:\n"                             \
-	"    nodes: 1\n"                           \
-	"    workers: 1\n"                         \
-	"    gpus: 1\n"                            \
-	P_ENV                                      \
-	"    args:\n"                              \
-	"      backend: pytorch\n"                 \
-	"      tensor_parallel_size: 1\n"          \
-	"      max_batch_size: 8\n"                \
-	"      disable_overlap_scheduler: true\n"  \
-	"      kv_cache_config:\n"                 \
-	"        free_gpu_memory_fraction: 0.5\n"  \
-	P_KCC
+#define PREFILL                                                                                                        \
+	"  prefill:\n"                                                                                                 \
+	"    nodes: 1\n"                                                                                               \
+	"    workers: 1\n"                                                                                             \
+	"    gpus: 1\n" P_ENV "    args:\n"                                                                            \
+	"      backend: pytorch\n"                                                                                     \
+	"      tensor_parallel_size: 1\n"                                                                              \
+	"      max_batch_size: 8\n"                                                                                    \
+	"      disable_overlap_scheduler: true\n"                                                                      \
+	"      kv_cache_config:\n"                                                                                     \
+	"        free_gpu_memory_fraction: 0.5\n" P_KCC
 
-#define DECODE                                     \
-	"  decode:\n"                              \
-	"    nodes: colocate\n"                    \
-	"    workers: 1\n"                         \
-	"    gpus: 1\n"                            \
-	D_ENV                                      \
-	"    args:\n"                              \
-	"      backend: pytorch\n"                 \
-	"      tensor_parallel_size: 1\n"          \
-	"      max_batch_size: 64\n"               \
-	"      kv_cache_config:\n"                 \
-	"        free_gpu_memory_fraction: 0.5\n"  \
-	D_KCC
+#define DECODE                                                                                                         \
+	"  decode:\n"                                                                                                  \
+	"    nodes: colocate\n"                                                                                        \
+	"    workers: 1\n"                                                                                             \
+	"    gpus: 1\n" D_ENV "    args:\n"                                                                            \
+	"      backend: pytorch\n"                                                                                     \
+	"      tensor_parallel_size: 1\n"                                                                              \
+	"      max_batch_size: 64\n"                                                                                   \
+	"      kv_cache_config:\n"                                                                                     \
+	"        free_gpu_memory_fraction: 0.5\n" D_KCC
 
 /* roles.decode.mooncake_store_config of R */
-#define D_MSC                              \
-	"    mooncake_store_config:\n"     \
+#define D_MSC                                                                                                          \
+	"    mooncake_store_config:\n"                                                                                 \
 	"      global_segment_size: 16GiB\n"
 
 /* the last line of options.store_config: store keys are added after it */
 #define STORE_LAST "        stage_through_host: true\n"
-#define SERVICES                                   \
-	"services:\n"                              \
-	"  - name: mooncake-master\n"              \
-	"    type: mooncake-master\n"              \
-	"    options:\n"                           \
-	"      store_config:\n"                    \
-	"        protocol: rdma\n"                 \
-	"        global_segment_size: 8GiB\n"      \
-	STORE_LAST
+#define SERVICES                                                                                                       \
+	"services:\n"                                                                                                  \
+	"  - name: mooncake-master\n"                                                                                  \
+	"    type: mooncake-master\n"                                                                                  \
+	"    options:\n"                                                                                               \
+	"      store_config:\n"                                                                                        \
+	"        protocol: rdma\n"                                                                                     \
+	"        global_segment_size: 8GiB\n" STORE_LAST
 
-#define BENCHMARK                                  \
-	"benchmark:\n"                             \
-	"  type: sa-bench\n"                       \
-	"  isl: 128\n"                             \
-	"  osl: 128\n"                             \
+#define BENCHMARK                                                                                                      \
+	"benchmark:\n"                                                                                                 \
+	"  type: sa-bench\n"                                                                                           \
+	"  isl: 128\n"                                                                                                 \
+	"  osl: 128\n"                                                                                                 \
 	"  concurrencies: \"4x8\"\n"
 
 /* R and D (acceptance.c) */

@@ -38,10 +38,16 @@ static void check_case01(const char *yaml)
 	ck_assert_int_eq(mcr_master_argv(r, "mooncake_master", NULL, &argv, &err), 0);
 	{
 		static const char *const want[] = {
-			"mooncake_master", "--port=8700", "--enable_http_metadata_server=true",
-			"--http_metadata_server_port=8701", "--eviction_high_watermark_ratio=0.9",
-			"--default_kv_lease_ttl=10000", "--rpc_thread_num=16",
-			"--enable_metric_reporting=true", "--metrics_port=8702", NULL,
+			"mooncake_master",
+			"--port=8700",
+			"--enable_http_metadata_server=true",
+			"--http_metadata_server_port=8701",
+			"--eviction_high_watermark_ratio=0.9",
+			"--default_kv_lease_ttl=10000",
+			"--rpc_thread_num=16",
+			"--enable_metric_reporting=true",
+			"--metrics_port=8702",
+			NULL,
 		};
 
 		for (size_t i = 0; want[i] || argv[i]; i++)
@@ -72,8 +78,7 @@ static void check_case01(const char *yaml)
 		ck_assert_str_eq(addr + strlen(addr) - 5, ":8700");
 		ck_assert_str_eq(addr, mcr_env_get(&env, "MOONCAKE_MASTER"));
 		/* and the rest of the snapshot's Mooncake env (§8) */
-		ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"),
-				 "http://10.1.1.1:8701/metadata");
+		ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"), "http://10.1.1.1:8701/metadata");
 		ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"), "10.1.1.2");
 		mcr_env_free(&env);
 
@@ -82,9 +87,8 @@ static void check_case01(const char *yaml)
 		 * plugin writes no engine YAML, so check that the library leaves the
 		 * role's block as the recipe gave it (it only ever reads it). */
 		{
-			const struct mcri_node *kcc = mcri_map_get(
-								   mcri_map_get(r->role_node[modes[i].mode], "args"),
-								   "kv_connector_config");
+			const struct mcri_node *kcc =
+				mcri_map_get(mcri_map_get(r->role_node[modes[i].mode], "args"), "kv_connector_config");
 
 			ck_assert(mcri_is_map(kcc));
 			ck_assert_uint_eq(kcc->n, 1);
@@ -109,10 +113,10 @@ START_TEST(test_case02_role_keys_over_service_keys)
 	struct mcr_recipe *r = load_ok(R);
 	struct mcr_file_list files = render(r);
 
-	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_prefill.json"),
-				  "global_segment_size"), "8GiB");
-	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_decode.json"),
-				  "global_segment_size"), "16GiB");
+	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_prefill.json"), "global_segment_size"),
+			 "8GiB");
+	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_decode.json"), "global_segment_size"),
+			 "16GiB");
 	ck_assert_str_eq(file_text(&files, "mooncake_store_config_prefill.json"),
 			 "{\n"
 			 "  \"role\": \"both\",\n"
@@ -145,15 +149,12 @@ START_TEST(test_case03_model_key_default_and_override)
 
 	/* srtctl: the last component of the trtllm-serve model argument */
 	ck_assert_uint_eq(files.count, 2);
-	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_prefill.json"),
-				  "model_key"), "Qwen3-0.6B");
-	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_decode.json"),
-				  "model_key"), "Qwen3-0.6B");
+	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_prefill.json"), "model_key"), "Qwen3-0.6B");
+	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_decode.json"), "model_key"), "Qwen3-0.6B");
 	mcr_file_list_free(&files);
 	mcr_recipe_free(r);
 
-	r = load_ok_free(edit(R, SERVED_NAME, "",
-			      STORE_LAST, STORE_LAST "        model_key: qwen3-pool\n", NULL));
+	r = load_ok_free(edit(R, SERVED_NAME, "", STORE_LAST, STORE_LAST "        model_key: qwen3-pool\n", NULL));
 	files = render(r);
 	{
 		const char *json = file_text(&files, "mooncake_store_config_decode.json");
@@ -177,13 +178,11 @@ START_TEST(test_case04_non_connector_role_gets_no_file)
 	ck_assert_ptr_null(mcr_env_get(&env, "MOONCAKE_CONFIG_PATH"));
 	/* §8: a non-connector TRT-LLM role still gets the other Mooncake vars */
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_MASTER"), MASTER);
-	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"),
-			 "http://10.1.1.1:8701/metadata");
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"), "http://10.1.1.1:8701/metadata");
 	mcr_env_free(&env);
 	ck_assert_uint_eq(files.count, 1);
 	ck_assert_ptr_null(file_text(&files, "mooncake_store_config_decode.json"));
-	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_prefill.json"),
-				  "role"), "both");
+	ck_assert_str_eq(json_str(file_text(&files, "mooncake_store_config_prefill.json"), "role"), "both");
 	mcr_file_list_free(&files);
 	mcr_recipe_free(r);
 }
@@ -192,10 +191,9 @@ END_TEST
 /* 5. master_server_address is always the infra node's; role override */
 START_TEST(test_case05_master_address_forced_and_role_override)
 {
-	struct mcr_recipe *r = load_ok_free(edit(
-		R, "      store_config:\n",
-		"      store_config:\n        master_server_address: 10.0.0.9:1234\n",
-		D_MSC, D_MSC "      role: both\n", NULL));
+	struct mcr_recipe *r = load_ok_free(edit(R, "      store_config:\n",
+						 "      store_config:\n        master_server_address: 10.0.0.9:1234\n",
+						 D_MSC, D_MSC "      role: both\n", NULL));
 	struct mcr_file_list files = render(r);
 	const char *prefill = file_text(&files, "mooncake_store_config_prefill.json");
 	const char *decode = file_text(&files, "mooncake_store_config_decode.json");
@@ -222,15 +220,13 @@ END_TEST
 START_TEST(test_case06_no_store_no_files)
 {
 	/* SGLang by default (no engine key) */
-	static const char sglang[] =
-		HEAD
-		"roles:\n"
-		"  prefill:\n"
-		"    args:\n"
-		"      disaggregation-transfer-backend: mooncake\n"
-		"  decode:\n"
-		"    args:\n"
-		"      disaggregation-transfer-backend: mooncake\n";
+	static const char sglang[] = HEAD "roles:\n"
+					  "  prefill:\n"
+					  "    args:\n"
+					  "      disaggregation-transfer-backend: mooncake\n"
+					  "  decode:\n"
+					  "    args:\n"
+					  "      disaggregation-transfer-backend: mooncake\n";
 	/* TRT-LLM without a master (and so without the connector, C3) */
 	char *trtllm = edit(R, P_KCC, "", D_KCC, "", D_MSC, "", SERVICES, "", NULL);
 	const char *const yamls[] = { sglang, trtllm };
@@ -251,13 +247,13 @@ END_TEST
 /* 7. connector detection by connector_module */
 START_TEST(test_case07_connector_by_module)
 {
-	struct mcr_recipe *r = load_ok_free(edit(
-		R, D_KCC,
-		"      kv_connector_config:\n"
-		"        connector_module: tensorrt_llm._torch.pyexecutor.connectors.mooncake_store\n"
-		"        connector_scheduler_class: MooncakeStoreConnectorScheduler\n"
-		"        connector_worker_class: MooncakeStoreConnectorWorker\n",
-		NULL));
+	struct mcr_recipe *r =
+		load_ok_free(edit(R, D_KCC,
+				  "      kv_connector_config:\n"
+				  "        connector_module: tensorrt_llm._torch.pyexecutor.connectors.mooncake_store\n"
+				  "        connector_scheduler_class: MooncakeStoreConnectorScheduler\n"
+				  "        connector_worker_class: MooncakeStoreConnectorWorker\n",
+				  NULL));
 	struct mcr_file_list files = render(r);
 
 	ck_assert_uint_eq(r->connector_modes, BIT(PREFILL) | BIT(DECODE));
@@ -285,9 +281,8 @@ END_TEST
 /* 8. stage_through_host: 1 and role " Capacity " pass */
 START_TEST(test_case08_lenient_values_load)
 {
-	struct mcr_recipe *r = load_ok_free(edit(
-		R, STORE_LAST, "        stage_through_host: 1\n",
-		D_MSC, D_MSC "      role: \" Capacity \"\n", NULL));
+	struct mcr_recipe *r = load_ok_free(edit(R, STORE_LAST, "        stage_through_host: 1\n", D_MSC,
+						 D_MSC "      role: \" Capacity \"\n", NULL));
 	struct mcr_file_list files = render(r);
 	const char *decode = file_text(&files, "mooncake_store_config_decode.json");
 

@@ -140,8 +140,9 @@ START_TEST(test_many_services)
 	mcri_buf_puts(&b, svc);
 	free(text);
 	text = mcri_buf_take(&b);
-	ck_assert_str_eq(load_err(text),
-			 "mooncake: r.yaml:5017:12: services[s0]: the name 's0' is used by another service too; names must be unique");
+	ck_assert_str_eq(
+		load_err(text),
+		"mooncake: r.yaml:5017:12: services[s0]: the name 's0' is used by another service too; names must be unique");
 	free(text);
 	free(svc);
 }
@@ -162,8 +163,9 @@ START_TEST(test_merge_refused_before_copy)
 	mcri_buf_puts(&b, "}\nu:\n- {<<: *b}\n- {<<: *b}\n- {<<: *b}\n");
 	text = mcri_buf_take(&b);
 	ck_assert_int_eq(mcri_doc_parse(text, strlen(text), "t.yaml", &d, &err), -1);
-	ck_assert_str_eq(errmsg(&err),
-			 "mooncake: t.yaml:4:4: the merge keys (<<) of the recipe copy more than 200000 values in all; merge fewer or smaller mappings, or write the values out");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: t.yaml:4:4: the merge keys (<<) of the recipe copy more than 200000 values in all; merge fewer or smaller mappings, or write the values out");
 	free(text);
 }
 END_TEST
@@ -183,8 +185,9 @@ START_TEST(test_plain_values_limit)
 	mcri_buf_puts(&b, "]\n");
 	text = mcri_buf_take(&b);
 	ck_assert_int_eq(mcri_doc_parse(text, strlen(text), "t.yaml", &d, &err), -1);
-	ck_assert_str_eq(errmsg(&err),
-			 "mooncake: t.yaml:1:400000: the recipe has more than 200000 values (keys, items and scalars); a recipe describes one job: remove what it does not need");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: t.yaml:1:400000: the recipe has more than 200000 values (keys, items and scalars); a recipe describes one job: remove what it does not need");
 	free(text);
 }
 END_TEST
@@ -205,9 +208,10 @@ START_TEST(test_alias_chain_refused)
 				l, l, l - 1, l - 1, l - 1, l - 1, l - 1, l - 1, l - 1, l - 1, l - 1, l - 1);
 	store = mcri_buf_take(&b);
 	text = trt_recipe(NULL, store, NULL);
-	snprintf(want, sizeof(want),
-		 "mooncake: r.yaml:19:13: the recipe expands through aliases to more than %zu bytes of values (8 times its %zu bytes, plus 64 KiB); write the aliased values out, or alias smaller ones",
-		 strlen(text) * 8 + 65536, strlen(text));
+	snprintf(
+		want, sizeof(want),
+		"mooncake: r.yaml:19:13: the recipe expands through aliases to more than %zu bytes of values (8 times its %zu bytes, plus 64 KiB); write the aliased values out, or alias smaller ones",
+		strlen(text) * 8 + 65536, strlen(text));
 	ck_assert_str_eq(load_err(text), want);
 	free(store);
 	free(text);
@@ -239,9 +243,10 @@ START_TEST(test_render_bounded)
 	ck_assert_msg(r != NULL, "%s", errmsg(&err));
 	ck_assert_int_eq(mcr_client_configs(r, "10.1.1.1:8700", &files, &err), -1);
 	ck_assert_uint_eq(files.count, 0);
-	snprintf(want, sizeof(want),
-		 "mooncake: the client config mooncake_store_config_prefill.json would take the render past %zu bytes, what one render may write for this recipe (16 times its %zu bytes, plus 1024 KiB); make the client config's values smaller (aliases repeat a value wherever they are used)",
-		 strlen(text) * 16 + (1u << 20), strlen(text));
+	snprintf(
+		want, sizeof(want),
+		"mooncake: the client config mooncake_store_config_prefill.json would take the render past %zu bytes, what one render may write for this recipe (16 times its %zu bytes, plus 1024 KiB); make the client config's values smaller (aliases repeat a value wherever they are used)",
+		strlen(text) * 16 + (1u << 20), strlen(text));
 	ck_assert_str_eq(errmsg(&err), want);
 	mcr_recipe_free(r);
 	free(store);
@@ -253,12 +258,18 @@ END_TEST
 static const struct {
 	const char *env, *message;
 } ENV_REFUSED[] = {
-	{ ", B=C: x", "mooncake: r.yaml:7:19: roles.prefill.env: 'B=C' is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. B_C)" },
-	{ ", '': x", "mooncake: r.yaml:7:19: roles.prefill.env: '' is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. MY_VARIABLE)" },
-	{ ", 1A: x", "mooncake: r.yaml:7:19: roles.prefill.env: '1A' is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. _1A)" },
-	{ ", B: \"x\\nA=forged\"", "mooncake: r.yaml:7:22: roles.prefill.env.B: the value 'x\\nA=forged' contains a newline, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters" },
-	{ ", B: \"x\\ry\"", "mooncake: r.yaml:7:22: roles.prefill.env.B: the value 'x\\ry' contains a carriage return, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters" },
-	{ ", B: \"x\\ey\"", "mooncake: r.yaml:7:22: roles.prefill.env.B: the value 'x\\x1by' contains a control character, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters" },
+	{ ", B=C: x",
+	  "mooncake: r.yaml:7:19: roles.prefill.env: 'B=C' is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. B_C)" },
+	{ ", '': x",
+	  "mooncake: r.yaml:7:19: roles.prefill.env: '' is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. MY_VARIABLE)" },
+	{ ", 1A: x",
+	  "mooncake: r.yaml:7:19: roles.prefill.env: '1A' is not an environment variable name: use letters, digits and '_', not starting with a digit (e.g. _1A)" },
+	{ ", B: \"x\\nA=forged\"",
+	  "mooncake: r.yaml:7:22: roles.prefill.env.B: the value 'x\\nA=forged' contains a newline, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters" },
+	{ ", B: \"x\\ry\"",
+	  "mooncake: r.yaml:7:22: roles.prefill.env.B: the value 'x\\ry' contains a carriage return, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters" },
+	{ ", B: \"x\\ey\"",
+	  "mooncake: r.yaml:7:22: roles.prefill.env.B: the value 'x\\x1by' contains a control character, which would break the NAME=value lines an environment is listed in (and could forge other variables there); write the value on one line, without control characters" },
 };
 
 START_TEST(test_env_refused)
@@ -293,8 +304,9 @@ START_TEST(test_env_value_length)
 	mcri_buf_printf(&b, ", B: %sv", value);
 	env = mcri_buf_take(&b);
 	text = trt_recipe(env, NULL, NULL);
-	ck_assert_str_eq(load_err(text),
-			 "mooncake: r.yaml:7:22: roles.prefill.env.B: B=<value> is 131072 bytes, more than the 131071 bytes execve() passes in one variable, so the tasks would not start; shorten the value, or put it in a file and pass the file's path");
+	ck_assert_str_eq(
+		load_err(text),
+		"mooncake: r.yaml:7:22: roles.prefill.env.B: B=<value> is 131072 bytes, more than the 131071 bytes execve() passes in one variable, so the tasks would not start; shorten the value, or put it in a file and pass the file's path");
 	free(env);
 	free(text);
 	free(value);
@@ -313,8 +325,9 @@ START_TEST(test_env_input_refused)
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(mcr_worker_env(r, MCR_ROLE_PREFILL, &in, &out, &err), -1);
 	ck_assert_uint_eq(out.count, 0);
-	ck_assert_str_eq(errmsg(&err),
-			 "mooncake: the environment variable MOONCAKE_CONFIG_PATH would be '/logs\\nMOONCAKE_MASTER=evil:1/mooncake_store_config_prefill.json', which contains a newline (rule E2); fix what it is made of: the master's address, the node's address or the job directory");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: the environment variable MOONCAKE_CONFIG_PATH would be '/logs\\nMOONCAKE_MASTER=evil:1/mooncake_store_config_prefill.json', which contains a newline (rule E2); fix what it is made of: the master's address, the node's address or the job directory");
 	mcr_recipe_free(r);
 	free(text);
 }
@@ -327,8 +340,9 @@ START_TEST(test_procfs_recipe)
 	struct mcr_error err = { 0 };
 
 	ck_assert_int_eq(mcr_recipe_load_file("/proc/self/comm", NULL, &r, &err), -1);
-	ck_assert_str_eq(errmsg(&err),
-			 "mooncake: /proc/self/comm:1:1: the recipe must be a mapping of keys (schema:, engine:, roles:, services:), not a single value or list");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: /proc/self/comm:1:1: the recipe must be a mapping of keys (schema:, engine:, roles:, services:), not a single value or list");
 }
 END_TEST
 

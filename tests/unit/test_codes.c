@@ -38,7 +38,7 @@ START_TEST(test_code_names)
 	ck_assert_str_eq(mcr_error_code_name(MCR_E_T1), "T1");
 	ck_assert_str_eq(mcr_error_code_name(MCR_E_E4), "E4");
 	ck_assert_str_eq(mcr_error_code_name((enum mcr_error_code)(MCR_E_E4 + 1)), "?");
-	ck_assert_str_eq(mcr_error_code_name((enum mcr_error_code)-1), "?");
+	ck_assert_str_eq(mcr_error_code_name((enum mcr_error_code) - 1), "?");
 	/* one name each */
 	for (int a = MCR_E_NONE; a <= MCR_E_E4; a++)
 		for (int b = a + 1; b <= MCR_E_E4; b++)
@@ -89,13 +89,15 @@ static enum mcr_error_code named_rule(const char *file)
 		enum mcr_error_code code;
 	} RULE_FILES[] = {
 		{ "c10_after_c9", MCR_E_C9 }, /* C9 is checked first, and wins */
-		{ "c10_", MCR_E_C10 }, { "c11_", MCR_E_C11 }, { "c1_", MCR_E_C1 },
-		{ "c2_", MCR_E_C2 },   { "c3_", MCR_E_C3 },   { "c4_", MCR_E_C4 },
-		{ "c5_", MCR_E_C5 },   { "c6_", MCR_E_C6 },   { "c7_", MCR_E_C7 },
-		{ "c8_", MCR_E_C8 },   { "c9_", MCR_E_C9 },
-		{ "v1_", MCR_E_SCHEMA }, /* srtctl's v1 keys (§10.2), not rule V1 */
-		{ "v3_", MCR_E_V3 },   { "s1_", MCR_E_S1 },   { "e3_", MCR_E_E3 },
-		{ "t1_", MCR_E_T1 },   { "e4_", MCR_E_E4 },
+		{ "c10_", MCR_E_C10 },        { "c11_", MCR_E_C11 },
+		{ "c1_", MCR_E_C1 },          { "c2_", MCR_E_C2 },
+		{ "c3_", MCR_E_C3 },          { "c4_", MCR_E_C4 },
+		{ "c5_", MCR_E_C5 },          { "c6_", MCR_E_C6 },
+		{ "c7_", MCR_E_C7 },          { "c8_", MCR_E_C8 },
+		{ "c9_", MCR_E_C9 },          { "v1_", MCR_E_SCHEMA }, /* srtctl's v1 keys (§10.2), not rule V1 */
+		{ "v3_", MCR_E_V3 },          { "s1_", MCR_E_S1 },
+		{ "e3_", MCR_E_E3 },          { "t1_", MCR_E_T1 },
+		{ "e4_", MCR_E_E4 },
 	};
 
 	for (size_t i = 0; i < sizeof(RULE_FILES) / sizeof(RULE_FILES[0]); i++)
@@ -125,14 +127,14 @@ START_TEST(test_corpus_refusals_carry_their_rule)
 		ck_assert_int_eq(mcr_recipe_load_file(path, ent->d_name, &r, &e), -1);
 		all++;
 		/* every refusal says what it is, none is left generic */
-		ck_assert_msg(e.code != MCR_E_NONE && e.code != MCR_E_INVALID,
-			      "%s: code %s", ent->d_name, mcr_error_code_name(e.code));
+		ck_assert_msg(e.code != MCR_E_NONE && e.code != MCR_E_INVALID, "%s: code %s", ent->d_name,
+			      mcr_error_code_name(e.code));
 		want = named_rule(ent->d_name);
 		if (want == MCR_E_NONE)
 			continue;
 		named++;
-		ck_assert_msg(e.code == want, "%s: code %s, the file is named for %s",
-			      ent->d_name, mcr_error_code_name(e.code), mcr_error_code_name(want));
+		ck_assert_msg(e.code == want, "%s: code %s, the file is named for %s", ent->d_name,
+			      mcr_error_code_name(e.code), mcr_error_code_name(want));
 	}
 	closedir(d);
 	ck_assert_int_ge(all, 150);

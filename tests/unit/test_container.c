@@ -65,8 +65,7 @@ START_TEST(test_master_container_precedence)
 		 model);
 	ck_assert_str_eq(container_of(y, where, sizeof(where)), "nvcr.io#nvidia/vllm:1");
 	ck_assert_str_eq(where, "r.yaml:5:34: engine.mooncake_kv_store.container");
-	snprintf(y, sizeof(y),
-		 "%sengine:\n  type: vllm\n  mooncake_kv_store: {container: null}\nroles: {agg: {}}\n",
+	snprintf(y, sizeof(y), "%sengine:\n  type: vllm\n  mooncake_kv_store: {container: null}\nroles: {agg: {}}\n",
 		 model);
 	ck_assert_str_eq(container_of(y, where, sizeof(where)), "trtllm");
 }
@@ -159,11 +158,17 @@ START_TEST(test_srtslurm_aliases)
 	ck_assert_int_eq(alias_in("", "trtllm", &v, NULL, &err), 0);
 	/* what srtctl would not load */
 	ck_assert_int_eq(alias_in("- a\n", "trtllm", &v, NULL, &err), -1);
-	ck_assert_str_eq(errmsg(&err), "mooncake: srtslurm.yaml:1:1: srtctl's cluster config must be a mapping (cluster:, model_paths:, containers:, ...); srtctl ignores this file, and no alias of it resolves: fix it, or remove it");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: srtslurm.yaml:1:1: srtctl's cluster config must be a mapping (cluster:, model_paths:, containers:, ...); srtctl ignores this file, and no alias of it resolves: fix it, or remove it");
 	ck_assert_int_eq(alias_in("containers: /x\n", "trtllm", &v, NULL, &err), -1);
-	ck_assert_str_eq(errmsg(&err), "mooncake: srtslurm.yaml:1:13: containers: must map srtctl's container aliases to images, e.g. containers: {trtllm: /shared/images/trtllm.sqsh}");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: srtslurm.yaml:1:13: containers: must map srtctl's container aliases to images, e.g. containers: {trtllm: /shared/images/trtllm.sqsh}");
 	ck_assert_int_eq(alias_in("containers: {trtllm: ''}\n", "trtllm", &v, NULL, &err), -1);
-	ck_assert_str_eq(errmsg(&err), "mooncake: srtslurm.yaml:1:22: containers.trtllm: '' is not an image; write a registry image, a squashfs file or an OCI bundle's path, e.g. trtllm: /shared/images/trtllm.sqsh");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: srtslurm.yaml:1:22: containers.trtllm: '' is not an image; write a registry image, a squashfs file or an OCI bundle's path, e.g. trtllm: /shared/images/trtllm.sqsh");
 	ck_assert_int_eq(alias_in("containers: {trtllm: 3}\n", "trtllm", &v, NULL, &err), -1);
 	ck_assert_contains(errmsg(&err), "containers.trtllm: 3 is not an image");
 	ck_assert_int_eq(alias_in("containers: {trtllm: [\n", "trtllm", &v, NULL, &err), -1);
@@ -171,7 +176,9 @@ START_TEST(test_srtslurm_aliases)
 	ck_assert_int_eq(err.kind, MCR_EINVAL);
 	/* a file that cannot be read */
 	ck_assert_int_eq(mcr_srtslurm_container("/nonexistent/srtslurm.yaml", NULL, "trtllm", &v, NULL, &err), -1);
-	ck_assert_str_eq(errmsg(&err), "mooncake: cannot read srtctl's cluster config /nonexistent/srtslurm.yaml: No such file or directory; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: cannot read srtctl's cluster config /nonexistent/srtslurm.yaml: No such file or directory; make it a readable YAML file (srtctl's srtslurm.yaml), or remove it");
 	ck_assert_int_eq(err.kind, MCR_EIO);
 	ck_assert_int_eq(mcr_srtslurm_container("/", NULL, "trtllm", &v, NULL, &err), -1);
 	ck_assert_contains(errmsg(&err), "/: it is not a regular file");

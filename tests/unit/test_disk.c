@@ -128,8 +128,7 @@ START_TEST(test_write_onto_directory)
 	rmdir(sub);
 	ck_assert_int_eq(rmdir(dir), 0); /* no temporary file left */
 	snprintf(want, sizeof(want),
-		 "mooncake: cannot write %s: it exists and is not a regular file (a directory); remove it",
-		 sub);
+		 "mooncake: cannot write %s: it exists and is not a regular file (a directory); remove it", sub);
 	ck_assert_str_eq(errmsg(&e), want);
 }
 END_TEST
@@ -144,8 +143,8 @@ START_TEST(test_mkdir_onto_file)
 	close(fd);
 	ck_assert_int_eq(mcri_mkdir_p(path, 0755, &e), -1);
 	unlink(path);
-	snprintf(want, sizeof(want),
-		 "mooncake: %s is not a directory; remove it or choose another job directory", path);
+	snprintf(want, sizeof(want), "mooncake: %s is not a directory; remove it or choose another job directory",
+		 path);
 	ck_assert_str_eq(errmsg(&e), want);
 }
 END_TEST

@@ -64,24 +64,24 @@ START_TEST(test_engine_sizes)
 	r = load_ok(yaml);
 	n = typed(SIZES[_i].yaml, &doc);
 	/* vLLM reads the file's JSON value, SGLang the variable's text */
-	rc = strcmp(SIZES[_i].engine, "sglang") ? mcri_engine_size(r, n, NULL, &bytes) :
-						  mcri_engine_size(r, NULL, n->s, &bytes);
+	rc = strcmp(SIZES[_i].engine, "sglang") ? mcri_engine_size(r, n, NULL, &bytes)
+						: mcri_engine_size(r, NULL, n->s, &bytes);
 	if (SIZES[_i].bytes == REFUSED)
 		ck_assert_msg(rc == -1, "%s %s: took %lld", SIZES[_i].engine, SIZES[_i].yaml, bytes);
 	else
-		ck_assert_msg(rc == 0 && bytes == SIZES[_i].bytes, "%s %s: rc %d, %lld bytes",
-			      SIZES[_i].engine, SIZES[_i].yaml, rc, bytes);
+		ck_assert_msg(rc == 0 && bytes == SIZES[_i].bytes, "%s %s: rc %d, %lld bytes", SIZES[_i].engine,
+			      SIZES[_i].yaml, rc, bytes);
 	mcri_doc_free(doc);
 	mcr_recipe_free(r);
 }
 END_TEST
 
-#define VLLM_RECIPE(store)                                                        \
-	"schema: 2\n"                                                             \
-	"engine: vllm\n"                                                          \
-	"roles:\n"                                                                \
-	"  prefill: {args: {kv-transfer-config: MooncakeStoreConnector}}\n"       \
-	"services:\n"                                                             \
+#define VLLM_RECIPE(store)                                                                                             \
+	"schema: 2\n"                                                                                                  \
+	"engine: vllm\n"                                                                                               \
+	"roles:\n"                                                                                                     \
+	"  prefill: {args: {kv-transfer-config: MooncakeStoreConnector}}\n"                                            \
+	"services:\n"                                                                                                  \
 	"  - {name: mooncake-master, type: mooncake-master, options: {store_config: " store "}}\n"
 
 /* vLLM's reader defaults metadata_server to "", which Mooncake's setup()
@@ -100,13 +100,13 @@ START_TEST(test_vllm_metadata_default)
 	mcr_recipe_free(r);
 	r = load_ok(VLLM_RECIPE("{metadata_server: 'http://h:8701/metadata'}"));
 	ck_assert_int_eq(mcr_client_configs(r, "10.1.1.1:8700", &files, &err), 0);
-	ck_assert_str_eq(files.files[0].text,
-			 "{\n  \"metadata_server\": \"http://h:8701/metadata\",\n"
-			 "  \"master_server_address\": \"10.1.1.1:8700\"\n}");
+	ck_assert_str_eq(files.files[0].text, "{\n  \"metadata_server\": \"http://h:8701/metadata\",\n"
+					      "  \"master_server_address\": \"10.1.1.1:8700\"\n}");
 	mcr_file_list_free(&files);
 	mcr_recipe_free(r);
-	ck_assert_str_eq(load_err(VLLM_RECIPE("{metadata_server: ''}")),
-			 "mooncake: r.yaml:6:94: services[mooncake-master].options.store_config.metadata_server: '' is no metadata server: vLLM passes it to Mooncake's setup(), which then fails (EtcdStoragePlugin: no valid endpoints provided); write metadata_server: P2PHANDSHAKE, or leave it out (the plugin then writes P2PHANDSHAKE)");
+	ck_assert_str_eq(
+		load_err(VLLM_RECIPE("{metadata_server: ''}")),
+		"mooncake: r.yaml:6:94: services[mooncake-master].options.store_config.metadata_server: '' is no metadata server: vLLM passes it to Mooncake's setup(), which then fails (EtcdStoragePlugin: no valid endpoints provided); write metadata_server: P2PHANDSHAKE, or leave it out (the plugin then writes P2PHANDSHAKE)");
 }
 END_TEST
 
@@ -128,10 +128,11 @@ START_TEST(test_node_address_per_engine)
 	/* the plugin's address for the node wins over the recipe's, and over
 	 * a VLLM_HOST_IP of the recipe's (which vLLM reads only without
 	 * MOONCAKE_REQUESTER_LOCAL_HOSTNAME) */
-	r = load_ok("schema: 2\nengine: vllm\nroles:\n"
-		    "  prefill: {env: {MOONCAKE_LOCAL_HOSTNAME: 10.7.7.7}, args: {kv-transfer-config: MooncakeStoreConnector}}\n"
-		    "  decode: {env: {VLLM_HOST_IP: 10.8.8.8}, args: {kv-transfer-config: MooncakeStoreConnector}}\n"
-		    "services: [{name: mooncake-master, type: mooncake-master}]\n");
+	r = load_ok(
+		"schema: 2\nengine: vllm\nroles:\n"
+		"  prefill: {env: {MOONCAKE_LOCAL_HOSTNAME: 10.7.7.7}, args: {kv-transfer-config: MooncakeStoreConnector}}\n"
+		"  decode: {env: {VLLM_HOST_IP: 10.8.8.8}, args: {kv-transfer-config: MooncakeStoreConnector}}\n"
+		"services: [{name: mooncake-master, type: mooncake-master}]\n");
 	ck_assert_int_eq(mcr_worker_env(r, MCR_ROLE_PREFILL, &in, &env, &err), 0);
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"), "10.2.2.2");
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_REQUESTER_LOCAL_HOSTNAME"), "10.2.2.2");
@@ -152,12 +153,12 @@ START_TEST(test_node_address_per_engine)
 }
 END_TEST
 
-#define SGLANG_RECIPE(prefill_args)                                                \
-	"schema: 2\n"                                                              \
-	"engine: sglang\n"                                                         \
-	"roles:\n"                                                                 \
-	"  prefill: {args: {disaggregation-transfer-backend: mooncake" prefill_args "}}\n" \
-	"  decode: {args: {disaggregation-transfer-backend: mooncake}}\n"          \
+#define SGLANG_RECIPE(prefill_args)                                                                                    \
+	"schema: 2\n"                                                                                                  \
+	"engine: sglang\n"                                                                                             \
+	"roles:\n"                                                                                                     \
+	"  prefill: {args: {disaggregation-transfer-backend: mooncake" prefill_args "}}\n"                             \
+	"  decode: {args: {disaggregation-transfer-backend: mooncake}}\n"                                              \
 	"services: [{name: mooncake-master, type: mooncake-master}]\n"
 
 /* SGLang joins the pool only through HiCache's mooncake storage backend */
@@ -166,8 +167,9 @@ START_TEST(test_sglang_without_a_store_client)
 	struct mcr_recipe *r = load_ok(SGLANG_RECIPE(""));
 
 	ck_assert_uint_eq(mcr_recipe_warning_count(r), 1);
-	ck_assert_str_eq(mcr_recipe_warning(r, 0),
-			 "mooncake: warning: r.yaml:6:12: no role's workers join the Mooncake pool: SGLang starts a Mooncake Store client only for HiCache storage (enable-hierarchical-cache: true with hicache-storage-backend: mooncake in a role's args); disaggregation-transfer-backend: mooncake is SGLang's own transfer engine and never talks to the master, so the job's master would serve no worker. Add both to the args of the roles that should share the pool");
+	ck_assert_str_eq(
+		mcr_recipe_warning(r, 0),
+		"mooncake: warning: r.yaml:6:12: no role's workers join the Mooncake pool: SGLang starts a Mooncake Store client only for HiCache storage (enable-hierarchical-cache: true with hicache-storage-backend: mooncake in a role's args); disaggregation-transfer-backend: mooncake is SGLang's own transfer engine and never talks to the master, so the job's master would serve no worker. Add both to the args of the roles that should share the pool");
 	mcr_recipe_free(r);
 	/* either spelling of the keys, in one role, is enough */
 	r = load_ok(SGLANG_RECIPE(", enable_hierarchical_cache: true, hicache-storage-backend: mooncake"));

@@ -5,8 +5,7 @@
 
 #include "testutil.h"
 
-static struct mcr_error make(enum mcr_error_kind kind, const char *source, int line,
-			     int column, const char *text)
+static struct mcr_error make(enum mcr_error_kind kind, const char *source, int line, int column, const char *text)
 {
 	struct mcr_error e;
 
@@ -62,8 +61,7 @@ END_TEST
 /* a buffer too small keeps the start and the end, where the fix is */
 START_TEST(test_format_small_buffer_keeps_end)
 {
-	struct mcr_error e = make(MCR_EINVAL, "", 0, 0,
-				  "0123456789abcdefghijklmnopqrstuvwxyz; do this");
+	struct mcr_error e = make(MCR_EINVAL, "", 0, 0, "0123456789abcdefghijklmnopqrstuvwxyz; do this");
 	char buf[30];
 
 	mcr_error_format(&e, buf, sizeof(buf));

@@ -10,18 +10,17 @@
 #include "pool/pool.h"
 #include "testutil.h"
 
-#define VLLM(store)                                                                       \
-	"schema: 2\n"                                                                     \
-	"model: {path: 'hf:Qwen/Qwen3-0.6B'}\n"                                           \
-	"engine: vllm\n"                                                                  \
-	"roles:\n"                                                                        \
-	"  prefill: {args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}}\n" \
-	"services:\n"                                                                     \
-	"  - name: mooncake-master\n"                                                     \
-	"    type: mooncake-master\n"                                                     \
-	"    options:\n"                                                                  \
+#define VLLM(store)                                                                                                    \
+	"schema: 2\n"                                                                                                  \
+	"model: {path: 'hf:Qwen/Qwen3-0.6B'}\n"                                                                        \
+	"engine: vllm\n"                                                                                               \
+	"roles:\n"                                                                                                     \
+	"  prefill: {args: {kv-transfer-config: '{\"kv_connector\":\"MooncakeStoreConnector\"}'}}\n"                   \
+	"services:\n"                                                                                                  \
+	"  - name: mooncake-master\n"                                                                                  \
+	"    type: mooncake-master\n"                                                                                  \
+	"    options:\n"                                                                                               \
 	"      store_config: " store "\n"
-
 
 #define HA_MASTER "etcd://10.0.0.1:8703;10.0.0.2:8703;10.0.0.3:8703"
 
@@ -48,13 +47,15 @@ START_TEST(ha_clients_refused)
 
 	ck_assert_str_eq(ha_check(VLLM("{protocol: tcp}"), &code), "");
 	ck_assert_str_eq(ha_check(VLLM("{metadata_server: P2PHANDSHAKE}"), &code), "");
-	ck_assert_str_eq(ha_check(VLLM("{metadata_server: 'http://h:8080/metadata'}"), &code),
-			 "mooncake: r.yaml:10:39: services[mooncake-master].options.store_config.metadata_server: 'http://h:8080/metadata', but the job's pool is an HA pool (ha=etcd in plugstack.conf): its clients find the leader through etcd, and each master's HTTP metadata server is its own, so a standby that takes over knows nothing of it; write metadata_server: P2PHANDSHAKE, or leave it out");
+	ck_assert_str_eq(
+		ha_check(VLLM("{metadata_server: 'http://h:8080/metadata'}"), &code),
+		"mooncake: r.yaml:10:39: services[mooncake-master].options.store_config.metadata_server: 'http://h:8080/metadata', but the job's pool is an HA pool (ha=etcd in plugstack.conf): its clients find the leader through etcd, and each master's HTTP metadata server is its own, so a standby that takes over knows nothing of it; write metadata_server: P2PHANDSHAKE, or leave it out");
 	ck_assert_int_eq(code, MCR_E_H1);
 	ck_assert_str_eq(mcr_error_code_name(MCR_E_H1), "H1");
 	ck_assert_str_eq(ha_check(SGLANG_ENV_RECIPE("{MOONCAKE_CHECK_SERVER: 'false'}"), &code), "");
-	ck_assert_contains(ha_check(SGLANG_ENV_RECIPE("{MOONCAKE_CHECK_SERVER: 'Yes'}"), &code),
-			   "r.yaml:4:42: roles.prefill.env.MOONCAKE_CHECK_SERVER: 'Yes', but the job's pool is an HA pool");
+	ck_assert_contains(
+		ha_check(SGLANG_ENV_RECIPE("{MOONCAKE_CHECK_SERVER: 'Yes'}"), &code),
+		"r.yaml:4:42: roles.prefill.env.MOONCAKE_CHECK_SERVER: 'Yes', but the job's pool is an HA pool");
 	ck_assert_int_eq(code, MCR_E_H1);
 	ck_assert_contains(ha_check(VLLM("{protocol: tcp}\n    external: '10.9.9.9:50051'"), &code),
 			   "this recipe's master is external (10.9.9.9:50051)");
@@ -145,13 +146,19 @@ START_TEST(ha_state)
 	ck_assert_int_eq(back.ha.masters, 0);
 	/* by hand: 2 etcd members of 3 masters, a member without an address,
 	 * four masters: none is an HA pool */
-	testutil_write(path, "{\"state\": \"ready\", \"ha\": {\"masters\": [{\"node\": \"a\", \"addr\": \"1\"}, {\"node\": \"b\", \"addr\": \"2\"}, {\"node\": \"c\", \"addr\": \"3\"}], \"etcd_members\": 2, \"etcd_client_port\": 1, \"etcd_peer_port\": 2}}");
+	testutil_write(
+		path,
+		"{\"state\": \"ready\", \"ha\": {\"masters\": [{\"node\": \"a\", \"addr\": \"1\"}, {\"node\": \"b\", \"addr\": \"2\"}, {\"node\": \"c\", \"addr\": \"3\"}], \"etcd_members\": 2, \"etcd_client_port\": 1, \"etcd_peer_port\": 2}}");
 	ck_assert_int_eq(mcri_state_read(&d, &back, &err), 0);
 	ck_assert_int_eq(back.ha.masters, 0);
-	testutil_write(path, "{\"state\": \"ready\", \"ha\": {\"masters\": [{\"node\": \"a\", \"addr\": \"1\"}, {\"node\": \"b\"}], \"etcd_members\": 1, \"etcd_client_port\": 1, \"etcd_peer_port\": 2}}");
+	testutil_write(
+		path,
+		"{\"state\": \"ready\", \"ha\": {\"masters\": [{\"node\": \"a\", \"addr\": \"1\"}, {\"node\": \"b\"}], \"etcd_members\": 1, \"etcd_client_port\": 1, \"etcd_peer_port\": 2}}");
 	ck_assert_int_eq(mcri_state_read(&d, &back, &err), 0);
 	ck_assert_int_eq(back.ha.masters, 0);
-	testutil_write(path, "{\"state\": \"ready\", \"ha\": {\"masters\": [{\"node\": \"a\", \"addr\": \"1\"}, {\"node\": \"b\", \"addr\": \"2\"}], \"etcd_members\": 1, \"etcd_client_port\": 1, \"etcd_peer_port\": 70000}}");
+	testutil_write(
+		path,
+		"{\"state\": \"ready\", \"ha\": {\"masters\": [{\"node\": \"a\", \"addr\": \"1\"}, {\"node\": \"b\", \"addr\": \"2\"}], \"etcd_members\": 1, \"etcd_client_port\": 1, \"etcd_peer_port\": 70000}}");
 	ck_assert_int_eq(mcri_state_read(&d, &back, &err), 0);
 	ck_assert_int_eq(back.ha.masters, 0);
 	mcri_jobdir_close(&d);
@@ -162,8 +169,12 @@ END_TEST
 /* each master of an HA pool proves its own ports, in a file of its own */
 START_TEST(ha_proofs)
 {
-	struct mcri_proof p = { .attempt = 4, .member = 2, .ha = true, .verdict = MCRI_PROOF_OWN,
-				.ports = { 8700, 8701, 8702 } }, back;
+	struct mcri_proof p = { .attempt = 4,
+				.member = 2,
+				.ha = true,
+				.verdict = MCRI_PROOF_OWN,
+				.ports = { 8700, 8701, 8702 } },
+			  back;
 	struct mcri_jobdir d;
 	struct mcr_error err = { 0 };
 	char base[256], path[300];
@@ -195,19 +206,30 @@ START_TEST(ha_health)
 {
 	struct mcri_master_health h;
 
-	ck_assert_int_eq(mcri_master_health_parse("{\"status\":\"ok\",\"role\":\"leader\",\"ha_state\":\"serving\",\"service_ready\":true,\"leader_address\":\"10.0.0.2:8700\",\"view_version\":7}", &h), 0);
+	ck_assert_int_eq(
+		mcri_master_health_parse(
+			"{\"status\":\"ok\",\"role\":\"leader\",\"ha_state\":\"serving\",\"service_ready\":true,\"leader_address\":\"10.0.0.2:8700\",\"view_version\":7}",
+			&h),
+		0);
 	ck_assert_int_eq(h.role, MCRI_MASTER_LEADER);
 	ck_assert(h.service_ready);
 	ck_assert_str_eq(h.leader, "10.0.0.2:8700");
 	ck_assert_int_eq(h.view, 7);
-	ck_assert_int_eq(mcri_master_health_parse("{\"status\":\"ok\",\"role\":\"standby\",\"service_ready\":false,\"leader_address\":\"10.0.0.2:8700\"}", &h), 0);
+	ck_assert_int_eq(
+		mcri_master_health_parse(
+			"{\"status\":\"ok\",\"role\":\"standby\",\"service_ready\":false,\"leader_address\":\"10.0.0.2:8700\"}",
+			&h),
+		0);
 	ck_assert_int_eq(h.role, MCRI_MASTER_STANDBY);
 	ck_assert(!h.service_ready);
 	ck_assert_int_eq(h.view, -1);
 	ck_assert_int_eq(mcri_master_health_parse("OK", &h), -1);
 	ck_assert_int_eq(h.role, MCRI_MASTER_UNKNOWN);
-	ck_assert_int_eq(mcri_master_health_parse("{\"role\": 3, \"leader_address\": \"" \
-						  "0123456789012345678901234567890123456789012345678901234567890123456789\"}", &h), 0);
+	ck_assert_int_eq(
+		mcri_master_health_parse("{\"role\": 3, \"leader_address\": \""
+					 "0123456789012345678901234567890123456789012345678901234567890123456789\"}",
+					 &h),
+		0);
 	ck_assert_int_eq(h.role, MCRI_MASTER_UNKNOWN);
 	ck_assert_str_eq(h.leader, "");
 }
@@ -254,7 +276,8 @@ START_TEST(ha_report_failovers)
 	h = json_object_get(o, "ha");
 	ck_assert_str_eq(json_string_value(json_object_get(h, "leader")), "n3");
 	ck_assert_int_eq(json_integer_value(json_object_get(h, "failovers")), 2);
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(h, "failover"), 1), "from")), "n2");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(h, "failover"), 1), "from")),
+			 "n2");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(h, "masters"), 0), "role")),
 			 "no answer");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(h, "masters"), 2), "role")),
@@ -292,13 +315,11 @@ START_TEST(ha_etcd_answers_parsed)
 {
 	/* mooncake-store/mooncake_cluster/master_view = 10.0.0.9:9999,
 	 * /oplog/x = junk */
-	static const char range[] =
-		"{\"header\":{},\"kvs\":[{\"key\":\"L29wbG9nL3g=\",\"value\":\"anVuaw==\"},"
-		"{\"key\":\"bW9vbmNha2Utc3RvcmUvbW9vbmNha2VfY2x1c3Rlci9tYXN0ZXJfdmlldw==\","
-		"\"value\":\"MTAuMC4wLjk6OTk5OQ==\"}],\"count\":\"2\"}";
-	static const char members[] =
-		"{\"members\":[{\"name\":\"m0\",\"peerURLs\":[\"http://10.0.0.1:8704\"]},"
-		"{\"peerURLs\":[\"http://10.0.0.14:2380\"]},{\"name\":\"\"}]}";
+	static const char range[] = "{\"header\":{},\"kvs\":[{\"key\":\"L29wbG9nL3g=\",\"value\":\"anVuaw==\"},"
+				    "{\"key\":\"bW9vbmNha2Utc3RvcmUvbW9vbmNha2VfY2x1c3Rlci9tYXN0ZXJfdmlldw==\","
+				    "\"value\":\"MTAuMC4wLjk6OTk5OQ==\"}],\"count\":\"2\"}";
+	static const char members[] = "{\"members\":[{\"name\":\"m0\",\"peerURLs\":[\"http://10.0.0.1:8704\"]},"
+				      "{\"peerURLs\":[\"http://10.0.0.14:2380\"]},{\"name\":\"\"}]}";
 	char out[4][MCRI_ETCD_VALUE_MAX];
 	int n;
 

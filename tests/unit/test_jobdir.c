@@ -42,9 +42,9 @@ START_TEST(created_private)
 	fresh();
 	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("outputs/7/logs"), getuid(), true, &err), 0);
 	ck_assert_int_eq(stat(path_of("outputs/7/logs"), &st), 0);
-	ck_assert_int_eq(st.st_mode & 0777, 0700);      /* the job's own */
+	ck_assert_int_eq(st.st_mode & 0777, 0700); /* the job's own */
 	ck_assert_int_eq(stat(path_of("outputs/7"), &st), 0);
-	ck_assert_int_eq(st.st_mode & 0700, 0700);      /* parents as any directory */
+	ck_assert_int_eq(st.st_mode & 0700, 0700); /* parents as any directory */
 	ck_assert_int_eq(mcri_jobdir_write(&d, "f.json", "{}", 2, true, &err), 0);
 	ck_assert_int_eq(stat(path_of("outputs/7/logs/f.json"), &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0600);
@@ -70,9 +70,10 @@ START_TEST(not_the_jobs)
 	ck_assert_int_eq(chmod(path_of("shared"), 0770), 0);
 	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("shared"), getuid(), true, &err), -1);
 	snprintf(shared, sizeof(shared), "%s", path_of("shared"));
-	snprintf(want, sizeof(want),
-		 "the job's directory %s may be written by its group (mode 0770): another user could plant or change the pool's files there; run chmod go-w %s, or use a directory of your own",
-		 shared, shared);
+	snprintf(
+		want, sizeof(want),
+		"the job's directory %s may be written by its group (mode 0770): another user could plant or change the pool's files there; run chmod go-w %s, or use a directory of your own",
+		shared, shared);
 	ck_assert_str_eq(err.text, want);
 	ck_assert_int_eq(err.kind, MCR_ESTATE);
 	/* ... by everyone, with the sticky bit (a /tmp) */
@@ -109,9 +110,10 @@ START_TEST(parents_are_the_jobs)
 	ck_assert_int_eq(mkdir(path_of("open"), 0700), 0);
 	ck_assert_int_eq(chmod(path_of("open"), 0777), 0);
 	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), true, &err), -1);
-	snprintf(want, sizeof(want),
-		 "the job's directory %s/open/job/logs is inside %s/open, which every user may write (mode 0777, without the sticky bit): another user could move it and put a directory of theirs in its place; run chmod go-w %s/open (or chmod +t, as /tmp), or use a directory whose every parent only you and root can change (output.log_dir in the recipe, e.g. a directory in your home)",
-		 base, base, base);
+	snprintf(
+		want, sizeof(want),
+		"the job's directory %s/open/job/logs is inside %s/open, which every user may write (mode 0777, without the sticky bit): another user could move it and put a directory of theirs in its place; run chmod go-w %s/open (or chmod +t, as /tmp), or use a directory whose every parent only you and root can change (output.log_dir in the recipe, e.g. a directory in your home)",
+		base, base, base);
 	ck_assert_str_eq(err.text, want);
 	ck_assert_int_eq(d.fd, -1);
 	{ /* refused before anything is made */
@@ -130,7 +132,8 @@ START_TEST(parents_are_the_jobs)
 	mcri_jobdir_close(&d);
 	ck_assert_int_eq(chown(path_of("open/job"), (uid_t)-1, getgid() + 4242), 0);
 	ck_assert_int_eq(mcri_jobdir_open(&d, path_of("open/job/logs"), getuid(), false, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.text, "/open/job, which its group may write (mode 2775, without the sticky bit)"));
+	ck_assert_ptr_nonnull(
+		strstr(err.text, "/open/job, which its group may write (mode 2775, without the sticky bit)"));
 	ck_assert_ptr_nonnull(strstr(err.text, "; run chmod go-w "));
 	ck_assert_int_eq(chmod(path_of("open/job"), 0755), 0);
 	/* a link among the parents: resolved, and the path handed on has none */
@@ -278,7 +281,8 @@ START_TEST(files_are_files)
 	ck_assert_ptr_nonnull(strstr(err.text, "(a link: the job's files are never followed through one)"));
 	ck_assert_int_eq(mcri_jobdir_append(&d, "log", true, &err), -1);
 	ck_assert_int_eq(mcri_jobdir_write(&d, "log", "new", 3, false, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.text, "it exists and is not a regular file (a special file or link); remove it"));
+	ck_assert_ptr_nonnull(
+		strstr(err.text, "it exists and is not a regular file (a special file or link); remove it"));
 	ck_assert_int_eq(lstat(path_of("log"), &st), 0);
 	ck_assert(S_ISLNK(st.st_mode));
 	ck_assert_int_eq(mcri_jobdir_read(&d, "victim", 4096, &text, NULL, &err), 0);
@@ -333,8 +337,8 @@ START_TEST(state_record)
 {
 	struct mcri_jobdir d;
 	struct mcr_error err = { 0 };
-	struct mcri_state st = { .phase = MCRI_PHASE_READY, .attempt = 3, .run = 1,
-				 .ports = { 18700, 18701, 18702 } }, back;
+	struct mcri_state st = { .phase = MCRI_PHASE_READY, .attempt = 3, .run = 1, .ports = { 18700, 18701, 18702 } },
+			  back;
 
 	fresh();
 	ck_assert_int_eq(mcri_jobdir_open(&d, base, getuid(), false, &err), 0);
@@ -355,8 +359,9 @@ START_TEST(state_record)
 	testutil_write(path_of("mooncake_master.json"), "{\"state\": \"readyish\"}");
 	ck_assert_int_eq(mcri_state_read(&d, &back, &err), -1);
 	ck_assert_int_eq(err.kind, MCR_EIO);
-	testutil_write(path_of("mooncake_master.json"),
-		       "{\"state\": \"ready\", \"rpc_port\": 99999, \"metadata_port\": -1, \"metrics_port\": \"8702\"}");
+	testutil_write(
+		path_of("mooncake_master.json"),
+		"{\"state\": \"ready\", \"rpc_port\": 99999, \"metadata_port\": -1, \"metrics_port\": \"8702\"}");
 	ck_assert_int_eq(mcri_state_read(&d, &back, &err), 0);
 	ck_assert_int_eq(back.ports.rpc, 8700);
 	ck_assert_int_eq(back.ports.metadata, 8701);
@@ -517,8 +522,7 @@ START_TEST(parents_in_a_container_user_namespace)
 		if (unshare(CLONE_NEWUSER) != 0 || (fd = open("/proc/self/uid_map", O_WRONLY)) < 0 ||
 		    write(fd, map, strlen(map)) != (ssize_t)strlen(map) || close(fd) != 0)
 			_exit(2);
-		if (stat(parent, &st) != 0 || !mcri_unmapped_owner(st.st_uid) ||
-		    !mcri_parent_trusted(&st, uid))
+		if (stat(parent, &st) != 0 || !mcri_unmapped_owner(st.st_uid) || !mcri_parent_trusted(&st, uid))
 			_exit(1);
 		_exit(0);
 	}

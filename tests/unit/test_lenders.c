@@ -7,18 +7,17 @@
 #include "render/render.h"
 #include "rules/engines.h"
 
-#define SGLANG_STORE(placement, extra)                                                          \
-	"schema: 2\n"                                                                           \
-	"model: {container: img}\n"                                                             \
-	"engine: {type: sglang, mooncake_kv_store: {container: kv-img}}\n"                      \
-	"roles:\n"                                                                              \
-	"  prefill: {args: {enable-hierarchical-cache: true, hicache-storage-backend: mooncake}}\n" \
-	"  decode: {args: {enable-hierarchical-cache: true, hicache-storage-backend: mooncake}}\n" \
-	"services:\n"                                                                           \
+#define SGLANG_STORE(placement, extra)                                                                                 \
+	"schema: 2\n"                                                                                                  \
+	"model: {container: img}\n"                                                                                    \
+	"engine: {type: sglang, mooncake_kv_store: {container: kv-img}}\n"                                             \
+	"roles:\n"                                                                                                     \
+	"  prefill: {args: {enable-hierarchical-cache: true, hicache-storage-backend: mooncake}}\n"                    \
+	"  decode: {args: {enable-hierarchical-cache: true, hicache-storage-backend: mooncake}}\n"                     \
+	"services:\n"                                                                                                  \
 	"  - {name: store, type: mooncake-store, placement: " placement extra "}\n"
 
-static const struct mcri_lender_at AT = { "n3", "10.0.0.13", 8080, "10.0.0.11:8700", "10.0.0.11", 8701,
-					  "/jobs/7", 60 };
+static const struct mcri_lender_at AT = { "n3", "10.0.0.13", 8080, "10.0.0.11:8700", "10.0.0.11", 8701, "/jobs/7", 60 };
 
 START_TEST(test_placements)
 {
@@ -30,8 +29,8 @@ START_TEST(test_placements)
 	} cases[] = {
 		{ "{node: decode}", MCRI_PLACE_ROLES, MCRI_ROLE_BIT(MCR_ROLE_DECODE), false, true },
 		{ "{node: prefill, per: node}", MCRI_PLACE_ROLES, MCRI_ROLE_BIT(MCR_ROLE_PREFILL), true, false },
-		{ "{node: workers}", MCRI_PLACE_ROLES,
-		  MCRI_ROLE_BIT(MCR_ROLE_PREFILL) | MCRI_ROLE_BIT(MCR_ROLE_DECODE), true, true },
+		{ "{node: workers}", MCRI_PLACE_ROLES, MCRI_ROLE_BIT(MCR_ROLE_PREFILL) | MCRI_ROLE_BIT(MCR_ROLE_DECODE),
+		  true, true },
 		{ "{node: all}", MCRI_PLACE_ALL, 0, true, true },
 		{ "{node: head}", MCRI_PLACE_INFRA, 0, true, true },
 		{ "{}", MCRI_PLACE_INFRA, 0, true, true },
@@ -85,9 +84,9 @@ END_TEST
 
 START_TEST(test_store_argv_env)
 {
-	struct mcr_recipe *r = load_ok(SGLANG_STORE("{node: decode}",
-						    ", env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: 64g, MOONCAKE_PROTOCOL: rdma}"
-						    ", args: ['-Dtenant_id=t1']"));
+	struct mcr_recipe *r = load_ok(
+		SGLANG_STORE("{node: decode}", ", env: {MOONCAKE_GLOBAL_SEGMENT_SIZE: 64g, MOONCAKE_PROTOCOL: rdma}"
+					       ", args: ['-Dtenant_id=t1']"));
 	struct mcri_env_origin *o = NULL;
 	struct mcr_error err;
 	struct mcr_env env;
@@ -182,9 +181,17 @@ START_TEST(test_donor_argv_env)
 
 	ck_assert_int_eq(mcri_lender_argv(r, &r->lenders[0], &AT, &argv, &err), 0);
 	{
-		const char *want[] = { "trtllm-serve", "mooncake_donor", "--master_server_address", "10.0.0.11:8700",
-				       "--segment_size", "640GiB", "--protocol", "rdma", "--ready_file",
-				       "/jobs/7/mooncake/donor-n3.ready", NULL };
+		const char *want[] = { "trtllm-serve",
+				       "mooncake_donor",
+				       "--master_server_address",
+				       "10.0.0.11:8700",
+				       "--segment_size",
+				       "640GiB",
+				       "--protocol",
+				       "rdma",
+				       "--ready_file",
+				       "/jobs/7/mooncake/donor-n3.ready",
+				       NULL };
 
 		for (size_t i = 0; want[i] || argv[i]; i++)
 			ck_assert_str_eq(argv[i] ? argv[i] : "(end)", want[i] ? want[i] : "(end)");
@@ -207,11 +214,21 @@ START_TEST(test_store_sizes)
 		const char *text;
 		long long bytes; /* -1: refused */
 	} cases[] = {
-		{ "17179869184", 17179869184LL }, { "16g", 16LL << 30 }, { "16GB", 16LL << 30 },
-		{ " 1.5 g ", 1610612736LL },     { "64m", 64LL << 20 }, { "2t", 2LL << 40 },
-		{ "512kb", 512LL << 10 },         { "100b", 100 },       { "1e3", 1000 },
-		{ "16GiB", -1 },                  { "g", -1 },           { "0x10", -1 },
-		{ "inf", -1 },                    { "nan", -1 },         { "1_000", -1 },
+		{ "17179869184", 17179869184LL },
+		{ "16g", 16LL << 30 },
+		{ "16GB", 16LL << 30 },
+		{ " 1.5 g ", 1610612736LL },
+		{ "64m", 64LL << 20 },
+		{ "2t", 2LL << 40 },
+		{ "512kb", 512LL << 10 },
+		{ "100b", 100 },
+		{ "1e3", 1000 },
+		{ "16GiB", -1 },
+		{ "g", -1 },
+		{ "0x10", -1 },
+		{ "inf", -1 },
+		{ "nan", -1 },
+		{ "1_000", -1 },
 		{ "", -1 },
 	};
 

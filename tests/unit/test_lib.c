@@ -20,9 +20,16 @@ static const struct {
 	const char *text;
 	long long bytes;
 } SIZES_OK[] = {
-	{ "16GiB", 17179869184LL }, { "16gib", 17179869184LL }, { "16 GiB", 17179869184LL },
-	{ " 16GiB ", 17179869184LL }, { "1.5GiB", 1610612736LL }, { "16", 16 },
-	{ "16B", 16 }, { "0", 0 }, { "8KiB", 8192 }, { "2TiB", 2199023255552LL },
+	{ "16GiB", 17179869184LL },
+	{ "16gib", 17179869184LL },
+	{ "16 GiB", 17179869184LL },
+	{ " 16GiB ", 17179869184LL },
+	{ "1.5GiB", 1610612736LL },
+	{ "16", 16 },
+	{ "16B", 16 },
+	{ "0", 0 },
+	{ "8KiB", 8192 },
+	{ "2TiB", 2199023255552LL },
 	{ "0.5MiB", 524288 },
 };
 static const char *const SIZES_BAD[] = {
@@ -35,8 +42,7 @@ START_TEST(test_sizes_accepted)
 	struct mcr_error err = { 0 };
 
 	ck_assert_int_eq(mcr_parse_size_text("global_segment_size", SIZES_OK[_i].text, &b, &err), 0);
-	ck_assert_msg(b == SIZES_OK[_i].bytes, "%s -> %lld, want %lld", SIZES_OK[_i].text, b,
-		      SIZES_OK[_i].bytes);
+	ck_assert_msg(b == SIZES_OK[_i].bytes, "%s -> %lld, want %lld", SIZES_OK[_i].text, b, SIZES_OK[_i].bytes);
 }
 END_TEST
 
@@ -48,9 +54,10 @@ START_TEST(test_sizes_refused)
 	char want[256];
 
 	ck_assert_int_eq(mcr_parse_size_text("global_segment_size", SIZES_BAD[_i], &b, &err), -1);
-	snprintf(want, sizeof(want),
-		 "global_segment_size '%s' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused",
-		 SIZES_BAD[_i]);
+	snprintf(
+		want, sizeof(want),
+		"global_segment_size '%s' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused",
+		SIZES_BAD[_i]);
 	ck_assert_str_eq(err.text, want);
 }
 END_TEST
@@ -89,10 +96,10 @@ START_TEST(test_py_int)
 		bool ok;
 		long long v;
 	} cases[] = {
-		{ "'64'", true, 64 }, { "' 64 '", true, 64 }, { "'-3'", true, -3 },
-		{ "'1_000'", true, 1000 }, { "'64.0'", false, 0 }, { "'lots'", false, 0 },
-		{ "'1__0'", false, 0 }, { "'_1'", false, 0 }, { "64.9", true, 64 },
-		{ "-0.5", true, 0 }, { "~", false, 0 }, { ".nan", false, 0 }, { "7", true, 7 },
+		{ "'64'", true, 64 },   { "' 64 '", true, 64 }, { "'-3'", true, -3 },   { "'1_000'", true, 1000 },
+		{ "'64.0'", false, 0 }, { "'lots'", false, 0 }, { "'1__0'", false, 0 }, { "'_1'", false, 0 },
+		{ "64.9", true, 64 },   { "-0.5", true, 0 },    { "~", false, 0 },      { ".nan", false, 0 },
+		{ "7", true, 7 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -112,52 +119,50 @@ END_TEST
 
 START_TEST(test_json_format)
 {
-	const char *y =
-		"schema: 2\n"
-		"engine: vllm\n"
-		"roles:\n"
-		"  prefill: {args: {kv-transfer-config: 'MooncakeStoreConnector'}}\n"
-		"services:\n"
-		"  - name: mooncake-master\n"
-		"    type: mooncake-master\n"
-		"    options:\n"
-		"      store_config:\n"
-		"        ratio: 64.0\n"
-		"        tiny: 0.00001\n"
-		"        big: 1.0e+20\n"
-		"        inf: .inf\n"
-		"        text: \"caf\\u00e9 \\U0001F600 \\\"q\\\" \\\\ /\\t\\x7f\"\n"
-		"        none: ~\n"
-		"        flag: no\n"
-		"        list: [1, 'two', {three: 3}]\n"
-		"        empty: {}\n"
-		"        nothing: []\n"
-		"        1: int key\n"
-		"        true: bool key\n";
-	const char *want =
-		"{\n"
-		"  \"ratio\": 64.0,\n"
-		"  \"tiny\": 1e-05,\n"
-		"  \"big\": 1e+20,\n"
-		"  \"inf\": Infinity,\n"
-		"  \"text\": \"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\\\ /\\t\\u007f\",\n"
-		"  \"none\": null,\n"
-		"  \"flag\": false,\n"
-		"  \"list\": [\n"
-		"    1,\n"
-		"    \"two\",\n"
-		"    {\n"
-		"      \"three\": 3\n"
-		"    }\n"
-		"  ],\n"
-		"  \"empty\": {},\n"
-		"  \"nothing\": [],\n"
-		/* 1 and true are one key to Python: the later value, the first position */
-		"  \"1\": \"bool key\",\n"
-		"  \"master_server_address\": \"10.1.1.1:8700\",\n"
-		/* vLLM's reader has no working default (reference §7.2) */
-		"  \"metadata_server\": \"P2PHANDSHAKE\"\n"
-		"}";
+	const char *y = "schema: 2\n"
+			"engine: vllm\n"
+			"roles:\n"
+			"  prefill: {args: {kv-transfer-config: 'MooncakeStoreConnector'}}\n"
+			"services:\n"
+			"  - name: mooncake-master\n"
+			"    type: mooncake-master\n"
+			"    options:\n"
+			"      store_config:\n"
+			"        ratio: 64.0\n"
+			"        tiny: 0.00001\n"
+			"        big: 1.0e+20\n"
+			"        inf: .inf\n"
+			"        text: \"caf\\u00e9 \\U0001F600 \\\"q\\\" \\\\ /\\t\\x7f\"\n"
+			"        none: ~\n"
+			"        flag: no\n"
+			"        list: [1, 'two', {three: 3}]\n"
+			"        empty: {}\n"
+			"        nothing: []\n"
+			"        1: int key\n"
+			"        true: bool key\n";
+	const char *want = "{\n"
+			   "  \"ratio\": 64.0,\n"
+			   "  \"tiny\": 1e-05,\n"
+			   "  \"big\": 1e+20,\n"
+			   "  \"inf\": Infinity,\n"
+			   "  \"text\": \"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" \\\\ /\\t\\u007f\",\n"
+			   "  \"none\": null,\n"
+			   "  \"flag\": false,\n"
+			   "  \"list\": [\n"
+			   "    1,\n"
+			   "    \"two\",\n"
+			   "    {\n"
+			   "      \"three\": 3\n"
+			   "    }\n"
+			   "  ],\n"
+			   "  \"empty\": {},\n"
+			   "  \"nothing\": [],\n"
+			   /* 1 and true are one key to Python: the later value, the first position */
+			   "  \"1\": \"bool key\",\n"
+			   "  \"master_server_address\": \"10.1.1.1:8700\",\n"
+			   /* vLLM's reader has no working default (reference §7.2) */
+			   "  \"metadata_server\": \"P2PHANDSHAKE\"\n"
+			   "}";
 	struct mcr_recipe *r = load_ok(y);
 	struct mcr_file_list files;
 	struct mcr_error err = { 0 };
@@ -251,10 +256,17 @@ START_TEST(test_master_argv)
 	struct mcr_error err = { 0 };
 	char **argv;
 	const char *want[] = {
-		"/opt/mc/bin/mooncake_master", "--port=8700", "--enable_http_metadata_server=true",
-		"--http_metadata_server_port=8701", "--eviction_high_watermark_ratio=0.9",
-		"--default_kv_lease_ttl=10000", "--rpc_thread_num=16",
-		"--enable_metric_reporting=true", "--metrics_port=8702", "--client_ttl=30", NULL,
+		"/opt/mc/bin/mooncake_master",
+		"--port=8700",
+		"--enable_http_metadata_server=true",
+		"--http_metadata_server_port=8701",
+		"--eviction_high_watermark_ratio=0.9",
+		"--default_kv_lease_ttl=10000",
+		"--rpc_thread_num=16",
+		"--enable_metric_reporting=true",
+		"--metrics_port=8702",
+		"--client_ttl=30",
+		NULL,
 	};
 
 	snprintf(y, sizeof(y), "%s    args: [--client_ttl=30]\n", base);
@@ -282,20 +294,19 @@ END_TEST
 
 START_TEST(test_worker_env_layering)
 {
-	const char *y =
-		"schema: 2\n"
-		"engine:\n"
-		"  type: sglang\n"
-		"  mooncake_kv_store:\n"
-		"    env: {MC_TE_METRIC: '1', MOONCAKE_LOCAL_HOSTNAME: from-kv-env}\n"
-		"environment: {SHARED: top, MOONCAKE_MASTER: 'user value'}\n"
-		"roles:\n"
-		"  prefill:\n"
-		"    args: {disaggregation-transfer-backend: mooncake}\n"
-		"    env: {SHARED: role, ROLE_ONLY: p}\n"
-		"  decode:\n"
-		"    args: {disaggregation-transfer-backend: mooncake}\n"
-		"    env: {MOONCAKE_LOCAL_HOSTNAME: decode-host}\n";
+	const char *y = "schema: 2\n"
+			"engine:\n"
+			"  type: sglang\n"
+			"  mooncake_kv_store:\n"
+			"    env: {MC_TE_METRIC: '1', MOONCAKE_LOCAL_HOSTNAME: from-kv-env}\n"
+			"environment: {SHARED: top, MOONCAKE_MASTER: 'user value'}\n"
+			"roles:\n"
+			"  prefill:\n"
+			"    args: {disaggregation-transfer-backend: mooncake}\n"
+			"    env: {SHARED: role, ROLE_ONLY: p}\n"
+			"  decode:\n"
+			"    args: {disaggregation-transfer-backend: mooncake}\n"
+			"    env: {MOONCAKE_LOCAL_HOSTNAME: decode-host}\n";
 	struct mcr_recipe *r = load_ok(y);
 	struct mcr_env env;
 	struct mcr_error err = { 0 };
@@ -309,8 +320,7 @@ START_TEST(test_worker_env_layering)
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_LOCAL_HOSTNAME"), "10.2.2.2");
 	/* the plugin's master wins over a user value */
 	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_MASTER"), "10.1.1.1:8700");
-	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"),
-			 "http://10.1.1.1:8701/metadata");
+	ck_assert_str_eq(mcr_env_get(&env, "MOONCAKE_TE_META_DATA_SERVER"), "http://10.1.1.1:8701/metadata");
 	ck_assert_ptr_null(mcr_env_get(&env, "MOONCAKE_CONFIG_PATH"));
 	/* Mooncake's variables come last, in the order they are applied */
 	ck_assert_str_eq(env.vars[env.count - 1].name, "MOONCAKE_TE_META_DATA_SERVER");
@@ -332,11 +342,15 @@ START_TEST(test_resolve_role)
 	ck_assert_int_eq(mcr_recipe_resolve_role(r, "agg", true, &role, &err), 0);
 	ck_assert_int_eq(role, MCR_ROLE_AGG);
 	ck_assert_int_eq(mcr_recipe_resolve_role(r, "prefill", false, &role, &err), -1);
-	ck_assert_str_eq(errmsg(&err), "mooncake: r.yaml:2:8: --mooncake-role=prefill: the recipe has no roles.prefill; its roles are agg");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: r.yaml:2:8: --mooncake-role=prefill: the recipe has no roles.prefill; its roles are agg");
 	mcr_recipe_free(r);
 	r = load_ok("schema: 2\n");
 	ck_assert_int_eq(mcr_recipe_resolve_role(r, NULL, false, &role, &err), -1);
-	ck_assert_str_eq(errmsg(&err), "mooncake: r.yaml: the recipe declares no roles: add roles.prefill, roles.decode or roles.agg");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: r.yaml: the recipe declares no roles: add roles.prefill, roles.decode or roles.agg");
 	mcr_recipe_free(r);
 }
 END_TEST
@@ -378,10 +392,14 @@ END_TEST
 static const struct {
 	const char *text, *message;
 } SIZE_FIXES[] = {
-	{ "16GB", "k '16GB' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write '16GiB' (binary) or a byte count" },
-	{ "32M", "k '32M' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write '32MiB' (binary) or a byte count" },
-	{ "1.5tb", "k '1.5tb' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write '1.5TiB' (binary) or a byte count" },
-	{ "1e9", "k '1e9' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write the byte count 1000000000" },
+	{ "16GB",
+	  "k '16GB' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write '16GiB' (binary) or a byte count" },
+	{ "32M",
+	  "k '32M' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write '32MiB' (binary) or a byte count" },
+	{ "1.5tb",
+	  "k '1.5tb' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write '1.5TiB' (binary) or a byte count" },
+	{ "1e9",
+	  "k '1e9' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused; write the byte count 1000000000" },
 	{ "16PiB", "k '16PiB' must be a byte count or use a binary unit (KiB, MiB, GiB, TiB); 'GB' is refused" },
 };
 
@@ -415,8 +433,7 @@ Suite *lib_suite(void)
 	tcase_add_test(tc, test_worker_env_layering);
 	tcase_add_test(tc, test_resolve_role);
 	tcase_add_test(tc, test_warnings_and_suggestions);
-	tcase_add_loop_test(tc, test_size_suggestions, 0,
-			    (int)(sizeof(SIZE_FIXES) / sizeof(SIZE_FIXES[0])));
+	tcase_add_loop_test(tc, test_size_suggestions, 0, (int)(sizeof(SIZE_FIXES) / sizeof(SIZE_FIXES[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

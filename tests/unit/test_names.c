@@ -34,8 +34,7 @@ START_TEST(test_hostlist)
 		mcr_strv_free(hosts);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(mcri_hostlist_expand(bad[i], 1000, &hosts, &err) == -1,
-			      "%s accepted", bad[i]);
+		ck_assert_msg(mcri_hostlist_expand(bad[i], 1000, &hosts, &err) == -1, "%s accepted", bad[i]);
 	ck_assert_int_eq(mcri_hostlist_expand("n[1-100000]", 1000, &hosts, &err), -1);
 	ck_assert_str_eq(errmsg(&err), "mooncake: the host list names more than 1000 hosts");
 }
@@ -63,7 +62,9 @@ START_TEST(test_dir_template_unknown_placeholder)
 	struct mcr_error err = { 0 };
 
 	ck_assert_ptr_null(mcri_expand_dir_template("/x/{jobid}", "7", "u", "/s", &err));
-	ck_assert_str_eq(errmsg(&err), "mooncake: the job directory '/x/{jobid}' has an unknown placeholder at '{jobid}'; use {job_id}, {user} and {submit_dir}");
+	ck_assert_str_eq(
+		errmsg(&err),
+		"mooncake: the job directory '/x/{jobid}' has an unknown placeholder at '{jobid}'; use {job_id}, {user} and {submit_dir}");
 }
 END_TEST
 
@@ -111,9 +112,7 @@ static const struct {
 	const char *text, *host;
 	int port;
 } HOST_PORT_OK[] = {
-	{ "10.0.0.5:8700", "10.0.0.5", 8700 },
-	{ "h:1", "h", 1 },
-	{ "h:65535", "h", 65535 },
+	{ "10.0.0.5:8700", "10.0.0.5", 8700 }, { "h:1", "h", 1 }, { "h:65535", "h", 65535 },
 	{ "a:b:8700", "a:b", 8700 }, /* the last colon, everywhere */
 	{ "[::1]:8700", "[::1]", 8700 },
 };
@@ -125,8 +124,8 @@ START_TEST(test_host_port_accepted)
 	int port = 0;
 
 	ck_assert_int_eq(mcri_host_port_parse(HOST_PORT_OK[_i].text, &host, &port, &e), 0);
-	ck_assert_msg(strcmp(host, HOST_PORT_OK[_i].host) == 0 && port == HOST_PORT_OK[_i].port,
-		      "%s -> %s %d", HOST_PORT_OK[_i].text, host, port);
+	ck_assert_msg(strcmp(host, HOST_PORT_OK[_i].host) == 0 && port == HOST_PORT_OK[_i].port, "%s -> %s %d",
+		      HOST_PORT_OK[_i].text, host, port);
 	free(host);
 }
 END_TEST
@@ -134,8 +133,8 @@ END_TEST
 /* ... and what it refuses (a sign or blank in the port was accepted by
  * one of the three readers it replaces) */
 static const char *const HOST_PORT_BAD[] = {
-	"nohost", "h:", ":8700", "h:0", "h:65536", "h:+80", "h: 80", "h:\t80", "h x:80",
-	"h/x:80", "h:80x", "h:99999999999999999999",
+	"nohost", "h:",     ":8700",  "h:0",    "h:65536", "h:+80",
+	"h: 80",  "h:\t80", "h x:80", "h/x:80", "h:80x",   "h:99999999999999999999",
 };
 
 START_TEST(test_host_port_refused)
@@ -162,10 +161,8 @@ Suite *names_suite(void)
 	tcase_add_test(tc, test_hostlist_null);
 	tcase_add_test(tc, test_hostlist_only_commas);
 	tcase_add_test(tc, test_dir_template_empty);
-	tcase_add_loop_test(tc, test_host_port_accepted, 0,
-			    (int)(sizeof(HOST_PORT_OK) / sizeof(HOST_PORT_OK[0])));
-	tcase_add_loop_test(tc, test_host_port_refused, 0,
-			    (int)(sizeof(HOST_PORT_BAD) / sizeof(HOST_PORT_BAD[0])));
+	tcase_add_loop_test(tc, test_host_port_accepted, 0, (int)(sizeof(HOST_PORT_OK) / sizeof(HOST_PORT_OK[0])));
+	tcase_add_loop_test(tc, test_host_port_refused, 0, (int)(sizeof(HOST_PORT_BAD) / sizeof(HOST_PORT_BAD[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -187,13 +187,12 @@ static int trtllm_example(struct mcr_error *err)
 	return rc;
 }
 
-static const char VLLM[] =
-	"schema: 2\nengine: vllm\nresources: {gpus_per_node: 2}\n"
-	"roles:\n  prefill: {args: {kv-transfer-config: 'MooncakeStoreConnector'}, env: {A: '1'}}\n"
-	"services:\n  - name: mooncake-master\n    type: mooncake-master\n"
-	"    env: {MC_X: y}\n"
-	"    options: {device_names_by_gpu: [mlx5_0, mlx5_1],\n"
-	"              store_config: {protocol: rdma, protocl: x, 1: one, 2.5: f, ~: n, true: b}}\n";
+static const char VLLM[] = "schema: 2\nengine: vllm\nresources: {gpus_per_node: 2}\n"
+			   "roles:\n  prefill: {args: {kv-transfer-config: 'MooncakeStoreConnector'}, env: {A: '1'}}\n"
+			   "services:\n  - name: mooncake-master\n    type: mooncake-master\n"
+			   "    env: {MC_X: y}\n"
+			   "    options: {device_names_by_gpu: [mlx5_0, mlx5_1],\n"
+			   "              store_config: {protocol: rdma, protocl: x, 1: one, 2.5: f, ~: n, true: b}}\n";
 
 static int vllm_gpu_files(struct mcr_error *err)
 {
@@ -239,9 +238,8 @@ static int engine_block(struct mcr_error *err)
 
 static int external_master(struct mcr_error *err)
 {
-	static const char y[] =
-		"schema: 2\nengine: sglang\nroles: {agg: {}}\n"
-		"services:\n  - {name: m, type: mooncake-master, external: 'h.example:8700'}\n";
+	static const char y[] = "schema: 2\nengine: sglang\nroles: {agg: {}}\n"
+				"services:\n  - {name: m, type: mooncake-master, external: 'h.example:8700'}\n";
 	struct mcr_recipe *r = NULL;
 	struct mcr_env env = { 0 };
 	struct mcr_env_input in = { NULL, NULL, "/logs", NULL, NULL, 0 };
@@ -258,15 +256,16 @@ static int external_master(struct mcr_error *err)
 /* warnings: each is dropped when it finds no memory */
 static int typos(struct mcr_error *err)
 {
-	return load_text("schema: 2\nrole: {}\n"
-			 "engine: {type: trtllm, served_model_name: m}\n"
-			 "roles:\n"
-			 "  prefill: {args: {kv_connector_config: {connector: mooncake-store}},\n"
-			 "            mooncake_store_config: {global_segement_size: 1}}\n"
-			 "  agg: {args: {kv_conector_config: {}, kv_connector_config: {connector: mooncake_store}}}\n"
-			 "services:\n"
-			 "  - {name: mooncake-master, type: mooncake-master, options: {store_config: {protocl: tcp}}}\n",
-			 err);
+	return load_text(
+		"schema: 2\nrole: {}\n"
+		"engine: {type: trtllm, served_model_name: m}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store}},\n"
+		"            mooncake_store_config: {global_segement_size: 1}}\n"
+		"  agg: {args: {kv_conector_config: {}, kv_connector_config: {connector: mooncake_store}}}\n"
+		"services:\n"
+		"  - {name: mooncake-master, type: mooncake-master, options: {store_config: {protocl: tcp}}}\n",
+		err);
 }
 
 static int unknown_field(struct mcr_error *err)
@@ -294,11 +293,12 @@ static int store_config_on_other_role(struct mcr_error *err)
 
 static int shared_run_dir(struct mcr_error *err)
 {
-	return load_text("schema: 2\nengine: trtllm\nfrontend: {type: trtllm_serve}\n"
-			 "roles:\n"
-			 "  prefill: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {run_dir: /d}}}}\n"
-			 "  decode: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {run_dir: /d}}}}\n",
-			 err);
+	return load_text(
+		"schema: 2\nengine: trtllm\nfrontend: {type: trtllm_serve}\n"
+		"roles:\n"
+		"  prefill: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {run_dir: /d}}}}\n"
+		"  decode: {args: {kv_connector_config: {connector: mooncake-store, mooncake_store: {run_dir: /d}}}}\n",
+		err);
 }
 
 static int bad_size(struct mcr_error *err)
@@ -376,8 +376,8 @@ static int srtslurm_alias(struct mcr_error *err)
 		return mcri_error_set(err, MCR_EIO, "mkstemp");
 	rc = write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1) ? 0 : -1;
 	close(fd);
-	rc = rc ? mcri_error_set(err, MCR_EIO, "write") :
-		  mcr_srtslurm_container(path, "srtslurm.yaml", "trtllm", &v, NULL, err);
+	rc = rc ? mcri_error_set(err, MCR_EIO, "write")
+		: mcr_srtslurm_container(path, "srtslurm.yaml", "trtllm", &v, NULL, err);
 	unlink(path);
 	if (rc == 1) {
 		note("alias", v);
@@ -433,18 +433,16 @@ START_TEST(test_each_allocation_fails)
 			break;
 		}
 		if (rc == 0) {
-			ck_assert_msg(!s->refused, "%s: allocation %ld failed and the refusal vanished",
-				      s->name, n);
+			ck_assert_msg(!s->refused, "%s: allocation %ld failed and the refusal vanished", s->name, n);
 			ck_assert_msg(strcmp(digest, want) == 0,
-				      "%s: allocation %ld failed and the output changed:\n%s\nnot\n%s",
-				      s->name, n, digest, want);
+				      "%s: allocation %ld failed and the output changed:\n%s\nnot\n%s", s->name, n,
+				      digest, want);
 			continue;
 		}
 		/* a failure always says what it is */
 		ck_assert_msg((err.kind == MCR_EIO && strcmp(err.text, "out of memory") == 0) ||
-			      (s->refused && err.kind == MCR_EINVAL && err.text[0]),
-			      "%s: allocation %ld failed: kind %d, text '%s'", s->name, n, err.kind,
-			      err.text);
+				      (s->refused && err.kind == MCR_EINVAL && err.text[0]),
+			      "%s: allocation %ld failed: kind %d, text '%s'", s->name, n, err.kind, err.text);
 	}
 }
 END_TEST
@@ -455,8 +453,7 @@ Suite *oom_suite(void)
 	TCase *tc = tcase_create("oom");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_each_allocation_fails, 0,
-			    (int)(sizeof(SCENARIOS) / sizeof(SCENARIOS[0])));
+	tcase_add_loop_test(tc, test_each_allocation_fails, 0, (int)(sizeof(SCENARIOS) / sizeof(SCENARIOS[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

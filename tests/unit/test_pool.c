@@ -57,7 +57,8 @@ START_TEST(prom_syntax)
 	ck_assert_int_eq(mcri_prom_parse("# HELP a b\n# TYPE a gauge\n\n"
 					 "a 1\r\nb{x=\"q\\\"u\\\\ote\",y=\"\"} -Inf 1700000000000\n"
 					 "c{ z = \"1\" , } NaN\nd +Inf\ne 1.5e3\n",
-					 &p, &err), 0);
+					 &p, &err),
+			 0);
 	ck_assert_uint_eq(p.n, 5);
 	ck_assert_str_eq(p.s[1].name, "b");
 	ck_assert_str_eq(mcri_prom_label(&p.s[1], "x"), "q\"u\\ote");
@@ -84,9 +85,11 @@ START_TEST(prom_syntax)
 	 * escape) */
 	ck_assert_int_eq(mcri_prom_parse("segment_allocated_bytes{segment=\"10.0.0.\354:1\"} 1\n"
 					 "a{x=\"1\\n2\"} 1\na{x=\"\033[2J\"} 1\n"
-					 "a{x=\"\xed\xa0\x80\"} 1\n"   /* a surrogate */
-					 "a{x=\"\xc0\xaf\"} 1\n"        /* overlong */
-					 "master_total_capacity_bytes 5\n", &p, &err), 0);
+					 "a{x=\"\xed\xa0\x80\"} 1\n" /* a surrogate */
+					 "a{x=\"\xc0\xaf\"} 1\n"     /* overlong */
+					 "master_total_capacity_bytes 5\n",
+					 &p, &err),
+			 0);
 	ck_assert_uint_eq(p.n, 1);
 	ck_assert_str_eq(p.s[0].name, "master_total_capacity_bytes");
 	mcri_prom_free(&p);
@@ -110,7 +113,9 @@ START_TEST(rates_not_finite)
 	struct mcr_error err = { 0 };
 	char *json;
 
-	ck_assert_int_eq(mcri_pool_rates("Requests (Success/Total per sec): Put=1/nan, Get=1/inf, Exist=1/2", &pool, &err), 0);
+	ck_assert_int_eq(mcri_pool_rates("Requests (Success/Total per sec): Put=1/nan, Get=1/inf, Exist=1/2", &pool,
+					 &err),
+			 0);
 	ck_assert_uint_eq(pool.nrates, 3);
 	ck_assert_double_eq(pool.rates[0].per_s, 0);
 	ck_assert_double_eq(pool.rates[1].per_s, 0);
@@ -178,9 +183,15 @@ START_TEST(pool_of_the_real_master)
 	make_tmp();
 	snprintf(wdir, sizeof(wdir), "%s/workers", tmp);
 	/* two tasks of n2 (prefill and decode colocated), one elsewhere, a torn file */
-	put_file(wdir, "n2.7.0.0.json", "{\"node\": \"n2\", \"role\": \"prefill\", \"address\": \"10.99.0.1\", \"job\": 7, \"step\": 0, \"task\": 0}");
-	put_file(wdir, "n2.7.1.0.json", "{\"node\": \"n2\", \"role\": \"decode\", \"address\": \"10.99.0.1\", \"job\": 7, \"step\": 1, \"task\": 0}");
-	put_file(wdir, "n2.7.2.0.json", "{\"node\": \"n2\", \"role\": \"prefill\", \"address\": \"10.99.0.1\", \"job\": 7, \"step\": 2, \"task\": 0}");
+	put_file(
+		wdir, "n2.7.0.0.json",
+		"{\"node\": \"n2\", \"role\": \"prefill\", \"address\": \"10.99.0.1\", \"job\": 7, \"step\": 0, \"task\": 0}");
+	put_file(
+		wdir, "n2.7.1.0.json",
+		"{\"node\": \"n2\", \"role\": \"decode\", \"address\": \"10.99.0.1\", \"job\": 7, \"step\": 1, \"task\": 0}");
+	put_file(
+		wdir, "n2.7.2.0.json",
+		"{\"node\": \"n2\", \"role\": \"prefill\", \"address\": \"10.99.0.1\", \"job\": 7, \"step\": 2, \"task\": 0}");
 	put_file(wdir, "n3.7.1.0.json", "{\"node\": \"n3\", \"role\": \"decode\", \"address\": \"10.99.0.3\"}");
 	put_file(wdir, "n4.7.1.0.json", "{\"node\": ");
 	fixture_pool(&pool, tmp);
@@ -222,8 +233,9 @@ START_TEST(master_state_file)
 	ck_assert_int_eq(m.ports.metrics, 8702);
 	ck_assert_str_eq(m.infra_node, "n1");
 	/* the per-job ports of issue 10, when the file carries them */
-	put_file(tmp, "mooncake_master.json",
-		 "{\"state\": \"ready\", \"infra_node\": \"n1\", \"infra_addr\": \"10.0.0.1\", \"rpc_port\": 18700, \"metadata_port\": 18701, \"metrics_port\": 18702}");
+	put_file(
+		tmp, "mooncake_master.json",
+		"{\"state\": \"ready\", \"infra_node\": \"n1\", \"infra_addr\": \"10.0.0.1\", \"rpc_port\": 18700, \"metadata_port\": 18701, \"metrics_port\": 18702}");
 	ck_assert_int_eq(mcri_state_read(&jd, &m, &err), 0);
 	ck_assert_int_eq(m.ports.rpc, 18700);
 	ck_assert_int_eq(m.ports.metrics, 18702);
@@ -278,10 +290,11 @@ static int svg_parses(const char *svg)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, svg, strlen(svg)), (ssize_t)strlen(svg));
 	close(fd);
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
-		 "sys.exit(0 if r.tag == \"{http://www.w3.org/2000/svg}svg\" and len(r.findall(\"{http://www.w3.org/2000/svg}polyline\")) == 3 else 3)' %s",
-		 path);
+	snprintf(
+		cmd, sizeof(cmd),
+		"python3 -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
+		"sys.exit(0 if r.tag == \"{http://www.w3.org/2000/svg}svg\" and len(r.findall(\"{http://www.w3.org/2000/svg}polyline\")) == 3 else 3)' %s",
+		path);
 	rc = system(cmd);
 	unlink(path);
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -339,7 +352,8 @@ START_TEST(report_samples_json_and_svg)
 	ck_assert_int_eq(json_integer_value(json_object_get(o, "capacity_bytes")), 67108864);
 	ck_assert(json_is_array(json_object_get(o, "segments")));
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(json_object_get(o, "segments"), 0),
-							     "peak_allocated_bytes")), 3145728);
+							    "peak_allocated_bytes")),
+			 3145728);
 	samples = json_object_get(o, "samples");
 	ck_assert_uint_eq(json_array_size(samples), 3);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(samples, 1), "allocated_bytes")), 5 << 20);
@@ -381,8 +395,12 @@ END_TEST
  * Skipped where the wheel is not installed. */
 START_TEST(live_master)
 {
-	char *argv[] = { VENV_MASTER, "--port=28700", "--enable_http_metadata_server=true",
-			 "--http_metadata_server_port=28701", "--metrics_port=28702", NULL };
+	char *argv[] = { VENV_MASTER,
+			 "--port=28700",
+			 "--enable_http_metadata_server=true",
+			 "--http_metadata_server_port=28701",
+			 "--metrics_port=28702",
+			 NULL };
 	struct mcri_pool pool = { 0 };
 	struct mcr_error err = { 0 };
 	posix_spawn_file_actions_t fa;

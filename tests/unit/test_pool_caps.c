@@ -40,9 +40,10 @@ START_TEST(samples_capped)
 	text = page_of(MCRI_PROM_SAMPLES_MAX, "a%zu 1\n");
 	ck_assert_int_eq(mcri_prom_parse(text, &p, &err), -1);
 	ck_assert_int_eq(err.kind, MCR_EINVAL);
-	snprintf(want, sizeof(want),
-		 "the master's /metrics holds more than %u samples (line %u), more than a pool of %u segments gives: it is read no further; is what answers on the job's metrics port its mooncake_master?",
-		 MCRI_PROM_SAMPLES_MAX, MCRI_PROM_SAMPLES_MAX + 1, MCRI_POOL_SEGMENTS_MAX);
+	snprintf(
+		want, sizeof(want),
+		"the master's /metrics holds more than %u samples (line %u), more than a pool of %u segments gives: it is read no further; is what answers on the job's metrics port its mooncake_master?",
+		MCRI_PROM_SAMPLES_MAX, MCRI_PROM_SAMPLES_MAX + 1, MCRI_POOL_SEGMENTS_MAX);
 	ck_assert_str_eq(err.text, want);
 	ck_assert_uint_eq(p.n, 0);
 	ck_assert_ptr_null(p.s);
@@ -95,8 +96,7 @@ END_TEST
 
 START_TEST(segments_capped)
 {
-	char *text = page_of(MCRI_POOL_SEGMENTS_MAX,
-			     "segment_allocated_bytes{segment=\"10.0.0.1:%zu\"} 1\n");
+	char *text = page_of(MCRI_POOL_SEGMENTS_MAX, "segment_allocated_bytes{segment=\"10.0.0.1:%zu\"} 1\n");
 	struct mcri_prom p;
 	struct mcri_pool pool = { 0 };
 	struct mcri_report r = { 0 };
@@ -115,12 +115,12 @@ START_TEST(segments_capped)
 	ck_assert_uint_eq(r.nseg, MCRI_POOL_SEGMENTS_MAX);
 	mcri_pool_free(&pool);
 	/* one more segment on the page: refused */
-	text = page_of(MCRI_POOL_SEGMENTS_MAX + 1,
-		       "segment_total_capacity_bytes{segment=\"10.0.0.2:%zu\"} 1\n");
+	text = page_of(MCRI_POOL_SEGMENTS_MAX + 1, "segment_total_capacity_bytes{segment=\"10.0.0.2:%zu\"} 1\n");
 	ck_assert_int_eq(mcri_prom_parse(text, &p, &err), 0);
 	ck_assert_int_eq(mcri_pool_from_prom(&p, &pool, &err), -1);
-	ck_assert_str_eq(err.text,
-			 "the master's /metrics names more than 65536 segments: it is read no further; is what answers on the job's metrics port its mooncake_master?");
+	ck_assert_str_eq(
+		err.text,
+		"the master's /metrics names more than 65536 segments: it is read no further; is what answers on the job's metrics port its mooncake_master?");
 	mcri_pool_free(&pool);
 	mcri_prom_free(&p);
 	free(text);

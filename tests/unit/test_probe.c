@@ -46,20 +46,21 @@ START_TEST(test_probes)
 	pid_t pid;
 
 	pid = http_server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK", &port);
-	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
-				   body, sizeof(body), &perr), 0);
+	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status, body, sizeof(body), &perr),
+			 0);
 	ck_assert_int_eq(status, 200);
 	ck_assert_str_eq(body, "OK");
 	waitpid(pid, NULL, 0);
 	pid = http_server("HTTP/1.0 404 Not Found\r\n\r\nmetadata not found", &port);
-	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/metadata?key=x", NULL, 2000,
-				   &status, body, sizeof(body), &perr), 0);
+	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/metadata?key=x", NULL, 2000, &status, body, sizeof(body),
+				   &perr),
+			 0);
 	ck_assert_int_eq(status, 404);
 	waitpid(pid, NULL, 0);
 	/* a listener that is not HTTP */
 	pid = http_server("SSH-2.0-OpenSSH\r\n", &port);
-	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status,
-				   body, sizeof(body), &perr), -1);
+	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 2000, &status, body, sizeof(body), &perr),
+			 -1);
 	ck_assert_str_eq(perr.text, "the answer is not HTTP");
 	waitpid(pid, NULL, 0);
 	/* nothing listens any more on that port */
@@ -76,8 +77,8 @@ START_TEST(test_http_no_answer)
 	int port, status;
 	pid_t pid = http_server(NULL, &port);
 
-	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 300, &status,
-				   body, sizeof(body), &e), -1);
+	ck_assert_int_eq(mcri_http("127.0.0.1", port, "GET", "/health", NULL, 300, &status, body, sizeof(body), &e),
+			 -1);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	ck_assert_str_eq(e.text, "no answer within 300 ms");

@@ -24,8 +24,12 @@ START_TEST(proof_restarts)
 {
 	struct mcri_jobdir d;
 	struct mcr_error err = { 0 };
-	struct mcri_proof p = { .attempt = 2, .verdict = MCRI_PROOF_OWN, .ports = { 8700, 8701, 8702 },
-				.restart_limit = 20, .proved_at = 1700000000.25 }, back;
+	struct mcri_proof p = { .attempt = 2,
+				.verdict = MCRI_PROOF_OWN,
+				.ports = { 8700, 8701, 8702 },
+				.restart_limit = 20,
+				.proved_at = 1700000000.25 },
+			  back;
 	char cause[32], base[256], path[300];
 
 	testutil_tmpdir(base, sizeof(base), "proof");
@@ -46,13 +50,13 @@ START_TEST(proof_restarts)
 	ck_assert_str_eq(back.restart[MCRI_RESTARTS_KEPT - 1].cause, "exit status 18");
 	ck_assert(back.restart[0].at == 1700000003.0);
 	ck_assert(back.proved_at == 1700000000.25);
-	testutil_write(path,
-		       "{\"attempt\": 1, \"restarts\": 5, \"restarting\": true, \"restart\": [{\"at\": 1e300, \"cause\": \"x\"}]}");
+	testutil_write(
+		path,
+		"{\"attempt\": 1, \"restarts\": 5, \"restarting\": true, \"restart\": [{\"at\": 1e300, \"cause\": \"x\"}]}");
 	ck_assert_int_eq(mcri_proof_read(&d, &back, &err), 0);
 	ck_assert_int_eq(back.restarts, 1);
 	ck_assert(back.restart[0].at == 0);
-	testutil_write(path,
-		       "{\"attempt\": 1, \"restarts\": 5000, \"restarting\": true, \"restart\": []}");
+	testutil_write(path, "{\"attempt\": 1, \"restarts\": 5000, \"restarting\": true, \"restart\": []}");
 	ck_assert_int_eq(mcri_proof_read(&d, &back, &err), 0);
 	ck_assert_int_eq(back.restarts, 0);
 	ck_assert(!back.restarting);

@@ -49,19 +49,18 @@ START_TEST(test_typing_as_pyyaml)
 		if (strcmp(type, "error") == 0) {
 			if (rc == 0 && bad++ < 20)
 				fprintf(stderr, "%s: PyYAML refuses it, the loader reads %s %s\n", doc,
-					type_name(mcri_map_get(d->root, "a")),
-					mcri_repr(mcri_map_get(d->root, "a")));
+					type_name(mcri_map_get(d->root, "a")), mcri_repr(mcri_map_get(d->root, "a")));
 		} else if (rc != 0) {
 			if (bad++ < 20)
-				fprintf(stderr, "%s: PyYAML reads %s %s, the loader refuses it: %s\n",
-					doc, type, want, errmsg(&err));
+				fprintf(stderr, "%s: PyYAML reads %s %s, the loader refuses it: %s\n", doc, type, want,
+					errmsg(&err));
 		} else {
 			const struct mcri_node *a = mcri_map_get(d->root, "a");
 			char *got = mcri_repr(a);
 
 			if ((strcmp(type_name(a), type) || strcmp(got, want)) && bad++ < 20)
-				fprintf(stderr, "%s: PyYAML reads %s %s, the loader %s %s\n", doc,
-					type, want, type_name(a), got);
+				fprintf(stderr, "%s: PyYAML reads %s %s, the loader %s %s\n", doc, type, want,
+					type_name(a), got);
 			free(got);
 		}
 		mcri_doc_free(d);
@@ -78,11 +77,16 @@ END_TEST
 static const struct {
 	const char *yaml, *message;
 } REFUSED[] = {
-	{ "a: <<\n", "mooncake: t.yaml:1:4: '<<' is YAML's merge key, and PyYAML cannot read it as a value (safe_load fails); quote it ('<<') to keep it a string" },
-	{ "- =\n", "mooncake: t.yaml:1:3: '=' is YAML's value key, and PyYAML cannot read it as a value (safe_load fails); quote it ('=') to keep it a string" },
-	{ "a: &x 1\nb: &x 2\n", "mooncake: t.yaml:2:4: found duplicate anchor '&x' (first defined at line 1, column 4); give each anchor its own name" },
-	{ "a: 0b_\n", "mooncake: t.yaml:1:4: '0b_' is written as a YAML 1.1 int, but PyYAML cannot read it as one (safe_load fails); quote it to keep it a string" },
-	{ "a: ! \"true\\n\"\n", "mooncake: t.yaml:1:4: 'true' is written as a YAML 1.1 bool, but PyYAML cannot read it as one (safe_load fails); quote it to keep it a string" },
+	{ "a: <<\n",
+	  "mooncake: t.yaml:1:4: '<<' is YAML's merge key, and PyYAML cannot read it as a value (safe_load fails); quote it ('<<') to keep it a string" },
+	{ "- =\n",
+	  "mooncake: t.yaml:1:3: '=' is YAML's value key, and PyYAML cannot read it as a value (safe_load fails); quote it ('=') to keep it a string" },
+	{ "a: &x 1\nb: &x 2\n",
+	  "mooncake: t.yaml:2:4: found duplicate anchor '&x' (first defined at line 1, column 4); give each anchor its own name" },
+	{ "a: 0b_\n",
+	  "mooncake: t.yaml:1:4: '0b_' is written as a YAML 1.1 int, but PyYAML cannot read it as one (safe_load fails); quote it to keep it a string" },
+	{ "a: ! \"true\\n\"\n",
+	  "mooncake: t.yaml:1:4: 'true' is written as a YAML 1.1 bool, but PyYAML cannot read it as one (safe_load fails); quote it to keep it a string" },
 };
 
 START_TEST(test_refused_as_pyyaml)
@@ -109,7 +113,9 @@ START_TEST(test_int_digits_limit)
 	mcri_doc_free(d);
 	strcat(doc, "7");
 	ck_assert_int_eq(mcri_doc_parse(doc, strlen(doc), "t.yaml", &d, &err), -1);
-	ck_assert_contains(errmsg(&err), "has more than 4300 digits, which Python does not convert (PyYAML refuses the recipe); quote it to keep it a string");
+	ck_assert_contains(
+		errmsg(&err),
+		"has more than 4300 digits, which Python does not convert (PyYAML refuses the recipe); quote it to keep it a string");
 }
 END_TEST
 

@@ -29,12 +29,12 @@ static inline const char *errmsg(const struct mcr_error *err)
 
 /* An SGLang recipe of one prefill role whose env is the YAML flow map
  * `env` (a string literal), with the job's own master. */
-#define SGLANG_ENV_RECIPE(env)                                                          \
-	"schema: 2\n"                                                               \
-	"engine: sglang\n"                                                          \
-	"roles:\n"                                                                  \
-	"  prefill: {env: " env ", args: {disaggregation-transfer-backend: mooncake,"  \
-	" enable-hierarchical-cache: true, hicache-storage-backend: mooncake}}\n"    \
+#define SGLANG_ENV_RECIPE(env)                                                                                         \
+	"schema: 2\n"                                                                                                  \
+	"engine: sglang\n"                                                                                             \
+	"roles:\n"                                                                                                     \
+	"  prefill: {env: " env ", args: {disaggregation-transfer-backend: mooncake,"                                  \
+	" enable-hierarchical-cache: true, hicache-storage-backend: mooncake}}\n"                                      \
 	"services: [{name: mooncake-master, type: mooncake-master}]\n"
 
 /* Load `yaml` (named "r.yaml" in messages); fail the test on an error. */
@@ -63,16 +63,15 @@ static inline const char *load_err(const char *yaml)
 }
 
 /* Assert that `msg` contains `needle`. */
-#define ck_assert_contains(msg, needle)                                           \
-	ck_assert_msg(strstr((msg), (needle)) != NULL, "'%s' not found in: %s", \
-		      (needle), (msg))
+#define ck_assert_contains(msg, needle)                                                                                \
+	ck_assert_msg(strstr((msg), (needle)) != NULL, "'%s' not found in: %s", (needle), (msg))
 
 /* Assert the Python repr() of a node. */
-#define ck_assert_repr(node, want)             \
-	do {                                   \
-		char *_r = mcri_repr(node);     \
-		ck_assert_str_eq(_r, (want));  \
-		free(_r);                      \
+#define ck_assert_repr(node, want)                                                                                     \
+	do {                                                                                                           \
+		char *_r = mcri_repr(node);                                                                            \
+		ck_assert_str_eq(_r, (want));                                                                          \
+		free(_r);                                                                                              \
 	} while (0)
 
 /* Whole file into a NUL-terminated heap buffer (NULL if unreadable). */
