@@ -47,7 +47,8 @@
 #   MOONCAKE_VENV    the venv with the wheel's mooncake_master (/opt/spank-mooncake/venv)
 #
 # Names resolve nowhere inside the namespaces (there is no resolver on the
-# bridge): slurm.conf and the tests use numeric addresses.
+# bridge): slurm.conf and the tests use numeric addresses; slurmctld alone
+# reads the hosts' names from $D/etc/hosts.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
@@ -349,7 +350,16 @@ cmd_up() {
 	done
 	# MCK_DAEMON_ENV marks the daemons' environment: tests check that it
 	# never reaches a job's processes
-	nsx ctl env MCK_DAEMON_ENV=slurm-daemon SLURM_CONF="$CONF" slurmctld -i
+	# slurmctld 23.11 and later look up the name of the host an srun or
+	# salloc runs on (login) to answer it, retrying for 10 s while no
+	# resolver answers, and time out every client meanwhile: it reads the
+	# cluster's names from a hosts file of its own (its own mount namespace)
+	{
+		echo "127.0.0.1 localhost"
+		for h in $(hosts); do echo "$(addr_of "$h") $h"; done
+	} >"$D/etc/hosts"
+	nsx ctl unshare --mount sh -c 'mount --bind "$0" /etc/hosts && exec "$@"' "$D/etc/hosts" \
+		env MCK_DAEMON_ENV=slurm-daemon SLURM_CONF="$CONF" slurmctld -i
 	for i in $(seq 100); do pid_of "$D/run/slurmctld.pid" slurmctld ctl >/dev/null && break; sleep 0.1; done
 	pid_of "$D/run/slurmctld.pid" slurmctld ctl >/dev/null || {
 		tail -n 20 "$D/log/slurmctld.log" >&2
