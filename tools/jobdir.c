@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jobdir/jobdir.h"
 #include "plugstack/plugstack.h"
 #include "sys/sys.h"
 
@@ -102,14 +103,12 @@ static char *plugstack_of_slurm_conf(void)
 }
 
 /* a job id as status takes it: digits, at most a uint32_t; 0 otherwise */
+/* the job's number, or 0 when `job_id` is none (mcri_job_id_parse) */
 static uint32_t job_number(const char *job_id)
 {
-	unsigned long long v;
+	uint32_t id;
 
-	if (!*job_id || strspn(job_id, "0123456789") != strlen(job_id) || strlen(job_id) > 10)
-		return 0;
-	v = strtoull(job_id, NULL, 10);
-	return v > 0 && v < UINT32_MAX ? (uint32_t)v : 0;
+	return mcri_job_id_parse(job_id, &id) ? id : 0;
 }
 
 bool cli_job_ended(const char *job_id, char *state, size_t size)
@@ -185,7 +184,7 @@ int cli_job_dir(const char *job_id, char **dir, uid_t *job_uid, bool *ended, cha
 		return 2;
 	}
 	free(plug);
-	*dir = mcri_expand_dir_template(tmpl, job_id, user, job.work_dir, &err);
+	*dir = mcri_job_dir_path(tmpl, job_id, job.uid, job.work_dir, &err);
 	if (!*dir) {
 		char msg[MCR_ERROR_MESSAGE_LENGTH];
 

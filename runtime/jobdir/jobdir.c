@@ -4,6 +4,7 @@
  * waited on, every read bounded, every write atomic.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -581,4 +582,32 @@ bool mcri_jobdir_exists(const struct mcri_jobdir *d, const char *name)
 	struct stat st;
 
 	return fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+bool mcri_job_id_parse(const char *text, uint32_t *id)
+{
+	unsigned long long v = 0;
+	const char *c = text;
+
+	for (; c && *c >= '0' && *c <= '9' && v <= 0xfffffffdULL; c++)
+		v = v * 10 + (unsigned long long)(*c - '0');
+	if (!text || c == text || *c || v == 0 || v > 0xfffffffdULL)
+		return false;
+	*id = (uint32_t)v;
+	return true;
+}
+
+char *mcri_job_dir_path(const char *tmpl, const char *job_id, uid_t uid, const char *submit_dir, struct mcr_error *err)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096], uidbuf[32];
+	const char *user;
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_name) {
+		user = res->pw_name;
+	} else {
+		snprintf(uidbuf, sizeof(uidbuf), "%lu", (unsigned long)uid);
+		user = uidbuf;
+	}
+	return mcri_expand_dir_template(tmpl, job_id, user, submit_dir, err);
 }

@@ -31,6 +31,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -74,6 +75,15 @@ struct mcri_jobdir {
 };
 
 /* ---- the directory (jobdir.c) -------------------------------------- */
+
+/* A Slurm job id: `text` is decimal digits only, 1 to 4294967293 (Slurm's
+ * NO_VAL and INFINITE are no job). true with *id, else false. */
+bool mcri_job_id_parse(const char *text, uint32_t *id);
+/* The path of a job's directory: `tmpl` (a recipe's output.log_dir, else
+ * job_dir= of plugstack.conf) with {job_id}, {user} (the name of `uid`,
+ * else its number) and {submit_dir} expanded (mcri_expand_dir_template).
+ * Heap string, or NULL with err. */
+char *mcri_job_dir_path(const char *tmpl, const char *job_id, uid_t uid, const char *submit_dir, struct mcr_error *err);
 
 /* Open the job's directory `path` as the calling user; with `create`,
  * make it first (missing parents 0755, the directory itself 0700). It

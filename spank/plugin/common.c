@@ -45,30 +45,21 @@ int mcp_load(const char *recipe_arg, const char *role_arg, bool inherited, struc
 
 int mcp_job_id_parse(const char *name, const char *text, uint32_t *id, struct mcr_error *err)
 {
-	unsigned long long v = 0;
-	const char *c = text;
+	char shown[64];
 
-	for (; c && *c >= '0' && *c <= '9' && v <= 0xfffffffdULL; c++)
-		v = v * 10 + (unsigned long long)(*c - '0');
-	if (!text || c == text || *c || v == 0 || v > 0xfffffffdULL) {
-		char shown[64];
-
-		return mcri_error_set(
-			err, MCR_EINVAL,
-			"%s is '%s', which is not a Slurm job id (a number from 1 to 4294967293): run the step inside the job's allocation, or unset %s",
-			name, mcri_printable(text ? text : "", 40, shown, sizeof(shown)), name);
-	}
-	*id = (uint32_t)v;
-	return 0;
+	if (mcri_job_id_parse(text, id))
+		return 0;
+	return mcri_error_set(
+		err, MCR_EINVAL,
+		"%s is '%s', which is not a Slurm job id (a number from 1 to 4294967293): run the step inside the job's allocation, or unset %s",
+		name, mcri_printable(text ? text : "", 40, shown, sizeof(shown)), name);
 }
 
 char *mcp_job_dir(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, const char *job_id, uid_t uid,
 		  const char *submit_dir, struct mcr_error *err)
 {
 	const char *tmpl = mcr_recipe_log_dir(recipe);
-	struct passwd pw, *res = NULL;
-	char buf[4096], uidbuf[32], cwd[PATH_MAX];
-	const char *user;
+	char cwd[PATH_MAX];
 
 	if (!tmpl)
 		tmpl = ps->job_dir;
@@ -81,13 +72,7 @@ char *mcp_job_dir(const struct mcri_plugstack *ps, const struct mcr_recipe *reci
 		}
 		submit_dir = cwd;
 	}
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res) {
-		user = pw.pw_name;
-	} else {
-		snprintf(uidbuf, sizeof(uidbuf), "%lu", (unsigned long)uid);
-		user = uidbuf;
-	}
-	return mcri_expand_dir_template(tmpl, job_id, user, submit_dir, err);
+	return mcri_job_dir_path(tmpl, job_id, uid, submit_dir, err);
 }
 
 bool mcp_pid_alive(long pid)

@@ -559,6 +559,34 @@ START_TEST(worker_records)
 }
 END_TEST
 
+/* a job id is digits only, 1 to 4294967293; the job's directory names
+ * its user by name (or number) and its submit directory */
+START_TEST(job_ids_and_directory_paths)
+{
+	const char *bad[] = { "", "0", "-1", " 1", "1 ", "12a", "4294967294", "4294967295", "18446744073709551617" };
+	struct mcr_error err = { 0 };
+	uint32_t id = 7;
+	char *p, want[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(!mcri_job_id_parse(bad[i], &id), "'%s' taken for a job id", bad[i]);
+		ck_assert_uint_eq(id, 7);
+	}
+	ck_assert(!mcri_job_id_parse(NULL, &id));
+	ck_assert(mcri_job_id_parse("1", &id) && id == 1);
+	ck_assert(mcri_job_id_parse("4294967293", &id) && id == 4294967293u);
+	ck_assert(mcri_job_id_parse("004302", &id) && id == 4302);
+	ck_assert_ptr_nonnull(p = mcri_job_dir_path("{submit_dir}/o/{job_id}/{user}", "4302", 0, "/s", &err));
+	ck_assert_str_eq(p, "/s/o/4302/root");
+	free(p);
+	/* a uid without a name: its number */
+	ck_assert_ptr_nonnull(p = mcri_job_dir_path("/x/{user}", "1", 4000123, "/s", &err));
+	snprintf(want, sizeof(want), "/x/%u", 4000123u);
+	ck_assert_str_eq(p, want);
+	free(p);
+}
+END_TEST
+
 Suite *jobdir_suite(void)
 {
 	Suite *s = suite_create("jobdir");
@@ -575,6 +603,7 @@ Suite *jobdir_suite(void)
 	tcase_add_test(tc, lock_records);
 	tcase_add_test(tc, lock_holder_lives_or_not);
 	tcase_add_test(tc, worker_records);
+	tcase_add_test(tc, job_ids_and_directory_paths);
 	tcase_add_test(tc, parents_in_a_container_user_namespace);
 	suite_add_tcase(s, tc);
 	return s;
