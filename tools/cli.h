@@ -31,7 +31,7 @@ struct cli_job {
  * cannot be asked, its reason in `why`. */
 int cli_slurm_job(uint32_t job_id, bool plugstack, struct cli_job *job, char *why, size_t size);
 /* The job's directory: the job's WorkDir and user from Slurm, and the
- * job_dir= of the plugin's line in plugstack.conf (jobdir.c); the job's
+ * job_dir= of the plugin's line in plugstack.conf (job.c); the job's
  * user in *uid; whether the job has ended, and its state
  * ("JobState=COMPLETED"), from the same answer. On failure the message is
  * printed and the exit status returned. */

@@ -41,7 +41,7 @@ int mcri_read_file(const char *path, size_t max, char **text, size_t *len);
  * a file checked through the descriptor it is read from. */
 int mcri_read_fd(int fd, size_t max, char **text, size_t *len);
 
-/* ---- the job directory (jobdir.c) ---------------------------------- */
+/* ---- the job directory (dir_template.c) ---------------------------------- */
 
 /* Default template when neither the recipe (output.log_dir) nor the admin
  * sets one: like srtctl, "<submit dir>/outputs/<job id>/logs". */

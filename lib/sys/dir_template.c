@@ -1,5 +1,5 @@
 /*
- * jobdir.c - the name of the job's directory: a template with {job_id},
+ * dir_template.c - the name of the job's directory: a template with {job_id},
  * {user} and {submit_dir} (output.log_dir or the plugin's job_dir=). Its
  * files are the runtime's (runtime/jobdir/).
  */

@@ -1,5 +1,5 @@
 /*
- * jobdir.c - where a job's Mooncake files are, as the plugin chose it:
+ * job.c - where a job's Mooncake files are, as the plugin chose it:
  * the job_dir= template of spank_mooncake.so's line in the cluster's
  * plugstack.conf (and the files it includes), else the default
  * <submit dir>/outputs/<job id>/logs, with the job's WorkDir and user from
