@@ -45,8 +45,6 @@ int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe
 		int got, struct mcri_state *st, struct mcp_container *c, struct mcr_error *err)
 {
 	memset(&st->ha, 0, sizeof(st->ha));
-	snprintf(st->infra_node, sizeof(st->infra_node), "%s", nodes[0].node);
-	snprintf(st->infra_addr, sizeof(st->infra_addr), "%s", nodes[0].addr);
 	if (ps->ha != MCRI_HA_ETCD)
 		return 0;
 	if (got < 2) {

@@ -52,13 +52,12 @@ int mcp_ha_etcd_start(struct mcp_ha_part *p, const char *job_dir, const char *tm
 void mcp_ha_etcd_stop(struct mcp_ha_part *p, bool data);
 
 /* ---- srun's side ---------------------------------------------------- */
-/* The plan of the
- * starter of a new attempt (st->job_id set): the job's first `got` nodes
- * (at most 3) become st's infra node and, with ha=etcd and 2 or more of
- * them, an HA pool's masters (a one-node job: one master, said with -v),
- * its masters on the host (c: none, said); MCR_EINVAL for a recipe whose
- * clients cannot use one (mcr_recipe_ha_check). The pool's nodes as
- * srun's --nodelist ("n1,n2,n3"). */
+/* The plan of the starter of a new attempt with ha=etcd (st->job_id and
+ * its infra node set): the job's first `got` nodes (at most 3), 2 or more
+ * of them, become an HA pool's masters (a one-node job: one master, said
+ * with -v), its masters on the host (c: none, said); MCR_EINVAL for a
+ * recipe whose clients cannot use one (mcr_recipe_ha_check); nothing
+ * without ha=etcd. The pool's nodes as srun's --nodelist ("n1,n2,n3"). */
 int mcp_ha_plan(const struct mcri_plugstack *ps, const struct mcr_recipe *recipe, const struct mcri_ha_member *nodes,
 		int got, struct mcri_state *st, struct mcp_container *c, struct mcr_error *err);
 int mcp_ha_nodelist(const struct mcri_ha *ha, char *buf, size_t size);

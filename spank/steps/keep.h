@@ -56,14 +56,6 @@ struct mcp_guard {
 	bool rejoin;
 	struct mcp_guard_lender lender;
 };
-/* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
- * guard watching at most `bound` seconds, its master started again at most
- * `restart` times, its proof into `dir` (heap). */
-char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports, const char *dir);
-/* MCP_GUARD_VAR's `value` for step `step` into g, the master being this
- * process (as the user, about to exec it); MCR_EINVAL when it is not
- * srun's. */
-int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err);
 /* One look at the sockets on p's ports: NONE (not all three listen yet),
  * OWN (each in the tree of p->pid) or FOREIGN (foreign_port, foreign_uid).
  * no_diag: mcri_listening's memory (the guard's). */
@@ -97,16 +89,6 @@ int mcp_master_keep(struct mcp_guard *g, struct mcr_error *err);
 
 /* ---- a lender's keeper ---------------------------------------------- */
 
-/* MCP_LENDER_VAR's value (heap): the keeper's guard for lender `what` on
- * `subject`'s records, attempt, bound, restart=, hang_timeout=, its port
- * (0: none), the job's directory, and what proves it ready: a store's
- * segment at the master's metrics "host:port", a donor's ready file. */
-char *mcp_lender_guard_value(int kind, int attempt, int bound, int restart, int hang, int port, const char *dir,
-			     const char *subject, const char *what, const char *segment, const char *master,
-			     const char *ready);
-/* ... back into g (for step `step`, the keeper being this process);
- * MCR_EINVAL when it is not srun's */
-int mcp_lender_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err);
 /* One look (mcp_guard_prove): NONE while not ready; OWN once its port (a
  * store's) listens in the keeper's tree and its segment is mounted at the
  * master, or a donor's ready file is there; FOREIGN when another process

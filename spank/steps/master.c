@@ -194,10 +194,14 @@ static enum mcp_spawn spawn(struct master *m, const struct mcp_election *el)
 			slurm_verbose("%s", m->container.note);
 			m->container.note[0] = '\0';
 		}
-		/* the infra node, and with ha=etcd the HA pool's nodes */
+		/* the infra node (the job's first), and with ha=etcd the HA
+		 * pool's nodes */
 		if (m->job->find_nodes(m->job->find_nodes_arg, nodes, m->ps->ha == MCRI_HA_ETCD ? MCRI_HA_MAX : 1, &got,
-				       &m->err) ||
-		    mcp_ha_plan(m->ps, m->recipe, nodes, got, st, &m->container, &m->err))
+				       &m->err))
+			return MCP_SPAWN_ERROR;
+		snprintf(st->infra_node, sizeof(st->infra_node), "%s", nodes[0].node);
+		snprintf(st->infra_addr, sizeof(st->infra_addr), "%s", nodes[0].addr);
+		if (m->ps->ha == MCRI_HA_ETCD && mcp_ha_plan(m->ps, m->recipe, nodes, got, st, &m->container, &m->err))
 			return MCP_SPAWN_ERROR;
 		mcp_master_heartbeat(m);
 		snprintf(st->recipe, sizeof(st->recipe), "%s", m->job->recipe);

@@ -35,11 +35,13 @@
 #include <unistd.h>
 
 #include "container/container.h"
+#include "model/model.h"
 #include "plugin/child.h"
 #include "plugin/common.h"
 #include "plugin/handover.h"
 #include "steps/election.h"
 #include "steps/ha.h"
+#include "steps/keep.h"
 #include "steps/step.h"
 
 extern char **environ;
@@ -527,4 +529,96 @@ int mcp_start_sampler(const struct mcri_plugstack *config, const struct mcp_step
 	mcr_error_format(err, msg, sizeof(msg));
 	slurm_info("%s", msg);
 	return -1;
+}
+
+/* ---- what each step is handed: its guard ---------------------------------
+ * srun hands the master step's task (MCP_GUARD_VAR) and a lender step's
+ * (MCP_LENDER_VAR) what its keeper needs (keep.c): the attempt, the
+ * readiness bound, restart=, its ports and the job's directory, and for a
+ * lender what proves it ready. The step's task reads it back here.
+ */
+
+/* "ATTEMPT,BOUND,RESTART,RPC,METADATA,METRICS:DIR" (mcp_guard_value) */
+int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err)
+{
+	int used = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (sscanf(value, "%d,%d,%d,%d,%d,%d:%n", &g->proof.attempt, &g->bound, &g->proof.restart_limit,
+		   &g->proof.ports.rpc, &g->proof.ports.metadata, &g->proof.ports.metrics, &used) != 6 ||
+	    !used || g->proof.attempt < 1 || g->bound < 1 || g->proof.restart_limit < 0 ||
+	    g->proof.restart_limit > MCRI_RESTART_MAX || g->proof.ports.rpc < 1 || g->proof.ports.rpc > 65535 ||
+	    g->proof.ports.metadata < 1 || g->proof.ports.metadata > 65535 || g->proof.ports.metrics < 1 ||
+	    g->proof.ports.metrics > 65535 || value[used] != '/' ||
+	    snprintf(g->dir, sizeof(g->dir), "%s", value + used) >= (int)sizeof(g->dir))
+		return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands the master step",
+				      MCP_GUARD_VAR, value);
+	/* the master's keeper, this task (the master is its child) */
+	g->proof.pid = (long)getpid();
+	g->proof.start = mcri_pid_start(g->proof.pid);
+	g->proof.step = step;
+	return 0;
+}
+
+char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports, const char *dir)
+{
+	return mcri_asprintf("%d,%d,%d,%d,%d,%d:%s", attempt, bound, restart, ports->rpc, ports->metadata,
+			     ports->metrics, dir);
+}
+
+char *mcp_lender_guard_value(int kind, int attempt, int bound, int restart, int hang, int port, const char *dir,
+			     const char *subject, const char *what, const char *segment, const char *master,
+			     const char *ready)
+{
+	return mcri_asprintf("%d,%d,%d,%d,%d,%d:%s\n%s\n%s\n%s\n%s\n%s", kind, attempt, bound, restart, hang, port, dir,
+			     subject, what, segment, master, ready);
+}
+
+/* the next line of *text into buf (size bytes): false when it does not fit */
+static bool line(const char **text, char *buf, size_t size)
+{
+	size_t len = strcspn(*text, "\n");
+
+	if (len >= size)
+		return false;
+	memcpy(buf, *text, len);
+	buf[len] = '\0';
+	*text += len + ((*text)[len] == '\n');
+	return true;
+}
+
+int mcp_lender_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err)
+{
+	struct mcp_guard_lender *l = &g->lender;
+	int kind, hang, port, used = 0;
+	const char *rest;
+
+	memset(g, 0, sizeof(*g));
+	if (sscanf(value, "%d,%d,%d,%d,%d,%d:%n", &kind, &g->proof.attempt, &g->bound, &g->proof.restart_limit, &hang,
+		   &port, &used) != 6 ||
+	    !used || kind < MCRI_LENDER_STORE || kind > MCRI_LENDER_DONOR || g->proof.attempt < 1 || g->bound < 1 ||
+	    g->proof.restart_limit < 0 || g->proof.restart_limit > MCRI_RESTART_MAX || hang < 0 || port < 0 ||
+	    port > 65535 || (kind == MCRI_LENDER_STORE) != (port > 0))
+		goto bad;
+	rest = value + used;
+	if (!line(&rest, g->dir, sizeof(g->dir)) || g->dir[0] != '/' || !line(&rest, l->subject, sizeof(l->subject)) ||
+	    strncmp(l->subject, MCRI_LENDER_PREFIX, strlen(MCRI_LENDER_PREFIX)) || strchr(l->subject, '/') ||
+	    !line(&rest, l->what, sizeof(l->what)) || !line(&rest, l->segment, sizeof(l->segment)) ||
+	    !line(&rest, l->master, sizeof(l->master)) || !line(&rest, l->ready, sizeof(l->ready)) || *rest ||
+	    (kind == MCRI_LENDER_STORE && (!l->segment[0] || !strchr(l->master, ':'))) ||
+	    (kind == MCRI_LENDER_DONOR && (!l->ready[0] || l->ready[0] == '/' || strstr(l->ready, ".."))))
+		goto bad;
+	l->on = true;
+	l->kind = kind;
+	g->hang = kind == MCRI_LENDER_STORE ? hang : 0;
+	g->proof.ports.rpc = port;
+	/* its keeper, this task (the lender is its child) */
+	g->proof.pid = (long)getpid();
+	g->proof.start = mcri_pid_start(g->proof.pid);
+	g->proof.step = step;
+	return 0;
+bad:
+	memset(g, 0, sizeof(*g));
+	return mcri_error_set(err, MCR_EINVAL, "%s='%.200s' is not what srun hands a lender step", MCP_LENDER_VAR,
+			      value);
 }

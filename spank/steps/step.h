@@ -89,6 +89,28 @@ int mcp_spawn_master(const struct mcri_plugstack *ps, const struct mcr_recipe *r
  * `ours`: our child, reaped. */
 void mcp_stop_step(pid_t pid, bool ours);
 
+/* ---- what each step is handed: its guard (read back in its task) ---- */
+
+struct mcp_guard; /* keep.h */
+/* MCP_GUARD_VAR's value for the master step of `attempt` on `ports`, its
+ * guard watching at most `bound` seconds, its master started again at most
+ * `restart` times, its proof into `dir` (heap). */
+char *mcp_guard_value(int attempt, int bound, int restart, const struct mcr_ports *ports, const char *dir);
+/* MCP_GUARD_VAR's `value` for step `step` into g, the master being this
+ * process (as the user, about to exec it); MCR_EINVAL when it is not
+ * srun's. */
+int mcp_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err);
+/* MCP_LENDER_VAR's value (heap): the keeper's guard for lender `what` on
+ * `subject`'s records, attempt, bound, restart=, hang_timeout=, its port
+ * (0: none), the job's directory, and what proves it ready: a store's
+ * segment at the master's metrics "host:port", a donor's ready file. */
+char *mcp_lender_guard_value(int kind, int attempt, int bound, int restart, int hang, int port, const char *dir,
+			     const char *subject, const char *what, const char *segment, const char *master,
+			     const char *ready);
+/* ... back into g (for step `step`, the keeper being this process);
+ * MCR_EINVAL when it is not srun's */
+int mcp_lender_guard_parse(const char *value, unsigned long step, struct mcp_guard *g, struct mcr_error *err);
+
 /* ---- the pool's sampler ---------------------------------------------- */
 /* Start the pool's sampler step (after the master is ready), on the
  * infra node's host, never in a container; 0, or -1 with err set and

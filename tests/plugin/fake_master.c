@@ -13,6 +13,7 @@
 #include "fake_master.h"
 #include "plugin/handover.h"
 #include "steps/keep.h"
+#include "steps/step.h"
 
 static int listen_on(int port)
 {

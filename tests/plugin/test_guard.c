@@ -12,6 +12,7 @@
 #include "plugin_case.h"
 #include "steps/ha.h"
 #include "steps/keep.h"
+#include "steps/step.h"
 
 static const struct mcr_ports GUARD_PORTS = { 8980, 8981, 8982 };
 

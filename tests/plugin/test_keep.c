@@ -16,6 +16,7 @@
 #include "plugin/handover.h"
 #include "plugin_case.h"
 #include "steps/keep.h"
+#include "steps/step.h"
 
 static const struct mcr_ports KEEP_PORTS = { 8983, 8984, 8985 };
 

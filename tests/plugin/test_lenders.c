@@ -12,6 +12,7 @@
 #include "stepd/stepd.h"
 #include "steps/keep.h"
 #include "steps/lender.h"
+#include "steps/step.h"
 
 START_TEST(lender_guard_round_trip)
 {

@@ -10,6 +10,7 @@
 #include "plugin/handover.h"
 #include "plugin_case.h"
 #include "steps/keep.h"
+#include "steps/step.h"
 
 static const char SGLANG[] =
 	"schema: 2\n"
