@@ -127,7 +127,7 @@ $(CLI): $(CLI_OBJ) $(RT_A) $(LIB_A)
 # The plugin carries the library inside and exports only plugin_* and
 # slurm_spank_* (spank/spank_mooncake.lds); Slurm's own symbols (spank_*,
 # slurm_*) resolve against libslurmfull in the process that loads it.
-# the pool's sampler (spank/steps/sampler.c) is this build's mooncake-recipe,
+# the pool's sampler (spank/steps/step.c, mcp_start_sampler) is this build's mooncake-recipe,
 # $(BINDIR)/mooncake-recipe (sampler='s default, runtime/plugstack):
 # plugstack.o is rebuilt when BINDIR changes
 $(B)/runtime/plugstack/plugstack.o: CFLAGS += -DMCRI_DEFAULT_SAMPLER='"$(BINDIR)/mooncake-recipe"'

@@ -1,6 +1,6 @@
 # tests.mk - test targets, included by the top Makefile.
 #
-# Layers (README.md, "Layout and tests"):
+# Layers (doc/development.md, "The tests"):
 #   unit      Check suites on lib/ (tests/unit/*.c; every `Suite *x_suite(void)`
 #             found there is run)
 #   plugin    Check suites driving the plugin's callbacks against a stub SPANK
