@@ -6,7 +6,8 @@
 #   plugin    Check suites driving the plugin's callbacks against a stub SPANK
 #             API (tests/plugin/)
 #   artifact  the built plugin (exports, undefined symbols, dlopen metadata),
-#             the layout (no call cycle in lib/ and runtime/), make install
+#             the layout (no call cycle in lib/ and runtime/, the rules of
+#             spank/'s folders, each header alone), make install
 #             and make uninstall (exactly the plugin, the tool, the man
 #             pages and the plugstack snippet)
 #   corpus    tests/recipes/: recipes through mooncake-recipe check/render

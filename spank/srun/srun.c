@@ -19,6 +19,7 @@
  */
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +428,22 @@ static bool pool_started(const struct mcri_jobdir *dir)
 	       strcmp(st.recipe, ctx.recipe_path) == 0;
 }
 
+/* A count or a time Slurm puts in srun's environment (SLURM_RESTART_COUNT,
+ * SLURM_JOB_START_TIME): its decimal digits up to `max`; 0 (unknown) when
+ * it is missing or holds anything else. */
+static long long env_number(const char *text, long long max)
+{
+	long long v = 0;
+	const char *c = text;
+
+	for (; c && *c >= '0' && *c <= '9'; c++) {
+		if (v > (max - (*c - '0')) / 10)
+			return 0;
+		v = v * 10 + (*c - '0');
+	}
+	return text && c != text && !*c ? v : 0;
+}
+
 static int prepare_job(uint32_t job_id, uid_t uid)
 {
 	struct mcr_error err_buf = { 0 }, *err = &err_buf;
@@ -468,13 +485,11 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 	restarts = getenv("SLURM_RESTART_COUNT");
 	snprintf(ctx.dir, sizeof(ctx.dir), "%s", jd.path);
 	ctx.pool_job = job_id;
-	ctx.run = ctx.outside ? ctx.outside_run : restarts ? atoi(restarts) : 0;
+	ctx.run = ctx.outside ? ctx.outside_run : (int)env_number(restarts, INT_MAX);
 	start = getenv("SLURM_JOB_START_TIME");
 	job = (struct mcp_job){ .job_num = job_id,
 				.job_id = job_id_s,
-				.run = ctx.outside ? ctx.outside_run
-				       : restarts  ? atoi(restarts)
-						   : 0,
+				.run = ctx.run,
 				.het = ctx.het_outside,
 				.dir = &jd,
 				.recipe = ctx.recipe_path,
@@ -485,9 +500,7 @@ static int prepare_job(uint32_t job_id, uid_t uid)
 				.configs_arg = &jd,
 				.join_starting = true,
 				.cluster = ctx.outside ? ctx.outside_cluster : getenv("SLURM_CLUSTER_NAME"),
-				.start = ctx.outside ? ctx.outside_start
-					 : start     ? strtoll(start, NULL, 10)
-						     : 0 };
+				.start = ctx.outside ? ctx.outside_start : env_number(start, LLONG_MAX) };
 	snprintf(ctx.cluster, sizeof(ctx.cluster), "%s", job.cluster ? job.cluster : "");
 	ctx.start = job.start;
 	if (starts && !(master = malloc(MCP_MASTER_ADDRESS_MAX))) {
