@@ -251,28 +251,10 @@ static void watch(struct run *x, enum mcp_el_state state, struct mcp_seen *s)
 {
 	struct master *m = &x->m;
 	char tail[3000];
-	int status;
-	bool ended;
+	bool ended = mcp_master_step_ended(m, state, s);
 
-	if (state == MCP_EL_STARTING) {
-		pid_t w = waitpid(m->child, &status, WNOHANG);
-
-		ended = w == m->child || (w < 0 && !mcp_pid_alive(m->child));
-		if (w == m->child)
-			mcp_describe_status(status, m->ended, sizeof(m->ended));
-		else
-			snprintf(m->ended, sizeof(m->ended), "exit status unknown");
-	} else {
-		ended = !mcp_master_alive(m->st.srun_pid, m->st.srun_start);
-		snprintf(m->ended, sizeof(m->ended), "its srun, pid %ld, is gone", m->st.srun_pid);
-	}
-	if (mcp_now() - m->touched >= 1) {
-		mcp_master_heartbeat(m);
-		if (mcp_master_superseded(m)) {
-			s->superseded = true;
-			return;
-		}
-	}
+	if (s->superseded)
+		return;
 	if (ended) {
 		s->child = MCP_CHILD_ENDED;
 		mcp_log_tail(m->log, tail, sizeof(tail));

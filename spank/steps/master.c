@@ -615,9 +615,8 @@ bool mcp_master_superseded(struct master *m)
 	return next.mtime >= 0;
 }
 
-void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
+bool mcp_master_step_ended(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 {
-	char tail[3000];
 	int status;
 	bool ended;
 
@@ -637,11 +636,19 @@ void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen
 	 * second a look whether another srun has judged us gone */
 	if (mcp_now() - m->touched >= 1) {
 		mcp_master_heartbeat(m);
-		if (mcp_master_superseded(m)) {
+		if (mcp_master_superseded(m))
 			s->superseded = true;
-			return;
-		}
 	}
+	return ended;
+}
+
+void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
+{
+	char tail[3000];
+	bool ended = mcp_master_step_ended(m, state, s);
+
+	if (s->superseded)
+		return;
 	if (ended) {
 		s->child = MCP_CHILD_ENDED;
 		/* its ports: refused by its claim on the infra node, or taken

@@ -152,6 +152,10 @@ void mcp_master_identify(struct master *m, struct mcri_state *st);
 void mcp_master_heartbeat(struct master *m);
 /* a newer attempt than ours exists (its lock or its state) */
 bool mcp_master_superseded(struct master *m);
+/* The step this srun launched (STARTING) or adopted: has it ended (m->ended
+ * says how)? Meanwhile the lock's heartbeat; s->superseded when a newer
+ * attempt has taken over (the caller looks no further then). */
+bool mcp_master_step_ended(struct master *m, enum mcp_el_state state, struct mcp_seen *s);
 /* MCP_DO_WATCH: the master step we launched or adopted, into s */
 void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s);
 /* the guard found another process's socket on our ports (m->why_foreign) */

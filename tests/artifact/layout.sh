@@ -11,11 +11,11 @@ pass=0 fails=0
 ok() { echo "PASS: $*"; pass=$((pass + 1)); }
 ko() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-cycles=$(python3 - "$@" <<'PY'
-import subprocess, sys
-objs = [o for o in sys.argv[1:] if "/spank/" not in o]
+found=$(python3 - "$@" <<'PY'
+import glob, os, re, subprocess, sys
+# each object's defined and undefined symbols (nm)
 defs, uses = {}, {}
-for o in objs:
+for o in sys.argv[1:]:
     uses[o] = set()
     for line in subprocess.run(["nm", o], capture_output=True, text=True).stdout.splitlines():
         f = line.split()
@@ -23,12 +23,15 @@ for o in objs:
             defs[f[2]] = o
         elif len(f) == 2 and f[0] == "U":
             uses[o].add(f[1])
-graph = {o: {defs[s] for s in uses[o] if s in defs and defs[s] != o} for o in objs}
+# lib/ and runtime/: no call cycle, lib/ never calls runtime/
+objs = [o for o in sys.argv[1:] if "/spank/" not in o]
+graph = {o: {defs[s] for s in uses[o] if s in defs and defs[s] != o and defs[s] in uses} for o in objs}
+graph = {o: {w for w in ws if "/spank/" not in w} for o, ws in graph.items()}
 for o in objs:
     if "/lib/" in o:
         for w in sorted(graph[o]):
             if "/runtime/" in w:
-                print("lib calls the runtime: %s -> %s" % (o, w))
+                print("cycle: lib calls the runtime: %s -> %s" % (o, w))
 index, low, stack, on, n = {}, {}, [], set(), [0]
 def visit(v):
     index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
@@ -44,19 +47,12 @@ def visit(v):
             if w == v:
                 break
         if len(comp) > 1:
-            print(" ".join(sorted(comp)))
+            print("cycle: " + " ".join(sorted(comp)))
 for v in objs:
     if v not in index:
         visit(v)
-PY
-)
-nlr=$(printf '%s\n' "$@" | grep -vc /spank/)
-[ -z "$cycles" ] && ok "no call cycle between the $nlr files of lib/ and runtime/, and lib/ never calls runtime/" ||
-	ko "files of lib/ and runtime/ that call each other in a cycle, or lib/ calling runtime/: $cycles"
-# spank/: which folder may use which (spank/README.md), checked on the
-# objects' calls and on the sources' includes; dispatch.c uses them all
-spank=$(python3 - "$@" <<'PY'
-import glob, os, re, subprocess, sys
+# spank/: which folder may use which (spank/README.md), on the objects'
+# calls and on the sources' includes; dispatch.c uses them all
 may = {"plugin": {"plugin"},
        "container": {"plugin", "container"},
        "steps": {"plugin", "container", "steps"},
@@ -65,37 +61,30 @@ may = {"plugin": {"plugin"},
 def folder(path):
     m = re.search(r"spank/(\w+)/\w+\.[cho]$", path)
     return m.group(1) if m else None
-bad = []
-objs = [o for o in sys.argv[1:] if "/spank/" in o]
-defs, uses = {}, {}
-for o in objs:
-    uses[o] = set()
-    for line in subprocess.run(["nm", o], capture_output=True, text=True).stdout.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[1] in "TDBR":
-            defs[f[2]] = o
-        elif len(f) == 2 and f[0] == "U":
-            uses[o].add(f[1])
-for o in objs:
+for o in [o for o in sys.argv[1:] if "/spank/" in o]:
     a = folder(o)
     for s in sorted(uses[o]):
         b = folder(defs.get(s, ""))
         if a and b and b not in may.get(a, set()):
-            bad.append("%s calls %s of %s/" % (o.split("spank/")[1], s, b))
+            print("spank: %s calls %s of %s/" % (o.split("spank/")[1], s, b))
 for src in sorted(glob.glob("spank/*/*.[ch]")):
     a = folder(src)
     for inc in re.findall(r'^#include "(\w+)/\w+\.h"', open(src).read(), re.M):
         if inc in may and inc not in may[a]:
-            bad.append("%s includes %s/" % (src[len("spank/"):], inc))
+            print("spank: %s includes %s/" % (src[len("spank/"):], inc))
 if set(may) != {d for d in os.listdir("spank") if os.path.isdir("spank/" + d)}:
-    bad.append("spank/'s folders are not %s" % sorted(may))
+    print("spank: spank/'s folders are not %s" % sorted(may))
 readme = open("spank/README.md").read() if os.path.exists("spank/README.md") else ""
 for d in may:
     if not re.search(r"^- `%s/`: \S" % d, readme, re.M):
-        bad.append("spank/README.md says nothing of %s/ (a line '- `%s/`: what it is')" % (d, d))
-print("\n".join(bad))
+        print("spank: spank/README.md says nothing of %s/ (a line '- `%s/`: what it is')" % (d, d))
 PY
 )
+cycles=$(printf '%s\n' "$found" | sed -n 's/^cycle: //p')
+spank=$(printf '%s\n' "$found" | sed -n 's/^spank: //p')
+nlr=$(printf '%s\n' "$@" | grep -vc /spank/)
+[ -z "$cycles" ] && ok "no call cycle between the $nlr files of lib/ and runtime/, and lib/ never calls runtime/" ||
+	ko "files of lib/ and runtime/ that call each other in a cycle, or lib/ calling runtime/: $cycles"
 [ -z "$spank" ] && ok "spank/'s folders use only those below them (calls and includes), and spank/README.md says what each is" ||
 	ko "spank/'s layout: $spank"
 alone=""
