@@ -97,7 +97,7 @@ struct master {
 	const struct mcp_job *job;
 	uint32_t job_num;
 	char host[256];
-	char log[PATH_MAX + 32];
+	char log[PATH_MAX + 300]; /* the step's log: the job's directory and a name of up to 255 bytes */
 	char pool_path[128];
 	struct mcri_state st;           /* ours while we hold the lock, else read */
 	pid_t child;                    /* the master step's srun we launched */
