@@ -6,6 +6,8 @@
 #ifndef MCRI_NET_H_
 #define MCRI_NET_H_
 
+#include <sys/types.h>
+
 #include "base/base.h"
 
 /* ---- Slurm host lists (hostlist.c) --------------------------------- */
