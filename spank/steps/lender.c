@@ -257,11 +257,7 @@ static void watch(struct run *x, enum mcp_el_state state, struct mcp_seen *s)
 		return;
 	if (ended) {
 		s->child = MCP_CHILD_ENDED;
-		mcp_log_tail(m->log, tail, sizeof(tail));
-		/* its port: refused by the claim on its node, or taken before its bind */
-		s->lost_ports =
-			m->st.ports.rpc && ((strstr(tail, ") on ") && strstr(tail, " is taken: ")) ||
-					    (m->busy_port = mcp_busy_port(m->st.infra_addr, &m->st.ports)) != 0);
+		s->lost_ports = m->st.ports.rpc && mcp_master_lost_ports(m, tail, sizeof(tail));
 		if (s->lost_ports)
 			slurm_info(MCP_NAME ": port %d is taken on %s; %s tries another", m->st.ports.rpc, x->node,
 				   x->what);

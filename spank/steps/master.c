@@ -642,6 +642,15 @@ bool mcp_master_step_ended(struct master *m, enum mcp_el_state state, struct mcp
 	return ended;
 }
 
+bool mcp_master_lost_ports(struct master *m, char *tail, size_t size)
+{
+	/* refused by its claim on the node, or taken by another program
+	 * before it could bind them */
+	mcp_log_tail(m->log, tail, size);
+	m->busy_port = mcp_busy_port(m->st.infra_addr, &m->st.ports);
+	return (strstr(tail, ") on ") && strstr(tail, " is taken: ")) || m->busy_port;
+}
+
 void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s)
 {
 	char tail[3000];
@@ -651,12 +660,8 @@ void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen
 		return;
 	if (ended) {
 		s->child = MCP_CHILD_ENDED;
-		/* its ports: refused by its claim on the infra node, or taken
-		 * by another program before it could bind them */
-		mcp_log_tail(m->log, tail, sizeof(tail));
-		m->busy_port = mcp_busy_port(m->st.infra_addr, &m->st.ports);
-		s->lost_ports = m->claim_ports && (strstr(tail, ") on ") && strstr(tail, " is taken: "));
-		s->lost_ports |= m->claim_ports && (m->busy_port || mcp_master_foreign(m));
+		s->lost_ports = mcp_master_lost_ports(m, tail, sizeof(tail));
+		s->lost_ports = m->claim_ports && (s->lost_ports || mcp_master_foreign(m));
 		if (s->lost_ports) {
 			/* the claim's own words, which name the job and user that
 			 * reserved a port (the next start empties the log) */

@@ -156,6 +156,10 @@ bool mcp_master_superseded(struct master *m);
  * says how)? Meanwhile the lock's heartbeat; s->superseded when a newer
  * attempt has taken over (the caller looks no further then). */
 bool mcp_master_step_ended(struct master *m, enum mcp_el_state state, struct mcp_seen *s);
+/* The step has ended: were its ports why? Its claim's refusal in its log
+ * (whose last `size` bytes land in `tail`), or a port of m->st.ports on
+ * its node in use by another program (set in m->busy_port, 0 if none). */
+bool mcp_master_lost_ports(struct master *m, char *tail, size_t size);
 /* MCP_DO_WATCH: the master step we launched or adopted, into s */
 void mcp_master_watch(struct master *m, enum mcp_el_state state, struct mcp_seen *s);
 /* the guard found another process's socket on our ports (m->why_foreign) */
