@@ -30,6 +30,10 @@ got=$(grep -v '^#' "$D$P/share/spank-mooncake/mooncake.conf" 2>/dev/null)
 version=$(sed -n 's/^VERSION := //p' Makefile)
 out=$("$D$P/bin/mooncake-recipe" --version 2>&1)
 [[ $out == *"$version"* ]] && ok || ko "the installed tool's --version says '$out', not $version"
+for m in man1/mooncake-recipe.1 man8/spank_mooncake.8; do
+	th=$(grep -m1 '^\.TH ' "$D$P/share/man/$m")
+	[[ $th == *"\"spank-mooncake $version\""* ]] && ok || ko "the installed $m says '$th', not spank-mooncake $version"
+done
 [ "$fails" = 0 ] && echo "PASS: make install ($P, $SP) puts exactly the tool, the plugin, the man pages and the plugstack snippet in place"
 total=$((pass + fails))
 echo "$((100 * pass / total))%: Checks: $total, Failures: $fails, Errors: 0"
