@@ -443,10 +443,15 @@ static int claim(const int *want, const char *const *what, int count, bool lende
 		 * the bind alone */
 		if (kept + (size_t)count > MCP_REGISTRY_MAX || of_job + (size_t)count > MCP_REGISTRY_PER_JOB ||
 		    of_user + (size_t)count > MCP_REGISTRY_PER_USER) {
+			char ports[64] = "";
+
+			for (int k = 0, len = 0; k < count && len < (int)sizeof(ports); k++)
+				len += snprintf(ports + len, sizeof(ports) - (size_t)len, "%s%d", k ? "," : "",
+						want[k]);
 			fprintf(stderr,
-				"mooncake: the ports registry of %s holds %zu reservations, %zu of job %lu's and %zu of uid %u's (at most %d, %d per job, %d per user): ports %d-%d rest on their bind alone\n",
+				"mooncake: the ports registry of %s holds %zu reservations, %zu of job %lu's and %zu of uid %u's (at most %d, %d per job, %d per user): port(s) %s rest on their bind alone\n",
 				host, n, of_job, job, of_user, (unsigned)uid, MCP_REGISTRY_MAX, MCP_REGISTRY_PER_JOB,
-				MCP_REGISTRY_PER_USER, want[0], want[2]);
+				MCP_REGISTRY_PER_USER, ports);
 		} else {
 			for (int k = 0; k < count; k++)
 				r[kept++] = (struct mcp_reservation){ .port = want[k],

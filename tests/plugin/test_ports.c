@@ -375,6 +375,53 @@ START_TEST(claim_ignores_what_it_cannot_trust)
 }
 END_TEST
 
+/* a job at its share of the registry: a lender's claim (one port) and a
+ * master's (three) rest on their bind alone, the registry unchanged, and
+ * stderr names exactly the ports claimed */
+START_TEST(claim_past_a_jobs_share_rests_on_the_bind)
+{
+	const struct mcr_ports p = { 8970, 8971, 8972 };
+	struct mcr_error err;
+	pid_t other = fork();
+	char text[2048], before[2048], said[1024], line[128], path[] = "/tmp/mck-ports-stderr.XXXXXX";
+	int out = mkstemp(path), saved = dup(2);
+	ssize_t n;
+
+	if (other == 0) {
+		pause();
+		_exit(0);
+	}
+	ck_assert(out >= 0 && saved >= 0);
+	fresh_registry();
+	text[0] = '\0';
+	for (int k = 0; k < MCP_REGISTRY_PER_JOB; k++) {
+		snprintf(line, sizeof(line), "%d %ld %llu 42 1001\n", 8940 + k, (long)other, mcri_pid_start(other));
+		strcat(text, line);
+	}
+	put_registry(text);
+	read_registry(before, sizeof(before));
+	ck_assert_int_eq(dup2(out, 2), 2);
+	ck_assert_int_eq(mcp_lender_port_claim(8080, &ps, 42, 1001, registry, &err), 0);
+	ck_assert_int_eq(mcp_ports_claim(&p, NULL, &ps, 42, 1001, registry, &err), 0);
+	ck_assert_int_eq(dup2(saved, 2), 2);
+	n = pread(out, said, sizeof(said) - 1, 0);
+	ck_assert_int_gt(n, 0);
+	said[n] = '\0';
+	close(out);
+	close(saved);
+	unlink(path);
+	ck_assert_msg(
+		strstr(said,
+		       ", 10 of job 42's and 10 of uid 1001's (at most 512, 10 per job, 128 per user): port(s) 8080 rest on their bind alone\n"),
+		"%s", said);
+	ck_assert_msg(strstr(said, "): port(s) 8970,8971,8972 rest on their bind alone\n"), "%s", said);
+	read_registry(text, sizeof(text));
+	ck_assert_str_eq(text, before);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+}
+END_TEST
+
 /* without a usable registry the bind alone decides */
 START_TEST(claim_without_registry)
 {
@@ -430,6 +477,7 @@ Suite *ports_suite(void)
 	tcase_add_test(tc, claim_refuses_a_port_someone_listens_on);
 	tcase_add_test(tc, claim_respects_a_live_reservation);
 	tcase_add_test(tc, claim_without_registry);
+	tcase_add_test(tc, claim_past_a_jobs_share_rests_on_the_bind);
 	tcase_add_test(tc, claim_only_a_masters_ports);
 	tcase_add_test(tc, claim_ignores_what_it_cannot_trust);
 	tcase_add_test(tc, registry_lines);
