@@ -86,8 +86,16 @@ char *mcp_handover_encode(const struct mcp_handover *h, struct mcr_error *err)
 	if (ok)
 		text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
-	if (!text)
+	if (!text) {
 		mcri_error_nomem(err);
+	} else if (strlen(text) >= MCP_VAR_MAX) {
+		mcri_error_set(
+			err, MCR_EINVAL,
+			"what srun hands each task of this step (%zu bytes: the recipe's environment for the role, its file names) is more than the %d bytes a task reads; shorten the env values of the recipe (roles.<role>.env, environment, engine.mooncake_kv_store.env)",
+			strlen(text), MCP_VAR_MAX - 1);
+		free(text);
+		text = NULL;
+	}
 	return text;
 }
 

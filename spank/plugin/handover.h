@@ -27,6 +27,10 @@
 #define MCP_LENDERS_VAR "SLURM_MOONCAKE_LENDERS"
 #define MCP_LENDER_VAR "SLURM_MOONCAKE_LENDER"
 
+/* The most a task reads of each of these variables, in bytes, its NUL
+ * included: srun refuses to hand over more, a task fails on more. */
+#define MCP_VAR_MAX 65536
+
 /* The handover's format: a task refuses one of another (a plugin of
  * another version on srun's host). A handover with `starting` is of
  * MCP_HANDOVER_STARTING: a node whose plugin cannot wait for the master

@@ -50,8 +50,6 @@
 #include "steps/ports.h"
 #include "steps/step.h"
 
-#define ENV_VALUE_MAX 65536
-
 /* this slurmstepd's state, from init to exit */
 static struct {
 	struct mcri_plugstack ps;
@@ -508,7 +506,9 @@ int mcp_stepd_task_init_privileged(spank_t sp)
 	if (!job_step(sp, &step_id))
 		return 0;
 	/* a lender step: its port, claimed as the master's are (keep.c) */
-	if ((lender = malloc(ENV_VALUE_MAX)) && stepd_getenv(sp, MCP_LENDER_VAR, lender, ENV_VALUE_MAX)) {
+	if (!(lender = malloc(MCP_VAR_MAX))) {
+		rc = mcri_error_nomem(err);
+	} else if (stepd_getenv(sp, MCP_LENDER_VAR, lender, MCP_VAR_MAX)) {
 		if (!ctx.ps_ok) {
 			*err = ctx.ps_err;
 			rc = -1;
@@ -573,11 +573,11 @@ int mcp_stepd_task_exit(spank_t sp)
 	lender = spank_getenv(sp, MCP_LENDER_VAR, probe, sizeof(probe)) != ESPANK_ENV_NOEXIST;
 	if ((!lender && spank_getenv(sp, MCP_GUARD_VAR, probe, sizeof(probe)) == ESPANK_ENV_NOEXIST) ||
 	    !job_step(sp, &step_id) || spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS || !(guard = malloc(ENV_VALUE_MAX)) ||
-	    !(ha = malloc(ENV_VALUE_MAX)) ||
-	    !stepd_getenv(sp, lender ? MCP_LENDER_VAR : MCP_GUARD_VAR, guard, ENV_VALUE_MAX))
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS || !(guard = malloc(MCP_VAR_MAX)) ||
+	    !(ha = malloc(MCP_VAR_MAX)) ||
+	    !stepd_getenv(sp, lender ? MCP_LENDER_VAR : MCP_GUARD_VAR, guard, MCP_VAR_MAX))
 		goto out;
-	if (lender || !stepd_getenv(sp, MCP_HA_VAR, ha, ENV_VALUE_MAX)) {
+	if (lender || !stepd_getenv(sp, MCP_HA_VAR, ha, MCP_VAR_MAX)) {
 		free(ha);
 		ha = NULL;
 	}
@@ -607,10 +607,26 @@ out:
 	return 0;
 }
 
+/* What srun hands over is read whole: a variable longer than a task reads
+ * (MCP_VAR_MAX) would look unset. `buf` holds MCP_VAR_MAX bytes. */
+static int handed_over_fit(spank_t sp, char *buf, struct mcr_error *err)
+{
+	static const char *const vars[] = { MCP_TASK_VAR, MCP_PORTS_VAR,   MCP_GUARD_VAR,
+					    MCP_HA_VAR,   MCP_LENDERS_VAR, MCP_LENDER_VAR };
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (spank_getenv(sp, vars[i], buf, MCP_VAR_MAX) == ESPANK_NOSPACE)
+			return mcri_error_set(
+				err, MCR_EINVAL,
+				"%s is longer than the %d bytes a task reads: srun's plugin hands over less, so it was set by hand or by a plugin of another version; unset it, or install this node's version on srun's host",
+				vars[i], MCP_VAR_MAX - 1);
+	return 0;
+}
+
 int mcp_stepd_task_init(spank_t sp)
 {
 	struct mcr_error err_buf = { 0 }, *err = &err_buf;
-	char *value = malloc(ENV_VALUE_MAX);
+	char *value = malloc(MCP_VAR_MAX);
 	const char *recipe = mcp_option_recipe(), *role = mcp_option_role();
 	struct mcp_guard *g = NULL;
 	uint32_t step_id;
@@ -623,8 +639,10 @@ int mcp_stepd_task_init(spank_t sp)
 	}
 	if (!job_step(sp, &step_id))
 		goto out;
+	if ((rc = handed_over_fit(sp, value, err)) != 0)
+		goto out;
 	/* a lender step: its keeper (keep.c) */
-	if (stepd_getenv(sp, MCP_LENDER_VAR, value, ENV_VALUE_MAX)) {
+	if (stepd_getenv(sp, MCP_LENDER_VAR, value, MCP_VAR_MAX)) {
 		if (!ctx.ps_ok) {
 			*err = ctx.ps_err;
 			rc = -1;
@@ -639,7 +657,7 @@ int mcp_stepd_task_init(spank_t sp)
 		/* the master step: its guard, (when task_init_privileged did not
 	 * run) its ports, an HA pool's part of this node, then its keeper
 	 * (keep.c), which a node's etcd member needs too */
-	} else if (stepd_getenv(sp, MCP_GUARD_VAR, value, ENV_VALUE_MAX)) {
+	} else if (stepd_getenv(sp, MCP_GUARD_VAR, value, MCP_VAR_MAX)) {
 		if (!(g = calloc(1, sizeof(*g)))) {
 			rc = mcri_error_nomem(err);
 			goto out;
@@ -653,12 +671,12 @@ int mcp_stepd_task_init(spank_t sp)
 		/* pyxis after this plugin enters its container in the master's
 		 * task, not in its keeper (keep.c); Slurm's --container
 		 * starts one for each master, after this task_init */
-		g->rejoin = !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", value, ENV_VALUE_MAX);
-		if (!rc && stepd_getenv(sp, MCP_HA_VAR, value, ENV_VALUE_MAX)) {
+		g->rejoin = !entered_container() && !stepd_getenv(sp, "SLURM_CONTAINER", value, MCP_VAR_MAX);
+		if (!rc && stepd_getenv(sp, MCP_HA_VAR, value, MCP_VAR_MAX)) {
 			spank_unsetenv(sp, MCP_HA_VAR);
 			rc = ha_part(sp, value, g, err);
 		}
-		if (!rc && stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
+		if (!rc && stepd_getenv(sp, MCP_PORTS_VAR, value, MCP_VAR_MAX)) {
 			spank_unsetenv(sp, MCP_PORTS_VAR);
 			rc = master_task(sp, value, err);
 		}
@@ -668,10 +686,10 @@ int mcp_stepd_task_init(spank_t sp)
 			rc = etcd_member(sp, g, err);
 		if (!rc)
 			rc = mcp_master_keep(g, err);
-	} else if (stepd_getenv(sp, MCP_PORTS_VAR, value, ENV_VALUE_MAX)) {
+	} else if (stepd_getenv(sp, MCP_PORTS_VAR, value, MCP_VAR_MAX)) {
 		spank_unsetenv(sp, MCP_PORTS_VAR);
 		rc = master_task(sp, value, err);
-	} else if (stepd_getenv(sp, MCP_TASK_VAR, value, ENV_VALUE_MAX)) {
+	} else if (stepd_getenv(sp, MCP_TASK_VAR, value, MCP_VAR_MAX)) {
 		spank_unsetenv(sp, MCP_TASK_VAR);
 		if (!ctx.ps_ok) {
 			*err = ctx.ps_err;
@@ -680,7 +698,7 @@ int mcp_stepd_task_init(spank_t sp)
 			rc = role_task(sp, value, err);
 		}
 		/* then the lenders of its node (stepd.c) */
-		if (!rc && stepd_getenv(sp, MCP_LENDERS_VAR, value, ENV_VALUE_MAX)) {
+		if (!rc && stepd_getenv(sp, MCP_LENDERS_VAR, value, MCP_VAR_MAX)) {
 			char node[256] = "";
 
 			spank_unsetenv(sp, MCP_LENDERS_VAR);

@@ -706,15 +706,24 @@ static int hand_over(struct lenders *ls, enum mcr_role role, struct mcr_error *e
 		mcri_buf_printf(&b, "L\t%s\t%d\t%d\t%s\n", l->name, l->critical ? 1 : 0,
 				mcp_lender_timeout(ls->ps, l) + MCP_STARTER_GRACE, node);
 	}
-	for (size_t i = 0; i < ls->n; i++) {
+	/* within what a task reads (MCP_VAR_MAX): each cause cut at 1 KiB, and
+	 * the failures past 48 KiB left out (a task reads those from the
+	 * lender's own records, as it does a failure after this srun) */
+	for (size_t i = 0; i < ls->n && b.len < 48 * 1024; i++) {
 		if (!ls->run[i].failed)
 			continue;
 		one_line(ls->run[i].err.text);
-		mcri_buf_printf(&b, "F\t%s\t%s\t%s\n", ls->run[i].l->name, ls->run[i].node, ls->run[i].err.text);
+		mcri_buf_printf(&b, "F\t%s\t%s\t%.1024s\n", ls->run[i].l->name, ls->run[i].node, ls->run[i].err.text);
 	}
 	if (!(text = mcri_buf_take(&b)))
 		return mcri_error_nomem(err);
-	rc = setenv(MCP_LENDERS_VAR, text, 1) ? mcri_error_nomem(err) : 0;
+	if (strlen(text) >= MCP_VAR_MAX)
+		rc = mcri_error_set(
+			err, MCR_EINVAL,
+			"the lenders role %s waits for take %zu bytes to tell its tasks (the recipe has %zu), more than the %d a task reads; run fewer lenders for it (services, or their roles:)",
+			mcr_role_name(role), strlen(text), ls->r->nlenders, MCP_VAR_MAX - 1);
+	else
+		rc = setenv(MCP_LENDERS_VAR, text, 1) ? mcri_error_nomem(err) : 0;
 	free(text);
 	return rc;
 }

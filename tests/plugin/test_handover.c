@@ -32,6 +32,37 @@ START_TEST(encoded_decodes_the_same)
 }
 END_TEST
 
+/* a handover past what a task reads (MCP_VAR_MAX) is refused at srun,
+ * saying how large it is and what to shorten; one byte less is handed */
+START_TEST(encoded_fits_what_a_task_reads)
+{
+	struct mcr_env_var vars[] = { { "BIG", NULL } };
+	struct mcp_handover h = { .env = { vars, 1 }, .mark = MARK, .peer = "10.0.0.1" };
+	struct mcr_error err;
+	char *text, *value = malloc(MCP_VAR_MAX);
+	size_t rest;
+
+	ck_assert_ptr_nonnull(value);
+	vars[0].value = strcpy(value, "");
+	ck_assert_ptr_nonnull(text = mcp_handover_encode(&h, &err));
+	/* the value that makes the text exactly MCP_VAR_MAX - 1 bytes */
+	rest = MCP_VAR_MAX - 1 - strlen(text);
+	free(text);
+	memset(value, 'x', rest);
+	value[rest] = '\0';
+	ck_assert_ptr_nonnull(text = mcp_handover_encode(&h, &err));
+	ck_assert_uint_eq(strlen(text), MCP_VAR_MAX - 1);
+	free(text);
+	value[rest] = 'x';
+	value[rest + 1] = '\0';
+	ck_assert_ptr_null(mcp_handover_encode(&h, &err));
+	ck_assert_str_eq(
+		err.text,
+		"what srun hands each task of this step (65536 bytes: the recipe's environment for the role, its file names) is more than the 65535 bytes a task reads; shorten the env values of the recipe (roles.<role>.env, environment, engine.mooncake_kv_store.env)");
+	free(value);
+}
+END_TEST
+
 /* the step's pyxis container: each field back, "was" null when the user
  * had no PYXIS_CONTAINER_ENV */
 START_TEST(pyxis_container_decodes_the_same)
@@ -195,6 +226,7 @@ Suite *handover_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, encoded_decodes_the_same);
+	tcase_add_test(tc, encoded_fits_what_a_task_reads);
 	tcase_add_test(tc, starting_master_decodes_the_same);
 	tcase_add_test(tc, pyxis_container_decodes_the_same);
 	tcase_add_test(tc, follow_replaces_whole_addresses);

@@ -205,7 +205,7 @@ END_TEST
 
 START_TEST(stepd_errors_return_minus_one)
 {
-	char *bad[] = { "colour=blue", NULL };
+	char *bad[] = { "colour=blue", NULL }, *long_value;
 	const char *h = "{\"env\": [], \"peer\": \"\"}";
 
 	in_tmpdir();
@@ -231,6 +231,23 @@ START_TEST(stepd_errors_return_minus_one)
 	ck_log_contains(
 		"mooncake: srun handed this task a Mooncake environment of format 1, and this node's spank_mooncake.so reads formats 2 and 3: srun's host and this node run different versions of the plugin");
 	slurm_spank_exit(NULL, 0, NULL);
+	/* a handed-over variable longer than a task reads fails the task as
+	 * such, never as unset (the handover, or the lenders after it) */
+	long_value = malloc(MCP_VAR_MAX + 1);
+	ck_assert_ptr_nonnull(long_value);
+	memset(long_value, 'x', MCP_VAR_MAX);
+	long_value[MCP_VAR_MAX] = '\0';
+	remote_step(1, TRT, "decode", long_value, NULL);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains(
+		"mooncake: SLURM_MOONCAKE_TASK is longer than the 65535 bytes a task reads: srun's plugin hands over less");
+	slurm_spank_exit(NULL, 0, NULL);
+	remote_step(1, TRT, "decode", h, NULL);
+	stub_setenv("SLURM_MOONCAKE_LENDERS", long_value);
+	ck_assert_int_eq(slurm_spank_task_init(NULL, 0, NULL), -1);
+	ck_log_contains("mooncake: SLURM_MOONCAKE_LENDERS is longer than the 65535 bytes a task reads");
+	slurm_spank_exit(NULL, 0, NULL);
+	free(long_value);
 }
 END_TEST
 
