@@ -40,6 +40,7 @@
 
 #include "container/container.h"
 #include "model/model.h"
+#include "plugin/child.h"
 #include "plugin/common.h"
 #include "plugin/handover.h"
 #include "plugin/slurm.h"
@@ -563,10 +564,10 @@ int mcp_stepd_task_exit(spank_t sp)
 	char *guard = NULL, *ha = NULL, node[256] = "", probe[1];
 	uint32_t step_id;
 	uid_t uid;
-	gid_t gid;
+	gid_t gid, *groups = NULL; /* slurmstepd's */
 	pid_t pid;
-	int status;
-	bool lender;
+	int status = 0, ngroups = 0;
+	bool lender, reaped = false;
 
 	/* every task of every step ends here: only the master step's and a
 	 * lender step's (their keepers) do more */
@@ -583,24 +584,38 @@ int mcp_stepd_task_exit(spank_t sp)
 	}
 	if (!stepd_getenv(sp, "SLURMD_NODENAME", node, sizeof(node)))
 		gethostname(node, sizeof(node) - 1);
-	/* never as root on the user's files: a child that is the user */
+	/* the user's groups too: a job directory may be reachable through one */
+	if (spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &groups, &ngroups) != ESPANK_SUCCESS || ngroups < 0) {
+		groups = NULL;
+		ngroups = 0;
+	}
+	/* never as root on the user's files: a child that is the user, with
+	 * none of slurmstepd's descriptors */
 	if ((pid = fork()) < 0)
 		goto out;
 	if (pid == 0) {
-		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0 || getuid() != uid ||
-		    geteuid() != uid)
-			_exit(1);
+		mcp_close_from(3);
+		if (setgroups((size_t)ngroups, groups) != 0 || setgid(gid) != 0 || setuid(uid) != 0 ||
+		    getuid() != uid || geteuid() != uid)
+			_exit(3);
 		_exit((lender ? mcp_lender_record_end(guard, step_id) : record_end(guard, ha, node, step_id)) ? 1 : 0);
 	}
-	/* bounded (a child stuck on a file server is left behind, killed,
-	 * rather than stall slurmstepd) */
-	for (int i = 0; i < (RECORD_END_S + 1) * 10; i++) {
-		if (waitpid(pid, &status, WNOHANG) == pid)
-			break;
+	/* bounded (a child stuck on a file server is killed rather than
+	 * stall slurmstepd) */
+	for (int i = 0; i < (RECORD_END_S + 1) * 10 && !reaped; i++) {
 		if (i == RECORD_END_S * 10)
 			kill(pid, SIGKILL);
-		mcp_sleep_ms(100);
+		if (!(reaped = waitpid(pid, &status, i >= RECORD_END_S * 10 ? 0 : WNOHANG) == pid))
+			mcp_sleep_ms(100);
 	}
+	if (!reaped || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		slurm_error(
+			MCP_NAME
+			": %s: the end of the job's %s step %u could not be recorded in its directory as uid %u (%s); its sruns see the end by the step alone: make the job's directory reachable by its user from this node",
+			node, lender ? "lender" : "master", step_id, (unsigned)uid,
+			!reaped || !WIFEXITED(status) ? "it took longer than 10 s"
+			: WEXITSTATUS(status) == 3    ? "the child could not become the user"
+						      : "the directory or its proof cannot be written");
 out:
 	free(guard);
 	free(ha);

@@ -43,6 +43,7 @@ void stub_reset(spank_context_t context)
 	stub.job_id = 4301;
 	stub.step_id = 0;
 	stub.uid = getuid();
+	stub.ngroups = getgroups(64, stub.groups);
 	stub.local_tasks = 1;
 	stub.nodes = "n[1-3]";
 }
@@ -139,6 +140,10 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		break;
 	case S_JOB_GID:
 		*va_arg(ap, gid_t *) = getgid();
+		break;
+	case S_JOB_SUPPLEMENTARY_GIDS:
+		*va_arg(ap, gid_t **) = stub.groups;
+		*va_arg(ap, int *) = stub.ngroups;
 		break;
 	case S_TASK_GLOBAL_ID:
 	case S_TASK_ID:

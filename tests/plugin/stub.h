@@ -15,6 +15,8 @@ struct stub {
 	uint32_t job_id, step_id, task_id; /* task_id: local and global */
 	uint32_t local_tasks;              /* the step's tasks on this node (1) */
 	uid_t uid;
+	gid_t groups[64]; /* the job's supplementary groups: this process's */
+	int ngroups;
 	char *env[128]; /* the step's environment (remote) */
 	struct spank_option *opts[8];
 	int nopts;

@@ -502,6 +502,15 @@ START_TEST(keeper_death_ends_the_pool)
 	ck_assert_int_eq(slurm_spank_task_exit(NULL, 0, NULL), 0);
 	slurm_spank_exit(NULL, 0, NULL);
 	ck_assert(!read_proof(dir, &p));
+	/* an end that cannot be recorded is said, in slurmd's log */
+	value = mcp_guard_value(1, 10, 3, &KEEP_PORTS, "/nonexistent/mck-job-dir");
+	master_step(NULL, MCP_GUARD_VAR, value);
+	ck_assert_int_eq(slurm_spank_task_exit(NULL, 0, NULL), 0);
+	free(value);
+	ck_log_contains(": the end of the job's master step 4 could not be recorded in its directory as uid ");
+	ck_log_contains(
+		" (the directory or its proof cannot be written); its sruns see the end by the step alone: make the job's directory reachable by its user from this node");
+	slurm_spank_exit(NULL, 0, NULL);
 }
 END_TEST
 
