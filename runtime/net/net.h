@@ -19,6 +19,8 @@
  * NULL-terminated array, free with mcr_strv_free.
  */
 int mcri_hostlist_expand(const char *hostlist, size_t max_hosts, char ***hosts, struct mcr_error *err);
+/* The most hosts a job's or a step's list expands to. */
+#define MCRI_HOSTLIST_MAX 65536
 
 /* ---- readiness probes (probe.c) ------------------------------------ */
 

@@ -347,7 +347,7 @@ static int find_nodes(void *arg, struct mcri_ha_member *nodes, int want, int *go
 	int rc = -1;
 
 	*got = 0;
-	if (mcp_job_nodes(job_id, &nodelist, err) || mcri_hostlist_expand(nodelist, 65536, &hosts, err))
+	if (mcp_job_nodes(job_id, &nodelist, err) || mcri_hostlist_expand(nodelist, MCRI_HOSTLIST_MAX, &hosts, err))
 		goto out;
 	for (; *got < want && hosts[*got]; (*got)++) {
 		if (mcp_node_address(hosts[*got], nodes[*got].addr, sizeof(nodes[*got].addr), err))

@@ -503,7 +503,9 @@ static void progress(struct run *x)
 }
 
 /* srun was told to stop: the steps this srun was starting are stopped */
-static void interrupted(struct lenders *ls, int sig)
+/* what srun waited for ends: each lender not done is stopped and fails,
+ * with `why` (the job has ended), or else signal `sig` as the cause */
+static void interrupted(struct lenders *ls, int sig, const struct mcr_error *why)
 {
 	for (size_t i = 0; i < ls->n; i++) {
 		struct run *x = &ls->run[i];
@@ -514,8 +516,11 @@ static void interrupted(struct lenders *ls, int sig)
 			mcp_master_stop(&x->m, x->el.state == MCP_EL_STARTING);
 		mcp_master_release_lock(&x->m);
 		x->done = x->failed = true;
-		mcri_error_set(&x->err, MCR_ESTATE, "srun was told to stop (%s) while it waited for %s", strsignal(sig),
-			       x->what);
+		if (why)
+			x->err = *why;
+		else
+			mcri_error_set(&x->err, MCR_ESTATE, "srun was told to stop (%s) while it waited for %s",
+				       strsignal(sig), x->what);
 	}
 }
 
@@ -574,6 +579,7 @@ static void elections(struct lenders *ls)
 	}
 	mcp_interrupt_watch(true);
 	for (;;) {
+		struct mcr_error ended;
 		bool all = true;
 		int sig;
 
@@ -586,13 +592,12 @@ static void elections(struct lenders *ls)
 			break;
 		mcp_sleep_ms(mcp_ready_poll_ms(mcp_now() - t0));
 		if ((sig = mcp_interrupted())) {
-			interrupted(ls, sig);
+			interrupted(ls, sig, NULL);
 			break;
 		}
 		for (size_t i = 0; i < ls->n; i++)
-			if (!ls->run[i].done && mcp_master_job_ended(&ls->run[i].m, &ls->run[i].err)) {
-				interrupted(ls, SIGTERM);
-				ls->run[i].failed = true;
+			if (!ls->run[i].done && mcp_master_job_ended(&ls->run[i].m, &ended)) {
+				interrupted(ls, 0, &ended);
 				break;
 			}
 	}
@@ -632,7 +637,7 @@ static bool names_the_step(const char *list, uint32_t want)
 	struct mcr_error ignored;
 	size_t n = 0;
 
-	if (!list || !want || mcri_hostlist_expand(list, 65536, &hosts, &ignored))
+	if (!list || !want || mcri_hostlist_expand(list, MCRI_HOSTLIST_MAX, &hosts, &ignored))
 		return false;
 	n = mcr_strv_len(hosts);
 	mcr_strv_free(hosts);
@@ -668,7 +673,7 @@ static int add_run(struct lenders *ls, const struct mcri_lender *l, const char *
 static int add_nodes(struct lenders *ls, const struct mcri_lender *l, const char *list, struct mcr_error *err)
 {
 	char **hosts = NULL;
-	int rc = mcri_hostlist_expand(list, 65536, &hosts, err);
+	int rc = mcri_hostlist_expand(list, MCRI_HOSTLIST_MAX, &hosts, err);
 
 	for (size_t i = 0; rc == 0 && hosts[i]; i++)
 		rc = add_run(ls, l, hosts[i], err);
@@ -752,7 +757,7 @@ int mcp_srun_lenders(const struct mcri_plugstack *ps, const struct mcr_recipe *r
 			} else {
 				char **hosts = NULL;
 
-				if (mcri_hostlist_expand(job_nodes, 1, &hosts, err) ||
+				if (mcri_hostlist_expand(job_nodes, MCRI_HOSTLIST_MAX, &hosts, err) ||
 				    (hosts[0] && add_run(&ls, l, hosts[0], err))) {
 					mcr_strv_free(hosts);
 					goto out;
