@@ -27,7 +27,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +197,7 @@ int mcp_handover_decode(const char *text, struct mcp_handover *h, struct mcr_err
 		h->starting = dup_string(json_object_get(starting, "master"));
 		h->starting_metadata = dup_string(json_object_get(starting, "metadata"));
 		within = json_integer_value(json_object_get(starting, "within"));
-		if (!h->starting || !h->starting_metadata || !h->dir || within <= 0 || within > INT_MAX ||
+		if (!h->starting || !h->starting_metadata || !h->dir || within <= 0 || within > MCP_WAIT_MAX ||
 		    version != MCP_HANDOVER_STARTING)
 			goto bad;
 		h->starting_within = (int)within;

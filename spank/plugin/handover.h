@@ -30,6 +30,9 @@
 /* The most a task reads of each of these variables, in bytes, its NUL
  * included: srun refuses to hand over more, a task fails on more. */
 #define MCP_VAR_MAX 65536
+/* The longest a task is told to wait, in seconds: a readiness bound (at
+ * most 86400) and the grace srun adds to it. */
+#define MCP_WAIT_MAX (86400 + 60)
 
 /* The handover's format: a task refuses one of another (a plugin of
  * another version on srun's host). A handover with `starting` is of

@@ -857,6 +857,7 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 		if (kind && !strcmp(kind, "L")) {
 			char *name = field(&p), *critical = field(&p), *bound = field(&p), *on = field(&p);
 			struct wanted *grown;
+			long secs;
 
 			if (!on)
 				continue;
@@ -868,8 +869,10 @@ int mcp_task_wait_lenders(const char *value, const char *node, struct mcr_error 
 			memset(&w[n], 0, sizeof(w[n]));
 			snprintf(w[n].name, sizeof(w[n].name), "%s", name);
 			snprintf(w[n].node, sizeof(w[n].node), "%s", strcmp(on, "*") ? on : node);
-			w[n].critical = atoi(critical) != 0;
-			w[n].bound = atoi(bound) > 0 ? atoi(bound) : 1;
+			w[n].critical = critical && strcmp(critical, "0") != 0;
+			/* seconds, within what srun hands over */
+			secs = bound ? strtol(bound, NULL, 10) : 1;
+			w[n].bound = secs < 1 ? 1 : secs > MCP_WAIT_MAX ? MCP_WAIT_MAX : (int)secs;
 			if (mcri_lender_subject(w[n].name, w[n].node, w[n].subject, w[n].log, sizeof(w[n].log)))
 				continue;
 			n++;

@@ -194,6 +194,8 @@ START_TEST(refused_whole)
 		"{\"v\": 2, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"metadata\": \"n1:8701\", \"master\": \"n1:8700\", \"within\": 5}}",
 		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"starting\": {\"metadata\": \"n1:8701\", \"master\": \"n1:8700\", \"within\": 5}}",
 		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"metadata\": \"n1:8701\", \"master\": \"n1:8700\", \"within\": 0}}",
+		/* a wait past any bound srun hands over */
+		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"metadata\": \"n1:8701\", \"master\": \"n1:8700\", \"within\": 86461}}",
 		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"metadata\": \"n1:8701\", \"within\": 5}}",
 		/* ... and the metadata server's address, which a task follows too */
 		"{\"v\": 3, \"env\": [], \"peer\": \"n1\", \"mark\": \"m\", \"role\": \"prefill\", \"dir\": \"/d\", \"starting\": {\"master\": \"n1:8700\", \"within\": 5}}",
