@@ -238,9 +238,15 @@ void mcp_record_worker(spank_t sp, const struct mcri_jobdir *dir, const char *ro
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS || local != 0)
 		return; /* the node's first task speaks for the node */
 	gethostname(w.node, sizeof(w.node) - 1);
-	spank_get_item(sp, S_JOB_ID, &job);
-	spank_get_item(sp, S_JOB_STEPID, &step);
-	spank_get_item(sp, S_TASK_GLOBAL_ID, &task);
+	/* the record's name is of these: none without them */
+	if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_GLOBAL_ID, &task) != ESPANK_SUCCESS) {
+		slurm_info(
+			MCP_NAME
+			": warning: slurmstepd did not say this task's job, step or rank: its node and role are not recorded (mooncake-recipe status shows its segment without them)");
+		return;
+	}
 	w.job = job;
 	w.step = step;
 	w.task = task;

@@ -1133,8 +1133,10 @@ static void record(spank_t sp, struct mcp_guard *g, const char *iface)
 		struct mcri_worker *w = &g->lender.record;
 		uint32_t job = 0, step = 0;
 
-		spank_get_item(sp, S_JOB_ID, &job);
-		spank_get_item(sp, S_JOB_STEPID, &step);
+		/* the record's name is of these: none without them */
+		if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+		    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
+			return;
 		memset(w, 0, sizeof(*w));
 		gethostname(w->node, sizeof(w->node) - 1);
 		snprintf(w->role, sizeof(w->role), "%s", role);

@@ -149,16 +149,19 @@ static void keep_earlier(struct master *m)
 {
 	static const char *const KEPT[] = { MCRI_MASTER_LOG, MCRI_POOL_LOG, MCRI_SAMPLES_FILE, MCRI_REPORT_FILE,
 					    MCRI_PICTURE_FILE };
-	char suffix[64];
+	char suffix[64], lost[200] = "";
+	size_t len = 0;
 
 	snprintf(suffix, sizeof(suffix), "job%s-%lld", m->st.job_id, m->st.job_start);
 	for (size_t i = 0; i < sizeof(KEPT) / sizeof(KEPT[0]); i++)
-		mcri_jobdir_keep(m->job->dir, KEPT[i], suffix);
+		if (mcri_jobdir_keep(m->job->dir, KEPT[i], suffix) != 0 && len < sizeof(lost))
+			len += (size_t)snprintf(lost + len, sizeof(lost) - len, " %s", KEPT[i]);
 	slurm_info(
 		MCP_NAME
-		": %s held the pool of another job %s (%s%s%s, started at %lld), which has ended: this job's pool starts afresh there; that job's logs are kept as %s.%s",
+		": %s held the pool of another job %s (%s%s%s, started at %lld), which has ended: this job's pool starts afresh there; that job's logs are kept as %s.%s%s%s%s",
 		m->job->dir->path, m->st.job_id, m->st.cluster[0] ? "cluster " : "", m->st.cluster,
-		m->st.cluster[0] ? "" : "its cluster unknown", m->st.job_start, MCRI_MASTER_LOG, suffix);
+		m->st.cluster[0] ? "" : "its cluster unknown", m->st.job_start, MCRI_MASTER_LOG, suffix,
+		lost[0] ? " (these could not be renamed and are written over:" : "", lost, lost[0] ? ")" : "");
 	m->stale = false;
 }
 
