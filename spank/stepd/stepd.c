@@ -600,12 +600,12 @@ int mcp_stepd_task_exit(spank_t sp)
 			_exit(3);
 		_exit((lender ? mcp_lender_record_end(guard, step_id) : record_end(guard, ha, node, step_id)) ? 1 : 0);
 	}
-	/* bounded (a child stuck on a file server is killed rather than
-	 * stall slurmstepd) */
+	/* bounded (a child stuck on a file server is killed, and left behind
+	 * when even that does not end it, rather than stall slurmstepd) */
 	for (int i = 0; i < (RECORD_END_S + 1) * 10 && !reaped; i++) {
 		if (i == RECORD_END_S * 10)
 			kill(pid, SIGKILL);
-		if (!(reaped = waitpid(pid, &status, i >= RECORD_END_S * 10 ? 0 : WNOHANG) == pid))
+		if (!(reaped = waitpid(pid, &status, WNOHANG) == pid))
 			mcp_sleep_ms(100);
 	}
 	if (!reaped || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
