@@ -40,6 +40,21 @@ static void envb_init(struct envb *b, const struct mcr_recipe *r, struct mcr_env
 	b->orig = orig;
 }
 
+/* The builder's end: its index freed and, when the build failed (rc),
+ * the environment and its origins too. rc. */
+static int envb_finish(struct envb *b, int rc)
+{
+	mcri_index_free(&b->ix);
+	if (rc) {
+		mcr_env_free(b->env);
+		if (b->orig) {
+			free(*b->orig);
+			*b->orig = NULL;
+		}
+	}
+	return rc;
+}
+
 /* where the value at `i` (== count: a new one) came from, and what it replaced */
 static int record_origin(struct envb *b, size_t i, const struct mcri_node *node, struct mcr_error *err)
 {
@@ -268,7 +283,6 @@ int mcri_worker_env_origins(const struct mcr_recipe *r, enum mcr_role role, cons
 			    struct mcr_env *out, struct mcri_env_origin **origins, struct mcr_error *err)
 {
 	struct envb b;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
 	if (origins)
@@ -277,16 +291,7 @@ int mcri_worker_env_origins(const struct mcr_recipe *r, enum mcr_role role, cons
 		return mcri_error_set(err, MCR_EINVAL, "the recipe has no roles.%s",
 				      mcr_role_name(role) ? mcr_role_name(role) : "?");
 	envb_init(&b, r, out, origins);
-	rc = layer_env(r, role, in, &b, err);
-	mcri_index_free(&b.ix);
-	if (rc) {
-		mcr_env_free(out);
-		if (origins) {
-			free(*origins);
-			*origins = NULL;
-		}
-	}
-	return rc;
+	return envb_finish(&b, layer_env(r, role, in, &b, err));
 }
 
 int mcr_worker_env(const struct mcr_recipe *r, enum mcr_role role, const struct mcr_env_input *in, struct mcr_env *out,
@@ -381,21 +386,11 @@ int mcri_lender_env_origins(const struct mcr_recipe *r, const struct mcri_lender
 			    struct mcr_env *out, struct mcri_env_origin **origins, struct mcr_error *err)
 {
 	struct envb b;
-	int rc;
 
 	if (origins)
 		*origins = NULL;
 	envb_init(&b, r, out, origins);
-	rc = lender_env(r, l, at, &b, err);
-	mcri_index_free(&b.ix);
-	if (rc) {
-		mcr_env_free(out);
-		if (origins) {
-			free(*origins);
-			*origins = NULL;
-		}
-	}
-	return rc;
+	return envb_finish(&b, lender_env(r, l, at, &b, err));
 }
 
 char *mcri_lender_segment(const struct mcr_recipe *r, const struct mcri_lender *l, const struct mcri_lender_at *at,
